@@ -1,0 +1,40 @@
+//! Shared state of the running program, handed to every transport.
+
+use crate::bridge::BrowserHandle;
+use crate::identity::IdentityState;
+use crate::server::sessions::Sessions;
+use crate::tools::Registry;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+pub struct App {
+    pub browser: BrowserHandle,
+    pub identity: IdentityState,
+    pub sessions: Sessions,
+    pub tools: Registry,
+    pub security: Security,
+}
+
+/// What the server checks on every request.
+pub struct Security {
+    /// The bearer token; None when turned off with --no-token.
+    pub token: Option<String>,
+    /// The address the server listens on (for Host and Origin checks).
+    pub addr: SocketAddr,
+}
+
+impl App {
+    pub fn new(
+        browser: BrowserHandle,
+        security: Security,
+        session_idle: std::time::Duration,
+    ) -> Arc<App> {
+        Arc::new(App {
+            browser,
+            identity: IdentityState::default(),
+            sessions: Sessions::new(session_idle),
+            tools: Registry::new(),
+            security,
+        })
+    }
+}

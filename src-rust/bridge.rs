@@ -1,0 +1,188 @@
+//! The one way off-main-thread code reaches the browser: a command sent to
+//! the event loop with a oneshot for the reply, under a timeout.
+
+use crate::tools::error::{ErrorCode, ToolError};
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// Stable identity of a tab (indexes shift when tabs close; ids do not).
+pub type TabId = u64;
+
+/// What a browser command gives back.
+#[derive(Debug)]
+pub enum Output {
+    Value(Value),
+    Png(Vec<u8>),
+}
+
+impl Output {
+    pub fn into_value(self) -> Result<Value, ToolError> {
+        match self {
+            Output::Value(v) => Ok(v),
+            Output::Png(_) => Err(ToolError::internal("expected a value, got an image")),
+        }
+    }
+}
+
+pub type Reply = oneshot::Sender<Result<Output, ToolError>>;
+
+/// A navigation of a tab's history or location.
+#[derive(Debug, Clone)]
+pub enum Navigation {
+    Load(String),
+    Back,
+    Forward,
+    Reload,
+}
+
+/// A mouse action at viewport coordinates (CSS pixels).
+#[derive(Debug, Clone, Copy)]
+pub enum MouseAction {
+    Move,
+    Click { button: u32, count: u32 },
+}
+
+/// How to answer a JavaScript dialog.
+#[derive(Debug, Clone)]
+pub enum DialogAction {
+    Status,
+    Accept(Option<String>),
+    Dismiss,
+}
+
+/// Work for the main thread. Each variant names the tab it acts on.
+#[derive(Debug)]
+pub enum Command {
+    /// Every tab: id, index, url, title, loading, front.
+    ListTabs,
+    /// One tab's state: url, title, navigation counters, dialog.
+    TabState {
+        tab: TabId,
+    },
+    /// The tab shown in the window.
+    FrontTab,
+    NewTab {
+        url: Option<String>,
+    },
+    BringToFront {
+        tab: TabId,
+    },
+    CloseTab {
+        tab: TabId,
+    },
+    Navigate {
+        tab: TabId,
+        nav: Navigation,
+    },
+    /// An operation of the agent library, in its isolated world.
+    Agent {
+        tab: TabId,
+        op: &'static str,
+        args: Value,
+    },
+    /// A user script in the page's own world.
+    Eval {
+        tab: TabId,
+        script: String,
+    },
+    Mouse {
+        tab: TabId,
+        x: f64,
+        y: f64,
+        action: MouseAction,
+    },
+    TypeText {
+        tab: TabId,
+        text: String,
+    },
+    PressKey {
+        tab: TabId,
+        combo: String,
+    },
+    /// A WebKit editing command (InsertText, Delete, SelectAll...).
+    Edit {
+        tab: TabId,
+        command: &'static str,
+        argument: Option<String>,
+    },
+    Screenshot {
+        tab: TabId,
+    },
+    Dialog {
+        tab: TabId,
+        action: DialogAction,
+    },
+}
+
+/// Sends one command to the main thread; false when the loop is gone.
+pub type Sender = Arc<dyn Fn(Command, Reply) -> bool + Send + Sync>;
+
+/// A `Send + Clone` handle on the browser for tokio code.
+#[derive(Clone)]
+pub struct BrowserHandle {
+    send: Sender,
+}
+
+/// How long a single browser command may take unless told otherwise.
+pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+
+impl BrowserHandle {
+    pub fn new(send: Sender) -> Self {
+        BrowserHandle { send }
+    }
+
+    pub async fn call(&self, command: Command) -> Result<Output, ToolError> {
+        self.call_with_timeout(command, DEFAULT_COMMAND_TIMEOUT)
+            .await
+    }
+
+    pub async fn call_value(&self, command: Command) -> Result<Value, ToolError> {
+        self.call(command).await?.into_value()
+    }
+
+    pub async fn call_with_timeout(
+        &self,
+        command: Command,
+        limit: Duration,
+    ) -> Result<Output, ToolError> {
+        let what = command_name(&command);
+        let (tx, rx) = oneshot::channel();
+        if !(self.send)(command, tx) {
+            return Err(shutting_down());
+        }
+        match tokio::time::timeout(limit, rx).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(_)) => Err(shutting_down()),
+            Err(_) => Err(ToolError::timeout(format!(
+                "the browser did not finish {what} within {} ms",
+                limit.as_millis()
+            ))),
+        }
+    }
+}
+
+fn shutting_down() -> ToolError {
+    ToolError::new(ErrorCode::Internal, "the browser is shutting down")
+}
+
+fn command_name(command: &Command) -> &'static str {
+    match command {
+        Command::ListTabs => "listing tabs",
+        Command::TabState { .. } => "reading the tab state",
+        Command::FrontTab => "finding the front tab",
+        Command::NewTab { .. } => "opening a tab",
+        Command::BringToFront { .. } => "switching tabs",
+        Command::CloseTab { .. } => "closing the tab",
+        Command::Navigate { .. } => "starting the navigation",
+        Command::Agent { .. } => "the page operation",
+        Command::Eval { .. } => "the script",
+        Command::Mouse { .. } => "the mouse action",
+        Command::TypeText { .. } => "typing",
+        Command::PressKey { .. } => "the key press",
+        Command::Edit { .. } => "the editing command",
+        Command::Screenshot { .. } => "the screenshot",
+        Command::Dialog { .. } => "the dialog action",
+    }
+}

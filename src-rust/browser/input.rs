@@ -1,0 +1,418 @@
+//! Trusted input: GDK events handed to GTK with `main_do_event`, so pages
+//! see real user actions (`isTrusted`, text typed into fields, focus moves).
+
+use glib::translate::{from_glib_full, ToGlibPtr};
+use gtk::prelude::*;
+use std::ffi::CString;
+use webkit2gtk::WebView;
+
+/// Mouse buttons as GDK numbers them.
+pub const BUTTON_LEFT: u32 = 1;
+
+struct Target {
+    window: gdk::Window,
+    device: gdk::Device,
+    /// Offset of the web view inside `window`, and of `window` on screen.
+    dx: f64,
+    dy: f64,
+    root_x: f64,
+    root_y: f64,
+}
+
+fn pointer_target(view: &WebView) -> Result<Target, String> {
+    let widget = view.upcast_ref::<gtk::Widget>();
+    let window = widget
+        .window()
+        .ok_or("the tab is not shown yet; try again")?;
+    let (dx, dy) = if widget.has_window() {
+        (0.0, 0.0)
+    } else {
+        let a = widget.allocation();
+        (a.x() as f64, a.y() as f64)
+    };
+    let (_, ox, oy) = window.origin();
+    let device = window
+        .display()
+        .default_seat()
+        .and_then(|seat| seat.pointer())
+        .ok_or("no pointer device on this display")?;
+    Ok(Target {
+        window,
+        device,
+        dx,
+        dy,
+        root_x: ox as f64,
+        root_y: oy as f64,
+    })
+}
+
+fn event_time() -> u32 {
+    (glib::monotonic_time() / 1000) as u32
+}
+
+/// Moves the pointer to (x, y) and, for a click, presses and releases a button.
+pub fn mouse(view: &WebView, x: f64, y: f64, click: Option<(u32, u32)>) -> Result<(), String> {
+    let t = pointer_target(view)?;
+    let (wx, wy) = (x + t.dx, y + t.dy);
+    dispatch(motion_event(&t, wx, wy));
+    if let Some((button, count)) = click {
+        let mask = button_mask(button);
+        for n in 1..=count.max(1) {
+            dispatch(button_event(
+                &t,
+                gdk_sys::GDK_BUTTON_PRESS,
+                wx,
+                wy,
+                button,
+                0,
+            ));
+            if n == 2 {
+                dispatch(button_event(
+                    &t,
+                    gdk_sys::GDK_DOUBLE_BUTTON_PRESS,
+                    wx,
+                    wy,
+                    button,
+                    0,
+                ));
+            }
+            dispatch(button_event(
+                &t,
+                gdk_sys::GDK_BUTTON_RELEASE,
+                wx,
+                wy,
+                button,
+                mask,
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn button_mask(button: u32) -> u32 {
+    match button {
+        2 => gdk_sys::GDK_BUTTON2_MASK,
+        3 => gdk_sys::GDK_BUTTON3_MASK,
+        _ => gdk_sys::GDK_BUTTON1_MASK,
+    }
+}
+
+fn dispatch(mut event: gdk::Event) {
+    gtk::main_do_event(&mut event);
+}
+
+fn motion_event(t: &Target, x: f64, y: f64) -> gdk::Event {
+    // SAFETY: gdk_event_new returns an owned, zeroed event of the asked
+    // type; we fill the fields of that type only and hand ownership (and a
+    // new reference on the window) to the returned wrapper, which frees it.
+    unsafe {
+        let raw = gdk_sys::gdk_event_new(gdk_sys::GDK_MOTION_NOTIFY);
+        let m = raw as *mut gdk_sys::GdkEventMotion;
+        (*m).window = t.window.to_glib_full();
+        (*m).send_event = 0;
+        (*m).time = event_time();
+        (*m).x = x;
+        (*m).y = y;
+        (*m).x_root = x + t.root_x;
+        (*m).y_root = y + t.root_y;
+        (*m).state = 0;
+        gdk_sys::gdk_event_set_device(raw, t.device.to_glib_none().0);
+        from_glib_full(raw)
+    }
+}
+
+fn button_event(
+    t: &Target,
+    kind: gdk_sys::GdkEventType,
+    x: f64,
+    y: f64,
+    button: u32,
+    state: u32,
+) -> gdk::Event {
+    // SAFETY: as in motion_event, for a button event.
+    unsafe {
+        let raw = gdk_sys::gdk_event_new(kind);
+        let b = raw as *mut gdk_sys::GdkEventButton;
+        (*b).window = t.window.to_glib_full();
+        (*b).send_event = 0;
+        (*b).time = event_time();
+        (*b).x = x;
+        (*b).y = y;
+        (*b).x_root = x + t.root_x;
+        (*b).y_root = y + t.root_y;
+        (*b).button = button;
+        (*b).state = state;
+        gdk_sys::gdk_event_set_device(raw, t.device.to_glib_none().0);
+        from_glib_full(raw)
+    }
+}
+
+/// Gives keyboard focus to the web view. Without a window manager the
+/// toplevel is never activated, so tell it it has focus first.
+pub fn focus(view: &WebView) -> Result<(), String> {
+    let toplevel = view.toplevel().ok_or("the tab has no window")?;
+    let window = toplevel.window().ok_or("the window is not shown yet")?;
+    // SAFETY: an owned focus-change event with its window referenced.
+    unsafe {
+        let raw = gdk_sys::gdk_event_new(gdk_sys::GDK_FOCUS_CHANGE);
+        let f = raw as *mut gdk_sys::GdkEventFocus;
+        (*f).window = window.to_glib_full();
+        (*f).send_event = 1;
+        (*f).in_ = 1;
+        dispatch(from_glib_full(raw));
+    }
+    view.grab_focus();
+    Ok(())
+}
+
+/// One key of a chord, as GDK knows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Key {
+    pub keyval: u32,
+    /// The text the key produces, if any.
+    pub text: Option<char>,
+}
+
+/// A parsed chord such as `Control+Shift+a`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Chord {
+    pub modifiers: Vec<Key>,
+    pub mask: u32,
+    pub key: Key,
+}
+
+/// Parses `Enter`, `a`, `Control+a`, `Shift+Tab`, `F5`... (DOM key names
+/// or GDK key names).
+pub fn parse_chord(combo: &str) -> Result<Chord, String> {
+    if combo.is_empty() {
+        return Err("key is empty; use a name such as Enter, Tab, Escape, ArrowDown or a".into());
+    }
+    let mut parts: Vec<&str> = if combo == "+" {
+        vec!["+"]
+    } else if let Some(rest) = combo.strip_suffix("++") {
+        let mut v: Vec<&str> = rest.split('+').collect();
+        v.push("+");
+        v
+    } else {
+        combo.split('+').collect()
+    };
+    let key_name = parts.pop().unwrap_or_default();
+    let mut modifiers = Vec::new();
+    let mut mask = 0;
+    for m in parts {
+        let (name, bit) = match m.to_ascii_lowercase().as_str() {
+            "control" | "ctrl" => ("Control_L", gdk_sys::GDK_CONTROL_MASK),
+            "shift" => ("Shift_L", gdk_sys::GDK_SHIFT_MASK),
+            "alt" | "option" => ("Alt_L", gdk_sys::GDK_MOD1_MASK),
+            "meta" | "super" | "command" | "cmd" => ("Super_L", gdk_sys::GDK_SUPER_MASK),
+            other => {
+                return Err(format!(
+                    "unknown modifier {other:?} in {combo:?}; use Control, Shift, Alt or Meta"
+                ))
+            }
+        };
+        modifiers.push(Key {
+            keyval: keyval_from_name(name).ok_or("modifier missing from keymap")?,
+            text: None,
+        });
+        mask |= bit;
+    }
+    let key = key_from_name(key_name)
+        .ok_or_else(|| format!("unknown key {key_name:?}; use a name such as Enter, Tab, Escape, ArrowDown, F5 or a single character"))?;
+    Ok(Chord {
+        modifiers,
+        mask,
+        key,
+    })
+}
+
+/// A single character or a DOM / GDK key name.
+fn key_from_name(name: &str) -> Option<Key> {
+    let mut chars = name.chars();
+    if let (Some(c), None) = (chars.next(), chars.clone().next()) {
+        return Some(char_key(c));
+    }
+    let gdk_name = match name {
+        "Enter" | "Return" => "Return",
+        "Escape" | "Esc" => "Escape",
+        "Backspace" => "BackSpace",
+        "ArrowUp" | "Up" => "Up",
+        "ArrowDown" | "Down" => "Down",
+        "ArrowLeft" | "Left" => "Left",
+        "ArrowRight" | "Right" => "Right",
+        "PageUp" => "Page_Up",
+        "PageDown" => "Page_Down",
+        "Space" | "Spacebar" => "space",
+        other => other,
+    };
+    let keyval = keyval_from_name(gdk_name)?;
+    let text = match gdk_name {
+        "Return" => Some('\r'),
+        "Tab" => Some('\t'),
+        "space" => Some(' '),
+        _ => None,
+    };
+    Some(Key { keyval, text })
+}
+
+fn char_key(c: char) -> Key {
+    let keyval = match c {
+        '\n' | '\r' => keyval_from_name("Return").unwrap_or(0xff0d),
+        '\t' => keyval_from_name("Tab").unwrap_or(0xff09),
+        // SAFETY: a pure lookup function.
+        c => unsafe { gdk_sys::gdk_unicode_to_keyval(c as u32) },
+    };
+    let text = if c == '\n' { '\r' } else { c };
+    Key {
+        keyval,
+        text: Some(text),
+    }
+}
+
+fn keyval_from_name(name: &str) -> Option<u32> {
+    let name = CString::new(name).ok()?;
+    // SAFETY: a pure lookup on a valid C string.
+    let keyval = unsafe { gdk_sys::gdk_keyval_from_name(name.as_ptr()) };
+    (keyval != 0 && keyval != 0xffffff).then_some(keyval)
+}
+
+/// Hardware keycode, group and whether Shift is needed, from the keymap.
+fn keymap_entry(display: &gdk::Display, keyval: u32) -> (u16, u8, bool) {
+    // SAFETY: the keymap belongs to the display; the returned array is ours to free.
+    unsafe {
+        let keymap = gdk_sys::gdk_keymap_get_for_display(display.to_glib_none().0);
+        let mut keys: *mut gdk_sys::GdkKeymapKey = std::ptr::null_mut();
+        let mut n = 0;
+        let found = gdk_sys::gdk_keymap_get_entries_for_keyval(keymap, keyval, &mut keys, &mut n);
+        let entry = if found != 0 && n > 0 && !keys.is_null() {
+            let k = *keys;
+            (k.keycode as u16, k.group as u8, k.level == 1)
+        } else {
+            (0, 0, false)
+        };
+        if !keys.is_null() {
+            glib::ffi::g_free(keys as *mut _);
+        }
+        entry
+    }
+}
+
+/// Presses and releases a chord on the focused web view.
+pub fn press(view: &WebView, chord: &Chord) -> Result<(), String> {
+    focus(view)?;
+    let window = view
+        .toplevel()
+        .and_then(|t| t.window())
+        .ok_or("the window is not shown yet")?;
+    let display = window.display();
+    let keyboard = display
+        .default_seat()
+        .and_then(|s| s.keyboard())
+        .ok_or("no keyboard device on this display")?;
+    let mut mask = 0;
+    for m in &chord.modifiers {
+        dispatch(key_event(
+            &window,
+            &keyboard,
+            &display,
+            gdk_sys::GDK_KEY_PRESS,
+            *m,
+            mask,
+        ));
+        mask |= modifier_bit(m.keyval);
+    }
+    let mut key_mask = chord.mask;
+    let (_, _, shifted) = keymap_entry(&display, chord.key.keyval);
+    if shifted {
+        key_mask |= gdk_sys::GDK_SHIFT_MASK;
+    }
+    dispatch(key_event(
+        &window,
+        &keyboard,
+        &display,
+        gdk_sys::GDK_KEY_PRESS,
+        chord.key,
+        key_mask,
+    ));
+    dispatch(key_event(
+        &window,
+        &keyboard,
+        &display,
+        gdk_sys::GDK_KEY_RELEASE,
+        chord.key,
+        key_mask,
+    ));
+    for m in chord.modifiers.iter().rev() {
+        dispatch(key_event(
+            &window,
+            &keyboard,
+            &display,
+            gdk_sys::GDK_KEY_RELEASE,
+            *m,
+            mask,
+        ));
+    }
+    Ok(())
+}
+
+/// Types text key by key, as a person would.
+pub fn type_text(view: &WebView, text: &str) -> Result<(), String> {
+    for c in text.chars() {
+        let chord = Chord {
+            modifiers: Vec::new(),
+            mask: 0,
+            key: char_key(c),
+        };
+        press(view, &chord)?;
+    }
+    Ok(())
+}
+
+fn modifier_bit(keyval: u32) -> u32 {
+    match keyval_name(keyval).as_deref() {
+        Some("Control_L") => gdk_sys::GDK_CONTROL_MASK,
+        Some("Shift_L") => gdk_sys::GDK_SHIFT_MASK,
+        Some("Alt_L") => gdk_sys::GDK_MOD1_MASK,
+        Some("Super_L") => gdk_sys::GDK_SUPER_MASK,
+        _ => 0,
+    }
+}
+
+fn keyval_name(keyval: u32) -> Option<String> {
+    // SAFETY: returns a static string or null.
+    unsafe {
+        let p = gdk_sys::gdk_keyval_name(keyval);
+        (!p.is_null()).then(|| std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned())
+    }
+}
+
+fn key_event(
+    window: &gdk::Window,
+    keyboard: &gdk::Device,
+    display: &gdk::Display,
+    kind: gdk_sys::GdkEventType,
+    key: Key,
+    state: u32,
+) -> gdk::Event {
+    let (keycode, group, _) = keymap_entry(display, key.keyval);
+    let text = key.text.map(|c| c.to_string()).unwrap_or_default();
+    let text = CString::new(text).unwrap_or_default();
+    // SAFETY: an owned key event; the string is duplicated with g_strdup
+    // because gdk_event_free frees it.
+    unsafe {
+        let raw = gdk_sys::gdk_event_new(kind);
+        let k = raw as *mut gdk_sys::GdkEventKey;
+        (*k).window = window.to_glib_full();
+        (*k).send_event = 0;
+        (*k).time = event_time();
+        (*k).state = state;
+        (*k).keyval = key.keyval;
+        (*k).length = text.as_bytes().len() as i32;
+        (*k).string = glib::ffi::g_strdup(text.as_ptr());
+        (*k).hardware_keycode = keycode;
+        (*k).group = group;
+        (*k).is_modifier = u32::from(modifier_bit(key.keyval) != 0);
+        gdk_sys::gdk_event_set_device(raw, keyboard.to_glib_none().0);
+        from_glib_full(raw)
+    }
+}

@@ -1,0 +1,503 @@
+//! Main-thread side: the window, its tabs and the executor of the commands
+//! that tokio code sends through the bridge. Nothing here blocks: a command
+//! starts work and a GLib callback sends the reply.
+
+pub mod capture;
+pub mod input;
+pub mod script;
+pub mod tab;
+
+use crate::bridge::{Command, DialogAction, MouseAction, Navigation, Output, Reply, TabId};
+use crate::tools::error::{ErrorCode, ToolError};
+use gtk::prelude::*;
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::path::PathBuf;
+use std::rc::{Rc, Weak};
+use std::time::Duration;
+use tab::TabState;
+use tao::dpi::LogicalSize;
+use tao::event_loop::{EventLoopProxy, EventLoopWindowTarget};
+use tao::platform::unix::WindowExtUnix;
+use tao::window::{Window, WindowBuilder};
+use webkit2gtk::{UserContentInjectedFrames, UserScript, UserScriptInjectionTime};
+use webkit2gtk::{UserContentManagerExt as _, WebViewExt as _};
+use wry::{NewWindowResponse, WebContext, WebViewBuilder, WebViewBuilderExtUnix, WebViewExtUnix};
+
+/// Events the tao loop receives from other threads and from signal handlers.
+pub enum UserEvent {
+    Command(Command, Reply),
+    /// A page called `window.close()`.
+    TabClosedByPage(TabId),
+    Shutdown,
+}
+
+pub struct BrowserOptions {
+    pub web_data: PathBuf,
+    pub start_url: String,
+    pub window_size: (u32, u32),
+}
+
+const APP_TITLE: &str = "Sovereign Browser";
+
+struct Tab {
+    state: Rc<TabState>,
+    /// Owns the web view: dropping it destroys the view.
+    _view: wry::WebView,
+    webkit: webkit2gtk::WebView,
+    opener: Option<TabId>,
+    /// For tabs a page opened: the URL it asked for.
+    requested_url: Option<String>,
+}
+
+pub struct Browser {
+    window: Window,
+    stack: gtk::Stack,
+    context: WebContext,
+    tabs: Vec<Tab>,
+    front: Rc<Cell<TabId>>,
+    next_id: TabId,
+    proxy: EventLoopProxy<UserEvent>,
+    agent_script: UserScript,
+    me: Weak<RefCell<Browser>>,
+}
+
+pub type SharedBrowser = Rc<RefCell<Browser>>;
+
+impl Browser {
+    /// Opens the window with one tab on the start page.
+    pub fn create(
+        target: &EventLoopWindowTarget<UserEvent>,
+        proxy: EventLoopProxy<UserEvent>,
+        options: BrowserOptions,
+    ) -> anyhow::Result<SharedBrowser> {
+        let (w, h) = options.window_size;
+        let window = WindowBuilder::new()
+            .with_title(APP_TITLE)
+            .with_inner_size(LogicalSize::new(w, h))
+            .build(target)?;
+        let vbox = window
+            .default_vbox()
+            .ok_or_else(|| anyhow::anyhow!("the window has no content box"))?;
+        let stack = gtk::Stack::new();
+        stack.set_transition_type(gtk::StackTransitionType::None);
+        gtk::prelude::BoxExt::pack_start(vbox, &stack, true, true, 0);
+        gtk::prelude::WidgetExt::show(&stack);
+
+        let context = WebContext::new(Some(options.web_data));
+        let agent_script = UserScript::for_world(
+            script::AGENT_SOURCE,
+            UserContentInjectedFrames::AllFrames,
+            UserScriptInjectionTime::Start,
+            script::AGENT_WORLD,
+            &[],
+            &[],
+        );
+        let browser = Rc::new(RefCell::new(Browser {
+            window,
+            stack,
+            context,
+            tabs: Vec::new(),
+            front: Rc::new(Cell::new(0)),
+            next_id: 1,
+            proxy,
+            agent_script,
+            me: Weak::new(),
+        }));
+        browser.borrow_mut().me = Rc::downgrade(&browser);
+        let first = browser.borrow_mut().add_tab(None)?;
+        browser.borrow_mut().show(first);
+        browser.borrow().load(first, &options.start_url);
+        Ok(browser)
+    }
+
+    /// Creates a tab. `related` is the opener for pages that open windows
+    /// (they share its web process and `window.opener`).
+    fn add_tab(&mut self, related: Option<webkit2gtk::WebView>) -> anyhow::Result<TabId> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let me = self.me.clone();
+        let mut builder = WebViewBuilder::new_with_web_context(&mut self.context)
+            .with_clipboard(true)
+            .with_new_window_req_handler(move |url, features| {
+                open_from_page(&me, url, features.opener.webview)
+            });
+        if let Some(opener) = related {
+            builder = builder.with_related_view(opener);
+        }
+        let view = builder.build_gtk(&self.stack)?;
+        let webkit = view.webview();
+        if let Some(manager) = webkit.user_content_manager() {
+            manager.add_script(&self.agent_script);
+        }
+        let state = Rc::new(TabState::new(id));
+        tab::connect(&webkit, &state);
+        self.connect_window_signals(&webkit, id);
+        self.tabs.push(Tab {
+            state,
+            _view: view,
+            webkit,
+            opener: None,
+            requested_url: None,
+        });
+        Ok(id)
+    }
+
+    /// Keeps the window title on the front tab's title; hears `window.close()`.
+    fn connect_window_signals(&self, webkit: &webkit2gtk::WebView, id: TabId) {
+        let front = self.front.clone();
+        let gtk_window = self.window.gtk_window().clone();
+        webkit.connect_title_notify(move |view| {
+            if front.get() == id {
+                gtk_window.set_title(&window_title(view));
+            }
+        });
+        let proxy = self.proxy.clone();
+        webkit.connect_close(move |_| {
+            let _ = proxy.send_event(UserEvent::TabClosedByPage(id));
+        });
+    }
+
+    fn index_of(&self, id: TabId) -> Option<usize> {
+        self.tabs.iter().position(|t| t.state.id == id)
+    }
+
+    fn tab(&self, id: TabId) -> Result<&Tab, ToolError> {
+        self.index_of(id).map(|i| &self.tabs[i]).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::NoTab,
+                "that tab was closed; use tab_list to see the open tabs",
+            )
+        })
+    }
+
+    fn load(&self, id: TabId, url: &str) {
+        if let Ok(tab) = self.tab(id) {
+            tab.webkit.load_uri(url);
+        }
+    }
+
+    /// Brings a tab to the front of the window.
+    fn show(&mut self, id: TabId) {
+        if let Ok(tab) = self.tab(id) {
+            let view = tab.webkit.clone();
+            self.stack.set_visible_child(&view);
+            self.front.set(id);
+            self.window.gtk_window().set_title(&window_title(&view));
+        }
+    }
+
+    fn close_tab(&mut self, id: TabId) -> Result<Value, ToolError> {
+        let index = self
+            .index_of(id)
+            .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
+        let tab = self.tabs.remove(index);
+        self.stack.remove(&tab.webkit);
+        drop(tab);
+        if self.tabs.is_empty() {
+            // Tools never end the program: the last tab becomes a blank one.
+            let blank = self
+                .add_tab(None)
+                .map_err(|e| ToolError::internal(e.to_string()))?;
+            self.load(blank, "about:blank");
+        }
+        if self.index_of(self.front.get()).is_none() {
+            let next = self.tabs[index.min(self.tabs.len() - 1)].state.id;
+            self.show(next);
+        }
+        Ok(json!({"closed": index, "tabs": self.tabs.len()}))
+    }
+
+    fn tab_json(&self, index: usize) -> Value {
+        let tab = &self.tabs[index];
+        json!({
+            "id": tab.state.id,
+            "index": index,
+            "url": tab.webkit.uri().map(|u| u.to_string()).or_else(|| tab.requested_url.clone()).unwrap_or_default(),
+            "title": tab.webkit.title().map(|t| t.to_string()).unwrap_or_default(),
+            "loading": tab.webkit.is_loading(),
+            "front": tab.state.id == self.front.get(),
+            "opener": tab.opener,
+        })
+    }
+
+    fn tab_state_json(&self, id: TabId) -> Result<Value, ToolError> {
+        let index = self
+            .index_of(id)
+            .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab was closed"))?;
+        let mut info = self.tab_json(index);
+        let state = &self.tabs[index].state;
+        info["nav"] = state.nav_json();
+        info["dialog"] = tab::dialog_status(state);
+        info["crashed"] = state.crashed.get().into();
+        Ok(info)
+    }
+}
+
+fn window_title(view: &webkit2gtk::WebView) -> String {
+    match view.title().filter(|t| !t.is_empty()) {
+        Some(title) => format!("{title} — {APP_TITLE}"),
+        None => APP_TITLE.to_string(),
+    }
+}
+
+/// `window.open` / `target=_blank`: a new tab related to its opener.
+fn open_from_page(
+    me: &Weak<RefCell<Browser>>,
+    url: String,
+    opener: webkit2gtk::WebView,
+) -> NewWindowResponse {
+    let Some(browser) = me.upgrade() else {
+        return NewWindowResponse::Deny;
+    };
+    let Ok(mut b) = browser.try_borrow_mut() else {
+        tracing::warn!("new window request while the browser was busy; denied");
+        return NewWindowResponse::Deny;
+    };
+    let opener_id = b
+        .tabs
+        .iter()
+        .find(|t| t.webkit == opener)
+        .map(|t| t.state.id);
+    match b.add_tab(Some(opener)) {
+        Ok(id) => {
+            if let Some(tab) = b.tabs.last_mut() {
+                tab.opener = opener_id;
+                tab.requested_url = Some(url);
+            }
+            b.show(id);
+            let webview = b.tabs.last().map(|t| t.webkit.clone());
+            match webview {
+                Some(webview) => NewWindowResponse::Create { webview },
+                None => NewWindowResponse::Deny,
+            }
+        }
+        Err(e) => {
+            tracing::warn!("could not open a tab for a page: {e}");
+            NewWindowResponse::Deny
+        }
+    }
+}
+
+/// Handles one event of the loop.
+pub fn handle_event(browser: &SharedBrowser, event: UserEvent) {
+    match event {
+        UserEvent::Command(command, reply) => execute(browser, command, reply),
+        UserEvent::TabClosedByPage(id) => {
+            let _ = browser.borrow_mut().close_tab(id);
+        }
+        UserEvent::Shutdown => {}
+    }
+}
+
+/// Starts a command. Replies now, or from the callback of the work started.
+fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
+    let value = |r: Result<Value, ToolError>| r.map(Output::Value);
+    match command {
+        Command::ListTabs => {
+            let b = browser.borrow();
+            let tabs: Vec<Value> = (0..b.tabs.len()).map(|i| b.tab_json(i)).collect();
+            let _ = reply.send(Ok(Output::Value(json!({"tabs": tabs}))));
+        }
+        Command::TabState { tab } => {
+            let _ = reply.send(value(browser.borrow().tab_state_json(tab)));
+        }
+        Command::FrontTab => {
+            let b = browser.borrow();
+            let front = b.front.get();
+            let _ = reply.send(value(b.tab_state_json(front)));
+        }
+        Command::NewTab { url } => {
+            let mut b = browser.borrow_mut();
+            let result = b
+                .add_tab(None)
+                .map_err(|e| ToolError::internal(format!("could not open a tab: {e}")))
+                .inspect(|&id| {
+                    b.show(id);
+                    b.load(id, url.as_deref().unwrap_or("about:blank"));
+                })
+                .and_then(|id| b.tab_state_json(id));
+            let _ = reply.send(value(result));
+        }
+        Command::BringToFront { tab } => {
+            let mut b = browser.borrow_mut();
+            let result = b
+                .tab(tab)
+                .map(|_| ())
+                .map(|_| b.show(tab))
+                .and_then(|_| b.tab_state_json(tab));
+            let _ = reply.send(value(result));
+        }
+        Command::CloseTab { tab } => {
+            let result = browser.borrow_mut().close_tab(tab);
+            let _ = reply.send(value(result));
+        }
+        Command::Navigate { tab, nav } => {
+            let result = navigate(&browser.borrow(), tab, nav);
+            let _ = reply.send(value(result));
+        }
+        Command::Agent { tab, op, args } => {
+            let b = browser.borrow();
+            match b.tab(tab) {
+                Ok(t) => script::call_agent(&t.webkit, &t.state, op, args, reply),
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            }
+        }
+        Command::Eval {
+            tab,
+            script: source,
+        } => {
+            let b = browser.borrow();
+            match b.tab(tab) {
+                Ok(t) => script::eval(&t.webkit, &t.state, &source, reply),
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            }
+        }
+        Command::Mouse { tab, x, y, action } => {
+            let click = match action {
+                MouseAction::Move => None,
+                MouseAction::Click { button, count } => Some((button, count)),
+            };
+            with_front_tab(browser, tab, reply, move |view| {
+                input::mouse(view, x, y, click).map(|_| json!({}))
+            });
+        }
+        Command::TypeText { tab, text } => {
+            with_front_tab(browser, tab, reply, move |view| {
+                input::focus(view)?;
+                input::type_text(view, &text).map(|_| json!({}))
+            });
+        }
+        Command::PressKey { tab, combo } => {
+            let chord = match input::parse_chord(&combo) {
+                Ok(chord) => chord,
+                Err(message) => {
+                    let _ = reply.send(Err(ToolError::invalid_params(message)));
+                    return;
+                }
+            };
+            with_front_tab(browser, tab, reply, move |view| {
+                input::press(view, &chord).map(|_| json!({}))
+            });
+        }
+        Command::Edit {
+            tab,
+            command,
+            argument,
+        } => {
+            let result = browser.borrow().tab(tab).map(|t| {
+                match &argument {
+                    Some(arg) => t.webkit.execute_editing_command_with_argument(command, arg),
+                    None => t.webkit.execute_editing_command(command),
+                }
+                json!({})
+            });
+            let _ = reply.send(value(result));
+        }
+        Command::Screenshot { tab } => {
+            let b = browser.borrow();
+            match b.tab(tab) {
+                Ok(t) => match t.state.blocked() {
+                    Some(e) => {
+                        let _ = reply.send(Err(e));
+                    }
+                    None => capture::screenshot(&t.webkit, reply),
+                },
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            }
+        }
+        Command::Dialog { tab, action } => {
+            let b = browser.borrow();
+            let result = b.tab(tab).and_then(|t| match &action {
+                DialogAction::Status => Ok(tab::dialog_status(&t.state)),
+                DialogAction::Accept(text) => tab::answer_dialog(&t.state, true, text.as_deref()),
+                DialogAction::Dismiss => tab::answer_dialog(&t.state, false, None),
+            });
+            let _ = reply.send(value(result));
+        }
+    }
+}
+
+/// Starts a navigation and answers with the load counters from before it,
+/// so the caller can wait for this navigation to end.
+fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Value, ToolError> {
+    let tab = b.tab(id)?;
+    // A crashed tab may navigate (that is how it recovers); a dialog must be answered first.
+    if tab.state.dialog.borrow().is_some() {
+        if let Some(error) = tab.state.blocked() {
+            return Err(error);
+        }
+    }
+    let before = tab.state.nav.get();
+    let view = &tab.webkit;
+    let mut same_document = false;
+    match nav {
+        Navigation::Load(url) => {
+            same_document = is_fragment_change(view.uri().as_deref(), &url);
+            view.load_uri(&url);
+        }
+        Navigation::Back if view.can_go_back() => view.go_back(),
+        Navigation::Forward if view.can_go_forward() => view.go_forward(),
+        Navigation::Reload => view.reload_bypass_cache(),
+        Navigation::Back | Navigation::Forward => {
+            return Err(ToolError::new(
+                ErrorCode::NavigationFailed,
+                "there is no page in that direction of this tab's history",
+            ))
+        }
+    }
+    Ok(json!({"started_before": before.started, "same_document": same_document}))
+}
+
+/// `page#a` -> `page#b` moves within the document and emits no load events.
+fn is_fragment_change(current: Option<&str>, target: &str) -> bool {
+    let strip = |u: &str| u.split('#').next().unwrap_or("").to_string();
+    match current {
+        Some(cur) => target.contains('#') && strip(cur) == strip(target),
+        None => false,
+    }
+}
+
+/// Runs trusted input on a tab, bringing it to the front first (input needs
+/// a mapped, allocated view; give GTK a moment to lay it out).
+fn with_front_tab(
+    browser: &SharedBrowser,
+    tab: TabId,
+    reply: Reply,
+    action: impl FnOnce(&webkit2gtk::WebView) -> Result<Value, String> + 'static,
+) {
+    let (view, was_front) = {
+        let mut b = browser.borrow_mut();
+        let view = match b.tab(tab) {
+            Ok(t) => t.webkit.clone(),
+            Err(e) => {
+                let _ = reply.send(Err(e));
+                return;
+            }
+        };
+        if let Some(error) = b.tab(tab).ok().and_then(|t| t.state.blocked()) {
+            let _ = reply.send(Err(error));
+            return;
+        }
+        let was_front = b.front.get() == tab;
+        if !was_front {
+            b.show(tab);
+        }
+        (view, was_front)
+    };
+    let run = move || {
+        let result = action(&view).map_err(|m| ToolError::new(ErrorCode::NotInteractable, m));
+        let _ = reply.send(result.map(Output::Value));
+    };
+    if was_front {
+        run();
+    } else {
+        glib::timeout_add_local_once(Duration::from_millis(60), run);
+    }
+}

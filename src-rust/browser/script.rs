@@ -1,0 +1,200 @@
+//! Calling JavaScript: named operations of the agent library in its
+//! isolated world, and user scripts in the page's world. Arguments travel
+//! as a GVariant dictionary, never spliced into source.
+
+use super::tab::TabState;
+use crate::bridge::{Output, Reply};
+use crate::tools::error::{ErrorCode, ToolError};
+use javascriptcore::ValueExt as _;
+use serde_json::Value;
+use std::rc::Rc;
+use webkit2gtk::WebView;
+use webkit2gtk::WebViewExt as _;
+
+/// The isolated script world the agent library lives in.
+pub const AGENT_WORLD: &str = "sovereign";
+
+/// The agent library, injected at document start into every frame.
+pub const AGENT_SOURCE: &str = include_str!("../../assets/agent.js");
+
+const MISSING: &str = "__sovereign_agent_missing__";
+
+const AGENT_CALL: &str =
+    "if (!globalThis.__sovereignAgent) { return '__sovereign_agent_missing__'; }
+return globalThis.__sovereignAgent.call(op, JSON.parse(args));";
+
+/// Runs the user's script as indirect eval (so the value of the last
+/// expression comes back), awaits promises and serialises the result.
+const EVAL_CALL: &str = "const seen = new WeakSet();
+const plain = (key, v) => {
+  if (typeof v === 'bigint') return v.toString();
+  if (typeof v === 'function') return '[function ' + (v.name || 'anonymous') + ']';
+  if (typeof v === 'symbol') return v.toString();
+  if (typeof Node !== 'undefined' && v instanceof Node) return '[' + v.nodeName.toLowerCase() + ' element]';
+  if (v && typeof v === 'object') { if (seen.has(v)) return '[circular]'; seen.add(v); }
+  return v;
+};
+return Promise.resolve((0, eval)(script)).then((v) => {
+  const type = v === null ? 'null' : typeof v;
+  let text;
+  try { text = JSON.stringify(v === undefined ? null : v, plain); } catch (e) { text = JSON.stringify(String(v)); }
+  return '{\"type\":' + JSON.stringify(type) + ',\"value\":' + (text === undefined ? 'null' : text) + '}';
+});";
+
+/// Calls `op` of the agent library with `args` (a JSON object).
+pub fn call_agent(view: &WebView, state: &Rc<TabState>, op: &str, mut args: Value, reply: Reply) {
+    if let Some(error) = state.blocked() {
+        let _ = reply.send(Err(error));
+        return;
+    }
+    if let Value::Object(map) = &mut args {
+        map.insert("floor".into(), state.ref_floor.get().into());
+    }
+    let key = state.park(reply);
+    run_agent(
+        view.clone(),
+        state.clone(),
+        key,
+        op.to_string(),
+        args.to_string(),
+        false,
+    );
+}
+
+fn run_agent(
+    view: WebView,
+    state: Rc<TabState>,
+    key: u64,
+    op: String,
+    args: String,
+    retried: bool,
+) {
+    let dict = glib::VariantDict::new(None);
+    dict.insert("op", op.as_str());
+    dict.insert("args", args.as_str());
+    let arguments = dict.end();
+    let view2 = view.clone();
+    view.call_async_javascript_function(
+        AGENT_CALL,
+        Some(&arguments),
+        Some(AGENT_WORLD),
+        None,
+        None::<&gio::Cancellable>,
+        move |result| {
+            let text = match result {
+                Ok(value) if value.is_string() => value.to_str().to_string(),
+                Ok(_) => String::new(),
+                Err(error) => {
+                    state.answer(key, Err(js_error(&error)));
+                    return;
+                }
+            };
+            if text == MISSING && !retried {
+                // A document the user script did not reach (the first
+                // about:blank, a page loaded before injection): inject now.
+                inject_agent(view2, state, key, op, args);
+                return;
+            }
+            let outcome = parse_agent_reply(&text);
+            if let Ok(value) = &outcome {
+                state.note_next_ref(value);
+            }
+            state.answer(key, outcome.map(Output::Value));
+        },
+    );
+}
+
+fn inject_agent(view: WebView, state: Rc<TabState>, key: u64, op: String, args: String) {
+    let view2 = view.clone();
+    view.evaluate_javascript(
+        AGENT_SOURCE,
+        Some(AGENT_WORLD),
+        Some("sovereign-agent.js"),
+        None::<&gio::Cancellable>,
+        move |result| match result {
+            Ok(_) => run_agent(view2, state, key, op, args, true),
+            Err(error) => state.answer(key, Err(js_error(&error))),
+        },
+    );
+}
+
+/// Turns the agent's `{"ok":...}` JSON string into a value or a tool error.
+pub fn parse_agent_reply(text: &str) -> Result<Value, ToolError> {
+    let reply: Value = serde_json::from_str(text).map_err(|_| {
+        ToolError::new(
+            ErrorCode::JsError,
+            "the page did not answer (is it still loading?); try again",
+        )
+    })?;
+    if reply.get("ok").and_then(Value::as_bool) == Some(true) {
+        return Ok(reply.get("value").cloned().unwrap_or(Value::Null));
+    }
+    let code = reply
+        .get("code")
+        .and_then(Value::as_str)
+        .and_then(ErrorCode::parse)
+        .unwrap_or(ErrorCode::JsError);
+    let message = reply
+        .get("message")
+        .and_then(Value::as_str)
+        .unwrap_or("the page operation failed");
+    Err(ToolError::new(code, message))
+}
+
+/// Evaluates a user script in the page's own world.
+pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply) {
+    if let Some(error) = state.blocked() {
+        let _ = reply.send(Err(error));
+        return;
+    }
+    let key = state.park(reply);
+    let dict = glib::VariantDict::new(None);
+    dict.insert("script", script);
+    let arguments = dict.end();
+    let state = state.clone();
+    view.call_async_javascript_function(
+        EVAL_CALL,
+        Some(&arguments),
+        None,
+        None,
+        None::<&gio::Cancellable>,
+        move |result| {
+            let outcome = match result {
+                Ok(value) if value.is_string() => serde_json::from_str(&value.to_str())
+                    .map_err(|e| ToolError::internal(format!("unreadable eval result: {e}"))),
+                Ok(_) => Ok(serde_json::json!({"type": "undefined", "value": null})),
+                Err(error) => Err(js_error(&error)),
+            };
+            state.answer(key, outcome.map(Output::Value));
+        },
+    );
+}
+
+fn js_error(error: &glib::Error) -> ToolError {
+    ToolError::new(ErrorCode::JsError, error.message().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn agent_success_gives_the_value() {
+        let v = parse_agent_reply(r#"{"ok":true,"value":{"x":1}}"#).unwrap();
+        assert_eq!(v["x"], 1);
+    }
+
+    #[test]
+    fn agent_errors_keep_their_code() {
+        let e =
+            parse_agent_reply(r#"{"ok":false,"code":"STALE_REF","message":"gone"}"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::StaleRef);
+        assert_eq!(e.message, "gone");
+        let e = parse_agent_reply(r#"{"ok":false,"code":"WHAT","message":"x"}"#).unwrap_err();
+        assert_eq!(e.code, ErrorCode::JsError);
+        assert_eq!(
+            parse_agent_reply("garbage").unwrap_err().code,
+            ErrorCode::JsError
+        );
+    }
+}

@@ -1,0 +1,224 @@
+//! One tab: its web view and the per-tab state that WebKit signals update
+//! (navigation counters, refs, a pending dialog, calls awaiting a reply).
+
+use crate::bridge::{Output, Reply, TabId};
+use crate::tools::error::{ErrorCode, ToolError};
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use webkit2gtk::WebViewExt as _;
+use webkit2gtk::{LoadEvent, ScriptDialog, ScriptDialogType, WebView};
+
+/// Counters of the tab's main-frame loads. A navigation is done when as
+/// many loads finished (or failed) as started.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NavCounters {
+    pub started: u64,
+    pub committed: u64,
+    pub finished: u64,
+}
+
+/// State shared between the tab and its signal handlers (main thread only).
+pub struct TabState {
+    pub id: TabId,
+    pub nav: Cell<NavCounters>,
+    /// The last failed load: (the `started` count it belongs to, message).
+    pub failure: RefCell<Option<(u64, String)>>,
+    pub dialog: RefCell<Option<ScriptDialog>>,
+    /// Script calls awaiting their GLib callback, failed at once when a
+    /// dialog blocks the page.
+    pub inflight: RefCell<HashMap<u64, Reply>>,
+    next_call: Cell<u64>,
+    /// Highest ref number handed out + 1, and the first number the current
+    /// document may use (refs below it belong to earlier documents).
+    pub ref_next: Cell<u64>,
+    pub ref_floor: Cell<u64>,
+    pub crashed: Cell<bool>,
+}
+
+impl TabState {
+    pub fn new(id: TabId) -> Self {
+        TabState {
+            id,
+            nav: Cell::new(NavCounters::default()),
+            failure: RefCell::new(None),
+            dialog: RefCell::new(None),
+            inflight: RefCell::new(HashMap::new()),
+            next_call: Cell::new(1),
+            ref_next: Cell::new(1),
+            ref_floor: Cell::new(1),
+            crashed: Cell::new(false),
+        }
+    }
+
+    /// Parks a reply until its callback fires; returns the call's key.
+    pub fn park(&self, reply: Reply) -> u64 {
+        let key = self.next_call.get();
+        self.next_call.set(key + 1);
+        self.inflight.borrow_mut().insert(key, reply);
+        key
+    }
+
+    /// Answers a parked call (no-op when it was already failed).
+    pub fn answer(&self, key: u64, result: Result<Output, ToolError>) {
+        let reply = self.inflight.borrow_mut().remove(&key);
+        if let Some(reply) = reply {
+            let _ = reply.send(result);
+        }
+    }
+
+    fn fail_inflight(&self, error: ToolError) {
+        let pending: Vec<Reply> = self.inflight.borrow_mut().drain().map(|(_, r)| r).collect();
+        for reply in pending {
+            let _ = reply.send(Err(error.clone()));
+        }
+    }
+
+    /// The error tools get while a dialog blocks this tab, if one does.
+    pub fn blocked(&self) -> Option<ToolError> {
+        if let Some(dialog) = self.dialog.borrow().as_ref() {
+            return Some(dialog_open_error(dialog));
+        }
+        if self.crashed.get() {
+            return Some(ToolError::new(
+                ErrorCode::NavigationFailed,
+                "the page's web process crashed; reload the tab or open a page",
+            ));
+        }
+        None
+    }
+
+    pub fn note_next_ref(&self, value: &Value) {
+        if let Some(next) = value.get("next").and_then(Value::as_u64) {
+            if next > self.ref_next.get() {
+                self.ref_next.set(next);
+            }
+        }
+    }
+
+    pub fn nav_json(&self) -> Value {
+        let nav = self.nav.get();
+        let failure = self.failure.borrow();
+        json!({
+            "started": nav.started,
+            "committed": nav.committed,
+            "finished": nav.finished,
+            "failure": failure.as_ref().map(|(seq, msg)| json!({"seq": seq, "message": msg})),
+        })
+    }
+}
+
+/// Connects the WebKit signals that keep `state` current.
+pub fn connect(view: &WebView, state: &Rc<TabState>) {
+    let s = state.clone();
+    view.connect_load_changed(move |_, event| {
+        let mut nav = s.nav.get();
+        match event {
+            LoadEvent::Started => {
+                nav.started += 1;
+                s.crashed.set(false);
+            }
+            LoadEvent::Committed => {
+                nav.committed += 1;
+                // Refs of the old document must never name elements of the new one.
+                s.ref_floor.set(s.ref_next.get());
+            }
+            LoadEvent::Finished => nav.finished = nav.started,
+            _ => {}
+        }
+        s.nav.set(nav);
+        tracing::trace!(tab = s.id, ?event, ?nav, "load event");
+    });
+
+    let s = state.clone();
+    view.connect_load_failed(move |_, _, uri, error| {
+        tracing::debug!(tab = s.id, uri, error = %error, "load failed");
+        if !is_cancellation(error) {
+            let started = s.nav.get().started;
+            *s.failure.borrow_mut() = Some((started, format!("{uri}: {}", error.message())));
+        }
+        false
+    });
+
+    let s = state.clone();
+    view.connect_script_dialog(move |_, dialog| {
+        *s.dialog.borrow_mut() = Some(dialog.clone());
+        s.fail_inflight(dialog_open_error(dialog));
+        // true: we answer later, through dialog_accept / dialog_dismiss.
+        true
+    });
+
+    let s = state.clone();
+    view.connect_web_process_terminated(move |_, reason| {
+        s.crashed.set(true);
+        s.fail_inflight(ToolError::new(
+            ErrorCode::NavigationFailed,
+            format!("the page's web process ended ({reason:?}); reload the tab"),
+        ));
+    });
+}
+
+/// A navigation replaced by another one, or turned into a download, is not a failure.
+fn is_cancellation(error: &glib::Error) -> bool {
+    error.matches(webkit2gtk::NetworkError::Cancelled)
+        || error.matches(webkit2gtk::PolicyError::FrameLoadInterruptedByPolicyChange)
+}
+
+pub fn dialog_kind(dialog: &ScriptDialog) -> &'static str {
+    match dialog.dialog_type() {
+        ScriptDialogType::Alert => "alert",
+        ScriptDialogType::Confirm => "confirm",
+        ScriptDialogType::Prompt => "prompt",
+        ScriptDialogType::BeforeUnloadConfirm => "beforeunload",
+        _ => "unknown",
+    }
+}
+
+fn dialog_open_error(dialog: &ScriptDialog) -> ToolError {
+    let message = dialog.message().map(|m| m.to_string()).unwrap_or_default();
+    ToolError::new(
+        ErrorCode::DialogOpen,
+        format!(
+            "a JavaScript {} dialog is open on this tab ({message:?}); answer it with dialog_accept or dialog_dismiss first",
+            dialog_kind(dialog)
+        ),
+    )
+}
+
+/// Describes and, if asked, answers the pending dialog.
+pub fn dialog_status(state: &TabState) -> Value {
+    match state.dialog.borrow().as_ref() {
+        None => json!({"open": false}),
+        Some(d) => json!({
+            "open": true,
+            "type": dialog_kind(d),
+            "message": d.message().map(|m| m.to_string()).unwrap_or_default(),
+            "default_text": d.prompt_get_default_text().map(|m| m.to_string()),
+        }),
+    }
+}
+
+pub fn answer_dialog(
+    state: &TabState,
+    accept: bool,
+    text: Option<&str>,
+) -> Result<Value, ToolError> {
+    let dialog =
+        state.dialog.borrow_mut().take().ok_or_else(|| {
+            ToolError::new(ErrorCode::InvalidParams, "no dialog is open on this tab")
+        })?;
+    let kind = dialog_kind(&dialog);
+    match dialog.dialog_type() {
+        ScriptDialogType::Confirm | ScriptDialogType::BeforeUnloadConfirm => {
+            dialog.confirm_set_confirmed(accept)
+        }
+        ScriptDialogType::Prompt if accept => {
+            let default = dialog.prompt_get_default_text().map(|t| t.to_string());
+            dialog.prompt_set_text(text.or(default.as_deref()).unwrap_or(""));
+        }
+        _ => {}
+    }
+    dialog.close();
+    Ok(json!({"answered": kind, "accepted": accept}))
+}

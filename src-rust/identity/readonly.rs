@@ -1,0 +1,66 @@
+//! `readonly`: a public key only; browsing works, signing never does.
+
+use super::{Method, Signer, SignerError};
+use futures_util::future::BoxFuture;
+use nostr::{Event, FromBech32, PublicKey, UnsignedEvent};
+
+pub struct ReadonlySigner {
+    public_key: PublicKey,
+}
+
+impl ReadonlySigner {
+    pub fn from_npub(npub: &str) -> Result<Self, String> {
+        let npub = npub.trim();
+        if !npub.starts_with("npub1") {
+            return Err("must start with npub1".into());
+        }
+        let public_key =
+            PublicKey::from_bech32(npub).map_err(|e| format!("not a valid npub ({e})"))?;
+        Ok(ReadonlySigner { public_key })
+    }
+
+    pub fn from_hex(hex: &str) -> Result<Self, String> {
+        let hex = hex.trim();
+        if hex.len() != 64 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+            return Err(format!("must be 64 hex characters (got {})", hex.len()));
+        }
+        let public_key =
+            PublicKey::from_hex(hex).map_err(|e| format!("not a valid public key ({e})"))?;
+        Ok(ReadonlySigner { public_key })
+    }
+}
+
+impl Signer for ReadonlySigner {
+    fn method(&self) -> Method {
+        Method::Readonly
+    }
+
+    fn public_key(&self) -> PublicKey {
+        self.public_key
+    }
+
+    fn sign_event(&self, _unsigned: UnsignedEvent) -> BoxFuture<'_, Result<Event, SignerError>> {
+        Box::pin(async {
+            Err(SignerError::Unavailable(
+                "this identity is read-only (logged in with a public key); log in with a signing method to sign".into(),
+            ))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn readonly_refuses_to_sign() {
+        let s = ReadonlySigner::from_npub(
+            "npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg",
+        )
+        .unwrap();
+        let unsigned = nostr::EventBuilder::text_note("x").build(s.public_key());
+        let err = s.sign_event(unsigned).await.unwrap_err();
+        assert!(err.to_string().contains("read-only"));
+        assert!(ReadonlySigner::from_npub("nsec1abc").is_err());
+    }
+}

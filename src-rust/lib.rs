@@ -1,0 +1,16 @@
+//! Sovereign Browser: a desktop browser with a Nostr identity that AI
+//! assistants drive over MCP and scripts drive over a WebSocket.
+//!
+//! The main thread runs the tao/GTK event loop and owns every web view
+//! (`browser`); everything else runs on tokio and reaches the browser through
+//! a [`bridge::BrowserHandle`]. Every transport calls [`tools::dispatch`].
+
+pub mod app;
+pub mod bridge;
+pub mod browser;
+pub mod config;
+pub mod headless;
+pub mod identity;
+pub mod profile;
+pub mod server;
+pub mod tools;

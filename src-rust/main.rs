@@ -1,0 +1,172 @@
+//! Start-up: flags, profile and token, the private display when headless,
+//! the tokio runtime with the server, then the tao event loop on the main
+//! thread until the window closes or a signal arrives.
+
+use anyhow::Context;
+use clap::Parser;
+use sovereign_browser::app::{App, Security};
+use sovereign_browser::bridge::BrowserHandle;
+use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
+use sovereign_browser::config::Args;
+use sovereign_browser::headless::Xvfb;
+use sovereign_browser::profile::Profile;
+use sovereign_browser::server;
+use std::io::{IsTerminal, Write};
+use std::sync::Arc;
+use tao::event::{Event, WindowEvent};
+use tao::event_loop::{ControlFlow, EventLoopBuilder};
+
+fn main() {
+    let args = Args::parse();
+    if let Err(message) = args.validate() {
+        eprintln!("sovereign-browser: {message}");
+        std::process::exit(2);
+    }
+    init_logging(&args.log_level);
+    if let Err(error) = run(args) {
+        eprintln!("sovereign-browser: {error:#}");
+        std::process::exit(1);
+    }
+}
+
+fn init_logging(level: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_new(level)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+fn run(args: Args) -> anyhow::Result<()> {
+    let profile = Profile::open(args.profile.clone(), args.ephemeral)
+        .context("cannot open the profile directory")?;
+    let token = match (args.no_token, &args.token) {
+        (true, _) => None,
+        (false, Some(token)) => Some(token.clone()),
+        (false, None) => Some(
+            profile
+                .load_or_create_token()
+                .context("cannot read or write the token file")?,
+        ),
+    };
+
+    // Headless: our own display, set before GTK starts.
+    let mut xvfb = None;
+    if args.headless || std::env::var_os("DISPLAY").is_none() {
+        let (w, h) = args.window_size;
+        let screen = Xvfb::start(w.max(1280) + 64, h.max(1024) + 64)?;
+        std::env::set_var("DISPLAY", &screen.display);
+        if std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_none() {
+            // About 40% less memory under Xvfb, nothing lost.
+            std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
+        }
+        tracing::info!(display = %screen.display, "started a private Xvfb display");
+        xvfb = Some(screen);
+    }
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let listener = runtime
+        .block_on(tokio::net::TcpListener::bind((args.bind, args.port)))
+        .with_context(|| {
+            format!(
+                "cannot listen on {}:{} (is another browser running?)",
+                args.bind, args.port
+            )
+        })?;
+    let addr = listener.local_addr()?;
+
+    let event_loop = EventLoopBuilder::<UserEvent>::with_user_event().build();
+    let proxy = event_loop.create_proxy();
+    let browser = Browser::create(
+        &event_loop,
+        proxy.clone(),
+        BrowserOptions {
+            web_data: profile.web_data_dir(),
+            start_url: args.start_url.clone(),
+            window_size: args.window_size,
+        },
+    )?;
+
+    let command_proxy = proxy.clone();
+    let handle = BrowserHandle::new(Arc::new(move |command, reply| {
+        command_proxy
+            .send_event(UserEvent::Command(command, reply))
+            .is_ok()
+    }));
+    let app = App::new(
+        handle,
+        Security {
+            token: token.clone(),
+            addr,
+        },
+        args.session_idle(),
+    );
+    runtime.spawn({
+        let app = app.clone();
+        async move {
+            if let Err(error) = server::serve(listener, app).await {
+                tracing::error!("server stopped: {error}");
+            }
+        }
+    });
+    runtime.spawn(server::expire_sessions(app.clone()));
+    runtime.spawn(shutdown_on_signal(proxy.clone()));
+
+    print_ready(addr, token.as_deref());
+
+    event_loop.run(move |event, _, control_flow| {
+        *control_flow = ControlFlow::Wait;
+        match event {
+            Event::UserEvent(UserEvent::Shutdown)
+            | Event::WindowEvent {
+                event: WindowEvent::CloseRequested,
+                ..
+            } => {
+                *control_flow = ControlFlow::Exit;
+            }
+            Event::UserEvent(event) => browser::handle_event(&browser, event),
+            Event::LoopDestroyed => {
+                tracing::info!("shutting down");
+                profile.cleanup();
+                // The display goes last: nothing may draw after it.
+                drop(xvfb.take());
+                let _ = &runtime;
+                std::process::exit(0);
+            }
+            _ => {}
+        }
+    });
+}
+
+fn print_ready(addr: std::net::SocketAddr, token: Option<&str>) {
+    let base = format!("http://{addr}");
+    let panel = match token {
+        Some(token) => format!("{base}/?token={token}"),
+        None => format!("{base}/"),
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "sovereign-browser: listening on {base}");
+    let _ = writeln!(out, "sovereign-browser: MCP endpoint {base}/mcp");
+    let _ = writeln!(out, "sovereign-browser: control panel {panel}");
+    let _ = out.flush();
+}
+
+async fn shutdown_on_signal(proxy: tao::event_loop::EventLoopProxy<UserEvent>) {
+    use tokio::signal::unix::{signal, SignalKind};
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        return;
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    let _ = proxy.send_event(UserEvent::Shutdown);
+}

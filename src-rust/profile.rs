@@ -1,0 +1,111 @@
+//! The profile directory: web data, downloads and the server's bearer token.
+
+use std::fs;
+use std::io::Write;
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+/// Where the browser keeps its state, and whether to remove it on exit.
+#[derive(Debug)]
+pub struct Profile {
+    pub dir: PathBuf,
+    pub ephemeral: bool,
+}
+
+impl Profile {
+    /// Opens (creating it owner-only) the given directory, the default one
+    /// under the XDG data directory, or a fresh temporary one.
+    pub fn open(dir: Option<PathBuf>, ephemeral: bool) -> std::io::Result<Profile> {
+        let dir = match (dir, ephemeral) {
+            (_, true) => std::env::temp_dir().join(format!("sovereign-browser-{}", random_hex(8))),
+            (Some(dir), false) => dir,
+            (None, false) => default_dir(),
+        };
+        fs::create_dir_all(&dir)?;
+        fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))?;
+        Ok(Profile { dir, ephemeral })
+    }
+
+    pub fn web_data_dir(&self) -> PathBuf {
+        self.dir.join("webdata")
+    }
+
+    pub fn token_path(&self) -> PathBuf {
+        self.dir.join("token")
+    }
+
+    /// Reads the bearer token, generating and storing one (mode 0600) on first use.
+    pub fn load_or_create_token(&self) -> std::io::Result<String> {
+        let path = self.token_path();
+        if let Ok(text) = fs::read_to_string(&path) {
+            let token = text.trim().to_string();
+            if token.len() >= 32 {
+                return Ok(token);
+            }
+        }
+        let token = random_hex(32);
+        write_private(&path, token.as_bytes())?;
+        Ok(token)
+    }
+
+    /// Removes an ephemeral profile; a persistent one is kept.
+    pub fn cleanup(&self) {
+        if self.ephemeral {
+            let _ = fs::remove_dir_all(&self.dir);
+        }
+    }
+}
+
+/// `$XDG_DATA_HOME/sovereign-browser`, falling back to `~/.local/share`.
+pub fn default_dir() -> PathBuf {
+    let base = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("sovereign-browser")
+}
+
+/// Writes a file readable by its owner only.
+pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let mut file = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(bytes)?;
+    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+}
+
+/// `bytes` random bytes from the OS, hex encoded.
+pub fn random_hex(bytes: usize) -> String {
+    let mut buf = vec![0u8; bytes];
+    getrandom::fill(&mut buf).expect("the OS random source is unavailable");
+    buf.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn token_is_created_once_and_private() {
+        let profile = Profile::open(None, true).unwrap();
+        let first = profile.load_or_create_token().unwrap();
+        assert_eq!(first.len(), 64);
+        assert_eq!(profile.load_or_create_token().unwrap(), first);
+        let mode = fs::metadata(profile.token_path())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        profile.cleanup();
+        assert!(!profile.dir.exists());
+    }
+
+    #[test]
+    fn random_hex_differs() {
+        assert_ne!(random_hex(16), random_hex(16));
+    }
+}

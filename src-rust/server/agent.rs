@@ -1,0 +1,85 @@
+//! `/agent`: one JSON object per WebSocket message, several requests in
+//! flight, replies carry their id. Same dispatch, same errors as MCP.
+
+use super::sessions::Transport;
+use super::MAX_BODY;
+use crate::app::App;
+use crate::tools::dispatch;
+use crate::tools::error::ToolError;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::State;
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use tokio::sync::mpsc;
+
+pub async fn upgrade(State(app): State<Arc<App>>, ws: WebSocketUpgrade) -> Response {
+    ws.max_message_size(MAX_BODY)
+        .on_upgrade(move |socket| connection(app, socket))
+}
+
+async fn connection(app: Arc<App>, socket: WebSocket) {
+    let session = app.sessions.create(Transport::Agent);
+    tracing::info!(session = %session.id, "/agent connection opened");
+    let (mut sink, mut incoming) = socket.split();
+    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(async move {
+        while let Some(text) = rx.recv().await {
+            if sink.send(Message::Text(text.into())).await.is_err() {
+                break;
+            }
+        }
+    });
+    while let Some(Ok(message)) = incoming.next().await {
+        let text = match message {
+            Message::Text(text) => text.to_string(),
+            Message::Binary(_) => {
+                let error = ToolError::invalid_params("send JSON text messages, not binary");
+                let _ = tx.send(error_reply(Value::Null, &error).to_string());
+                continue;
+            }
+            Message::Close(_) => break,
+            _ => continue,
+        };
+        let (app, session, tx) = (app.clone(), session.clone(), tx.clone());
+        tokio::spawn(async move {
+            let reply = handle(&app, &session, &text).await;
+            let _ = tx.send(reply.to_string());
+        });
+    }
+    app.sessions.remove(&session.id);
+    drop(tx);
+    writer.abort();
+    tracing::info!(session = %session.id, "/agent connection closed");
+}
+
+async fn handle(app: &Arc<App>, session: &Arc<super::sessions::Session>, text: &str) -> Value {
+    let request: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => {
+            return error_reply(
+                Value::Null,
+                &ToolError::invalid_params(format!("message is not JSON: {e}")),
+            )
+        }
+    };
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let Some(tool) = request.get("tool").and_then(Value::as_str) else {
+        return error_reply(
+            id,
+            &ToolError::invalid_params(
+                "message needs \"tool\" (a tool name) and optional \"params\"",
+            ),
+        );
+    };
+    let params = request.get("params").cloned().unwrap_or(Value::Null);
+    match dispatch(app, session, tool, params).await {
+        Ok(output) => json!({"id": id, "ok": true, "result": output.to_agent()}),
+        Err(error) => error_reply(id, &error),
+    }
+}
+
+fn error_reply(id: Value, error: &ToolError) -> Value {
+    json!({"id": id, "ok": false, "error": {"code": error.code, "message": error.message}})
+}

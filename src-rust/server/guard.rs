@@ -1,0 +1,195 @@
+//! Request guards: loopback Host names (no DNS rebinding), the server's own
+//! Origin only (no page can drive it), and the bearer token.
+
+use crate::app::{App, Security};
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use std::sync::Arc;
+use subtle::ConstantTimeEq;
+
+pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
+    let security = &app.security;
+    let headers = request.headers();
+    if !host_allowed(headers, security) {
+        return refuse(StatusCode::FORBIDDEN, "Host is not a loopback name");
+    }
+    if !origin_allowed(headers, security) {
+        return refuse(StatusCode::FORBIDDEN, "cross-origin requests are refused");
+    }
+    let path = request.uri().path();
+    let needs_token = path != "/";
+    if needs_token && !token_ok(headers, request.uri().query(), security) {
+        let mut response = refuse(StatusCode::UNAUTHORIZED, "missing or wrong bearer token");
+        response.headers_mut().insert(
+            header::WWW_AUTHENTICATE,
+            "Bearer".parse().expect("static header"),
+        );
+        return response;
+    }
+    next.run(request).await
+}
+
+fn refuse(status: StatusCode, why: &'static str) -> Response {
+    tracing::debug!(%status, why, "request refused");
+    (status, why).into_response()
+}
+
+const LOOPBACK_NAMES: [&str; 4] = ["127.0.0.1", "localhost", "[::1]", "::1"];
+
+fn host_allowed(headers: &HeaderMap, security: &Security) -> bool {
+    if !security.addr.ip().is_loopback() {
+        // A public bind is protected by the required token instead.
+        return true;
+    }
+    let Some(host) = headers.get(header::HOST).and_then(|h| h.to_str().ok()) else {
+        return false;
+    };
+    LOOPBACK_NAMES.contains(&strip_port(host))
+}
+
+fn strip_port(host: &str) -> &str {
+    if host.starts_with('[') {
+        return host
+            .split_once(']')
+            .map(|(h, _)| &host[..h.len() + 1])
+            .unwrap_or(host);
+    }
+    match host.rsplit_once(':') {
+        Some((name, port)) if port.chars().all(|c| c.is_ascii_digit()) && !name.contains(':') => {
+            name
+        }
+        _ => host,
+    }
+}
+
+/// No Origin (non-browser clients) passes; a browser's must be ours.
+fn origin_allowed(headers: &HeaderMap, security: &Security) -> bool {
+    let Some(origin) = headers.get(header::ORIGIN) else {
+        return true;
+    };
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let port = security.addr.port();
+    let mut allowed: Vec<String> = LOOPBACK_NAMES[..3]
+        .iter()
+        .map(|name| format!("http://{name}:{port}"))
+        .collect();
+    if !security.addr.ip().is_loopback() {
+        allowed.push(format!("http://{}", security.addr));
+    }
+    allowed.iter().any(|a| a == origin)
+}
+
+fn token_ok(headers: &HeaderMap, query: Option<&str>, security: &Security) -> bool {
+    let Some(expected) = &security.token else {
+        return true;
+    };
+    let from_header = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim);
+    let from_query = query.and_then(|q| {
+        q.split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(k, _)| *k == "token")
+            .map(|(_, v)| v)
+    });
+    match from_header.or(from_query) {
+        Some(given) => given.as_bytes().ct_eq(expected.as_bytes()).into(),
+        None => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn security(token: Option<&str>) -> Security {
+        Security {
+            token: token.map(String::from),
+            addr: "127.0.0.1:17777".parse().unwrap(),
+        }
+    }
+
+    fn headers(pairs: &[(header::HeaderName, &str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(k.clone(), HeaderValue::from_str(v).unwrap());
+        }
+        h
+    }
+
+    #[test]
+    fn only_loopback_hosts_pass() {
+        let s = security(None);
+        for ok in [
+            "127.0.0.1:17777",
+            "localhost:17777",
+            "localhost",
+            "[::1]:17777",
+        ] {
+            assert!(host_allowed(&headers(&[(header::HOST, ok)]), &s), "{ok}");
+        }
+        for bad in [
+            "evil.example:17777",
+            "127.0.0.1.evil.example",
+            "localhost.evil:17777",
+        ] {
+            assert!(!host_allowed(&headers(&[(header::HOST, bad)]), &s), "{bad}");
+        }
+        assert!(!host_allowed(&HeaderMap::new(), &s));
+    }
+
+    #[test]
+    fn only_our_origin_passes() {
+        let s = security(None);
+        assert!(origin_allowed(&HeaderMap::new(), &s));
+        assert!(origin_allowed(
+            &headers(&[(header::ORIGIN, "http://127.0.0.1:17777")]),
+            &s
+        ));
+        assert!(origin_allowed(
+            &headers(&[(header::ORIGIN, "http://localhost:17777")]),
+            &s
+        ));
+        for bad in [
+            "null",
+            "http://127.0.0.1:8080",
+            "http://evil.example",
+            "https://localhost:17777",
+        ] {
+            assert!(
+                !origin_allowed(&headers(&[(header::ORIGIN, bad)]), &s),
+                "{bad}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_token_is_required_when_set() {
+        let s = security(Some("secret-token-123456"));
+        assert!(!token_ok(&HeaderMap::new(), None, &s));
+        assert!(token_ok(
+            &headers(&[(header::AUTHORIZATION, "Bearer secret-token-123456")]),
+            None,
+            &s
+        ));
+        assert!(!token_ok(
+            &headers(&[(header::AUTHORIZATION, "Bearer wrong")]),
+            None,
+            &s
+        ));
+        assert!(token_ok(
+            &HeaderMap::new(),
+            Some("a=1&token=secret-token-123456"),
+            &s
+        ));
+        assert!(!token_ok(&HeaderMap::new(), Some("token=secret"), &s));
+        assert!(token_ok(&HeaderMap::new(), None, &security(None)));
+    }
+}

@@ -1,0 +1,60 @@
+//! The HTTP server: `/mcp`, `/agent` and the status page, behind the
+//! guards that keep web pages and other hosts out.
+
+pub mod agent;
+pub mod guard;
+pub mod mcp;
+pub mod sessions;
+
+use crate::app::App;
+use axum::extract::DefaultBodyLimit;
+use axum::response::Html;
+use axum::routing::get;
+use axum::serve::ListenerExt;
+use axum::{middleware, Router};
+use std::sync::Arc;
+use tokio::net::TcpListener;
+
+/// Largest request body or WebSocket message accepted.
+pub const MAX_BODY: usize = 4 * 1024 * 1024;
+
+pub fn router(app: Arc<App>) -> Router {
+    Router::new()
+        .route("/mcp", get(mcp::get).post(mcp::post).delete(mcp::delete))
+        .route("/agent", get(agent::upgrade))
+        .route("/", get(status_page))
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .layer(middleware::from_fn_with_state(app.clone(), guard::guard))
+        .with_state(app)
+}
+
+/// Serves until the process ends. TCP_NODELAY: without it every small
+/// SSE reply waits for the peer's delayed ACK (about 40 ms).
+pub async fn serve(listener: TcpListener, app: Arc<App>) -> std::io::Result<()> {
+    let listener = listener.tap_io(|tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    axum::serve(listener, router(app)).await
+}
+
+/// Ends idle MCP sessions from time to time.
+pub async fn expire_sessions(app: Arc<App>) {
+    let every = (app.sessions.idle_limit() / 4).clamp(
+        std::time::Duration::from_millis(250),
+        std::time::Duration::from_secs(60),
+    );
+    loop {
+        tokio::time::sleep(every).await;
+        app.sessions.expire();
+    }
+}
+
+async fn status_page() -> Html<&'static str> {
+    Html(concat!(
+        "<!doctype html><meta charset=utf-8><title>Sovereign Browser</title>",
+        "<h1>Sovereign Browser ",
+        env!("CARGO_PKG_VERSION"),
+        "</h1><p>Running. MCP clients connect to <code>/mcp</code> with the bearer token; ",
+        "scripts use the WebSocket at <code>/agent</code>.</p>"
+    ))
+}

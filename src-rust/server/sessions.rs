@@ -1,0 +1,211 @@
+//! The registry of MCP sessions and /agent connections: each has its own
+//! current tab, and the panel lists them.
+
+use crate::bridge::TabId;
+use crate::profile::random_hex;
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::watch;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    Mcp,
+    Agent,
+}
+
+pub struct Session {
+    pub id: String,
+    pub transport: Transport,
+    created: SystemTime,
+    last_active: Mutex<Instant>,
+    calls: AtomicU64,
+    tab: Mutex<Option<TabId>>,
+    /// clientInfo and protocol version from MCP initialize.
+    client: Mutex<Option<(Value, String)>>,
+    closed: watch::Sender<bool>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Session {
+    fn new(transport: Transport) -> Session {
+        Session {
+            // 128 random bits: unguessable.
+            id: random_hex(16),
+            transport,
+            created: SystemTime::now(),
+            last_active: Mutex::new(Instant::now()),
+            calls: AtomicU64::new(0),
+            tab: Mutex::new(None),
+            client: Mutex::new(None),
+            closed: watch::channel(false).0,
+        }
+    }
+
+    #[cfg(test)]
+    pub fn for_tests() -> Session {
+        Session::new(Transport::Mcp)
+    }
+
+    pub fn tab(&self) -> Option<TabId> {
+        *lock(&self.tab)
+    }
+
+    pub fn set_tab(&self, tab: Option<TabId>) {
+        *lock(&self.tab) = tab;
+    }
+
+    /// Forgets the current tab (it was closed); returns what it was.
+    pub fn take_tab(&self) -> Option<TabId> {
+        lock(&self.tab).take()
+    }
+
+    pub fn record_call(&self) {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.touch();
+    }
+
+    pub fn touch(&self) {
+        *lock(&self.last_active) = Instant::now();
+    }
+
+    pub fn idle_for(&self) -> Duration {
+        lock(&self.last_active).elapsed()
+    }
+
+    pub fn set_client(&self, info: Value, protocol: String) {
+        *lock(&self.client) = Some((info, protocol));
+    }
+
+    /// Resolves when the session ends.
+    pub async fn closed(&self) {
+        let mut rx = self.closed.subscribe();
+        let _ = rx.wait_for(|closed| *closed).await;
+    }
+
+    fn close(&self) {
+        self.closed.send_replace(true);
+    }
+
+    /// Public description for the panel.
+    pub fn describe(&self) -> Value {
+        let client = lock(&self.client).clone();
+        let created = self
+            .created
+            .duration_since(UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0);
+        json!({
+            "id": self.id,
+            "transport": match self.transport { Transport::Mcp => "mcp", Transport::Agent => "agent" },
+            "client": client.as_ref().map(|c| c.0.clone()),
+            "protocol_version": client.as_ref().map(|c| c.1.clone()),
+            "created": created,
+            "idle_ms": self.idle_for().as_millis() as u64,
+            "calls": self.calls.load(Ordering::Relaxed),
+        })
+    }
+}
+
+pub struct Sessions {
+    map: Mutex<HashMap<String, Arc<Session>>>,
+    idle_limit: Duration,
+    /// Shared by MCP requests that carry no session id (lenient mode).
+    lenient: Arc<Session>,
+}
+
+impl Sessions {
+    pub fn new(idle_limit: Duration) -> Self {
+        Sessions {
+            map: Mutex::new(HashMap::new()),
+            idle_limit,
+            lenient: Arc::new(Session::new(Transport::Mcp)),
+        }
+    }
+
+    pub fn create(&self, transport: Transport) -> Arc<Session> {
+        let session = Arc::new(Session::new(transport));
+        lock(&self.map).insert(session.id.clone(), session.clone());
+        session
+    }
+
+    /// A live session by id (and marks it active).
+    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+        let session = lock(&self.map).get(id).cloned()?;
+        session.touch();
+        Some(session)
+    }
+
+    pub fn remove(&self, id: &str) -> bool {
+        let removed = lock(&self.map).remove(id);
+        if let Some(session) = &removed {
+            session.close();
+        }
+        removed.is_some()
+    }
+
+    pub fn lenient(&self) -> Arc<Session> {
+        self.lenient.touch();
+        self.lenient.clone()
+    }
+
+    /// Ends MCP sessions idle longer than the limit.
+    pub fn expire(&self) -> usize {
+        let expired: Vec<String> = lock(&self.map)
+            .values()
+            .filter(|s| s.transport == Transport::Mcp && s.idle_for() > self.idle_limit)
+            .map(|s| s.id.clone())
+            .collect();
+        for id in &expired {
+            tracing::info!(session = %id, "MCP session expired");
+            self.remove(id);
+        }
+        expired.len()
+    }
+
+    pub fn idle_limit(&self) -> Duration {
+        self.idle_limit
+    }
+
+    pub fn list(&self) -> Vec<Value> {
+        lock(&self.map).values().map(|s| s.describe()).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sessions_are_found_removed_and_expired() {
+        let sessions = Sessions::new(Duration::from_millis(10));
+        let a = sessions.create(Transport::Mcp);
+        let b = sessions.create(Transport::Agent);
+        assert_ne!(a.id, b.id);
+        assert_eq!(a.id.len(), 32);
+        assert!(sessions.get(&a.id).is_some());
+        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(sessions.expire(), 1, "only the MCP session expires");
+        assert!(sessions.get(&a.id).is_none());
+        assert!(sessions.get(&b.id).is_some());
+        assert!(sessions.remove(&b.id));
+        assert!(!sessions.remove(&b.id));
+    }
+
+    #[test]
+    fn each_session_has_its_own_tab() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let a = sessions.create(Transport::Mcp);
+        let b = sessions.create(Transport::Mcp);
+        a.set_tab(Some(3));
+        assert_eq!(a.tab(), Some(3));
+        assert_eq!(b.tab(), None);
+        assert_eq!(a.take_tab(), Some(3));
+        assert_eq!(a.tab(), None);
+    }
+}

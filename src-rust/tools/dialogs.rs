@@ -1,0 +1,49 @@
+//! dialog_accept, dialog_dismiss, dialog_status: answering alert, confirm,
+//! prompt and beforeunload, which block a page until answered.
+
+use super::identity::NoParams;
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::bridge::{Command, DialogAction};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "dialog_accept",
+            "Accept the open JavaScript dialog (alert/confirm/prompt/beforeunload) of this session's tab; `text` answers a prompt.",
+            ACTION,
+            |ctx: Ctx, p: AcceptParams| async move { answer(&ctx, DialogAction::Accept(p.text)).await },
+        ),
+        tool(
+            "dialog_dismiss",
+            "Dismiss (cancel) the open JavaScript dialog of this session's tab.",
+            ACTION,
+            |ctx: Ctx, _: NoParams| async move { answer(&ctx, DialogAction::Dismiss).await },
+        ),
+        tool(
+            "dialog_status",
+            "Whether a JavaScript dialog is open on this session's tab, with its type and message.",
+            READ_ONLY,
+            |ctx: Ctx, _: NoParams| async move { answer(&ctx, DialogAction::Status).await },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AcceptParams {
+    /// Text to answer a prompt with.
+    #[serde(default)]
+    text: Option<String>,
+}
+
+async fn answer(ctx: &Ctx, action: DialogAction) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let value = ctx
+        .app
+        .browser
+        .call_value(Command::Dialog { tab, action })
+        .await?;
+    Ok(ToolOutput::json(value))
+}

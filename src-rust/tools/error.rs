@@ -1,0 +1,130 @@
+//! The one error type every tool returns: a stable code a model can act on
+//! and a message saying what to do next.
+
+use serde::Serialize;
+use std::fmt;
+
+/// Stable error codes, shared by MCP, /agent and the panel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum ErrorCode {
+    NotLoggedIn,
+    InvalidParams,
+    UnknownTool,
+    NoTab,
+    ElementNotFound,
+    StaleRef,
+    NotInteractable,
+    Timeout,
+    JsError,
+    DialogOpen,
+    NavigationFailed,
+    SignerUnavailable,
+    SignerRejected,
+    Paused,
+    Unsupported,
+    Internal,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 16] = [
+        ErrorCode::NotLoggedIn,
+        ErrorCode::InvalidParams,
+        ErrorCode::UnknownTool,
+        ErrorCode::NoTab,
+        ErrorCode::ElementNotFound,
+        ErrorCode::StaleRef,
+        ErrorCode::NotInteractable,
+        ErrorCode::Timeout,
+        ErrorCode::JsError,
+        ErrorCode::DialogOpen,
+        ErrorCode::NavigationFailed,
+        ErrorCode::SignerUnavailable,
+        ErrorCode::SignerRejected,
+        ErrorCode::Paused,
+        ErrorCode::Unsupported,
+        ErrorCode::Internal,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::NotLoggedIn => "NOT_LOGGED_IN",
+            ErrorCode::InvalidParams => "INVALID_PARAMS",
+            ErrorCode::UnknownTool => "UNKNOWN_TOOL",
+            ErrorCode::NoTab => "NO_TAB",
+            ErrorCode::ElementNotFound => "ELEMENT_NOT_FOUND",
+            ErrorCode::StaleRef => "STALE_REF",
+            ErrorCode::NotInteractable => "NOT_INTERACTABLE",
+            ErrorCode::Timeout => "TIMEOUT",
+            ErrorCode::JsError => "JS_ERROR",
+            ErrorCode::DialogOpen => "DIALOG_OPEN",
+            ErrorCode::NavigationFailed => "NAVIGATION_FAILED",
+            ErrorCode::SignerUnavailable => "SIGNER_UNAVAILABLE",
+            ErrorCode::SignerRejected => "SIGNER_REJECTED",
+            ErrorCode::Paused => "PAUSED",
+            ErrorCode::Unsupported => "UNSUPPORTED",
+            ErrorCode::Internal => "INTERNAL",
+        }
+    }
+
+    /// Parses a code sent back by the agent library.
+    pub fn parse(code: &str) -> Option<ErrorCode> {
+        ErrorCode::ALL.into_iter().find(|c| c.as_str() == code)
+    }
+}
+
+impl fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A failed tool call.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ToolError {
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl ToolError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        ToolError {
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub fn invalid_params(message: impl Into<String>) -> Self {
+        ToolError::new(ErrorCode::InvalidParams, message)
+    }
+
+    pub fn internal(message: impl Into<String>) -> Self {
+        ToolError::new(ErrorCode::Internal, message)
+    }
+
+    pub fn timeout(message: impl Into<String>) -> Self {
+        ToolError::new(ErrorCode::Timeout, message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_round_trip_through_their_names() {
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(code));
+            let json = serde_json::to_value(code).unwrap();
+            assert_eq!(json, code.as_str());
+        }
+        assert_eq!(ErrorCode::parse("NOPE"), None);
+    }
+
+    #[test]
+    fn display_starts_with_the_code() {
+        let e = ToolError::new(ErrorCode::StaleRef, "gone");
+        assert_eq!(e.to_string(), "STALE_REF: gone");
+    }
+}

@@ -1,0 +1,139 @@
+//! snapshot, get_text, get_html, get_attr, eval, screenshot.
+
+use super::error::ToolError;
+use super::identity::NoParams;
+use super::page::{target, with};
+use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use crate::bridge::{Command, Output};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "snapshot",
+            "The page as an accessibility tree, one line per element: role, name, state and a ref like [ref=e5]. Pass refs (@e5) to click, fill, type, get_text and the other element tools. Take a new snapshot after the page changes.",
+            READ_ONLY,
+            |ctx: Ctx, p: SnapshotParams| async move {
+                let tab = ctx.tab().await?;
+                let args = json!({
+                    "interactive": p.interactive.unwrap_or(true),
+                    "compact": p.compact.unwrap_or(true),
+                    "selector": p.selector,
+                    "max_chars": p.max_chars,
+                });
+                let snap = ctx.agent(tab, "snapshot", args).await?;
+                let summary = ctx.page_summary(tab).await?;
+                let text = format!(
+                    "url: {}\ntitle: {}\n{}",
+                    summary["url"].as_str().unwrap_or_default(),
+                    summary["title"].as_str().unwrap_or_default(),
+                    snap["text"].as_str().unwrap_or_default()
+                );
+                Ok(ToolOutput::Text(text))
+            },
+        ),
+        tool(
+            "get_text",
+            "The visible text of an element (by ref or CSS selector); for inputs, their value.",
+            READ_ONLY,
+            |ctx: Ctx, p: TargetParams| async move {
+                let tab = ctx.tab().await?;
+                let text = ctx.agent(tab, "text", target(&p.r#ref, &p.selector)?).await?;
+                Ok(ToolOutput::Text(text.as_str().unwrap_or_default().to_string()))
+            },
+        ),
+        tool(
+            "get_html",
+            "The inner HTML of an element (by ref or CSS selector).",
+            READ_ONLY,
+            |ctx: Ctx, p: TargetParams| async move {
+                let tab = ctx.tab().await?;
+                let html = ctx.agent(tab, "html", target(&p.r#ref, &p.selector)?).await?;
+                Ok(ToolOutput::Text(html.as_str().unwrap_or_default().to_string()))
+            },
+        ),
+        tool(
+            "get_attr",
+            "An attribute of an element (by ref or CSS selector), e.g. href, src, class; null when absent.",
+            READ_ONLY,
+            |ctx: Ctx, p: AttrParams| async move {
+                let tab = ctx.tab().await?;
+                let args = with(target(&p.r#ref, &p.selector)?, json!({"attr": p.attr}));
+                Ok(ToolOutput::json(ctx.agent(tab, "attr", args).await?))
+            },
+        ),
+        tool(
+            "eval",
+            "Run JavaScript in the page and return the value of its last expression (promises are awaited; exceptions are JS_ERROR). Prefer the dedicated tools for clicks and typing.",
+            ACTION,
+            |ctx: Ctx, p: EvalParams| async move {
+                let tab = ctx.tab().await?;
+                let value = ctx.app.browser.call_value(Command::Eval { tab, script: p.script }).await?;
+                Ok(ToolOutput::json(value))
+            },
+        ),
+        tool(
+            "screenshot",
+            "A PNG screenshot of the visible part of this session's tab.",
+            READ_ONLY,
+            |ctx: Ctx, _: NoParams| async move {
+                let tab = ctx.tab().await?;
+                match ctx.app.browser.call(Command::Screenshot { tab }).await? {
+                    Output::Png(png) => Ok(ToolOutput::Png(png)),
+                    Output::Value(_) => Err(ToolError::internal("the screenshot came back without an image")),
+                }
+            },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SnapshotParams {
+    /// Only interactive elements (links, buttons, fields) plus headings. Default true.
+    #[serde(default)]
+    interactive: Option<bool>,
+    /// Drop unnamed wrapper elements. Default true.
+    #[serde(default)]
+    compact: Option<bool>,
+    /// CSS selector to snapshot only that part of the page.
+    #[serde(default)]
+    selector: Option<String>,
+    /// Cut the tree at about this many characters (the cut is marked).
+    #[serde(default)]
+    max_chars: Option<u64>,
+}
+
+/// An element named by ref or selector.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TargetParams {
+    /// Element ref from snapshot, e.g. @e5.
+    #[serde(default)]
+    pub r#ref: Option<String>,
+    /// CSS selector (first match).
+    #[serde(default)]
+    pub selector: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AttrParams {
+    /// Element ref from snapshot, e.g. @e5.
+    #[serde(default)]
+    r#ref: Option<String>,
+    /// CSS selector (first match).
+    #[serde(default)]
+    selector: Option<String>,
+    /// Attribute name, e.g. href.
+    attr: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct EvalParams {
+    /// JavaScript: an expression or statements; the last value is returned.
+    script: String,
+}

@@ -1,0 +1,247 @@
+//! click, fill, type, press, scroll, hover, focus: real (trusted) input.
+
+use super::error::ToolError;
+use super::inspection::TargetParams;
+use super::page::{target, with};
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::bridge::{Command, MouseAction, TabId};
+use crate::browser::input::BUTTON_LEFT;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "click",
+            "Click an element (by ref or CSS selector) with a real mouse click. Waits for a navigation it starts; reports it and any new tabs opened.",
+            ACTION,
+            |ctx: Ctx, p: TargetParams| async move { click(&ctx, target(&p.r#ref, &p.selector)?).await },
+        ),
+        tool(
+            "fill",
+            "Clear a text field (by ref or CSS selector) and enter a value as typed input; also sets selects and date/color/range inputs. Returns the field's value afterwards.",
+            ACTION,
+            |ctx: Ctx, p: ValueParams| async move { fill(&ctx, &p).await },
+        ),
+        tool(
+            "type",
+            "Type text key by key into a field (by ref or CSS selector), appending to its value. Returns the value afterwards.",
+            ACTION,
+            |ctx: Ctx, p: ValueParams| async move { type_text(&ctx, &p).await },
+        ),
+        tool(
+            "press",
+            "Press a key or chord in the focused element: Enter, Tab, Escape, Backspace, ArrowDown, F5, a, Control+a, Shift+Tab. Reports a navigation it starts.",
+            ACTION,
+            |ctx: Ctx, p: PressParams| async move { press(&ctx, p.key).await },
+        ),
+        tool(
+            "scroll",
+            "Scroll the page up, down, left or right by an amount in pixels (default 500). Returns the new scroll position.",
+            ACTION,
+            |ctx: Ctx, p: ScrollParams| async move {
+                let tab = ctx.tab().await?;
+                let args = json!({"direction": p.direction, "amount": p.amount.unwrap_or(500)});
+                Ok(ToolOutput::json(ctx.agent(tab, "scroll", args).await?))
+            },
+        ),
+        tool(
+            "hover",
+            "Move the mouse over an element (by ref or CSS selector), triggering hover effects.",
+            ACTION,
+            |ctx: Ctx, p: TargetParams| async move {
+                let tab = ctx.tab().await?;
+                let point = ctx.agent(tab, "point", target(&p.r#ref, &p.selector)?).await?;
+                mouse(&ctx, tab, &point, MouseAction::Move).await?;
+                Ok(ToolOutput::json(json!({"hovered": true})))
+            },
+        ),
+        tool(
+            "focus",
+            "Give keyboard focus to an element (by ref or CSS selector).",
+            ACTION,
+            |ctx: Ctx, p: TargetParams| async move {
+                let tab = ctx.tab().await?;
+                Ok(ToolOutput::json(ctx.agent(tab, "focus", target(&p.r#ref, &p.selector)?).await?))
+            },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ValueParams {
+    /// Element ref from snapshot, e.g. @e5.
+    #[serde(default)]
+    r#ref: Option<String>,
+    /// CSS selector (first match).
+    #[serde(default)]
+    selector: Option<String>,
+    /// Text to enter.
+    value: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PressParams {
+    /// Key name or chord, e.g. Enter or Control+a.
+    key: String,
+}
+
+#[derive(Deserialize, serde::Serialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    Up,
+    Down,
+    Left,
+    Right,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ScrollParams {
+    direction: Direction,
+    /// Pixels, default 500.
+    #[serde(default)]
+    amount: Option<u32>,
+}
+
+/// How long to watch for a navigation an input may have started.
+const SETTLE_GRACE: Duration = Duration::from_millis(200);
+const SETTLE_LIMIT: Duration = Duration::from_secs(20);
+
+async fn mouse(ctx: &Ctx, tab: TabId, point: &Value, action: MouseAction) -> Result<(), ToolError> {
+    let (x, y) = (
+        point["x"].as_f64().unwrap_or(0.0),
+        point["y"].as_f64().unwrap_or(0.0),
+    );
+    ctx.app
+        .browser
+        .call_value(Command::Mouse { tab, x, y, action })
+        .await?;
+    Ok(())
+}
+
+/// Tab ids that exist now, to spot tabs an action opens.
+async fn tab_ids(ctx: &Ctx) -> Result<Vec<u64>, ToolError> {
+    let list = ctx.app.browser.call_value(Command::ListTabs).await?;
+    Ok(list["tabs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["id"].as_u64())
+        .collect())
+}
+
+/// Runs an input action, then reports the navigation and new tabs it caused.
+async fn act_and_settle<F>(ctx: &Ctx, tab: TabId, action: F) -> Result<Value, ToolError>
+where
+    F: std::future::Future<Output = Result<(), ToolError>>,
+{
+    let before_tabs = tab_ids(ctx).await?;
+    let before = ctx.tab_state(tab).await?["nav"]["started"]
+        .as_u64()
+        .unwrap_or(0);
+    action.await?;
+    let navigated = ctx.settle(tab, before, SETTLE_GRACE, SETTLE_LIMIT).await?;
+    let list = ctx.app.browser.call_value(Command::ListTabs).await?;
+    let new_tabs: Vec<Value> = list["tabs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|t| {
+            t["id"]
+                .as_u64()
+                .is_some_and(|id| !before_tabs.contains(&id))
+        })
+        .map(|t| json!({"index": t["index"], "url": t["url"]}))
+        .collect();
+    let summary = ctx.page_summary(tab).await?;
+    Ok(
+        json!({"navigated": navigated, "url": summary["url"], "title": summary["title"], "new_tabs": new_tabs}),
+    )
+}
+
+async fn click(ctx: &Ctx, target: Value) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let point = ctx.agent(tab, "point", target).await?;
+    let click = MouseAction::Click {
+        button: BUTTON_LEFT,
+        count: 1,
+    };
+    let mut result = act_and_settle(ctx, tab, mouse(ctx, tab, &point, click)).await?;
+    result["clicked"] = true.into();
+    Ok(ToolOutput::json(result))
+}
+
+async fn press(ctx: &Ctx, key: String) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let combo = key.clone();
+    let action = async {
+        ctx.app
+            .browser
+            .call_value(Command::PressKey { tab, combo })
+            .await
+            .map(|_| ())
+    };
+    let mut result = act_and_settle(ctx, tab, action).await?;
+    result["key"] = key.into();
+    Ok(ToolOutput::json(result))
+}
+
+async fn fill(ctx: &Ctx, p: &ValueParams) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let args = with(target(&p.r#ref, &p.selector)?, json!({"value": p.value}));
+    let prepared = ctx.agent(tab, "prepare_fill", args.clone()).await?;
+    if prepared["mode"] == "text" {
+        // The engine's own text insertion: trusted beforeinput/input events.
+        let (command, argument) = if p.value.is_empty() {
+            ("Delete", None)
+        } else {
+            ("InsertText", Some(p.value.clone()))
+        };
+        ctx.app
+            .browser
+            .call_value(Command::Edit {
+                tab,
+                command,
+                argument,
+            })
+            .await?;
+    }
+    let value = ctx.agent(tab, "value", args).await?;
+    Ok(ToolOutput::json(value))
+}
+
+async fn type_text(ctx: &Ctx, p: &ValueParams) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let args = target(&p.r#ref, &p.selector)?;
+    ctx.agent(tab, "prepare_type", args.clone()).await?;
+    let before = ctx.agent(tab, "value", args.clone()).await?;
+    ctx.app
+        .browser
+        .call_value(Command::TypeText {
+            tab,
+            text: p.value.clone(),
+        })
+        .await?;
+    // Key events reach the page one by one; read back once they all landed
+    // (or the page's own handlers settled on something else).
+    let expected = format!(
+        "{}{}",
+        before["value"].as_str().unwrap_or_default(),
+        p.value
+    );
+    let start = Instant::now();
+    loop {
+        let value = ctx.agent(tab, "value", args.clone()).await?;
+        if value["value"].as_str() == Some(expected.as_str())
+            || start.elapsed() > Duration::from_millis(1500)
+        {
+            return Ok(ToolOutput::json(value));
+        }
+        tokio::time::sleep(Duration::from_millis(15)).await;
+    }
+}

@@ -1,0 +1,372 @@
+//! The tool catalogue and the one dispatch every transport calls.
+//!
+//! Each family file declares its tools once (name, description, typed
+//! parameters whose JSON Schema feeds tools/list, annotations, handler) and
+//! exports them as a list; [`Registry`] joins the lists.
+
+pub mod dialogs;
+pub mod error;
+pub mod identity;
+pub mod inspection;
+pub mod interaction;
+pub mod navigation;
+pub mod output;
+pub mod page;
+pub mod schema;
+pub mod tabs;
+pub mod wait;
+
+use crate::app::App;
+use crate::server::sessions::Session;
+use error::{ErrorCode, ToolError};
+use futures_util::future::BoxFuture;
+pub use output::ToolOutput;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// What a tool needs: the program and the calling session.
+#[derive(Clone)]
+pub struct Ctx {
+    pub app: Arc<App>,
+    pub session: Arc<Session>,
+}
+
+pub type ToolResult = Result<ToolOutput, ToolError>;
+type Handler = Box<dyn Fn(Ctx, Value) -> BoxFuture<'static, ToolResult> + Send + Sync>;
+
+/// MCP tool annotations.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hints {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub open_world: bool,
+}
+
+pub const READ_ONLY: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    open_world: false,
+};
+pub const ACTION: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    open_world: false,
+};
+pub const NAVIGATES: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    open_world: true,
+};
+pub const DESTRUCTIVE: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    open_world: false,
+};
+
+/// One tool, declared once.
+pub struct ToolDef {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: Value,
+    pub hints: Hints,
+    /// False for the identity tools, which work before login.
+    pub gated: bool,
+    handler: Handler,
+}
+
+/// Declares a tool whose parameters deserialize into `P`.
+pub fn tool<P, F, Fut>(
+    name: &'static str,
+    description: &'static str,
+    hints: Hints,
+    handler: F,
+) -> ToolDef
+where
+    P: DeserializeOwned + schemars::JsonSchema + Send + 'static,
+    F: Fn(Ctx, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ToolResult> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    ToolDef {
+        name,
+        description,
+        input_schema: schema::for_params::<P>(),
+        hints,
+        gated: true,
+        handler: Box::new(move |ctx, params| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let params: P = parse_params(params)?;
+                handler(ctx, params).await
+            })
+        }),
+    }
+}
+
+impl ToolDef {
+    /// Marks a tool that works before login.
+    pub fn ungated(mut self) -> Self {
+        self.gated = false;
+        self
+    }
+
+    /// The tools/list entry.
+    pub fn mcp_json(&self) -> Value {
+        let mut annotations = serde_json::Map::new();
+        if self.hints.read_only {
+            annotations.insert("readOnlyHint".into(), true.into());
+        } else {
+            annotations.insert("readOnlyHint".into(), false.into());
+            annotations.insert("destructiveHint".into(), self.hints.destructive.into());
+        }
+        annotations.insert("openWorldHint".into(), self.hints.open_world.into());
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": annotations,
+        })
+    }
+}
+
+fn parse_params<P: DeserializeOwned>(params: Value) -> Result<P, ToolError> {
+    let params = match params {
+        Value::Null => Value::Object(Default::default()),
+        Value::Object(map) => Value::Object(map),
+        other => {
+            return Err(ToolError::invalid_params(format!(
+                "arguments must be a JSON object, got {}",
+                json_type(&other)
+            )))
+        }
+    };
+    serde_json::from_value(params).map_err(|e| ToolError::invalid_params(e.to_string()))
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// Every tool, in catalogue order.
+pub struct Registry {
+    tools: Vec<ToolDef>,
+}
+
+impl Default for Registry {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        let mut tools = Vec::new();
+        tools.extend(identity::tools());
+        tools.extend(navigation::tools());
+        tools.extend(inspection::tools());
+        tools.extend(interaction::tools());
+        tools.extend(tabs::tools());
+        tools.extend(wait::tools());
+        tools.extend(dialogs::tools());
+        Registry { tools }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&ToolDef> {
+        self.tools.iter().find(|t| t.name == name)
+    }
+
+    pub fn all(&self) -> &[ToolDef] {
+        &self.tools
+    }
+}
+
+/// Default limit of one tool call; tools with a `timeout` or `ms`
+/// parameter get that plus a margin.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn call_limit(params: &Value) -> Duration {
+    let asked = ["timeout", "ms"]
+        .iter()
+        .filter_map(|k| params.get(*k).and_then(Value::as_u64))
+        .max();
+    match asked {
+        Some(ms) => Duration::from_millis(ms.min(600_000)) + Duration::from_secs(5),
+        None => DEFAULT_TOOL_TIMEOUT,
+    }
+}
+
+/// Runs a tool by name for a session: the only way any tool runs.
+pub async fn dispatch(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    name: &str,
+    params: Value,
+) -> ToolResult {
+    let started = Instant::now();
+    let result = run(app, session, name, params).await;
+    session.record_call();
+    let elapsed = started.elapsed();
+    match &result {
+        Ok(_) => {
+            tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
+        }
+        Err(e) => {
+            tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
+        }
+    }
+    result
+}
+
+async fn run(app: &Arc<App>, session: &Arc<Session>, name: &str, params: Value) -> ToolResult {
+    let def = app
+        .tools
+        .get(name)
+        .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, format!("unknown tool: {name}")))?;
+    if def.gated && !app.identity.is_logged_in() {
+        return Err(ToolError::new(
+            ErrorCode::NotLoggedIn,
+            "no identity is logged in; call login first (method local with an nsec, or readonly with an npub)",
+        ));
+    }
+    let limit = call_limit(&params);
+    let ctx = Ctx {
+        app: app.clone(),
+        session: session.clone(),
+    };
+    let first = tokio::time::timeout(limit, (def.handler)(ctx.clone(), params.clone())).await;
+    let result = first.unwrap_or_else(|_| Err(timed_out(name, limit)));
+    // The session's tab was closed under it: fall back to the front tab once.
+    if matches!(&result, Err(e) if e.code == ErrorCode::NoTab) && session.take_tab().is_some() {
+        return tokio::time::timeout(limit, (def.handler)(ctx, params))
+            .await
+            .unwrap_or_else(|_| Err(timed_out(name, limit)));
+    }
+    result
+}
+
+fn timed_out(name: &str, limit: Duration) -> ToolError {
+    ToolError::timeout(format!(
+        "{name} did not finish within {} ms",
+        limit.as_millis()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_schema_is_an_object_without_top_level_combinators() {
+        let registry = Registry::new();
+        for def in registry.all() {
+            let s = &def.input_schema;
+            assert_eq!(s["type"], "object", "{}", def.name);
+            assert!(
+                s["properties"].is_object(),
+                "{} has no properties",
+                def.name
+            );
+            for k in ["oneOf", "anyOf", "allOf", "$schema", "$defs", "definitions"] {
+                assert!(s.get(k).is_none(), "{} has {k}", def.name);
+            }
+            if let Some(required) = s.get("required").and_then(Value::as_array) {
+                for r in required {
+                    let r = r.as_str().unwrap();
+                    assert!(
+                        s["properties"].get(r).is_some(),
+                        "{}: required {r} not in properties",
+                        def.name
+                    );
+                }
+            }
+            assert!(
+                def.description.len() > 20,
+                "{} needs a real description",
+                def.name
+            );
+        }
+    }
+
+    #[test]
+    fn the_seed_core_tools_are_declared_once() {
+        let core = [
+            "login_status",
+            "login",
+            "logout",
+            "switch_identity",
+            "open",
+            "back",
+            "forward",
+            "reload",
+            "get_url",
+            "get_title",
+            "snapshot",
+            "get_text",
+            "get_html",
+            "get_attr",
+            "eval",
+            "click",
+            "fill",
+            "type",
+            "press",
+            "scroll",
+            "hover",
+            "focus",
+            "close",
+            "tab_list",
+            "tab_new",
+            "tab_switch",
+            "tab_close",
+            "wait",
+            "wait_for",
+            "screenshot",
+        ];
+        let registry = Registry::new();
+        for name in core {
+            assert!(registry.get(name).is_some(), "missing {name}");
+        }
+        let mut names: Vec<_> = registry.all().iter().map(|t| t.name).collect();
+        let total = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), total, "a tool is declared twice");
+    }
+
+    #[test]
+    fn limits_follow_timeout_parameters() {
+        assert_eq!(call_limit(&json!({})), DEFAULT_TOOL_TIMEOUT);
+        assert_eq!(
+            call_limit(&json!({"timeout": 1000})),
+            Duration::from_millis(6000)
+        );
+        assert_eq!(call_limit(&json!({"ms": 200})), Duration::from_millis(5200));
+    }
+
+    #[test]
+    fn bad_arguments_are_invalid_params() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct P {
+            url: String,
+        }
+        let e = parse_params::<P>(json!({})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+        assert!(e.message.contains("url"));
+        assert!(parse_params::<P>(json!([1]))
+            .unwrap_err()
+            .message
+            .contains("array"));
+        assert!(parse_params::<P>(json!({"url": "x", "urll": 1})).is_err());
+    }
+}

@@ -1,0 +1,232 @@
+//! Shared steps of the tools that act on a page: which tab, waiting for
+//! loads, calling the agent library, naming a target element.
+
+use super::error::{ErrorCode, ToolError};
+use super::Ctx;
+use crate::bridge::{Command, TabId};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+/// How often waits look at the page again.
+pub const POLL: Duration = Duration::from_millis(25);
+
+impl Ctx {
+    /// This session's tab: the one it switched to, else the front tab.
+    pub async fn tab(&self) -> Result<TabId, ToolError> {
+        if let Some(tab) = self.session.tab() {
+            return Ok(tab);
+        }
+        let front = self.app.browser.call_value(Command::FrontTab).await?;
+        let id = front["id"]
+            .as_u64()
+            .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "no tab is open"))?;
+        Ok(id)
+    }
+
+    pub async fn tab_state(&self, tab: TabId) -> Result<Value, ToolError> {
+        self.app.browser.call_value(Command::TabState { tab }).await
+    }
+
+    /// Runs an agent-library operation once the page is ready for it.
+    pub async fn agent(
+        &self,
+        tab: TabId,
+        op: &'static str,
+        args: Value,
+    ) -> Result<Value, ToolError> {
+        self.wait_until_loaded(tab, Duration::from_secs(10)).await?;
+        self.app
+            .browser
+            .call_value(Command::Agent { tab, op, args })
+            .await
+    }
+
+    /// Waits (bounded) while the tab is mid-navigation, so page operations
+    /// see the new document rather than the old one or none.
+    async fn wait_until_loaded(&self, tab: TabId, limit: Duration) -> Result<(), ToolError> {
+        let start = Instant::now();
+        loop {
+            let state = self.tab_state(tab).await?;
+            let nav = &state["nav"];
+            let busy = nav["finished"].as_u64() < nav["started"].as_u64();
+            if !busy || start.elapsed() >= limit {
+                return Ok(());
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// After an action that may navigate: waits up to `grace` for a load to
+    /// start and then up to `limit` for it to end. Returns whether one did.
+    pub async fn settle(
+        &self,
+        tab: TabId,
+        started_before: u64,
+        grace: Duration,
+        limit: Duration,
+    ) -> Result<bool, ToolError> {
+        let start = Instant::now();
+        loop {
+            let state = self.tab_state(tab).await?;
+            let nav = &state["nav"];
+            let started = nav["started"].as_u64().unwrap_or(0);
+            let finished = nav["finished"].as_u64().unwrap_or(0);
+            if started > started_before {
+                if let Some(failure) = nav["failure"].as_object() {
+                    if failure["seq"].as_u64().unwrap_or(0) > started_before {
+                        return Err(ToolError::new(
+                            ErrorCode::NavigationFailed,
+                            failure["message"]
+                                .as_str()
+                                .unwrap_or("the page failed to load")
+                                .to_string(),
+                        ));
+                    }
+                }
+                if finished >= started {
+                    return Ok(true);
+                }
+            } else if start.elapsed() >= grace {
+                return Ok(false);
+            }
+            if start.elapsed() >= limit {
+                return Err(ToolError::timeout(format!(
+                    "the page was still loading after {} ms",
+                    limit.as_millis()
+                )));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    }
+
+    /// URL and title of the tab's current page.
+    pub async fn page_summary(&self, tab: TabId) -> Result<Value, ToolError> {
+        let state = self.tab_state(tab).await?;
+        let mut title = state["title"].as_str().unwrap_or_default().to_string();
+        if title.is_empty() {
+            // The title notification can lag the load; ask the document.
+            if let Ok(info) = self
+                .app
+                .browser
+                .call_value(Command::Agent {
+                    tab,
+                    op: "page_info",
+                    args: json!({}),
+                })
+                .await
+            {
+                title = info["title"].as_str().unwrap_or_default().to_string();
+            }
+        }
+        Ok(json!({"url": state["url"], "title": title}))
+    }
+}
+
+/// The element a tool acts on: a snapshot ref or a CSS selector.
+pub fn target(reference: &Option<String>, selector: &Option<String>) -> Result<Value, ToolError> {
+    match (reference.as_deref(), selector.as_deref()) {
+        (Some(r), None) => Ok(json!({"ref": r})),
+        (None, Some(s)) => Ok(json!({"selector": s})),
+        (Some(_), Some(_)) => Err(ToolError::invalid_params(
+            "give either ref or selector, not both",
+        )),
+        (None, None) => Err(ToolError::invalid_params(
+            "give ref (e.g. @e5 from snapshot) or selector (CSS)",
+        )),
+    }
+}
+
+/// Adds `extra` fields to a target object.
+pub fn with(mut target: Value, extra: Value) -> Value {
+    if let (Value::Object(t), Value::Object(e)) = (&mut target, extra) {
+        t.extend(e);
+    }
+    target
+}
+
+/// Accepts full URLs and bare host names (`example.com` -> https).
+pub fn normalize_url(url: &str) -> Result<String, ToolError> {
+    let url = url.trim();
+    if url.is_empty() {
+        return Err(ToolError::invalid_params("url is empty"));
+    }
+    if url.chars().any(char::is_whitespace) {
+        return Err(ToolError::invalid_params(format!(
+            "url {url:?} contains spaces"
+        )));
+    }
+    let has_scheme = url
+        .split_once(':')
+        .map(|(scheme, _)| {
+            !scheme.is_empty()
+                && scheme
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+        })
+        .unwrap_or(false);
+    let lower = url.to_ascii_lowercase();
+    if has_scheme && !lower.starts_with("localhost:") && !looks_like_host_port(url) {
+        if lower.starts_with("javascript:") {
+            return Err(ToolError::invalid_params(
+                "javascript: URLs are not opened; use eval",
+            ));
+        }
+        return Ok(url.to_string());
+    }
+    let scheme = if lower.starts_with("localhost") || lower.starts_with("127.") {
+        "http"
+    } else {
+        "https"
+    };
+    Ok(format!("{scheme}://{url}"))
+}
+
+fn looks_like_host_port(url: &str) -> bool {
+    // "example.com:8080/x": a port, not a scheme.
+    url.split_once(':')
+        .map(|(host, rest)| {
+            host.contains('.') && rest.chars().next().is_some_and(|c| c.is_ascii_digit())
+        })
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_get_a_scheme_when_missing() {
+        assert_eq!(normalize_url("example.com").unwrap(), "https://example.com");
+        assert_eq!(
+            normalize_url("localhost:8080/a").unwrap(),
+            "http://localhost:8080/a"
+        );
+        assert_eq!(
+            normalize_url("127.0.0.1:9/x").unwrap(),
+            "http://127.0.0.1:9/x"
+        );
+        assert_eq!(normalize_url("http://a.b/c").unwrap(), "http://a.b/c");
+        assert_eq!(normalize_url("about:blank").unwrap(), "about:blank");
+        assert_eq!(
+            normalize_url("example.com:8443/x").unwrap(),
+            "https://example.com:8443/x"
+        );
+        assert!(normalize_url("").is_err());
+        assert!(normalize_url("javascript:alert(1)").is_err());
+        assert!(normalize_url("a b").is_err());
+    }
+
+    #[test]
+    fn target_needs_exactly_one_of_ref_and_selector() {
+        assert_eq!(
+            target(&Some("@e1".into()), &None).unwrap(),
+            json!({"ref": "@e1"})
+        );
+        assert_eq!(
+            target(&None, &Some("#a".into())).unwrap(),
+            json!({"selector": "#a"})
+        );
+        assert!(target(&None, &None).is_err());
+        assert!(target(&Some("e1".into()), &Some("#a".into())).is_err());
+    }
+}

@@ -1,0 +1,100 @@
+//! JSON Schemas for tools/list, generated from each tool's parameter type
+//! and trimmed to what a model needs (every assistant pays for these tokens).
+
+use schemars::generate::SchemaSettings;
+use schemars::JsonSchema;
+use serde_json::Value;
+
+pub fn for_params<P: JsonSchema>() -> Value {
+    let settings = SchemaSettings::draft07().with(|s| {
+        s.inline_subschemas = true;
+    });
+    let schema = settings.into_generator().into_root_schema_for::<P>();
+    let mut value = schema.to_value();
+    trim(&mut value);
+    if let Value::Object(map) = &mut value {
+        map.entry("properties")
+            .or_insert_with(|| Value::Object(Default::default()));
+        map.insert("type".into(), "object".into());
+    }
+    value
+}
+
+/// Drops keys that cost tokens and say nothing to a model.
+fn trim(value: &mut Value) {
+    match value {
+        Value::Object(map) => {
+            for key in ["$schema", "title", "format", "additionalProperties"] {
+                map.remove(key);
+            }
+            collapse_nullable(map);
+            // Integers: "minimum": 0 from unsigned types is noise too.
+            if map.get("minimum") == Some(&Value::from(0)) {
+                map.remove("minimum");
+            }
+            for v in map.values_mut() {
+                trim(v);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(trim),
+        _ => {}
+    }
+}
+
+/// `Option<T>` comes out as "type": [T, "null"] or anyOf [T, null]:
+/// absent already means "not given", so keep T alone.
+fn collapse_nullable(map: &mut serde_json::Map<String, Value>) {
+    if let Some(Value::Array(types)) = map.get("type") {
+        let rest: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+        if rest.len() == 1 {
+            map.insert("type".into(), rest[0].clone());
+        }
+    }
+    if let Some(Value::Array(options)) = map.get("anyOf") {
+        let rest: Vec<Value> = options
+            .iter()
+            .filter(|o| o.get("type") != Some(&Value::from("null")))
+            .cloned()
+            .collect();
+        if rest.len() == 1 {
+            if let Value::Object(inner) = rest[0].clone() {
+                map.remove("anyOf");
+                for (k, v) in inner {
+                    map.entry(k).or_insert(v);
+                }
+            }
+        }
+    }
+    if let Some(Value::Array(values)) = map.get("enum") {
+        let rest: Vec<Value> = values.iter().filter(|v| !v.is_null()).cloned().collect();
+        map.insert("enum".into(), Value::Array(rest));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[serde(deny_unknown_fields)]
+    #[allow(dead_code)]
+    struct Example {
+        /// The URL to open.
+        url: String,
+        /// Milliseconds.
+        #[serde(default)]
+        timeout: Option<u64>,
+    }
+
+    #[test]
+    fn schemas_are_plain_objects() {
+        let s = for_params::<Example>();
+        assert_eq!(s["type"], "object");
+        assert_eq!(s["properties"]["url"]["type"], "string");
+        assert_eq!(s["properties"]["url"]["description"], "The URL to open.");
+        assert_eq!(s["properties"]["timeout"]["type"], "integer");
+        assert!(s["properties"]["timeout"].get("format").is_none());
+        assert_eq!(s["required"], serde_json::json!(["url"]));
+        assert!(s.get("title").is_none());
+    }
+}

@@ -1,0 +1,148 @@
+//! close, tab_list, tab_new, tab_switch, tab_close. Each session has its
+//! own current tab; switching also brings that tab to the front.
+
+use super::error::{ErrorCode, ToolError};
+use super::identity::NoParams;
+use super::navigation::LOAD_LIMIT;
+use super::page::normalize_url;
+use super::{
+    tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, READ_ONLY,
+};
+use crate::bridge::{Command, TabId};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "close",
+            "Close this session's tab. Closing the last tab leaves a blank one.",
+            DESTRUCTIVE,
+            |ctx: Ctx, _: NoParams| async move {
+                let tab = ctx.tab().await?;
+                close(&ctx, tab).await
+            },
+        ),
+        tool(
+            "tab_list",
+            "All open tabs: index, URL, title; `current` marks this session's tab, `front` the one shown.",
+            READ_ONLY,
+            |ctx: Ctx, _: NoParams| async move {
+                let current = ctx.tab().await?;
+                let mut list = ctx.app.browser.call_value(Command::ListTabs).await?;
+                for t in list["tabs"].as_array_mut().into_iter().flatten() {
+                    t["current"] = (t["id"].as_u64() == Some(current)).into();
+                }
+                Ok(ToolOutput::json(list))
+            },
+        ),
+        tool(
+            "tab_new",
+            "Open a new tab (optionally at a URL, waiting for it to load) and make it this session's tab.",
+            NAVIGATES,
+            |ctx: Ctx, p: NewTabParams| async move {
+                let url = p.url.as_deref().map(normalize_url).transpose()?;
+                let loads = url.is_some();
+                let state = ctx.app.browser.call_value(Command::NewTab { url }).await?;
+                let tab = tab_id(&state)?;
+                ctx.session.set_tab(Some(tab));
+                if loads {
+                    ctx.settle(tab, 0, Duration::from_secs(3), LOAD_LIMIT).await?;
+                }
+                describe(&ctx, tab).await
+            },
+        ),
+        tool(
+            "tab_switch",
+            "Make the tab at an index (from tab_list) this session's tab and bring it to the front.",
+            ACTION,
+            |ctx: Ctx, p: IndexParams| async move {
+                let tab = tab_at(&ctx, p.index).await?;
+                ctx.app.browser.call_value(Command::BringToFront { tab }).await?;
+                ctx.session.set_tab(Some(tab));
+                describe(&ctx, tab).await
+            },
+        ),
+        tool(
+            "tab_close",
+            "Close the tab at an index (from tab_list), or this session's tab when no index is given.",
+            DESTRUCTIVE,
+            |ctx: Ctx, p: OptionalIndexParams| async move {
+                let tab = match p.index {
+                    Some(index) => tab_at(&ctx, index).await?,
+                    None => ctx.tab().await?,
+                };
+                close(&ctx, tab).await
+            },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewTabParams {
+    /// URL to open in the new tab.
+    #[serde(default)]
+    url: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct IndexParams {
+    /// Tab index from tab_list (0-based).
+    index: u32,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptionalIndexParams {
+    /// Tab index from tab_list (0-based); default this session's tab.
+    #[serde(default)]
+    index: Option<u32>,
+}
+
+fn tab_id(state: &Value) -> Result<TabId, ToolError> {
+    state["id"]
+        .as_u64()
+        .ok_or_else(|| ToolError::internal("tab without id"))
+}
+
+async fn tab_at(ctx: &Ctx, index: u32) -> Result<TabId, ToolError> {
+    let list = ctx.app.browser.call_value(Command::ListTabs).await?;
+    let tabs = list["tabs"].as_array().cloned().unwrap_or_default();
+    tabs.get(index as usize)
+        .map(tab_id)
+        .transpose()?
+        .ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::InvalidParams,
+                format!(
+                    "no tab at index {index}; there are {} tabs (0 to {})",
+                    tabs.len(),
+                    tabs.len().saturating_sub(1)
+                ),
+            )
+        })
+}
+
+async fn describe(ctx: &Ctx, tab: TabId) -> ToolResult {
+    let state = ctx.tab_state(tab).await?;
+    let summary = ctx.page_summary(tab).await?;
+    Ok(ToolOutput::json(
+        json!({"index": state["index"], "url": summary["url"], "title": summary["title"]}),
+    ))
+}
+
+async fn close(ctx: &Ctx, tab: TabId) -> ToolResult {
+    let result = ctx
+        .app
+        .browser
+        .call_value(Command::CloseTab { tab })
+        .await?;
+    if ctx.session.tab() == Some(tab) {
+        ctx.session.set_tab(None);
+    }
+    Ok(ToolOutput::json(result))
+}
