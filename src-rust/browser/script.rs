@@ -34,7 +34,17 @@ const plain = (key, v) => {
   if (v && typeof v === 'object') { if (seen.has(v)) return '[circular]'; seen.add(v); }
   return v;
 };
-return Promise.resolve((0, eval)(script)).then((v) => {
+// Top-level await is a syntax error in a script: run those as an async function.
+const run = () => {
+  try { return (0, eval)(script); } catch (e) {
+    if (!(e instanceof SyntaxError) || !/\\bawait\\b/.test(script)) throw e;
+    const AsyncFunction = (async () => {}).constructor;
+    let body;
+    try { body = new AsyncFunction('return (' + script + '\\n)'); } catch (_) { body = new AsyncFunction(script); }
+    return body();
+  }
+};
+return Promise.resolve().then(run).then((v) => {
   const type = v === null ? 'null' : typeof v;
   let text;
   try { text = JSON.stringify(v === undefined ? null : v, plain); } catch (e) { text = JSON.stringify(String(v)); }

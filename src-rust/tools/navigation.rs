@@ -1,6 +1,6 @@
 //! open, back, forward, reload, get_url, get_title.
 
-use super::error::ToolError;
+use super::error::{ErrorCode, ToolError};
 use super::identity::NoParams;
 use super::page::normalize_url;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, NAVIGATES, READ_ONLY};
@@ -74,19 +74,42 @@ pub const LOAD_LIMIT: Duration = Duration::from_secs(25);
 
 async fn navigate(ctx: &Ctx, nav: Navigation) -> ToolResult {
     let tab = ctx.tab().await?;
+    let target = match &nav {
+        Navigation::Load(url) => Some(url.clone()),
+        _ => None,
+    };
     let started = ctx
         .app
         .browser
         .call_value(Command::Navigate { tab, nav })
         .await?;
     let before = started["started_before"].as_u64().unwrap_or(0);
-    if !started["same_document"].as_bool().unwrap_or(false) {
-        ctx.settle(tab, before, Duration::from_secs(3), LOAD_LIMIT)
+    let same_document = started["same_document"].as_bool().unwrap_or(false);
+    let loaded = same_document
+        || ctx
+            .settle(tab, before, Duration::from_secs(3), LOAD_LIMIT)
             .await?;
+    let summary = ctx.page_summary(tab).await?;
+    if let Some(target) = target {
+        refused_silently(&target, loaded, &summary)?;
     }
-    page_result(ctx, tab).await
+    Ok(ToolOutput::json(summary))
 }
 
-async fn page_result(ctx: &Ctx, tab: u64) -> Result<ToolOutput, ToolError> {
-    Ok(ToolOutput::json(ctx.page_summary(tab).await?))
+/// WebKit drops loads of blocked ports and unknown schemes without an
+/// error, leaving the tab on about:blank: say so instead.
+fn refused_silently(
+    target: &str,
+    loaded: bool,
+    summary: &serde_json::Value,
+) -> Result<(), ToolError> {
+    if !loaded || (summary["url"] == "about:blank" && target != "about:blank") {
+        return Err(ToolError::new(
+            ErrorCode::NavigationFailed,
+            format!(
+                "the browser refused to load {target} (a blocked port or an unsupported scheme)"
+            ),
+        ));
+    }
+    Ok(())
 }

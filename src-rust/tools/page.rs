@@ -20,6 +20,8 @@ impl Ctx {
         let id = front["id"]
             .as_u64()
             .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "no tab is open"))?;
+        // Pin it: tabs that pages open later must not steal this session.
+        self.session.set_tab(Some(id));
         Ok(id)
     }
 
