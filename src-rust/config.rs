@@ -52,6 +52,14 @@ pub struct Args {
     #[arg(long, default_value_t = 1800)]
     pub session_idle: u64,
 
+    /// Accept invalid TLS certificates (for testing against self-signed servers).
+    #[arg(long)]
+    pub ignore_certificate_errors: bool,
+
+    /// Send all web traffic through this proxy (http://host:port or socks5://host:port).
+    #[arg(long)]
+    pub proxy: Option<String>,
+
     /// Window size as WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x900", value_parser = parse_size)]
     pub window_size: (u32, u32),

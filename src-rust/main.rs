@@ -89,6 +89,8 @@ fn run(args: Args) -> anyhow::Result<()> {
             web_data: profile.web_data_dir(),
             start_url: args.start_url.clone(),
             window_size: args.window_size,
+            ignore_certificate_errors: args.ignore_certificate_errors,
+            proxy: args.proxy.clone(),
         },
     )?;
 

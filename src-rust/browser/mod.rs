@@ -21,7 +21,9 @@ use tao::event_loop::{EventLoopProxy, EventLoopWindowTarget};
 use tao::platform::unix::WindowExtUnix;
 use tao::window::{Window, WindowBuilder};
 use webkit2gtk::{UserContentInjectedFrames, UserScript, UserScriptInjectionTime};
-use webkit2gtk::{UserContentManagerExt as _, WebViewExt as _};
+use webkit2gtk::{
+    UserContentManagerExt as _, WebContextExt as _, WebViewExt as _, WebsiteDataManagerExt as _,
+};
 use wry::{NewWindowResponse, WebContext, WebViewBuilder, WebViewBuilderExtUnix, WebViewExtUnix};
 
 /// Events the tao loop receives from other threads and from signal handlers.
@@ -36,6 +38,10 @@ pub struct BrowserOptions {
     pub web_data: PathBuf,
     pub start_url: String,
     pub window_size: (u32, u32),
+    /// Accept invalid TLS certificates (for testing only).
+    pub ignore_certificate_errors: bool,
+    /// Proxy for all requests, e.g. http://127.0.0.1:3128 or socks5://...
+    pub proxy: Option<String>,
 }
 
 const APP_TITLE: &str = "Sovereign Browser";
@@ -84,7 +90,7 @@ impl Browser {
         gtk::prelude::BoxExt::pack_start(vbox, &stack, true, true, 0);
         gtk::prelude::WidgetExt::show(&stack);
 
-        let context = WebContext::new(Some(options.web_data));
+        let context = WebContext::new(Some(options.web_data.clone()));
         let agent_script = UserScript::for_world(
             script::AGENT_SOURCE,
             UserContentInjectedFrames::AllFrames,
@@ -106,6 +112,7 @@ impl Browser {
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
         let first = browser.borrow_mut().add_tab(None)?;
+        configure_network(&browser.borrow(), first, &options);
         browser.borrow_mut().show(first);
         browser.borrow().load(first, &options.start_url);
         Ok(browser)
@@ -231,6 +238,28 @@ impl Browser {
         info["dialog"] = tab::dialog_status(state);
         info["crashed"] = state.crashed.get().into();
         Ok(info)
+    }
+}
+
+/// Settings of the shared network session, reached through the first view.
+fn configure_network(browser: &Browser, tab: TabId, options: &BrowserOptions) {
+    let Some(manager) = browser
+        .tab(tab)
+        .ok()
+        .and_then(|t| t.webkit.context())
+        .and_then(|c| c.website_data_manager())
+    else {
+        tracing::warn!("no website data manager: network settings not applied");
+        return;
+    };
+    if options.ignore_certificate_errors {
+        tracing::warn!("TLS certificate errors are ignored (--ignore-certificate-errors)");
+        manager.set_tls_errors_policy(webkit2gtk::TLSErrorsPolicy::Ignore);
+    }
+    if let Some(proxy) = &options.proxy {
+        let mut settings = webkit2gtk::NetworkProxySettings::new(Some(proxy), &[]);
+        manager
+            .set_network_proxy_settings(webkit2gtk::NetworkProxyMode::Custom, Some(&mut settings));
     }
 }
 
