@@ -57,6 +57,10 @@ pub enum DialogAction {
 pub enum Command {
     /// Every tab: id, index, url, title, loading, front.
     ListTabs,
+    /// Downloads started since the `from`-th one, and how many there are.
+    Downloads {
+        from: usize,
+    },
     /// One tab's state: url, title, navigation counters, dialog.
     TabState {
         tab: TabId,
@@ -171,6 +175,7 @@ fn command_name(command: &Command) -> &'static str {
     match command {
         Command::ListTabs => "listing tabs",
         Command::TabState { .. } => "reading the tab state",
+        Command::Downloads { .. } => "listing downloads",
         Command::FrontTab => "finding the front tab",
         Command::NewTab { .. } => "opening a tab",
         Command::BringToFront { .. } => "switching tabs",

@@ -88,6 +88,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         BrowserOptions {
             web_data: profile.web_data_dir(),
             start_url: args.start_url.clone(),
+            downloads: profile.downloads_dir(),
             window_size: args.window_size,
             ignore_certificate_errors: args.ignore_certificate_errors,
             proxy: args.proxy.clone(),

@@ -30,6 +30,10 @@ impl Profile {
         self.dir.join("webdata")
     }
 
+    pub fn downloads_dir(&self) -> PathBuf {
+        self.dir.join("downloads")
+    }
+
     pub fn token_path(&self) -> PathBuf {
         self.dir.join("token")
     }

@@ -3,6 +3,7 @@
 //! starts work and a GLib callback sends the reply.
 
 pub mod capture;
+pub mod downloads;
 pub mod input;
 pub mod script;
 pub mod tab;
@@ -37,6 +38,7 @@ pub enum UserEvent {
 pub struct BrowserOptions {
     pub web_data: PathBuf,
     pub start_url: String,
+    pub downloads: PathBuf,
     pub window_size: (u32, u32),
     /// Accept invalid TLS certificates (for testing only).
     pub ignore_certificate_errors: bool,
@@ -65,6 +67,7 @@ pub struct Browser {
     next_id: TabId,
     proxy: EventLoopProxy<UserEvent>,
     agent_script: UserScript,
+    downloads: downloads::Downloads,
     me: Weak<RefCell<Browser>>,
 }
 
@@ -108,6 +111,7 @@ impl Browser {
             next_id: 1,
             proxy,
             agent_script,
+            downloads: downloads::Downloads::new(options.downloads.clone()),
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
@@ -131,6 +135,15 @@ impl Browser {
             });
         if let Some(opener) = related {
             builder = builder.with_related_view(opener);
+        }
+        if self.tabs.is_empty() && self.next_id == 2 {
+            // Download handlers belong to the shared context: connect them once.
+            let (started, finished) = (self.downloads.clone(), self.downloads.clone());
+            builder = builder
+                .with_download_started_handler(move |url, path| started.start(url, path))
+                .with_download_completed_handler(move |url, path, ok| {
+                    finished.finish(&url, path, ok)
+                });
         }
         let view = builder.build_gtk(&self.stack)?;
         let webkit = view.webview();
@@ -327,6 +340,9 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let b = browser.borrow();
             let tabs: Vec<Value> = (0..b.tabs.len()).map(|i| b.tab_json(i)).collect();
             let _ = reply.send(Ok(Output::Value(json!({"tabs": tabs}))));
+        }
+        Command::Downloads { from } => {
+            let _ = reply.send(Ok(Output::Value(browser.borrow().downloads.since(from))));
         }
         Command::TabState { tab } => {
             let _ = reply.send(value(browser.borrow().tab_state_json(tab)));

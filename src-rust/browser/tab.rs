@@ -3,12 +3,16 @@
 
 use crate::bridge::{Output, Reply, TabId};
 use crate::tools::error::{ErrorCode, ToolError};
+use glib::Cast as _;
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use webkit2gtk::WebViewExt as _;
-use webkit2gtk::{LoadEvent, ScriptDialog, ScriptDialogType, WebView};
+use webkit2gtk::{
+    LoadEvent, PolicyDecisionExt as _, PolicyDecisionType, ResponsePolicyDecision,
+    ResponsePolicyDecisionExt as _, ScriptDialog, ScriptDialogType, WebView,
+};
 
 /// Counters of the tab's main-frame loads. A navigation is done when as
 /// many loads finished (or failed) as started.
@@ -139,6 +143,21 @@ pub fn connect(view: &WebView, state: &Rc<TabState>) {
             *s.failure.borrow_mut() = Some((started, format!("{uri}: {}", error.message())));
         }
         false
+    });
+
+    // Responses the engine cannot show (archives, binaries) become downloads.
+    view.connect_decide_policy(|_, decision, kind| {
+        if kind != PolicyDecisionType::Response {
+            return false;
+        }
+        let Some(response) = decision.downcast_ref::<ResponsePolicyDecision>() else {
+            return false;
+        };
+        if response.is_mime_type_supported() {
+            return false;
+        }
+        decision.download();
+        true
     });
 
     let s = state.clone();

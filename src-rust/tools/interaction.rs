@@ -141,6 +141,7 @@ where
     F: std::future::Future<Output = Result<(), ToolError>>,
 {
     let before_tabs = tab_ids(ctx).await?;
+    let before_downloads = ctx.download_count().await?;
     let before = ctx.tab_state(tab).await?["nav"]["started"]
         .as_u64()
         .unwrap_or(0);
@@ -159,9 +160,12 @@ where
         .map(|t| json!({"index": t["index"], "url": t["url"]}))
         .collect();
     let summary = ctx.page_summary(tab).await?;
-    Ok(
-        json!({"navigated": navigated, "url": summary["url"], "title": summary["title"], "new_tabs": new_tabs}),
-    )
+    let mut result = json!({"navigated": navigated, "url": summary["url"], "title": summary["title"], "new_tabs": new_tabs});
+    let downloads = ctx.downloads_since(before_downloads, SETTLE_LIMIT).await?;
+    if !downloads.is_empty() {
+        result["downloads"] = downloads.into();
+    }
+    Ok(result)
 }
 
 async fn click(ctx: &Ctx, target: Value) -> ToolResult {

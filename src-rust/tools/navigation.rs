@@ -78,6 +78,7 @@ async fn navigate(ctx: &Ctx, nav: Navigation) -> ToolResult {
         Navigation::Load(url) => Some(url.clone()),
         _ => None,
     };
+    let before_downloads = ctx.download_count().await?;
     let started = ctx
         .app
         .browser
@@ -89,7 +90,13 @@ async fn navigate(ctx: &Ctx, nav: Navigation) -> ToolResult {
         || ctx
             .settle(tab, before, Duration::from_secs(3), LOAD_LIMIT)
             .await?;
-    let summary = ctx.page_summary(tab).await?;
+    let mut summary = ctx.page_summary(tab).await?;
+    // A URL that downloads a file leaves the page as it was: report the file.
+    let downloads = ctx.downloads_since(before_downloads, LOAD_LIMIT).await?;
+    if !downloads.is_empty() {
+        summary["downloads"] = downloads.into();
+        return Ok(ToolOutput::json(summary));
+    }
     if let Some(target) = target {
         refused_silently(&target, loaded, &summary)?;
     }

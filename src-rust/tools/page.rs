@@ -85,7 +85,9 @@ impl Ctx {
                         ));
                     }
                 }
-                if finished >= started {
+                // Another load may have begun meanwhile (a redirect, a superseding
+                // navigation): done only when the view has stopped loading too.
+                if finished >= started && state["loading"] == false {
                     return Ok(true);
                 }
             } else if start.elapsed() >= grace {
@@ -121,6 +123,40 @@ impl Ctx {
             }
         }
         Ok(json!({"url": state["url"], "title": title}))
+    }
+}
+
+impl Ctx {
+    /// How many downloads this run has seen (to spot new ones).
+    pub async fn download_count(&self) -> Result<usize, ToolError> {
+        let list = self
+            .app
+            .browser
+            .call_value(Command::Downloads { from: usize::MAX })
+            .await?;
+        Ok(list["count"].as_u64().unwrap_or(0) as usize)
+    }
+
+    /// Downloads started since `from`, after waiting (bounded) for them to end.
+    pub async fn downloads_since(
+        &self,
+        from: usize,
+        limit: Duration,
+    ) -> Result<Vec<Value>, ToolError> {
+        let start = Instant::now();
+        loop {
+            let list = self
+                .app
+                .browser
+                .call_value(Command::Downloads { from })
+                .await?;
+            let items = list["downloads"].as_array().cloned().unwrap_or_default();
+            let busy = items.iter().any(|d| d["state"] == "in_progress");
+            if !busy || start.elapsed() >= limit {
+                return Ok(items);
+            }
+            tokio::time::sleep(POLL * 4).await;
+        }
     }
 }
 

@@ -1,0 +1,115 @@
+//! Downloads: saved in the profile's downloads folder, recorded so the
+//! tool that caused one can report where the file went.
+
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::rc::Rc;
+
+struct Download {
+    url: String,
+    path: PathBuf,
+    /// None while in progress, then whether it succeeded.
+    outcome: Option<bool>,
+}
+
+/// Every download of this run, in the order they started.
+#[derive(Clone)]
+pub struct Downloads {
+    dir: PathBuf,
+    list: Rc<RefCell<Vec<Download>>>,
+}
+
+impl Downloads {
+    pub fn new(dir: PathBuf) -> Self {
+        Downloads {
+            dir,
+            list: Rc::new(RefCell::new(Vec::new())),
+        }
+    }
+
+    /// Picks the destination (the suggested name, in our folder, never
+    /// overwriting) and records the download. Returns false to refuse it.
+    pub fn start(&self, url: String, suggested: &mut PathBuf) -> bool {
+        if std::fs::create_dir_all(&self.dir).is_err() {
+            tracing::warn!(dir = %self.dir.display(), "cannot create the downloads folder");
+            return false;
+        }
+        let name = suggested
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "download".into());
+        *suggested = unique_path(&self.dir, &name);
+        tracing::info!(path = %suggested.display(), "download started");
+        self.list.borrow_mut().push(Download {
+            url,
+            path: suggested.clone(),
+            outcome: None,
+        });
+        true
+    }
+
+    pub fn finish(&self, url: &str, path: Option<PathBuf>, ok: bool) {
+        let mut list = self.list.borrow_mut();
+        let entry = list
+            .iter_mut()
+            .rev()
+            .find(|d| d.outcome.is_none() && (Some(&d.path) == path.as_ref() || d.url == url));
+        if let Some(entry) = entry {
+            entry.outcome = Some(ok);
+        }
+    }
+
+    /// Downloads from index `from` on.
+    pub fn since(&self, from: usize) -> Value {
+        let list = self.list.borrow();
+        let items: Vec<Value> = list
+            .iter()
+            .skip(from)
+            .map(|d| {
+                json!({
+                    "url": d.url,
+                    "path": d.path.display().to_string(),
+                    "state": match d.outcome { None => "in_progress", Some(true) => "done", Some(false) => "failed" },
+                })
+            })
+            .collect();
+        json!({"count": list.len(), "downloads": items})
+    }
+}
+
+fn unique_path(dir: &Path, name: &str) -> PathBuf {
+    let (stem, ext) = match name.rsplit_once('.') {
+        Some((s, e)) if !s.is_empty() => (s.to_string(), format!(".{e}")),
+        _ => (name.to_string(), String::new()),
+    };
+    let mut path = dir.join(name);
+    let mut n = 1;
+    while path.exists() {
+        path = dir.join(format!("{stem} ({n}){ext}"));
+        n += 1;
+    }
+    path
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_never_overwrite() {
+        let dir = std::env::temp_dir().join(format!("sb-dl-{}", crate::profile::random_hex(4)));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("a.txt"), "x").unwrap();
+        assert_eq!(unique_path(&dir, "a.txt"), dir.join("a (1).txt"));
+        assert_eq!(unique_path(&dir, "b"), dir.join("b"));
+        let downloads = Downloads::new(dir.clone());
+        let mut p = PathBuf::from("/elsewhere/a.txt");
+        assert!(downloads.start("http://x/a.txt".into(), &mut p));
+        assert_eq!(p, dir.join("a (1).txt"));
+        downloads.finish("http://x/a.txt", Some(p), true);
+        assert_eq!(downloads.since(0)["downloads"][0]["state"], "done");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
