@@ -5,7 +5,7 @@
 use anyhow::Context;
 use clap::Parser;
 use sovereign_browser::app::{App, Security};
-use sovereign_browser::bridge::BrowserHandle;
+use sovereign_browser::bridge::{BrowserHandle, Command};
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
 use sovereign_browser::headless::Xvfb;
@@ -120,7 +120,16 @@ fn run(args: Args) -> anyhow::Result<()> {
     runtime.spawn(server::expire_sessions(app.clone()));
     runtime.spawn(shutdown_on_signal(proxy.clone()));
 
-    print_ready(addr, token.as_deref());
+    // Ready once the start page has loaded: a load still pending from
+    // start-up would race the first navigation a client asks for.
+    runtime.spawn({
+        let browser = app.browser.clone();
+        let token = token.clone();
+        async move {
+            wait_for_start_page(&browser).await;
+            print_ready(addr, token.as_deref());
+        }
+    });
 
     event_loop.run(move |event, _, control_flow| {
         *control_flow = ControlFlow::Wait;
@@ -144,6 +153,20 @@ fn run(args: Args) -> anyhow::Result<()> {
             _ => {}
         }
     });
+}
+
+async fn wait_for_start_page(browser: &BrowserHandle) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while std::time::Instant::now() < deadline {
+        if let Ok(front) = browser.call_value(Command::FrontTab).await {
+            let nav = &front["nav"];
+            if nav["finished"].as_u64() >= Some(1) && front["loading"] == false {
+                return;
+            }
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    tracing::warn!("the start page did not finish loading within 20 s");
 }
 
 fn print_ready(addr: std::net::SocketAddr, token: Option<&str>) {
