@@ -159,6 +159,9 @@ pub fn focus(view: &WebView) -> Result<(), String> {
         (*f).window = window.to_glib_full();
         (*f).send_event = 1;
         (*f).in_ = 1;
+        if let Some(keyboard) = window.display().default_seat().and_then(|s| s.keyboard()) {
+            gdk_sys::gdk_event_set_device(raw, keyboard.to_glib_none().0);
+        }
         dispatch(from_glib_full(raw));
     }
     view.grab_focus();

@@ -213,7 +213,9 @@ pub fn dialog_status(state: &TabState) -> Value {
             "open": true,
             "type": dialog_kind(d),
             "message": d.message().map(|m| m.to_string()).unwrap_or_default(),
-            "default_text": d.prompt_get_default_text().map(|m| m.to_string()),
+            "default_text": (d.dialog_type() == ScriptDialogType::Prompt)
+                .then(|| d.prompt_get_default_text().map(|m| m.to_string()))
+                .flatten(),
         }),
     }
 }

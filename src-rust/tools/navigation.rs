@@ -78,6 +78,9 @@ async fn navigate(ctx: &Ctx, nav: Navigation) -> ToolResult {
         Navigation::Load(url) => Some(url.clone()),
         _ => None,
     };
+    // Let a tab's first load (a new tab's blank page) end first, or it
+    // would be taken for this navigation.
+    ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
     let before_downloads = ctx.download_count().await?;
     let started = ctx
         .app

@@ -45,12 +45,15 @@ impl Ctx {
 
     /// Waits (bounded) while the tab is mid-navigation, so page operations
     /// see the new document rather than the old one or none.
-    async fn wait_until_loaded(&self, tab: TabId, limit: Duration) -> Result<(), ToolError> {
+    pub async fn wait_until_loaded(&self, tab: TabId, limit: Duration) -> Result<(), ToolError> {
         let start = Instant::now();
         loop {
             let state = self.tab_state(tab).await?;
             let nav = &state["nav"];
-            let busy = nav["finished"].as_u64() < nav["started"].as_u64();
+            // A tab that never finished a load is still loading its first
+            // page (every tab starts one), even before WebKit says so.
+            let finished = nav["finished"].as_u64().unwrap_or(0);
+            let busy = finished == 0 || Some(finished) < nav["started"].as_u64();
             if !busy || start.elapsed() >= limit {
                 return Ok(());
             }

@@ -1,0 +1,1597 @@
+// Sovereign Browser agent library.
+//
+// Injected at document start into every frame, in an isolated script world: pages can
+// neither see it nor break it by patching their own DOM prototypes, and it still sees the
+// DOM. The host calls `__sovereignAgent.call(op, args)` and always gets a JSON string back:
+// {"ok":true,"value":...} or {"ok":false,"code":"...","message":"..."}.
+(function () {
+  'use strict';
+
+  // Injected twice into the same world: keep the first copy, and with it the ref tables.
+  if (typeof globalThis.__sovereignAgent === 'object' && globalThis.__sovereignAgent !== null) {
+    return;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Constants
+
+  const NAME_MAX = 100;
+  const VALUE_MAX = 200;
+  // Stop collecting descendant text early: a link that wraps a whole card must stay cheap.
+  const NAME_BUDGET = 400;
+  const DEFAULT_MAX_CHARS = 60000;
+  const DEFAULT_SCROLL = 500;
+
+  const ELEMENT_NODE = 1;
+  const TEXT_NODE = 3;
+
+  const VISIBLE = 0; // rendered
+  const SELF_HIDDEN = 1; // visibility:hidden: descendants may still be visible
+  const SUBTREE_HIDDEN = 2; // display:none or not rendered at all
+  const VISIBILITY_OPTIONS = { visibilityProperty: true, checkVisibilityCSS: true };
+
+  // Elements whose content is never rendered as part of the page.
+  const SKIP_TAGS = new Set([
+    'script', 'style', 'template', 'noscript', 'head', 'meta', 'link', 'title', 'base',
+    'datalist', 'param', 'source', 'track',
+  ]);
+
+  // Block-level elements: their text never runs into the text around them.
+  const BLOCK_TAGS = new Set([
+    'address', 'article', 'aside', 'blockquote', 'body', 'caption', 'dd', 'details', 'dialog',
+    'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3',
+    'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'menu', 'nav', 'ol', 'p', 'pre', 'section',
+    'summary', 'table', 'tbody', 'td', 'tfoot', 'th', 'thead', 'tr', 'ul', 'legend',
+  ]);
+
+  // Tags that can be listed in interactive mode even without attributes.
+  const INTERACTIVE_MODE_TAGS = new Set([
+    'a', 'area', 'button', 'input', 'select', 'textarea', 'summary', 'h1', 'h2', 'h3', 'h4',
+    'h5', 'h6', 'iframe', 'frame', 'svg',
+  ]);
+
+  const INTERACTIVE_ROLES = new Set([
+    'button', 'link', 'checkbox', 'radio', 'tab', 'menuitem', 'menuitemcheckbox',
+    'menuitemradio', 'option', 'switch', 'textbox', 'combobox', 'slider', 'spinbutton',
+    'searchbox', 'treeitem', 'listbox',
+  ]);
+
+  // Roles whose accessible name may come from their content (ARIA "name from content").
+  const NAME_FROM_CONTENT = new Set([
+    'button', 'cell', 'checkbox', 'columnheader', 'gridcell', 'heading', 'link', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'option', 'radio', 'rowheader', 'switch', 'tab',
+    'tooltip', 'treeitem',
+  ]);
+
+  const CHECKABLE_ROLES = new Set([
+    'checkbox', 'radio', 'switch', 'menuitemcheckbox', 'menuitemradio',
+  ]);
+  const SELECTABLE_ROLES = new Set(['option', 'tab', 'row', 'gridcell', 'treeitem']);
+  const RANGE_ROLES = new Set(['slider', 'spinbutton', 'progressbar', 'scrollbar', 'meter']);
+  const FORM_CONTROL_TAGS = new Set([
+    'button', 'input', 'select', 'textarea', 'option', 'optgroup', 'fieldset',
+  ]);
+  const LABELABLE_SELECTOR =
+    'input:not([type=hidden]),select,textarea,button,meter,output,progress';
+
+  // Input types the host fills by selecting the content and typing.
+  const TEXT_INPUT_TYPES = new Set(['text', 'email', 'password', 'search', 'tel', 'url', 'number']);
+  // Input types with a native picker: the value is set directly.
+  const SET_INPUT_TYPES = new Set(['date', 'time', 'datetime-local', 'month', 'week', 'color', 'range']);
+  const VALUE_FORMATS = {
+    date: 'YYYY-MM-DD',
+    time: 'HH:MM or HH:MM:SS',
+    'datetime-local': 'YYYY-MM-DDTHH:MM',
+    month: 'YYYY-MM',
+    week: 'YYYY-Www, e.g. 2024-W07',
+    color: '#rrggbb',
+    range: 'a number',
+  };
+
+  // ---------------------------------------------------------------------------------------
+  // Errors
+
+  class AgentError extends Error {
+    constructor(code, message) {
+      super(message);
+      this.code = code;
+    }
+  }
+
+  function fail(code, message) {
+    return new AgentError(code, message);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Small helpers
+
+  function normalize(text) {
+    return text.replace(/\s+/g, ' ').trim();
+  }
+
+  function clamp(text, max) {
+    return text.length > max ? text.slice(0, max - 1) + '…' : text;
+  }
+
+  function trimAttr(el, name) {
+    const v = el.getAttribute(name);
+    return v ? normalize(v) : '';
+  }
+
+  function firstToken(text) {
+    const t = text.trim();
+    const space = t.search(/\s/);
+    return (space < 0 ? t : t.slice(0, space)).toLowerCase();
+  }
+
+  function quote(text) {
+    if (text.indexOf('"') < 0 && text.indexOf('\\') < 0) return text;
+    return text.replace(/\\/g, '\\\\').replace(/"/g, '\\"');
+  }
+
+  function hasOwnName(el) {
+    return !!(trimAttr(el, 'aria-label') || el.hasAttribute('aria-labelledby') || trimAttr(el, 'title'));
+  }
+
+  // Calls fn for each child of node as the page renders them: an open shadow root replaces
+  // the light children, and a slot shows what is assigned to it (or its fallback content).
+  // fn returning false stops the loop.
+  function forEachRenderedChild(node, fn) {
+    let parent = node;
+    if (node.shadowRoot) {
+      parent = node.shadowRoot;
+    } else if (node.localName === 'slot' && typeof node.assignedNodes === 'function') {
+      const assigned = node.assignedNodes({ flatten: true });
+      if (assigned.length) {
+        for (const kid of assigned) if (fn(kid) === false) return;
+        return;
+      }
+    }
+    for (let kid = parent.firstChild; kid; kid = kid.nextSibling) {
+      if (fn(kid) === false) return;
+    }
+  }
+
+  // `contains` that also crosses shadow boundaries.
+  function composedContains(ancestor, node) {
+    for (let n = node; n; n = n.parentNode || n.host) {
+      if (n === ancestor) return true;
+    }
+    return false;
+  }
+
+  function deepActiveElement(doc) {
+    let active = doc.activeElement;
+    while (active && active.shadowRoot && active.shadowRoot.activeElement) {
+      active = active.shadowRoot.activeElement;
+    }
+    return active;
+  }
+
+  function dispatchValueEvents(el) {
+    el.dispatchEvent(new Event('input', { bubbles: true, composed: true }));
+    el.dispatchEvent(new Event('change', { bubbles: true }));
+  }
+
+  function withInstantBehavior(run, fallback) {
+    // 'instant' beats a page's `scroll-behavior: smooth`, so positions are final on return;
+    // engines that predate the value reject it, hence the fallback.
+    try {
+      run('instant');
+    } catch (_) {
+      fallback();
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Refs: one table per document. Numbers only grow and are never reused in a document;
+  // the host passes `floor` so numbers never go back below those of an earlier page.
+
+  const tables = new WeakMap();
+  const makeWeak = typeof WeakRef === 'function'
+    ? (el) => new WeakRef(el)
+    : (el) => ({ deref: () => el });
+
+  function tableFor(doc) {
+    let table = tables.get(doc);
+    if (!table) {
+      table = { doc, next: 1, byNumber: new Map(), byElement: new WeakMap(), pruneAt: 4096 };
+      tables.set(doc, table);
+    }
+    return table;
+  }
+
+  function applyFloor(table, floor) {
+    const f = Number(floor);
+    if (Number.isInteger(f) && f > table.next) table.next = f;
+  }
+
+  function refOf(table, el) {
+    let n = table.byElement.get(el);
+    if (n === undefined) {
+      n = table.next++;
+      table.byElement.set(el, n);
+      table.byNumber.set(n, makeWeak(el));
+      if (table.byNumber.size >= table.pruneAt) pruneRefs(table);
+    }
+    return n;
+  }
+
+  // Drop entries whose element was collected; the counter alone remembers they were issued.
+  function pruneRefs(table) {
+    for (const [n, weak] of table.byNumber) {
+      if (!weak.deref()) table.byNumber.delete(n);
+    }
+    table.pruneAt = Math.max(4096, table.byNumber.size * 2);
+  }
+
+  function parseRef(ref) {
+    if (typeof ref !== 'string') throw fail('INVALID_PARAMS', 'ref must look like @e12');
+    const m = /^\[?(?:ref=)?@?e(\d{1,9})\]?$/.exec(ref.trim());
+    if (!m) throw fail('INVALID_PARAMS', 'ref must look like @e12');
+    return Number(m[1]);
+  }
+
+  function resolveRef(table, ref) {
+    const n = parseRef(ref);
+    const weak = table.byNumber.get(n);
+    const el = weak && weak.deref();
+    if (el && el.isConnected && el.ownerDocument === table.doc) return el;
+    if (n < table.next) {
+      throw fail('STALE_REF', `ref @e${n} no longer exists (the page changed); take a new snapshot`);
+    }
+    throw fail('ELEMENT_NOT_FOUND', `no element has ref @e${n}; take a snapshot to get refs`);
+  }
+
+  function querySelectorChecked(root, selector) {
+    if (typeof selector !== 'string' || selector.trim() === '') {
+      throw fail('INVALID_PARAMS', 'selector must be a non-empty CSS selector string');
+    }
+    try {
+      return root.querySelector(selector);
+    } catch (e) {
+      throw fail('INVALID_PARAMS', `invalid CSS selector: ${selector} (${e && e.message})`);
+    }
+  }
+
+  function hasTarget(args) {
+    return (args.ref != null && args.ref !== '') || (args.selector != null && args.selector !== '');
+  }
+
+  function resolveTarget(args, table) {
+    if (args.ref != null && args.ref !== '') return resolveRef(table, args.ref);
+    if (args.selector != null && args.selector !== '') {
+      const el = querySelectorChecked(table.doc, args.selector);
+      if (!el) {
+        throw fail('ELEMENT_NOT_FOUND',
+          `no element matches selector ${args.selector}; check it, or take a snapshot and use a ref`);
+      }
+      return el;
+    }
+    throw fail('INVALID_PARAMS', 'give a target: ref (like @e12, from a snapshot) or selector (CSS)');
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Visibility
+
+  // Hidden by markup alone: no style lookup needed, and the whole subtree goes.
+  function isHiddenByMarkup(el) {
+    if (SKIP_TAGS.has(el.localName)) return true;
+    if (!el.hasAttributes()) return false;
+    if (el.hasAttribute('hidden') || el.hasAttribute('inert')) return true;
+    if (el.getAttribute('aria-hidden') === 'true') return true;
+    return el.localName === 'input' && el.type === 'hidden';
+  }
+
+  function visibilityOf(el) {
+    // checkVisibility is one cheap call when it says yes, the common case.
+    if (typeof el.checkVisibility === 'function' && el.checkVisibility(VISIBILITY_OPTIONS)) {
+      return VISIBLE;
+    }
+    const style = getComputedStyle(el);
+    const display = style.display;
+    if (display === 'none') return SUBTREE_HIDDEN;
+    if (style.visibility !== 'visible') return SELF_HIDDEN;
+    if (display === 'contents') return VISIBLE; // no box of its own, but its content shows
+    if (typeof el.checkVisibility === 'function') {
+      return SUBTREE_HIDDEN; // no box for another reason: content-visibility, closed <details>...
+    }
+    // Engines without checkVisibility: no box also when an ancestor is display:none.
+    return el.getClientRects().length > 0 ? VISIBLE : SUBTREE_HIDDEN;
+  }
+
+  function cachedVisibility(el, ctx) {
+    const cache = ctx && ctx.visibility;
+    if (!cache) return visibilityOf(el);
+    let v = cache.get(el);
+    if (v === undefined) {
+      v = visibilityOf(el);
+      cache.set(el, v);
+    }
+    return v;
+  }
+
+  function isRendered(el) {
+    if (typeof el.checkVisibility === 'function') return el.checkVisibility(VISIBILITY_OPTIONS);
+    const style = getComputedStyle(el);
+    return style.visibility === 'visible' && el.getClientRects().length > 0;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Roles
+
+  function inputRole(el) {
+    switch (el.type) {
+      case 'checkbox':
+      case 'radio':
+        return el.type;
+      case 'range':
+        return 'slider';
+      case 'number':
+        return 'spinbutton';
+      case 'search':
+        return el.hasAttribute('list') ? 'combobox' : 'searchbox';
+      case 'submit':
+      case 'reset':
+      case 'button':
+      case 'image':
+      case 'file':
+        return 'button';
+      case 'hidden':
+        return '';
+      default:
+        return el.hasAttribute('list') ? 'combobox' : 'textbox';
+    }
+  }
+
+  // header/footer are landmarks only at page level, not inside sectioning content.
+  function inSectioningContent(el) {
+    const parent = el.parentElement;
+    return !!(parent && parent.closest('article,aside,main,nav,section'));
+  }
+
+  // HTML-AAM implicit roles. '' means the element adds no node of its own.
+  function implicitRole(el, tag) {
+    switch (tag) {
+      case 'a':
+      case 'area':
+        return el.hasAttribute('href') ? 'link' : '';
+      case 'button':
+      case 'summary':
+        return 'button';
+      case 'input':
+        return inputRole(el);
+      case 'textarea':
+        return 'textbox';
+      case 'select':
+        return el.multiple || el.size > 1 ? 'listbox' : 'combobox';
+      case 'option':
+        return 'option';
+      case 'optgroup':
+      case 'details':
+      case 'fieldset':
+        return 'group';
+      case 'h1': case 'h2': case 'h3': case 'h4': case 'h5': case 'h6':
+        return 'heading';
+      case 'ul':
+      case 'ol':
+      case 'menu':
+        return 'list';
+      case 'li':
+        return 'listitem';
+      case 'table':
+        return 'table';
+      case 'tr':
+        return 'row';
+      case 'td':
+        return 'cell';
+      case 'th':
+        return el.getAttribute('scope') === 'row' ? 'rowheader' : 'columnheader';
+      case 'nav':
+        return 'navigation';
+      case 'main':
+        return 'main';
+      case 'aside':
+        return 'complementary';
+      case 'header':
+        return inSectioningContent(el) ? 'generic' : 'banner';
+      case 'footer':
+        return inSectioningContent(el) ? 'generic' : 'contentinfo';
+      case 'form':
+        return hasOwnName(el) ? 'form' : 'generic';
+      case 'section':
+        return hasOwnName(el) ? 'region' : 'generic';
+      case 'article':
+        return 'article';
+      case 'dialog':
+        return 'dialog';
+      case 'img':
+        return el.getAttribute('alt') === '' ? 'presentation' : 'img';
+      case 'figure':
+        return 'figure';
+      case 'hr':
+        return 'separator';
+      case 'progress':
+        return 'progressbar';
+      case 'meter':
+        return 'meter';
+      case 'output':
+        return 'status';
+      case 'iframe':
+      case 'frame':
+        return 'iframe';
+      case 'svg':
+        return 'img';
+      case 'div':
+        return 'generic';
+      default:
+        return '';
+    }
+  }
+
+  function isEditable(el) {
+    if (typeof el.isContentEditable === 'boolean') return el.isContentEditable;
+    for (let n = el; n && n.nodeType === ELEMENT_NODE; n = n.parentElement) {
+      const ce = n.getAttribute('contenteditable');
+      if (ce !== null) return ce !== 'false';
+    }
+    return false;
+  }
+
+  // The element where editing starts (its parent is not editable itself).
+  function isEditingHost(el) {
+    const ce = el.getAttribute('contenteditable');
+    if (ce === null || ce === 'false') return false;
+    const parent = el.parentElement;
+    return !(parent && isEditable(parent));
+  }
+
+  function roleOf(el, tag) {
+    const explicit = el.getAttribute('role');
+    if (explicit) {
+      const role = firstToken(explicit);
+      if (role) return role === 'none' ? 'presentation' : role;
+    }
+    const role = implicitRole(el, tag);
+    if ((role === '' || role === 'generic') && el.hasAttributes() && isEditingHost(el)) {
+      return 'textbox';
+    }
+    return role;
+  }
+
+  function isInteractive(el, role) {
+    if (INTERACTIVE_ROLES.has(role)) return true;
+    if (!el.hasAttributes()) return false;
+    if (el.hasAttribute('onclick')) return true;
+    const tabindex = el.getAttribute('tabindex');
+    return tabindex !== null && parseInt(tabindex, 10) >= 0;
+  }
+
+  function isDisabled(el, tag) {
+    if (FORM_CONTROL_TAGS.has(tag)) {
+      try {
+        if (el.matches(':disabled')) return true; // also covers a disabled <fieldset> around it
+      } catch (_) {
+        if (el.disabled) return true;
+      }
+    }
+    return el.getAttribute('aria-disabled') === 'true';
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Accessible names (simplified accname: the common cases, computed cheaply)
+
+  function newContext(table, options) {
+    return Object.assign({
+      table,
+      labelMaps: new Map(),
+      visibility: null,
+      skip: null,
+      modal: null,
+    }, options || {});
+  }
+
+  // label[for] elements of one tree (document or shadow root), indexed once per call:
+  // element.labels would rescan the document for every control.
+  function labelMapFor(root, ctx) {
+    let map = ctx.labelMaps.get(root);
+    if (!map) {
+      map = new Map();
+      if (typeof root.querySelectorAll === 'function') {
+        for (const label of root.querySelectorAll('label[for]')) {
+          const id = label.getAttribute('for');
+          const list = map.get(id);
+          if (list) list.push(label);
+          else map.set(id, [label]);
+        }
+      }
+      ctx.labelMaps.set(root, map);
+    }
+    return map;
+  }
+
+  function labelsOf(el, ctx) {
+    const labels = [];
+    if (el.id) {
+      const found = labelMapFor(el.getRootNode(), ctx).get(el.id);
+      if (found) labels.push(...found);
+    }
+    const wrapper = el.parentElement && el.parentElement.closest('label');
+    // A wrapping label without `for` labels its first labelable descendant only.
+    if (wrapper && !wrapper.hasAttribute('for') && wrapper.querySelector(LABELABLE_SELECTOR) === el) {
+      labels.push(wrapper);
+    }
+    return labels;
+  }
+
+  function labelsText(el, ctx) {
+    const labels = labelsOf(el, ctx);
+    if (!labels.length) return '';
+    return normalize(labels.map((label) => contentText(label, ctx, el, false)).join(' '));
+  }
+
+  function selectedOptionsText(select) {
+    const parts = [];
+    for (const option of select.options) {
+      if (option.selected) parts.push(normalize(option.label || option.text));
+    }
+    return parts.join(', ');
+  }
+
+  function svgTitle(svg) {
+    const aria = trimAttr(svg, 'aria-label');
+    if (aria) return aria;
+    const title = svg.querySelector('title');
+    return title ? normalize(title.textContent) : '';
+  }
+
+  // What an embedded element contributes to its ancestor's name, or null to recurse into it.
+  function embeddedText(el) {
+    const aria = trimAttr(el, 'aria-label');
+    if (aria) return aria;
+    switch (el.localName) {
+      case 'img':
+      case 'area':
+        return el.getAttribute('alt') || '';
+      case 'input':
+        return inputText(el);
+      case 'textarea':
+        return el.value;
+      case 'select':
+        return selectedOptionsText(el);
+      case 'svg':
+        return svgTitle(el);
+      case 'br':
+        return ' ';
+      default:
+        return null;
+    }
+  }
+
+  function inputText(input) {
+    switch (input.type) {
+      case 'submit':
+        return input.value || 'Submit';
+      case 'reset':
+        return input.value || 'Reset';
+      case 'button':
+        return input.value;
+      case 'image':
+        return input.getAttribute('alt') || input.value || 'Submit';
+      case 'checkbox':
+      case 'radio':
+      case 'file':
+      case 'hidden':
+        return '';
+      default:
+        return input.value;
+    }
+  }
+
+  // Text content the way a screen reader reads it: images by alt, controls by value,
+  // hidden parts left out. `skip` is the control whose label is being read.
+  function contentText(root, ctx, skip, includeHidden) {
+    // Fast path for the common <a>Text</a>, <button>Text</button>.
+    const only = root.firstChild;
+    if (only && only.nodeType === TEXT_NODE && only === root.lastChild && !root.shadowRoot) {
+      return clamp(normalize(only.data), NAME_MAX);
+    }
+    const acc = { parts: [], length: 0 };
+    appendContent(root, ctx, skip, includeHidden, acc);
+    return clamp(normalize(acc.parts.join('')), NAME_MAX);
+  }
+
+  function appendContent(node, ctx, skip, includeHidden, acc) {
+    forEachRenderedChild(node, (kid) => {
+      if (acc.length >= NAME_BUDGET) return false;
+      if (kid.nodeType === TEXT_NODE) {
+        acc.parts.push(kid.data);
+        acc.length += kid.data.length;
+        return true;
+      }
+      if (kid.nodeType !== ELEMENT_NODE || kid === skip) return true;
+      if (includeHidden ? SKIP_TAGS.has(kid.localName) : isHiddenByMarkup(kid)) return true;
+      if (!includeHidden && cachedVisibility(kid, ctx) !== VISIBLE) return true;
+      const block = BLOCK_TAGS.has(kid.localName);
+      if (block) acc.parts.push(' ');
+      const own = embeddedText(kid);
+      if (own === null) {
+        appendContent(kid, ctx, skip, includeHidden, acc);
+      } else {
+        acc.parts.push(own);
+        acc.length += own.length;
+      }
+      if (block) acc.parts.push(' ');
+      return true;
+    });
+  }
+
+  function labelledByText(el, ctx) {
+    const ids = el.getAttribute('aria-labelledby');
+    if (!ids || !ids.trim()) return '';
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of ids.trim().split(/\s+/)) {
+      const target = (typeof root.getElementById === 'function' && root.getElementById(id))
+        || document.getElementById(id);
+      if (!target) continue;
+      // A referenced element counts even when hidden (a common pattern for off-screen labels).
+      const own = target === el ? trimAttr(el, 'aria-label') : embeddedText(target);
+      parts.push(own || contentText(target, ctx, null, true));
+    }
+    return normalize(parts.join(' '));
+  }
+
+  function nativeName(el, tag, ctx) {
+    switch (tag) {
+      case 'input': {
+        const type = el.type;
+        if (type === 'submit' || type === 'reset' || type === 'button' || type === 'image') {
+          return inputText(el) || labelsText(el, ctx);
+        }
+        return labelsText(el, ctx);
+      }
+      case 'select':
+      case 'textarea':
+      case 'button':
+      case 'meter':
+      case 'output':
+      case 'progress':
+        return labelsText(el, ctx);
+      case 'img':
+      case 'area':
+        return trimAttr(el, 'alt');
+      case 'fieldset': {
+        const legend = el.querySelector(':scope > legend');
+        return legend ? contentText(legend, ctx, null, false) : '';
+      }
+      case 'table': {
+        const caption = el.caption;
+        return caption ? contentText(caption, ctx, null, false) : '';
+      }
+      case 'svg':
+        return svgTitle(el);
+      case 'iframe':
+      case 'frame':
+        return trimAttr(el, 'title') || trimAttr(el, 'name');
+      default:
+        return '';
+    }
+  }
+
+  // Returns [name, fromContent]. Order: aria-labelledby, aria-label, native label,
+  // content (for roles that take it), title, placeholder.
+  function computeName(el, role, tag, ctx, allowContent) {
+    const hasAttributes = el.hasAttributes();
+    if (hasAttributes) {
+      const byIds = labelledByText(el, ctx);
+      if (byIds) return [clamp(byIds, NAME_MAX), false];
+      const aria = trimAttr(el, 'aria-label');
+      if (aria) return [clamp(aria, NAME_MAX), false];
+    }
+    const native = nativeName(el, tag, ctx);
+    if (native) return [clamp(native, NAME_MAX), false];
+    if (allowContent) {
+      const content = contentText(el, ctx, null, false);
+      if (content) return [content, true];
+    }
+    if (!hasAttributes) return ['', false];
+    const title = trimAttr(el, 'title');
+    if (title) return [clamp(title, NAME_MAX), false];
+    const placeholder = trimAttr(el, 'placeholder') || trimAttr(el, 'aria-placeholder');
+    return [clamp(placeholder, NAME_MAX), false];
+  }
+
+  function nameOf(el, role, ctx) {
+    const allowContent = NAME_FROM_CONTENT.has(role) || role === '' || role === 'generic';
+    return computeName(el, role, el.localName, ctx, allowContent)[0];
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // States and values
+
+  function checkedState(el, tag) {
+    if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      if (el.type === 'checkbox' && el.indeterminate) return 'mixed';
+      return el.checked ? 'true' : '';
+    }
+    const aria = el.getAttribute('aria-checked');
+    return aria === 'true' || aria === 'mixed' ? aria : '';
+  }
+
+  function expandedState(el, tag) {
+    if (tag === 'summary' && el.parentElement && el.parentElement.localName === 'details') {
+      return el.parentElement.open ? 'true' : 'false';
+    }
+    const aria = el.getAttribute('aria-expanded');
+    return aria === 'true' || aria === 'false' ? aria : '';
+  }
+
+  function statesOf(el, role, tag, name) {
+    let s = '';
+    if (role === 'heading') s += ` [level=${headingLevel(el, tag)}]`;
+    if (CHECKABLE_ROLES.has(role)) {
+      const checked = checkedState(el, tag);
+      if (checked === 'true') s += ' [checked]';
+      else if (checked === 'mixed') s += ' [checked=mixed]';
+    }
+    if (SELECTABLE_ROLES.has(role)) {
+      if (tag === 'option' ? el.selected : el.getAttribute('aria-selected') === 'true') s += ' [selected]';
+    }
+    // ARIA states need attributes; most elements have none, which saves the lookups.
+    const hasAttributes = el.hasAttributes();
+    if (hasAttributes || tag === 'summary') {
+      const expanded = expandedState(el, tag);
+      if (expanded === 'true') s += ' [expanded]';
+      else if (expanded === 'false') s += ' [expanded=false]';
+    }
+    if (hasAttributes) {
+      const pressed = el.getAttribute('aria-pressed');
+      if (pressed === 'true') s += ' [pressed]';
+      else if (pressed === 'mixed') s += ' [pressed=mixed]';
+    }
+    if ((hasAttributes || FORM_CONTROL_TAGS.has(tag)) && isDisabled(el, tag)) s += ' [disabled]';
+    if (el.required === true || (hasAttributes && el.getAttribute('aria-required') === 'true')) {
+      s += ' [required]';
+    }
+    if ((tag === 'input' || tag === 'textarea') && el.readOnly) s += ' [readonly]';
+    // An unnamed link is useless to a model without knowing where it goes.
+    if (role === 'link' && !name && el.hasAttribute('href')) {
+      s += ` [href=${clamp(el.getAttribute('href'), NAME_MAX)}]`;
+    }
+    return s;
+  }
+
+  function headingLevel(el, tag) {
+    const aria = parseInt(el.getAttribute('aria-level'), 10);
+    if (aria > 0) return aria;
+    return /^h[1-6]$/.test(tag) ? Number(tag[1]) : 2;
+  }
+
+  function clampValue(text) {
+    const v = normalize(text);
+    return v ? clamp(v, VALUE_MAX) : null;
+  }
+
+  // The value shown after the colon: what a field currently holds.
+  function valueOf(el, role, tag) {
+    switch (tag) {
+      case 'input': {
+        const type = el.type;
+        if (type === 'checkbox' || type === 'radio' || type === 'file' || type === 'hidden') return null;
+        if (role === 'button') return null;
+        if (!el.value) return null;
+        // Never echo a secret into the model's context or logs; the length is enough to check.
+        if (type === 'password') return '•'.repeat(Math.min(el.value.length, 16));
+        return clampValue(el.value);
+      }
+      case 'textarea':
+        return clampValue(el.value);
+      case 'select':
+        return role === 'combobox' ? clampValue(selectedOptionsText(el)) : null;
+      case 'progress':
+        return el.hasAttribute('value') ? String(el.value) : null;
+      case 'meter':
+        return String(el.value);
+      default:
+        break;
+    }
+    if (role === 'textbox' && isEditable(el)) return clampValue(el.textContent);
+    if (RANGE_ROLES.has(role)) {
+      return trimAttr(el, 'aria-valuetext') || trimAttr(el, 'aria-valuenow') || null;
+    }
+    return null;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Snapshot
+
+  const BREAK = { isBreak: true };
+  const NO_CHILDREN = [];
+
+  function describe(el, role, tag, ctx, interactive) {
+    const shownRole = role && role !== 'presentation' ? role : 'generic';
+    // In the full tree a heading or cell is named from its text runs when rendered:
+    // the walk collects that text anyway, so it is not read twice.
+    const nameFromText = !ctx.interactive && !interactive && NAME_FROM_CONTENT.has(shownRole);
+    const allowContent = !nameFromText
+      && (NAME_FROM_CONTENT.has(shownRole) || (interactive && shownRole === 'generic'));
+    const [name, fromContent] = computeName(el, shownRole, tag, ctx, allowContent);
+    if (tag === 'table' || tag === 'fieldset') markCaptionUsedAsName(el, tag, ctx);
+    return {
+      role: shownRole,
+      name,
+      fromContent,
+      nameFromText,
+      ref: interactive ? refOf(ctx.table, el) : 0,
+      states: statesOf(el, shownRole, tag, name) + (el === ctx.modal ? ' [modal]' : ''),
+      value: valueOf(el, shownRole, tag),
+      children: NO_CHILDREN,
+    };
+  }
+
+  // A caption or legend that became the table's or group's name is not repeated as text.
+  function markCaptionUsedAsName(el, tag, ctx) {
+    if (!ctx.skip || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) return;
+    const caption = tag === 'table' ? el.caption : el.querySelector(':scope > legend');
+    if (caption) ctx.skip.add(caption);
+  }
+
+  function lineFor(node) {
+    let line = '- ' + node.role;
+    if (node.name) line += ' "' + quote(node.name) + '"';
+    if (node.ref) line += ' [ref=e' + node.ref + ']';
+    line += node.states;
+    if (node.value !== null) line += ': ' + node.value;
+    return line;
+  }
+
+  // In compact mode a <label for=...> is dropped: its text is already the control's name.
+  function isRedundantLabel(el, ctx) {
+    if (!ctx.compact || !el.hasAttribute('for')) return false;
+    const root = el.getRootNode();
+    const control = typeof root.getElementById === 'function' ? root.getElementById(el.getAttribute('for')) : null;
+    return !!(control && control.matches(LABELABLE_SELECTOR) && !el.querySelector(LABELABLE_SELECTOR + ',a[href]'));
+  }
+
+  // Like forEachRenderedChild, but a closed <details> shows only its summary.
+  function forEachShownChild(el, tag, fn) {
+    if (tag === 'details' && !el.open) {
+      const summary = el.querySelector(':scope > summary');
+      if (summary) fn(summary);
+      return;
+    }
+    forEachRenderedChild(el, fn);
+  }
+
+  // --- interactive mode: a flat list of interactive elements plus headings for context.
+
+  // Walks every element once, so the common case stays cheap: an element without
+  // attributes whose tag cannot show anything here costs one Set lookup. Style is looked up
+  // only for the elements that would be listed (checkVisibility sees hidden ancestors too).
+  function visitInteractive(el, ctx, lines) {
+    const tag = el.localName;
+    if (SKIP_TAGS.has(tag)) return;
+    const hasAttributes = el.hasAttributes();
+    if (!hasAttributes && !INTERACTIVE_MODE_TAGS.has(tag)) {
+      visitChildrenInteractive(el, tag, ctx, lines);
+      return;
+    }
+    if (hasAttributes && isHiddenByMarkup(el)) return;
+    const role = roleOf(el, tag);
+    const interactive = isInteractive(el, role);
+    if (interactive || role === 'heading' || role === 'iframe') {
+      const visibility = cachedVisibility(el, ctx);
+      if (visibility === SUBTREE_HIDDEN) return;
+      if (visibility === VISIBLE) {
+        lines.push(lineFor(describe(el, role, tag, ctx, interactive)));
+        if (role === 'listbox' && tag === 'select') pushOptionLines(el, ctx, lines);
+      }
+    }
+    if (tag === 'select' || tag === 'iframe' || tag === 'frame' || tag === 'svg') return;
+    visitChildrenInteractive(el, tag, ctx, lines);
+  }
+
+  function visitChildrenInteractive(el, tag, ctx, lines) {
+    if (el.shadowRoot || tag === 'slot' || tag === 'details') {
+      forEachShownChild(el, tag, (kid) => {
+        if (kid.nodeType === ELEMENT_NODE) visitInteractive(kid, ctx, lines);
+      });
+      return;
+    }
+    for (let kid = el.firstElementChild; kid; kid = kid.nextElementSibling) {
+      visitInteractive(kid, ctx, lines);
+    }
+  }
+
+  function pushOptionLines(select, ctx, lines) {
+    for (const node of optionNodes(select, ctx, true)) {
+      if (node.role === 'option') lines.push(lineFor(node));
+      else for (const option of node.children) lines.push(lineFor(option));
+    }
+  }
+
+  // Options of a <select>: refs only for a list box, whose options are clickable in the
+  // page; a drop-down's options are chosen with fill.
+  function optionNodes(select, ctx, withRefs) {
+    const nodes = [];
+    for (const kid of select.children) {
+      if (isHiddenByMarkup(kid)) continue;
+      if (kid.localName === 'option') {
+        nodes.push(describeOption(kid, ctx, withRefs));
+      } else if (kid.localName === 'optgroup') {
+        const group = { role: 'group', name: trimAttr(kid, 'label'), fromContent: false, ref: 0,
+          states: kid.disabled ? ' [disabled]' : '', value: null, children: [] };
+        for (const option of kid.children) {
+          if (option.localName === 'option' && !isHiddenByMarkup(option)) {
+            group.children.push(describeOption(option, ctx, withRefs));
+          }
+        }
+        nodes.push(group);
+      }
+    }
+    return nodes;
+  }
+
+  function describeOption(option, ctx, withRef) {
+    const name = clamp(normalize(option.label || option.text), NAME_MAX);
+    return {
+      role: 'option',
+      name,
+      fromContent: true,
+      ref: withRef ? refOf(ctx.table, option) : 0,
+      states: statesOf(option, 'option', 'option', name),
+      value: null,
+      children: NO_CHILDREN,
+    };
+  }
+
+  // --- full mode: the tree, with text runs.
+
+  function visitFull(el, ctx, items) {
+    if (isHiddenByMarkup(el) || ctx.skip.has(el)) return;
+    const visibility = cachedVisibility(el, ctx);
+    if (visibility === SUBTREE_HIDDEN) return;
+    const tag = el.localName;
+    if (tag === 'br') {
+      items.push(BREAK);
+      return;
+    }
+    const shown = visibility === VISIBLE;
+    const role = roleOf(el, tag);
+    const interactive = isInteractive(el, role);
+    if (!shown || !isNodeInFullMode(el, role, tag, interactive, ctx)) {
+      if (tag === 'svg' || isRedundantLabel(el, ctx)) return;
+      const block = BLOCK_TAGS.has(tag);
+      if (block) items.push(BREAK);
+      visitChildrenFull(el, tag, ctx, items, shown);
+      if (block) items.push(BREAK);
+      return;
+    }
+    const node = describe(el, role, tag, ctx, interactive);
+    items.push(node);
+    if (tag === 'select') {
+      node.children = optionNodes(el, ctx, role === 'listbox');
+    } else if (tag !== 'iframe' && tag !== 'frame' && tag !== 'svg' && tag !== 'textarea') {
+      const kids = [];
+      visitChildrenFull(el, tag, ctx, kids, true);
+      node.children = mergeText(kids);
+    }
+  }
+
+  function isNodeInFullMode(el, role, tag, interactive, ctx) {
+    if (interactive) return true;
+    if (role === '' || role === 'presentation') return false;
+    if (role === 'generic') return !ctx.compact || hasOwnName(el);
+    if (role === 'img' && ctx.compact) return !!nameOf(el, role, ctx);
+    return true;
+  }
+
+  function visitChildrenFull(el, tag, ctx, items, textShown) {
+    if (el.shadowRoot || tag === 'slot' || tag === 'details') {
+      forEachShownChild(el, tag, (kid) => visitNodeFull(kid, ctx, items, textShown));
+      return;
+    }
+    for (let kid = el.firstChild; kid; kid = kid.nextSibling) visitNodeFull(kid, ctx, items, textShown);
+  }
+
+  function visitNodeFull(node, ctx, items, textShown) {
+    if (node.nodeType === TEXT_NODE) {
+      if (textShown) items.push(node.data);
+    } else if (node.nodeType === ELEMENT_NODE) {
+      visitFull(node, ctx, items);
+    }
+  }
+
+  // Joins adjacent text (inline elements were flattened into it) into text runs.
+  function mergeText(items) {
+    const out = [];
+    let buffer = '';
+    for (const item of items) {
+      if (typeof item === 'string') {
+        buffer += item;
+        continue;
+      }
+      pushText(out, buffer);
+      buffer = '';
+      if (item !== BREAK) out.push(item);
+    }
+    pushText(out, buffer);
+    return out;
+  }
+
+  function pushText(out, raw) {
+    const text = raw && normalize(raw);
+    if (text) out.push({ text });
+  }
+
+  const INDENTS = [''];
+  function indent(depth) {
+    while (INDENTS.length <= depth) INDENTS.push(INDENTS[INDENTS.length - 1] + '  ');
+    return INDENTS[depth];
+  }
+
+  function renderNode(node, depth, lines, ctx) {
+    if (depth > ctx.maxDepth) return;
+    let kids = node.children;
+    let name = node.name;
+    let inlineText = '';
+    const onlyText = kids.length > 0 && kids.every((k) => k.text !== undefined);
+    if (onlyText && node.nameFromText && !name) {
+      const text = kids.map((k) => k.text).join(' ');
+      if (text.length <= NAME_MAX) name = text;
+      else inlineText = text; // too long for a name: show it all after the colon
+      kids = NO_CHILDREN;
+    } else if (onlyText && (NAME_FROM_CONTENT.has(node.role) || node.fromContent || node.value !== null)) {
+      kids = NO_CHILDREN; // the text is the name or the value already (or the name overrides it)
+    } else if (onlyText && kids.length === 1 && !name && node.value === null) {
+      inlineText = kids[0].text;
+      kids = NO_CHILDREN;
+    }
+    // A link named after its only child, an image, says the name once.
+    if (node.fromContent && node.ref && kids.length === 1 && kids[0].name === name
+        && !kids[0].ref && !kids[0].children.length) {
+      kids = NO_CHILDREN;
+    }
+    const line = lineFor(name === node.name ? node : Object.assign({}, node, { name }));
+    lines.push(indent(depth) + line + (inlineText ? ': ' + inlineText : ''));
+    for (const kid of kids) {
+      if (kid.text !== undefined) {
+        if (depth + 1 <= ctx.maxDepth) lines.push(indent(depth + 1) + '- text: ' + kid.text);
+      } else {
+        renderNode(kid, depth + 1, lines, ctx);
+      }
+    }
+  }
+
+  function renderTop(items, lines, ctx) {
+    for (const item of mergeText(items)) {
+      if (item.text !== undefined) lines.push('- text: ' + item.text);
+      else renderNode(item, 0, lines, ctx);
+    }
+  }
+
+  // Cut at a line boundary and say so, with what to do about it.
+  function truncate(lines, maxChars, interactive) {
+    let used = 0;
+    let kept = 0;
+    for (; kept < lines.length; kept++) {
+      const cost = lines[kept].length + (kept ? 1 : 0);
+      if (used + cost > maxChars) break;
+      used += cost;
+    }
+    if (kept === lines.length) return { text: lines.join('\n'), count: lines.length, truncated: false };
+    const hint = interactive ? 'use selector to scope the snapshot' : 'use selector to scope or interactive=true';
+    const shown = lines.slice(0, kept);
+    shown.push(`[... truncated: ${lines.length - kept} more lines; ${hint}]`);
+    return { text: shown.join('\n'), count: shown.length, truncated: true };
+  }
+
+  function modalDialog(doc) {
+    try {
+      return doc.querySelector('dialog:modal');
+    } catch (_) {
+      return null; // engine without :modal
+    }
+  }
+
+  function intArg(args, key, fallback, min) {
+    const raw = args[key];
+    if (raw === undefined || raw === null) return fallback;
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min) {
+      throw fail('INVALID_PARAMS', `${key} must be an integer >= ${min}`);
+    }
+    return n;
+  }
+
+  function opSnapshot(args, table) {
+    const interactive = args.interactive !== false;
+    const compact = args.compact !== false;
+    const maxChars = intArg(args, 'max_chars', DEFAULT_MAX_CHARS, 1);
+    const maxDepth = intArg(args, 'depth', Infinity, 0);
+    const doc = table.doc;
+    // While a modal dialog is open the rest of the page is inert: show only the dialog.
+    const modal = hasTarget(args) ? null : modalDialog(doc);
+    const root = hasTarget(args) ? resolveTarget(args, table) : modal || doc.body || doc.documentElement;
+    const ctx = newContext(table, {
+      interactive, compact, maxDepth, modal, visibility: new Map(), skip: new WeakSet(),
+    });
+    const lines = [];
+    if (root) {
+      if (interactive) {
+        if (modal) lines.push(lineFor(describe(modal, 'dialog', 'dialog', ctx, false)));
+        visitInteractive(root, ctx, lines);
+      } else {
+        const items = [];
+        visitFull(root, ctx, items);
+        renderTop(items, lines, ctx);
+      }
+    }
+    const total = lines.length;
+    if (!total) {
+      const hint = interactive
+        ? '(no interactive elements; try interactive=false to read the page)'
+        : '(no visible content)';
+      return { text: hint, next: table.next, count: 0, total: 0, truncated: false };
+    }
+    const cut = truncate(lines, maxChars, interactive);
+    return { text: cut.text, next: table.next, count: cut.count, total, truncated: cut.truncated };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Reading
+
+  function isTextValueElement(el) {
+    return el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select';
+  }
+
+  function visibleText(el) {
+    const text = el.innerText;
+    return typeof text === 'string' ? text : el.textContent || '';
+  }
+
+  function opText(args, table) {
+    const el = resolveTarget(args, table);
+    if (el.localName === 'select') return selectedOptionsText(el);
+    return isTextValueElement(el) ? el.value : visibleText(el);
+  }
+
+  function opHtml(args, table) {
+    return resolveTarget(args, table).innerHTML;
+  }
+
+  function opAttr(args, table) {
+    if (typeof args.attr !== 'string' || !args.attr) {
+      throw fail('INVALID_PARAMS', 'attr must be an attribute name, e.g. "href"');
+    }
+    const el = resolveTarget(args, table);
+    return { attr: args.attr, value: el.getAttribute(args.attr) };
+  }
+
+  function opValue(args, table) {
+    const el = resolveTarget(args, table);
+    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      return { value: el.value, checked: el.checked };
+    }
+    if (isTextValueElement(el)) return { value: el.value };
+    if (isEditable(el)) return { value: visibleText(el) };
+    return { value: null };
+  }
+
+  function opPageInfo(args, table) {
+    const doc = table.doc;
+    return { url: location.href, title: doc.title, ready: doc.readyState };
+  }
+
+  function opQuery(args, table) {
+    const el = querySelectorChecked(table.doc, args.selector);
+    if (!el) return { found: false, visible: false, ref: null, next: table.next };
+    const ref = '@e' + refOf(table, el);
+    return { found: true, visible: isRendered(el), ref, next: table.next };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Pointing: where a trusted click or hover should land, and whether it would land there.
+
+  function firstSizedRect(el) {
+    for (const rect of el.getClientRects()) {
+      if (rect.width > 0 && rect.height > 0) return rect;
+    }
+    return null;
+  }
+
+  // An inline wrapper (<a> around a block, display:contents) may have no box of its own
+  // while its content has one: a click there still reaches the target.
+  function sizedRectOf(el) {
+    const own = firstSizedRect(el);
+    if (own) return own;
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    return typeof range.getClientRects === 'function' ? firstSizedRect(range) : null;
+  }
+
+  function viewportSize() {
+    const root = document.documentElement;
+    // clientWidth leaves out the scrollbar, where elementFromPoint finds nothing.
+    const width = root && root.clientWidth ? Math.min(root.clientWidth, innerWidth) : innerWidth;
+    const height = root && root.clientHeight ? Math.min(root.clientHeight, innerHeight) : innerHeight;
+    return { width, height };
+  }
+
+  function isFullyInView(rect, view) {
+    return rect.top >= 0 && rect.left >= 0 && rect.bottom <= view.height && rect.right <= view.width;
+  }
+
+  function scrollIntoViewInstant(el) {
+    withInstantBehavior(
+      (behavior) => el.scrollIntoView({ block: 'center', inline: 'center', behavior }),
+      () => el.scrollIntoView({ block: 'center', inline: 'center' }),
+    );
+  }
+
+  // A checkbox or radio styled away (zero size, opacity 0) is clicked through its label.
+  function visibleLabelFor(el) {
+    if (el.localName !== 'input') return null;
+    for (const label of labelsOf(el, newContext(null))) {
+      if (isRendered(label) && sizedRectOf(label)) return label;
+    }
+    return null;
+  }
+
+  function deepElementFromPoint(doc, x, y) {
+    let hit = doc.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  function shortDescription(el) {
+    let s = el.localName;
+    if (el.id) s += '#' + el.id;
+    const classes = typeof el.className === 'string' ? el.className.trim().split(/\s+/) : [];
+    for (const c of classes.slice(0, 2)) if (c) s += '.' + c;
+    const text = clamp(contentText(el, newContext(null), null, false), 40);
+    return text ? `${s} ("${quote(text)}")` : s;
+  }
+
+  // Whether a click at the hit element reaches the target.
+  function hitReaches(target, clicked, hit) {
+    if (composedContains(clicked, hit)) return true;
+    if (target !== clicked) return false;
+    for (const label of labelsOf(target, newContext(null))) {
+      if (composedContains(label, hit)) return true;
+    }
+    // The target lets clicks through to an ancestor, which is what the page intends.
+    return composedContains(hit, target) && getComputedStyle(target).pointerEvents === 'none';
+  }
+
+  function centreInView(rect, view) {
+    const left = Math.max(rect.left, 0);
+    const top = Math.max(rect.top, 0);
+    const right = Math.min(rect.right, view.width);
+    const bottom = Math.min(rect.bottom, view.height);
+    if (right <= left || bottom <= top) return null;
+    const half = (v) => Math.round(v * 2) / 2;
+    return { x: half((left + right) / 2), y: half((top + bottom) / 2) };
+  }
+
+  // Centre of the element's visible part, scrolling it into view first when needed.
+  function locate(clicked, view, alreadyScrolled) {
+    let rect = sizedRectOf(clicked);
+    if (rect && !alreadyScrolled && !isFullyInView(rect, view)) {
+      scrollIntoViewInstant(clicked);
+      rect = sizedRectOf(clicked);
+    }
+    return rect && centreInView(rect, view);
+  }
+
+  function opPoint(args, table) {
+    const target = resolveTarget(args, table);
+    const tag = target.localName;
+    const select = tag === 'option' ? target.closest('select') : null;
+    if (select && roleOf(select, 'select') === 'combobox') {
+      throw fail('NOT_INTERACTABLE',
+        "an option of a drop-down <select> cannot be clicked; use fill on the select with the option's text");
+    }
+    let clicked = target;
+    if (visibilityOf(target) !== VISIBLE || !sizedRectOf(target)) {
+      clicked = visibleLabelFor(target);
+      if (!clicked) throw fail('NOT_INTERACTABLE', 'element is hidden (not displayed or zero size)');
+    }
+    if (isDisabled(target, tag)) throw fail('NOT_INTERACTABLE', 'element is disabled');
+    const doc = table.doc;
+    const view = viewportSize();
+    let point = locate(clicked, view, false);
+    let hit = point && deepElementFromPoint(doc, point.x, point.y);
+    if (!hit || !hitReaches(target, clicked, hit)) {
+      // Maybe clipped by a scrolling container: centre it and look again once.
+      scrollIntoViewInstant(clicked);
+      point = locate(clicked, view, true);
+      hit = point && deepElementFromPoint(doc, point.x, point.y);
+    }
+    if (!point || !hit) {
+      throw fail('NOT_INTERACTABLE', 'element is outside the visible area and could not be scrolled into view');
+    }
+    if (!hitReaches(target, clicked, hit)) {
+      throw fail('NOT_INTERACTABLE',
+        `element is covered by ${shortDescription(hit)}; close or dismiss that first, or scroll`);
+    }
+    const role = roleOf(target, tag) || 'generic';
+    return {
+      x: point.x,
+      y: point.y,
+      vw: innerWidth,
+      vh: innerHeight,
+      tag,
+      role,
+      name: nameOf(target, role, newContext(table)),
+    };
+  }
+
+  function opFocus(args, table) {
+    const el = resolveTarget(args, table);
+    el.focus();
+    return { focused: deepActiveElement(table.doc) === el };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Filling and typing: the host types with trusted key events; here the field is prepared.
+
+  // 'text' (select + type), 'editable' (contenteditable), 'set' (picker types), 'select'.
+  function fieldKind(el) {
+    const tag = el.localName;
+    if (tag === 'textarea') return 'text';
+    if (tag === 'select') return 'select';
+    if (tag === 'input') {
+      if (TEXT_INPUT_TYPES.has(el.type)) return 'text';
+      if (SET_INPUT_TYPES.has(el.type)) return 'set';
+      return null;
+    }
+    return isEditable(el) ? 'editable' : null;
+  }
+
+  // A <label> stands for its control; a node inside an editable region for the region.
+  function fieldTarget(args, table) {
+    const el = resolveTarget(args, table);
+    if (el.localName === 'label' && el.control) return el.control;
+    if (fieldKind(el) !== 'editable') return el;
+    let host = el;
+    while (host.parentElement && isEditable(host.parentElement)) host = host.parentElement;
+    return host;
+  }
+
+  function notATextField(el, hint) {
+    const tag = el.localName;
+    const role = roleOf(el, tag) || tag;
+    const what = tag === 'input' ? `${role} (<input type=${el.type}>)` : role;
+    let advice = hint;
+    if (role === 'checkbox' || role === 'radio' || role === 'switch') advice = 'use click to toggle it';
+    else if (role === 'button' || role === 'link') advice = 'use click';
+    return fail('NOT_INTERACTABLE', `element is a ${what}, not a text field${advice ? '; ' + advice : ''}`);
+  }
+
+  function checkEditable(el) {
+    if (isDisabled(el, el.localName)) throw fail('NOT_INTERACTABLE', 'element is disabled');
+    if (el.readOnly === true) throw fail('NOT_INTERACTABLE', 'element is read-only');
+  }
+
+  function focusOrFail(el, doc) {
+    el.focus();
+    if (deepActiveElement(doc) !== el) {
+      throw fail('NOT_INTERACTABLE', 'element could not take focus (it may be hidden or covered)');
+    }
+  }
+
+  function selectAllText(el) {
+    try {
+      el.select();
+    } catch (_) {
+      // Some input types refuse selection: clear the value instead, so typing replaces it.
+      el.value = '';
+      dispatchValueEvents(el);
+    }
+  }
+
+  function selectEditableContents(el, collapseToEnd) {
+    const selection = el.ownerDocument.getSelection();
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    if (collapseToEnd) range.collapse(false);
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  function requireValue(args) {
+    if (args.value === undefined || args.value === null) {
+      throw fail('INVALID_PARAMS', 'value is required');
+    }
+    return String(args.value);
+  }
+
+  function setPickerValue(el, value) {
+    el.focus();
+    el.value = value;
+    if (value !== '' && el.value === '') {
+      throw fail('INVALID_PARAMS',
+        `"${value}" is not a valid value for <input type=${el.type}>; expected ${VALUE_FORMATS[el.type] || 'another format'}`);
+    }
+    dispatchValueEvents(el);
+    return { mode: 'set', value: el.value };
+  }
+
+  function findOption(select, value) {
+    const options = Array.from(select.options);
+    const wanted = normalize(value);
+    return options.find((o) => o.value === value)
+      || options.find((o) => normalize(o.text) === wanted || normalize(o.label) === wanted)
+      || options.find((o) => normalize(o.text).toLowerCase() === wanted.toLowerCase());
+  }
+
+  function chooseOption(select, value) {
+    const option = findOption(select, value);
+    if (!option) {
+      const names = Array.from(select.options).slice(0, 20).map((o) => `"${normalize(o.text)}"`);
+      throw fail('ELEMENT_NOT_FOUND', `no option "${value}" in this select; options: ${names.join(', ')}`);
+    }
+    if (option.disabled) throw fail('NOT_INTERACTABLE', `option "${value}" is disabled`);
+    select.focus();
+    if (select.multiple) {
+      for (const o of select.options) o.selected = o === option;
+    } else {
+      select.selectedIndex = option.index;
+    }
+    dispatchValueEvents(select);
+    return { mode: 'set', value: select.value, text: normalize(option.text) };
+  }
+
+  function opPrepareFill(args, table) {
+    const el = fieldTarget(args, table);
+    const kind = fieldKind(el);
+    if (!kind) throw notATextField(el, '');
+    checkEditable(el);
+    switch (kind) {
+      case 'text':
+        focusOrFail(el, table.doc);
+        selectAllText(el);
+        return { mode: 'text', empty: el.value === '' };
+      case 'editable':
+        focusOrFail(el, table.doc);
+        selectEditableContents(el, false);
+        return { mode: 'text' };
+      case 'set':
+        return setPickerValue(el, requireValue(args));
+      default:
+        return chooseOption(el, requireValue(args));
+    }
+  }
+
+  function opPrepareType(args, table) {
+    const el = fieldTarget(args, table);
+    const kind = fieldKind(el);
+    if (kind === 'set') {
+      throw fail('NOT_INTERACTABLE',
+        `element is a <input type=${el.type}>, not a text field; use fill with a value like ${VALUE_FORMATS[el.type]}`);
+    }
+    if (kind === 'select') throw notATextField(el, "use fill with the option's text or value");
+    if (!kind) throw notATextField(el, '');
+    checkEditable(el);
+    focusOrFail(el, table.doc);
+    if (kind === 'editable') {
+      selectEditableContents(el, true);
+    } else {
+      try {
+        el.setSelectionRange(el.value.length, el.value.length);
+      } catch (_) {
+        // email and number inputs have no selection API; the caret stays where focus put it.
+      }
+    }
+    return { mode: 'text' };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Scrolling
+
+  function scrollDelta(direction, amount) {
+    switch (direction) {
+      case 'up': return [0, -amount];
+      case 'down': return [0, amount];
+      case 'left': return [-amount, 0];
+      case 'right': return [amount, 0];
+      default:
+        throw fail('INVALID_PARAMS', 'direction must be one of up, down, left, right');
+    }
+  }
+
+  // Pages whose document does not scroll (an app shell with its own scrolling pane):
+  // scroll the pane under the middle of the viewport instead.
+  function scrollablePaneAtCentre(doc, dx, dy) {
+    const view = viewportSize();
+    for (let el = deepElementFromPoint(doc, view.width / 2, view.height / 2); el; el = el.parentElement) {
+      const style = getComputedStyle(el);
+      const overflow = dy ? style.overflowY : style.overflowX;
+      const room = dy ? el.scrollHeight > el.clientHeight : el.scrollWidth > el.clientWidth;
+      if (room && (overflow === 'auto' || overflow === 'scroll')) return el;
+    }
+    return null;
+  }
+
+  function opScroll(args, table) {
+    const amount = args.amount === undefined || args.amount === null ? DEFAULT_SCROLL : Number(args.amount);
+    if (!Number.isFinite(amount)) throw fail('INVALID_PARAMS', 'amount must be a number of CSS pixels');
+    const [dx, dy] = scrollDelta(args.direction, amount);
+    const before = [scrollX, scrollY];
+    withInstantBehavior(
+      (behavior) => scrollBy({ left: dx, top: dy, behavior }),
+      () => scrollBy(dx, dy),
+    );
+    const result = { scrollX: Math.round(scrollX), scrollY: Math.round(scrollY) };
+    if (scrollX === before[0] && scrollY === before[1] && amount !== 0) {
+      const pane = scrollablePaneAtCentre(table.doc, dx, dy);
+      if (pane) {
+        withInstantBehavior(
+          (behavior) => pane.scrollBy({ left: dx, top: dy, behavior }),
+          () => pane.scrollBy(dx, dy),
+        );
+        result.container = shortDescription(pane);
+        result.containerScrollLeft = Math.round(pane.scrollLeft);
+        result.containerScrollTop = Math.round(pane.scrollTop);
+      }
+    }
+    return result;
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Entry point
+
+  const OPS = new Map([
+    ['snapshot', opSnapshot],
+    ['text', opText],
+    ['html', opHtml],
+    ['attr', opAttr],
+    ['point', opPoint],
+    ['focus', opFocus],
+    ['prepare_fill', opPrepareFill],
+    ['prepare_type', opPrepareType],
+    ['value', opValue],
+    ['scroll', opScroll],
+    ['query', opQuery],
+    ['page_info', opPageInfo],
+  ]);
+
+  function errorResult(op, error) {
+    if (error instanceof AgentError) return { ok: false, code: error.code, message: error.message };
+    let detail;
+    try {
+      detail = error && error.name ? `${error.name}: ${error.message}` : String(error);
+    } catch (_) {
+      detail = 'unknown error'; // an exotic thrown value that cannot even be printed
+    }
+    return { ok: false, code: 'JS_ERROR', message: `agent operation ${String(op)} failed: ${detail}` };
+  }
+
+  function call(op, args) {
+    try {
+      const handler = OPS.get(op);
+      if (!handler) throw fail('INTERNAL', `the agent library has no operation "${op}"`);
+      let params = typeof args === 'string' ? JSON.parse(args) : args;
+      if (params === null || typeof params !== 'object') params = {};
+      const table = tableFor(document);
+      applyFloor(table, params.floor);
+      const value = handler(params, table);
+      return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+    } catch (error) {
+      return JSON.stringify(errorResult(op, error));
+    }
+  }
+
+  Object.defineProperty(globalThis, '__sovereignAgent', {
+    value: Object.freeze({ call, version: 1 }),
+    enumerable: false,
+    writable: false,
+    configurable: false,
+  });
+})();

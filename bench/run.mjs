@@ -1,0 +1,386 @@
+#!/usr/bin/env node
+// Benchmark harness: cold start, cheap-call latency, snapshot speed and size,
+// and the memory of the whole process tree, against the reference figures in
+// the benchmark pages' README.
+//
+// Usage: npm run bench
+//   SOVEREIGN_BIN     the binary (default: target/release/sovereign-browser)
+//   BENCH_PAGES       the benchmark pages folder (default: ../shared/bench-pages,
+//                     relative to the repository root)
+//   BENCH_COLD_RUNS   number of cold starts (default 3)
+//
+// It builds nothing. Results are printed as a table and written to
+// bench/results.json.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpus, release, totalmem } from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { REPO_ROOT, startBrowser } from '../tests/support/browser.mjs';
+import { startFixtureServer } from '../tests/support/fixture-server.mjs';
+import { TEST_NSEC, callJson, connectMcp, textResult } from '../tests/support/mcp.mjs';
+
+const BIN = process.env.SOVEREIGN_BIN || path.join(REPO_ROOT, 'target/release/sovereign-browser');
+const PAGES = path.resolve(REPO_ROOT, process.env.BENCH_PAGES || '../shared/bench-pages');
+const COLD_RUNS = Math.max(1, Number(process.env.BENCH_COLD_RUNS) || 3);
+const CHEAP_WARMUP = 20;
+const CHEAP_CALLS = 500;
+const SNAPSHOT_CALLS = 20;
+const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url));
+
+// Playwright MCP 0.0.83 with headless Chromium on a 2-core machine (medians),
+// from the benchmark pages' README.
+const REFERENCE = {
+  source: 'Playwright MCP 0.0.83 (headless Chromium), 2-core machine, medians',
+  cheapCallMs: 20,
+  snapshotLargeMs: 575,
+  snapshotLargeTokens: 79_508,
+  snapshotFormMs: 32,
+  snapshotFormTokens: 712,
+  pssPeakMiB: 857,
+};
+
+// ---------------------------------------------------------------------------
+// Small helpers
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Nearest-rank percentile of a list of numbers. */
+function percentile(values, p) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const rank = Math.max(1, Math.ceil((p / 100) * sorted.length));
+  return sorted[rank - 1];
+}
+const median = (values) => percentile(values, 50);
+const round = (x, digits = 1) => (x === undefined || x === null ? x : Number(x.toFixed(digits)));
+
+function pageTitle(file) {
+  const m = /<title>([^<]*)<\/title>/i.exec(readFileSync(path.join(PAGES, file), 'utf8'));
+  return m ? m[1].trim() : '';
+}
+
+function log(msg) { process.stderr.write(`bench: ${msg}\n`); }
+
+// ---------------------------------------------------------------------------
+// Xvfb of our own, so the cold start does not include starting a display
+
+function displayInUse(n) {
+  return existsSync(`/tmp/.X${n}-lock`) || existsSync(`/tmp/.X11-unix/X${n}`);
+}
+
+async function startXvfb() {
+  for (let n = 90; n < 200; n++) {
+    if (displayInUse(n)) continue;
+    const proc = spawn('Xvfb', [`:${n}`, '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], {
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    proc.stderr.on('data', (d) => { stderr += d; });
+    let exited = false;
+    proc.once('exit', () => { exited = true; });
+    proc.once('error', (err) => { exited = true; stderr += String(err); });
+    const deadline = Date.now() + 10_000;
+    while (!exited && Date.now() < deadline) {
+      if (existsSync(`/tmp/.X11-unix/X${n}`)) {
+        await sleep(100);
+        if (!exited) {
+          return {
+            display: `:${n}`,
+            pid: proc.pid,
+            stop: () => new Promise((resolve) => {
+              if (exited) return resolve();
+              proc.once('exit', resolve);
+              proc.kill('SIGTERM');
+              setTimeout(() => { try { proc.kill('SIGKILL'); } catch { /* gone */ } }, 3000).unref();
+            }),
+          };
+        }
+      }
+      await sleep(50);
+    }
+    if (!exited) proc.kill('SIGKILL');
+    if (!/already active|server is already/i.test(stderr)) {
+      throw new Error(`Xvfb :${n} did not start: ${stderr.trim() || 'no display socket within 10 s'}`);
+    }
+  }
+  throw new Error('no free X display number found');
+}
+
+// ---------------------------------------------------------------------------
+// Memory: PSS of the browser and all its descendants (not Xvfb)
+
+function readProcs() {
+  const procs = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      procs.set(Number(entry), { pid: Number(entry), ppid, comm });
+    } catch { /* exited meanwhile */ }
+  }
+  return procs;
+}
+
+/** The program's file name (comm is cut at 15 characters). */
+function programName(p) {
+  try {
+    const argv0 = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0')[0];
+    if (argv0) return path.basename(argv0);
+  } catch { /* exited meanwhile */ }
+  return p.comm;
+}
+
+function treePss(rootPid) {
+  const procs = readProcs();
+  const tree = [];
+  const queue = [rootPid];
+  while (queue.length) {
+    const pid = queue.shift();
+    const p = procs.get(pid);
+    if (!p) continue;
+    if (p.comm !== 'Xvfb') tree.push(p);
+    for (const child of procs.values()) if (child.ppid === pid) queue.push(child.pid);
+  }
+  let totalKiB = 0;
+  const processes = [];
+  for (const p of tree) {
+    try {
+      const rollup = readFileSync(`/proc/${p.pid}/smaps_rollup`, 'utf8');
+      const kib = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
+      totalKiB += kib;
+      processes.push({ pid: p.pid, comm: programName(p), pssMiB: round(kib / 1024) });
+    } catch { /* exited meanwhile */ }
+  }
+  return { totalMiB: round(totalKiB / 1024), processes };
+}
+
+// ---------------------------------------------------------------------------
+// Measurements
+
+async function login(mcp) {
+  const r = await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+  if (!r.logged_in) throw new Error(`login failed: ${JSON.stringify(r)}`);
+}
+
+/** One cold start; returns { browser, mcp, listeningMs, readyMs }. */
+async function coldStart(xvfb, startUrl, startTitle) {
+  const t0 = performance.now();
+  const browser = await startBrowser({
+    bin: BIN,
+    baseArgs: ['--ephemeral', '--port', '0', '--start-url', startUrl, '--log-level', 'warn'],
+    env: { DISPLAY: xvfb.display },
+  });
+  const listeningMs = performance.now() - t0;
+  const mcp = await connectMcp(browser, { name: 'sovereign-bench' });
+  await login(mcp);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const url = (await mcp.callTool('get_url', {})).structuredContent?.url;
+    if (url === startUrl) {
+      const title = (await mcp.callTool('get_title', {})).structuredContent?.title;
+      if (title === startTitle) break;
+    }
+    if (Date.now() > deadline) throw new Error(`start page not loaded within 60 s (url ${url})`);
+    await sleep(10);
+  }
+  const readyMs = performance.now() - t0;
+  return { browser, mcp, listeningMs, readyMs };
+}
+
+async function cheapCalls(mcp) {
+  for (let i = 0; i < CHEAP_WARMUP; i++) await mcp.callTool('get_url', {});
+  const times = [];
+  for (let i = 0; i < CHEAP_CALLS; i++) {
+    const t = performance.now();
+    const r = await mcp.callTool('get_url', {});
+    times.push(performance.now() - t);
+    if (r.isError) throw new Error(`get_url failed: ${JSON.stringify(r)}`);
+  }
+  return {
+    tool: 'get_url',
+    calls: CHEAP_CALLS,
+    p50Ms: round(median(times), 2),
+    p99Ms: round(percentile(times, 99), 2),
+    meanMs: round(times.reduce((a, b) => a + b, 0) / times.length, 2),
+  };
+}
+
+async function snapshots(mcp, url) {
+  await callJson(mcp, 'open', { url });
+  let t = performance.now();
+  let text = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
+  const firstMs = performance.now() - t;
+  const times = [];
+  for (let i = 0; i < SNAPSHOT_CALLS; i++) {
+    t = performance.now();
+    text = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
+    times.push(performance.now() - t);
+  }
+  const chars = text.length;
+  return {
+    calls: SNAPSHOT_CALLS,
+    firstMs: round(firstMs),
+    p50Ms: round(median(times)),
+    p90Ms: round(percentile(times, 90)),
+    chars,
+    approxTokens: Math.round(chars / 4),
+    refs: (text.match(/\[ref=e\d+\]/g) ?? []).length,
+    lines: text.split('\n').length,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// Report
+
+function table(rows) {
+  const widths = rows[0].map((_, i) => Math.max(...rows.map((r) => String(r[i]).length)));
+  const line = (r) => r.map((c, i) => String(c).padEnd(widths[i])).join('  ');
+  return [line(rows[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
+}
+
+const ratio = (ours, ref) => (ours && ref ? `${(ours / ref).toFixed(2)}x` : '');
+const fmt = (n, unit) => `${n.toLocaleString('en-US')} ${unit}`;
+
+function report(r) {
+  const L = r.snapshot.large;
+  const F = r.snapshot.form;
+  const rows = [
+    ['Measure', 'Sovereign Browser', 'Reference', 'Ratio'],
+    [`Cold start to start page loaded (median of ${r.coldStart.runs.length})`, fmt(r.coldStart.medianReadyMs, 'ms'), '', ''],
+    ['Cold start to listening line (median)', fmt(r.coldStart.medianListeningMs, 'ms'), '', ''],
+    [`Cheap call get_url p50 (${r.cheapCall.calls} calls)`, fmt(r.cheapCall.p50Ms, 'ms'), fmt(REFERENCE.cheapCallMs, 'ms'), ratio(r.cheapCall.p50Ms, REFERENCE.cheapCallMs)],
+    ['Cheap call get_url p99', fmt(r.cheapCall.p99Ms, 'ms'), '', ''],
+    [`Snapshot large.html p50 (${L.calls} calls)`, fmt(L.p50Ms, 'ms'), fmt(REFERENCE.snapshotLargeMs, 'ms'), ratio(L.p50Ms, REFERENCE.snapshotLargeMs)],
+    ['Snapshot large.html p90', fmt(L.p90Ms, 'ms'), '', ''],
+    ['Snapshot large.html first call', fmt(L.firstMs, 'ms'), '', ''],
+    ['Snapshot large.html size', `${fmt(L.chars, 'chars')} ~${fmt(L.approxTokens, 'tokens')}`, fmt(REFERENCE.snapshotLargeTokens, 'tokens'), ratio(L.approxTokens, REFERENCE.snapshotLargeTokens)],
+    ['Snapshot large.html refs', fmt(L.refs, 'refs'), '(1,053 interactive on the page)', ''],
+    [`Snapshot form.html p50 (${F.calls} calls)`, fmt(F.p50Ms, 'ms'), fmt(REFERENCE.snapshotFormMs, 'ms'), ratio(F.p50Ms, REFERENCE.snapshotFormMs)],
+    ['Snapshot form.html p90', fmt(F.p90Ms, 'ms'), '', ''],
+    ['Snapshot form.html size', `${fmt(F.chars, 'chars')} ~${fmt(F.approxTokens, 'tokens')}`, fmt(REFERENCE.snapshotFormTokens, 'tokens'), ratio(F.approxTokens, REFERENCE.snapshotFormTokens)],
+    ['Snapshot form.html refs', fmt(F.refs, 'refs'), '', ''],
+    ['Process tree PSS, 1 tab, end of run', fmt(r.pss.finalMiB, 'MiB'), '', ''],
+    ['Process tree PSS, 1 tab, highest sample', fmt(r.pss.peakMiB, 'MiB'), `${fmt(REFERENCE.pssPeakMiB, 'MB')} (peak)`, ratio(r.pss.peakMiB, REFERENCE.pssPeakMiB)],
+  ];
+  console.log(table(rows));
+  console.log(`
+Reference: ${REFERENCE.source}; its token counts are exact (cl100k).
+Our token counts are approximate: characters / 4.
+Ratio below 1 means Sovereign Browser is faster / smaller.
+PSS samples: ${r.pss.samples.map((s) => `${s.at} ${s.totalMiB} MiB`).join(', ')}.
+Processes at the end: ${r.pss.processes.map((p) => `${p.comm} ${p.pssMiB}`).join(', ')} (MiB).
+Written to bench/results.json.`);
+}
+
+// ---------------------------------------------------------------------------
+
+async function main() {
+  if (!existsSync(BIN)) {
+    console.error(`bench: no binary at ${path.relative(process.cwd(), BIN)}: build it first (cargo build --release), or set SOVEREIGN_BIN`);
+    process.exit(1);
+  }
+  for (const f of ['large.html', 'form.html']) {
+    if (!existsSync(path.join(PAGES, f))) {
+      console.error(`bench: ${f} not found in the benchmark pages folder (set BENCH_PAGES)`);
+      process.exit(1);
+    }
+  }
+
+  const cleanups = [];
+  const cleanup = async () => {
+    while (cleanups.length) await cleanups.pop()().catch(() => {});
+  };
+  process.once('SIGINT', () => { cleanup().finally(() => process.exit(130)); });
+
+  try {
+    const server = await startFixtureServer({ root: PAGES });
+    cleanups.push(() => server.close());
+    const formUrl = server.url('/form.html');
+    const largeUrl = server.url('/large.html');
+    const formTitle = pageTitle('form.html');
+
+    const xvfb = await startXvfb();
+    cleanups.push(() => xvfb.stop());
+    log(`Xvfb on ${xvfb.display}`);
+
+    // (1) Cold starts; the last browser stays up for the rest.
+    const runs = [];
+    let live;
+    for (let i = 0; i < COLD_RUNS; i++) {
+      const run = await coldStart(xvfb, formUrl, formTitle);
+      runs.push({ listeningMs: round(run.listeningMs), readyMs: round(run.readyMs) });
+      log(`cold start ${i + 1}/${COLD_RUNS}: listening ${round(run.listeningMs)} ms, page loaded ${round(run.readyMs)} ms`);
+      if (i < COLD_RUNS - 1) {
+        await run.mcp.close().catch(() => {});
+        await run.browser.stop();
+      } else {
+        live = run;
+        cleanups.push(() => run.browser.stop());
+        cleanups.push(() => run.mcp.close());
+      }
+    }
+    const { browser, mcp } = live;
+    const samples = [];
+    const sample = (at) => { samples.push({ at, ...treePss(browser.pid) }); };
+    await sleep(500);
+    sample('after start');
+
+    // (2) Cheap calls.
+    const cheapCall = await cheapCalls(mcp);
+    log(`get_url p50 ${cheapCall.p50Ms} ms, p99 ${cheapCall.p99Ms} ms`);
+    sample('after cheap calls');
+
+    // (3) Snapshots.
+    const large = await snapshots(mcp, largeUrl);
+    log(`large.html snapshot p50 ${large.p50Ms} ms, ${large.chars} chars, ${large.refs} refs`);
+    sample('after large.html snapshots');
+    const form = await snapshots(mcp, formUrl);
+    log(`form.html snapshot p50 ${form.p50Ms} ms, ${form.chars} chars, ${form.refs} refs`);
+    sample('after form.html snapshots');
+
+    // (4) Memory, one tab.
+    const tabs = (await callJson(mcp, 'tab_list')).tabs.length;
+    const last = samples[samples.length - 1];
+    const results = {
+      date: new Date().toISOString(),
+      machine: {
+        cpus: cpus().length,
+        cpuModel: cpus()[0]?.model,
+        memoryGiB: round(totalmem() / 2 ** 30),
+        kernel: release(),
+        node: process.version,
+      },
+      binary: BIN.startsWith(REPO_ROOT) ? path.relative(REPO_ROOT, BIN) : 'SOVEREIGN_BIN',
+      coldStart: {
+        runs,
+        medianListeningMs: round(median(runs.map((r) => r.listeningMs))),
+        medianReadyMs: round(median(runs.map((r) => r.readyMs))),
+        note: 'spawn (Xvfb already running, not --headless) to the first get_url/get_title showing the start page, including MCP connect and login',
+      },
+      cheapCall,
+      snapshot: { large, form, tokenNote: 'approxTokens = chars / 4 (approximate)' },
+      pss: {
+        tabs,
+        finalMiB: last.totalMiB,
+        peakMiB: Math.max(...samples.map((s) => s.totalMiB)),
+        processes: last.processes,
+        samples: samples.map(({ at, totalMiB }) => ({ at, totalMiB })),
+        note: 'sum of Pss in /proc/PID/smaps_rollup over the browser and its descendants, Xvfb excluded',
+      },
+      reference: REFERENCE,
+    };
+    writeFileSync(RESULTS, JSON.stringify(results, null, 2) + '\n');
+    report(results);
+  } finally {
+    await cleanup();
+  }
+}
+
+main().catch((err) => {
+  console.error(`bench: ${err.stack || err}`);
+  process.exit(1);
+});

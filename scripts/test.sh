@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Installs what is missing and runs the whole test suite: formatting, lints,
+# the debug build, the Rust unit tests, then the integration tests (node's
+# test runner over tests/, which starts the real browser under its own Xvfb).
+#
+#   scripts/test.sh
+#
+# Stops at the first stage that fails and exits with its status. target/ is
+# kept between runs (CARGO_TARGET_DIR is honoured); nothing is cleaned.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+
+if (($# > 0)); then
+	case $1 in
+	-h | --help)
+		sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+		exit 0
+		;;
+	*)
+		echo "test: unknown argument: $1 (see --help)" >&2
+		exit 2
+		;;
+	esac
+fi
+
+# Sourced, so that a toolchain found through ~/.cargo/env stays on PATH.
+# shellcheck source=scripts/setup.sh
+source "$root/scripts/setup.sh" --with-test-deps
+cd "$root"
+
+export WEBKIT_DISABLE_DMABUF_RENDERER="${WEBKIT_DISABLE_DMABUF_RENDERER:-1}"
+
+# The integration tests start the debug binary; point them at the one this
+# run builds, wherever the target directory is.
+target_dir=${CARGO_TARGET_DIR:-target}
+[[ $target_dir == /* ]] || target_dir="$root/$target_dir"
+export SOVEREIGN_BIN="${SOVEREIGN_BIN:-$target_dir/debug/sovereign-browser}"
+
+stage_names=("cargo fmt" "cargo clippy" "cargo build" "cargo test" "npm test")
+stage_results=()
+
+summary() {
+	local i
+	echo "test: summary"
+	for i in "${!stage_names[@]}"; do
+		printf 'test:   %-13s %s\n' "${stage_names[i]}" "${stage_results[i]:-not run}"
+	done
+}
+
+run_stage() {
+	local index=$1
+	shift
+	local name=${stage_names[index]} start=$SECONDS status=0
+	echo "test: ==> ${name}: $*"
+	"$@" || status=$?
+	local took=$((SECONDS - start))
+	if ((status == 0)); then
+		stage_results[index]="ok (${took}s)"
+		echo "test: ${name}: ok (${took}s)"
+	else
+		stage_results[index]="FAILED (exit ${status}, ${took}s)"
+		echo "test: ${name}: FAILED (exit ${status}, ${took}s)"
+		summary
+		echo "test: FAILED at ${name}"
+		exit "$status"
+	fi
+}
+
+run_stage 0 cargo fmt --all -- --check
+run_stage 1 cargo clippy --all-targets -- -D warnings
+run_stage 2 cargo build
+run_stage 3 cargo test
+run_stage 4 npm test
+
+summary
+echo "test: all ${#stage_names[@]} stages ok"

@@ -1,0 +1,171 @@
+// The server's defences: Origin, Host, token, content type, body size,
+// malformed input, the login gate, and the same for /agent.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
+import {
+  TEST_NSEC, connectMcp, callJson, errorResult, httpRequest, initializeParams, mcpPost, rpc,
+} from './support/mcp.mjs';
+import { tryAgentHandshake } from './support/agent.mjs';
+
+describe('security', { timeout: 240_000 }, () => {
+  let browser;
+  let mcp;
+  const test = (name, fn, opts = {}) => it(name, { timeout: 30_000, ...opts }, withBrowserLog(() => browser, fn));
+  const initialize = () => rpc('initialize', initializeParams());
+
+  before(async () => {
+    browser = await startBrowser();
+    mcp = await connectMcp(browser);
+  }, { timeout: 90_000 });
+  after(async () => {
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+  });
+
+  test('the server\'s own Origin is accepted (control for the 403 checks)', async () => {
+    for (const origin of [`http://127.0.0.1:${browser.port}`, `http://localhost:${browser.port}`]) {
+      const r = await mcpPost(browser, initialize(), { headers: { Origin: origin } });
+      assert.equal(r.status, 200, `Origin ${origin}: HTTP ${r.status}: ${r.text}`);
+    }
+  });
+
+  test('a foreign Origin gets 403', async () => {
+    const r = await mcpPost(browser, initialize(), { headers: { Origin: 'http://evil.example' } });
+    assert.equal(r.status, 403, `HTTP ${r.status}: ${r.text}`);
+  });
+
+  test('a loopback Origin on another port gets 403', async () => {
+    const other = browser.port === 1 ? 2 : browser.port - 1;
+    const r = await mcpPost(browser, initialize(), { headers: { Origin: `http://127.0.0.1:${other}` } });
+    assert.equal(r.status, 403, `HTTP ${r.status}: ${r.text}`);
+  });
+
+  test('Origin "null" gets 403', async () => {
+    const r = await mcpPost(browser, initialize(), { headers: { Origin: 'null' } });
+    assert.equal(r.status, 403, `HTTP ${r.status}: ${r.text}`);
+  });
+
+  const postWithHost = (host) => {
+    const body = JSON.stringify(initialize());
+    return httpRequest(browser.mcpUrl, {
+      method: 'POST',
+      headers: {
+        Host: host,
+        Authorization: `Bearer ${browser.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Content-Length': Buffer.byteLength(body),
+      },
+      body,
+    });
+  };
+
+  test('a loopback Host is accepted (control for the DNS-rebinding check)', async () => {
+    for (const host of [`localhost:${browser.port}`, `127.0.0.1:${browser.port}`]) {
+      const r = await postWithHost(host);
+      assert.equal(r.status, 200, `Host ${host}: HTTP ${r.status}: ${r.text}`);
+    }
+  });
+
+  test('a non-loopback Host (DNS rebinding) gets 403', async () => {
+    const r = await postWithHost(`evil.example:${browser.port}`);
+    assert.equal(r.status, 403, `HTTP ${r.status}: ${r.text}`);
+  });
+
+  test('no token gets 401', async () => {
+    const r = await mcpPost(browser, initialize(), { token: null });
+    assert.equal(r.status, 401, `HTTP ${r.status}: ${r.text}`);
+  });
+
+  test('a wrong token gets 401', async () => {
+    const wrong = browser.token.slice(0, -1) + (browser.token.endsWith('a') ? 'b' : 'a');
+    const r = await mcpPost(browser, initialize(), { token: wrong });
+    assert.equal(r.status, 401, `HTTP ${r.status}: ${r.text}`);
+  });
+
+  test('a text/plain body (a page\'s no-preflight form post) gets 415', async () => {
+    const r = await mcpPost(browser, initialize(), { contentType: 'text/plain' });
+    assert.equal(r.status, 415, `HTTP ${r.status}: ${r.text}`);
+  });
+
+  test('a 5 MiB body gets 413', async () => {
+    const pad = 'x'.repeat(5 * 1024 * 1024);
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad } });
+    const r = await httpRequest(browser.mcpUrl, {
+      method: 'POST',
+      headers: {
+        Authorization: `Bearer ${browser.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        'Content-Length': Buffer.byteLength(body),
+      },
+      body,
+    });
+    assert.equal(r.status, 413, `HTTP ${r.status}: ${r.text.slice(0, 500)}`);
+  });
+
+  test('malformed JSON is JSON-RPC error -32700', async () => {
+    const r = await mcpPost(browser, '{"jsonrpc": "2.0", "id": 1, "method": ');
+    assert.equal(r.status, 400, `HTTP ${r.status}: ${r.text}`);
+    assert.ok(!r.parseError, `reply is not JSON-RPC: ${r.text}`);
+    assert.equal(r.message?.error?.code, -32700, `reply: ${r.text}`);
+  });
+
+  test('an unknown tool is a JSON-RPC error naming it', async () => {
+    const req = rpc('tools/call', { name: 'no_such_tool', arguments: {} });
+    const r = await mcpPost(browser, req);
+    assert.equal(r.message?.id, req.id, `reply: HTTP ${r.status} ${r.text}`);
+    assert.ok(r.message?.error, `expected a JSON-RPC error, got ${r.text}`);
+    assert.equal(r.message.error.code, -32602, `reply: ${r.text}`);
+    assert.match(r.message.error.message, /unknown tool: no_such_tool/);
+  });
+
+  test('a browser tool before login answers NOT_LOGGED_IN', async () => {
+    await callJson(mcp, 'logout');
+    const status = await callJson(mcp, 'login_status');
+    assert.equal(status.logged_in, false);
+    for (const [tool, args] of [['get_url', {}], ['open', { url: 'about:blank' }], ['snapshot', {}], ['eval', { script: '1' }]]) {
+      errorResult(await mcp.callTool(tool, args), 'NOT_LOGGED_IN', tool);
+    }
+  });
+
+  test('missing required params (open without url) answer INVALID_PARAMS', async () => {
+    const login = await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+    assert.equal(login.logged_in, true);
+    errorResult(await mcp.callTool('open', {}), 'INVALID_PARAMS', 'open {}');
+    errorResult(await mcp.callTool('tab_switch', {}), 'INVALID_PARAMS', 'tab_switch {}');
+    errorResult(await mcp.callTool('click', {}), 'INVALID_PARAMS', 'click without ref or selector');
+    errorResult(await mcp.callTool('open', { url: 42 }), 'INVALID_PARAMS', 'open {url: 42}');
+  });
+
+  test('login with a bad nsec is INVALID_PARAMS and logs nobody in', async () => {
+    await callJson(mcp, 'logout');
+    const r = await mcp.callTool('login', { method: 'local', nsec: 'nsec1notavalidkey' });
+    errorResult(r, 'INVALID_PARAMS', 'login with a bad nsec');
+    assert.equal((await callJson(mcp, 'login_status')).logged_in, false);
+  });
+
+  test('/agent accepts a good token (control for the refusals)', async () => {
+    const r = await tryAgentHandshake(`${browser.agentUrl}?token=${browser.token}`);
+    assert.deepEqual(r, { opened: true });
+  });
+
+  test('/agent without a token is refused', async () => {
+    const r = await tryAgentHandshake(browser.agentUrl);
+    assert.equal(r.opened, false, 'the WebSocket opened without a token');
+    if (r.status !== undefined) assert.equal(r.status, 401);
+  });
+
+  test('/agent with a wrong token is refused', async () => {
+    const r = await tryAgentHandshake(`${browser.agentUrl}?token=wrong-${browser.token}`);
+    assert.equal(r.opened, false, 'the WebSocket opened with a wrong token');
+    if (r.status !== undefined) assert.equal(r.status, 401);
+  });
+
+  test('/agent with a foreign Origin is refused', async () => {
+    const r = await tryAgentHandshake(`${browser.agentUrl}?token=${browser.token}`, { Origin: 'http://evil.example' });
+    assert.equal(r.opened, false, 'the WebSocket opened for a foreign Origin');
+    if (r.status !== undefined) assert.equal(r.status, 403);
+  });
+});

@@ -1,0 +1,136 @@
+// A small HTTP server for test pages: static files from tests/fixtures/
+// (or another folder) plus a few dynamic routes the tests need.
+import http from 'node:http';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/', import.meta.url));
+
+const TYPES = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.png': 'image/png',
+  '.svg': 'image/svg+xml',
+  '.txt': 'text/plain; charset=utf-8',
+};
+
+export function escapeHtml(s) {
+  return String(s)
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
+}
+
+/** The page a form submission leads to: each field as <dd id="got-NAME">. */
+function submittedPage(method, params) {
+  const rows = [...params]
+    .map(([k, v]) => `  <dt>${escapeHtml(k)}</dt><dd id="got-${escapeHtml(k)}">${escapeHtml(v)}</dd>`)
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Submitted</title></head>
+<body>
+<h1>Submitted</h1>
+<p>Method: <span id="method">${method}</span></p>
+<dl>
+${rows}
+</dl>
+<p><a href="/form.html">Back to the form</a></p>
+</body>
+</html>
+`;
+}
+
+function readBody(req, limit = 1 << 20) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on('data', (c) => {
+      size += c.length;
+      if (size > limit) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+function send(res, status, type, body) {
+  res.writeHead(status, { 'Content-Type': type, 'Cache-Control': 'no-store' });
+  res.end(body);
+}
+
+async function handle(root, req, res) {
+  const u = new URL(req.url, 'http://fixture.invalid');
+
+  if (u.pathname === '/submit') {
+    let params = u.searchParams;
+    if (req.method === 'POST') params = new URLSearchParams(await readBody(req));
+    send(res, 200, TYPES['.html'], submittedPage(req.method, params));
+    return;
+  }
+
+  if (u.pathname === '/slow') {
+    const ms = Math.min(Number(u.searchParams.get('ms')) || 0, 60_000);
+    await new Promise((r) => setTimeout(r, ms));
+    send(res, 200, TYPES['.html'],
+      `<!doctype html><html><head><meta charset="utf-8"><title>Slow</title></head>` +
+      `<body><p id="slow">Served after ${ms} ms</p></body></html>\n`);
+    return;
+  }
+
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    send(res, 405, TYPES['.txt'], 'method not allowed\n');
+    return;
+  }
+
+  let rel = decodeURIComponent(u.pathname);
+  if (rel.endsWith('/')) rel += 'index.html';
+  const file = path.resolve(root, '.' + rel);
+  if (!file.startsWith(path.resolve(root) + path.sep)) {
+    send(res, 403, TYPES['.txt'], 'forbidden\n');
+    return;
+  }
+  try {
+    const body = await readFile(file);
+    send(res, 200, TYPES[path.extname(file)] ?? 'application/octet-stream', body);
+  } catch {
+    send(res, 404, TYPES['.txt'], 'not found\n');
+  }
+}
+
+/**
+ * Start the server on 127.0.0.1, port chosen by the system.
+ * Returns { origin, url(path), close() }.
+ */
+export async function startFixtureServer({ root = FIXTURES } = {}) {
+  const server = http.createServer((req, res) => {
+    handle(root, req, res).catch((err) => {
+      if (!res.headersSent) send(res, 500, TYPES['.txt'], String(err) + '\n');
+      else res.destroy();
+    });
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const origin = `http://127.0.0.1:${server.address().port}`;
+  return {
+    origin,
+    url: (p = '/') => origin + (p.startsWith('/') ? p : '/' + p),
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
