@@ -1,0 +1,146 @@
+// Trusted input, per-session tabs, hidden tabs that keep working, and MCP
+// session expiry: what an assistant relies on without thinking about it.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { connectAgent, agentCall } from './support/agent.mjs';
+import { TEST_NSEC, callJson, callText, connectMcp, mcpPost, openSession, rpc } from './support/mcp.mjs';
+import { refOf } from './support/snapshot.mjs';
+import { assertPngBase64 } from './support/png.mjs';
+
+describe('input, sessions and tabs', { timeout: 300_000 }, () => {
+  let browser;
+  let fixtures;
+  let mcp;
+  const test = (name, fn, opts = {}) => it(name, { timeout: 60_000, ...opts }, withBrowserLog(() => browser, fn));
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+  const page = (p) => fixtures.url(p);
+  const eventLog = async () => (await callText(mcp, 'get_text', { selector: '#log' })).split('\n').filter(Boolean);
+
+  before(async () => {
+    fixtures = await startFixtureServer();
+    browser = await startBrowser();
+    mcp = await connectMcp(browser);
+    await call('login', { method: 'local', nsec: TEST_NSEC });
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+    await fixtures?.close();
+  });
+
+  test('click delivers a trusted mouse click', async () => {
+    await call('open', { url: page('trusted.html') });
+    const snap = await callText(mcp, 'snapshot');
+    await call('click', { ref: refOf(snap, 'button', 'Press me') });
+    const log = await eventLog();
+    for (const type of ['mousedown', 'mouseup', 'click']) {
+      assert.ok(log.includes(`${type} button trusted=true`), `no trusted ${type} in ${JSON.stringify(log)}`);
+    }
+  });
+
+  test('type sends trusted key events that put text in the field', async () => {
+    await call('open', { url: page('trusted.html') });
+    const typed = await call('type', { selector: '#field', value: 'Hé!' });
+    assert.equal(typed.value, 'Hé!');
+    const log = await eventLog();
+    assert.ok(log.includes('keydown field trusted=true key=H'), JSON.stringify(log));
+    assert.ok(log.includes('input field trusted=true'), JSON.stringify(log));
+    assert.ok(!log.some((l) => l.includes('trusted=false')), `untrusted events: ${JSON.stringify(log)}`);
+  });
+
+  test('fill enters the value as trusted input, replacing what was there', async () => {
+    await call('open', { url: page('trusted.html') });
+    await call('type', { selector: '#field', value: 'old' });
+    const filled = await call('fill', { selector: '#field', value: 'new value' });
+    assert.equal(filled.value, 'new value');
+    const log = await eventLog();
+    assert.ok(log.includes('input field trusted=true'), JSON.stringify(log));
+  });
+
+  test('press sends a trusted key to the focused element', async () => {
+    await call('open', { url: page('trusted.html') });
+    await call('focus', { selector: '#field' });
+    await call('press', { key: 'ArrowLeft' });
+    const log = await eventLog();
+    assert.ok(log.includes('keydown field trusted=true key=ArrowLeft'), JSON.stringify(log));
+  });
+
+  test('each MCP session and /agent connection keeps its own current tab', async () => {
+    await call('open', { url: page('form.html') });
+    const other = await connectMcp(browser, { name: 'second-client' });
+    const agent = await connectAgent(browser);
+    try {
+      // The second session moves to a new tab of its own...
+      const created = await callJson(other, 'tab_new', { url: page('trusted.html') });
+      assert.equal(created.title, 'Trusted input');
+      // ...the first still acts on its tab, although the new one is in front.
+      const mine = await call('get_url');
+      assert.match(mine.url, /form\.html$/);
+      assert.match((await callJson(other, 'get_url')).url, /trusted\.html$/);
+      // The /agent connection starts on the tab in front and keeps it.
+      const agentUrl = (await agentCall(agent, 'get_url')).url;
+      assert.match(agentUrl, /trusted\.html$/);
+      await call('tab_switch', { index: 0 });
+      assert.match((await agentCall(agent, 'get_url')).url, /trusted\.html$/, 'another session switching must not move this one');
+      const list = await call('tab_list');
+      assert.equal(list.tabs.filter((t) => t.current).length, 1);
+      assert.equal(list.tabs.find((t) => t.current).index, 0);
+    } finally {
+      await callJson(other, 'tab_close').catch(() => {});
+      await other.close().catch(() => {});
+      agent.close();
+    }
+  });
+
+  test('a tab in the background keeps answering scripts, snapshots and screenshots', async () => {
+    await call('open', { url: page('form.html') });
+    const other = await connectMcp(browser, { name: 'front-taker' });
+    try {
+      await callJson(other, 'tab_new', { url: page('trusted.html') });
+      const tabs = (await call('tab_list')).tabs;
+      assert.equal(tabs.find((t) => t.current).front, false, 'our tab should be in the background now');
+      assert.equal((await call('eval', { script: 'document.title' })).value, 'Sign up');
+      const snap = await callText(mcp, 'snapshot');
+      assert.match(snap, /button "Create account" \[ref=e\d+\]/);
+      const shot = await mcp.callTool('screenshot', {});
+      assert.equal(shot.content[0].type, 'image');
+      assertPngBase64(shot.content[0].data, 'background tab screenshot');
+    } finally {
+      await callJson(other, 'tab_close').catch(() => {});
+      await other.close().catch(() => {});
+    }
+  });
+
+  test('a page that calls window.open gets a new tab that knows its opener', async () => {
+    await call('open', { url: page('trusted.html') });
+    const before = (await call('tab_list')).tabs.length;
+    await call('eval', { script: "document.getElementById('button').onclick = () => { window.open('form.html'); }" });
+    const clicked = await call('click', { selector: '#button' });
+    assert.equal(clicked.new_tabs.length, 1, JSON.stringify(clicked));
+    assert.match(clicked.new_tabs[0].url, /form\.html$/);
+    const list = (await call('tab_list')).tabs;
+    assert.equal(list.length, before + 1);
+    await call('tab_switch', { index: clicked.new_tabs[0].index });
+    await call('wait_for', { selector: '#name', timeout: 10_000 });
+    assert.equal((await call('eval', { script: 'window.opener !== null' })).value, true);
+    await call('tab_close');
+  });
+});
+
+describe('MCP session expiry', { timeout: 120_000 }, () => {
+  let browser;
+  before(async () => { browser = await startBrowser({ args: ['--session-idle', '1'] }); }, { timeout: 90_000 });
+  after(async () => { await browser?.stop(); });
+
+  it('an idle session expires and then gets 404', withBrowserLog(() => browser, async () => {
+    const session = await openSession(browser);
+    const alive = await mcpPost(browser, rpc('ping'), { sessionId: session.sessionId });
+    assert.equal(alive.status, 200);
+    await new Promise((r) => setTimeout(r, 2500));
+    const gone = await mcpPost(browser, rpc('ping'), { sessionId: session.sessionId });
+    assert.equal(gone.status, 404);
+  }));
+});
