@@ -12,6 +12,7 @@ pub mod interaction;
 pub mod navigation;
 pub mod output;
 pub mod page;
+pub mod reference;
 pub mod schema;
 pub mod tabs;
 pub mod wait;
