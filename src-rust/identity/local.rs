@@ -23,10 +23,7 @@ impl LocalSigner {
 
     /// Parses a 64-character hex private key.
     pub fn from_hex(hex: &str) -> Result<Self, String> {
-        let hex = hex.trim();
-        if hex.len() != 64 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(format!("must be 64 hex characters (got {})", hex.len()));
-        }
+        let hex = super::hex64(hex)?;
         let secret =
             SecretKey::from_hex(hex).map_err(|e| format!("not a valid private key ({e})"))?;
         Ok(LocalSigner {

@@ -83,6 +83,15 @@ impl IdentityState {
     }
 }
 
+/// Checks a 64-character hex key (private or public) and trims it.
+pub fn hex64(hex: &str) -> Result<&str, String> {
+    let hex = hex.trim();
+    if hex.len() != 64 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!("must be 64 hex characters (got {})", hex.len()));
+    }
+    Ok(hex)
+}
+
 /// Public description of a signer.
 pub fn describe(signer: &dyn Signer) -> serde_json::Value {
     let pk = signer.public_key();

@@ -20,10 +20,7 @@ impl ReadonlySigner {
     }
 
     pub fn from_hex(hex: &str) -> Result<Self, String> {
-        let hex = hex.trim();
-        if hex.len() != 64 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-            return Err(format!("must be 64 hex characters (got {})", hex.len()));
-        }
+        let hex = super::hex64(hex)?;
         let public_key =
             PublicKey::from_hex(hex).map_err(|e| format!("not a valid public key ({e})"))?;
         Ok(ReadonlySigner { public_key })
