@@ -19,7 +19,8 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
         return refuse(StatusCode::FORBIDDEN, "cross-origin requests are refused");
     }
     let path = request.uri().path();
-    let needs_token = path != "/";
+    // The panel's own files hold no secrets; everything else needs the token.
+    let needs_token = path != "/" && !path.starts_with("/panel/");
     if needs_token && !token_ok(headers, request.uri().query(), security) {
         let mut response = refuse(StatusCode::UNAUTHORIZED, "missing or wrong bearer token");
         response.headers_mut().insert(

@@ -4,11 +4,11 @@
 pub mod agent;
 pub mod guard;
 pub mod mcp;
+pub mod panel;
 pub mod sessions;
 
 use crate::app::App;
 use axum::extract::DefaultBodyLimit;
-use axum::response::Html;
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
@@ -22,7 +22,8 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/mcp", get(mcp::get).post(mcp::post).delete(mcp::delete))
         .route("/agent", get(agent::upgrade))
-        .route("/", get(status_page))
+        .route("/", get(panel::index))
+        .route("/panel/{*path}", get(panel::asset))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(app.clone(), guard::guard))
         .with_state(app)
@@ -47,14 +48,4 @@ pub async fn expire_sessions(app: Arc<App>) {
         tokio::time::sleep(every).await;
         app.sessions.expire();
     }
-}
-
-async fn status_page() -> Html<&'static str> {
-    Html(concat!(
-        "<!doctype html><meta charset=utf-8><title>Sovereign Browser</title>",
-        "<h1>Sovereign Browser ",
-        env!("CARGO_PKG_VERSION"),
-        "</h1><p>Running. MCP clients connect to <code>/mcp</code> with the bearer token; ",
-        "scripts use the WebSocket at <code>/agent</code>.</p>"
-    ))
 }
