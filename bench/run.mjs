@@ -12,6 +12,7 @@
 // It builds nothing. Results are printed as a table and written to
 // bench/results.json.
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import path from 'node:path';
@@ -20,6 +21,10 @@ import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, startBrowser } from '../tests/support/browser.mjs';
 import { startFixtureServer } from '../tests/support/fixture-server.mjs';
 import { TEST_NSEC, callJson, connectMcp, textResult } from '../tests/support/mcp.mjs';
+import { encode as cl100kEncode } from 'gpt-tokenizer/encoding/cl100k_base';
+
+/** Tokens as an OpenAI cl100k tokenizer counts them (the peers' reference unit). */
+const countTokens = (text) => cl100kEncode(text).length;
 
 const BIN = process.env.SOVEREIGN_BIN || path.join(REPO_ROOT, 'target/release/sovereign-browser');
 const PAGES = path.resolve(REPO_ROOT, process.env.BENCH_PAGES || '../shared/bench-pages');
@@ -209,6 +214,45 @@ async function cheapCalls(mcp) {
   };
 }
 
+/**
+ * The same call from a minimal MCP client: raw JSON-RPC POSTs on one
+ * keep-alive connection, SSE replies as the SDK asks for them. This is the
+ * server's own latency, without the SDK client's overhead.
+ */
+async function cheapCallsRaw(browser) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const post = (body, session) => new Promise((resolve, reject) => {
+    const req = http.request(browser.mcpUrl, {
+      method: 'POST',
+      agent,
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: `Bearer ${browser.token}`,
+        ...(session ? { 'mcp-session-id': session } : {}),
+      },
+    }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => { data += d; });
+      res.on('end', () => resolve({ res, data }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+  const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench-raw', version: '0' } } });
+  const session = init.res.headers['mcp-session-id'];
+  const times = [];
+  for (let i = 1; i <= CHEAP_CALLS; i++) {
+    const t = performance.now();
+    const { data } = await post({ jsonrpc: '2.0', id: i, method: 'tools/call', params: { name: 'get_url', arguments: {} } }, session);
+    times.push(performance.now() - t);
+    if (!data.includes('"url"')) throw new Error(`raw get_url failed: ${data}`);
+  }
+  agent.destroy();
+  return { tool: 'get_url', client: 'raw keep-alive HTTP', calls: CHEAP_CALLS, p50Ms: round(median(times), 2), p99Ms: round(percentile(times, 99), 2) };
+}
+
 async function snapshots(mcp, url) {
   await callJson(mcp, 'open', { url });
   let t = performance.now();
@@ -227,7 +271,7 @@ async function snapshots(mcp, url) {
     p50Ms: round(median(times)),
     p90Ms: round(percentile(times, 90)),
     chars,
-    approxTokens: Math.round(chars / 4),
+    tokens: countTokens(text),
     refs: (text.match(/\[ref=e\d+\]/g) ?? []).length,
     lines: text.split('\n').length,
   };
@@ -252,16 +296,19 @@ function report(r) {
     ['Measure', 'Sovereign Browser', 'Reference', 'Ratio'],
     [`Cold start to start page loaded (median of ${r.coldStart.runs.length})`, fmt(r.coldStart.medianReadyMs, 'ms'), '', ''],
     ['Cold start to listening line (median)', fmt(r.coldStart.medianListeningMs, 'ms'), '', ''],
-    [`Cheap call get_url p50 (${r.cheapCall.calls} calls)`, fmt(r.cheapCall.p50Ms, 'ms'), fmt(REFERENCE.cheapCallMs, 'ms'), ratio(r.cheapCall.p50Ms, REFERENCE.cheapCallMs)],
-    ['Cheap call get_url p99', fmt(r.cheapCall.p99Ms, 'ms'), '', ''],
+    [`Cheap call get_url p50, minimal client (${r.cheapCallRaw.calls} calls)`, fmt(r.cheapCallRaw.p50Ms, 'ms'), fmt(REFERENCE.cheapCallMs, 'ms'), ratio(r.cheapCallRaw.p50Ms, REFERENCE.cheapCallMs)],
+    ['Cheap call get_url p99, minimal client', fmt(r.cheapCallRaw.p99Ms, 'ms'), '', ''],
+    [`Cheap call get_url p50, official SDK client (${r.cheapCall.calls} calls)`, fmt(r.cheapCall.p50Ms, 'ms'), fmt(REFERENCE.cheapCallMs, 'ms'), ratio(r.cheapCall.p50Ms, REFERENCE.cheapCallMs)],
+    ['Cheap call get_url p99, official SDK client', fmt(r.cheapCall.p99Ms, 'ms'), '', ''],
     [`Snapshot large.html p50 (${L.calls} calls)`, fmt(L.p50Ms, 'ms'), fmt(REFERENCE.snapshotLargeMs, 'ms'), ratio(L.p50Ms, REFERENCE.snapshotLargeMs)],
     ['Snapshot large.html p90', fmt(L.p90Ms, 'ms'), '', ''],
     ['Snapshot large.html first call', fmt(L.firstMs, 'ms'), '', ''],
-    ['Snapshot large.html size', `${fmt(L.chars, 'chars')} ~${fmt(L.approxTokens, 'tokens')}`, fmt(REFERENCE.snapshotLargeTokens, 'tokens'), ratio(L.approxTokens, REFERENCE.snapshotLargeTokens)],
+    ['Snapshot large.html size', `${fmt(L.chars, 'chars')} ${fmt(L.tokens, 'tokens')}`, fmt(REFERENCE.snapshotLargeTokens, 'tokens'), ratio(L.tokens, REFERENCE.snapshotLargeTokens)],
     ['Snapshot large.html refs', fmt(L.refs, 'refs'), '(1,053 interactive on the page)', ''],
+    ['Snapshot large.html tokens per ref', (L.tokens / Math.max(L.refs, 1)).toFixed(1), (REFERENCE.snapshotLargeTokens / 1053).toFixed(1), ''],
     [`Snapshot form.html p50 (${F.calls} calls)`, fmt(F.p50Ms, 'ms'), fmt(REFERENCE.snapshotFormMs, 'ms'), ratio(F.p50Ms, REFERENCE.snapshotFormMs)],
     ['Snapshot form.html p90', fmt(F.p90Ms, 'ms'), '', ''],
-    ['Snapshot form.html size', `${fmt(F.chars, 'chars')} ~${fmt(F.approxTokens, 'tokens')}`, fmt(REFERENCE.snapshotFormTokens, 'tokens'), ratio(F.approxTokens, REFERENCE.snapshotFormTokens)],
+    ['Snapshot form.html size', `${fmt(F.chars, 'chars')} ${fmt(F.tokens, 'tokens')}`, fmt(REFERENCE.snapshotFormTokens, 'tokens'), ratio(F.tokens, REFERENCE.snapshotFormTokens)],
     ['Snapshot form.html refs', fmt(F.refs, 'refs'), '', ''],
     ['Process tree PSS, 1 tab, end of run', fmt(r.pss.finalMiB, 'MiB'), '', ''],
     ['Process tree PSS, 1 tab, highest sample', fmt(r.pss.peakMiB, 'MiB'), `${fmt(REFERENCE.pssPeakMiB, 'MB')} (peak)`, ratio(r.pss.peakMiB, REFERENCE.pssPeakMiB)],
@@ -269,7 +316,8 @@ function report(r) {
   console.log(table(rows));
   console.log(`
 Reference: ${REFERENCE.source}; its token counts are exact (cl100k).
-Our token counts are approximate: characters / 4.
+Token counts are exact, cl100k_base (gpt-tokenizer).
+tools/list: ${r.toolsList.tools} tools, ${r.toolsList.tokens.toLocaleString('en-US')} tokens.
 Ratio below 1 means Sovereign Browser is faster / smaller.
 PSS samples: ${r.pss.samples.map((s) => `${s.at} ${s.totalMiB} MiB`).join(', ')}.
 Processes at the end: ${r.pss.processes.map((p) => `${p.comm} ${p.pssMiB}`).join(', ')} (MiB).
@@ -332,6 +380,8 @@ async function main() {
     // (2) Cheap calls.
     const cheapCall = await cheapCalls(mcp);
     log(`get_url p50 ${cheapCall.p50Ms} ms, p99 ${cheapCall.p99Ms} ms`);
+    const cheapCallRaw = await cheapCallsRaw(browser);
+    log(`get_url (raw client) p50 ${cheapCallRaw.p50Ms} ms, p99 ${cheapCallRaw.p99Ms} ms`);
     sample('after cheap calls');
 
     // (3) Snapshots.
@@ -339,6 +389,8 @@ async function main() {
     log(`large.html snapshot p50 ${large.p50Ms} ms, ${large.chars} chars, ${large.refs} refs`);
     sample('after large.html snapshots');
     const form = await snapshots(mcp, formUrl);
+    const tools = await mcp.listTools();
+    const toolsList = { tools: tools.length, tokens: countTokens(JSON.stringify(tools)) };
     log(`form.html snapshot p50 ${form.p50Ms} ms, ${form.chars} chars, ${form.refs} refs`);
     sample('after form.html snapshots');
 
@@ -362,7 +414,9 @@ async function main() {
         note: 'spawn (Xvfb already running, not --headless) to the first get_url/get_title showing the start page, including MCP connect and login',
       },
       cheapCall,
-      snapshot: { large, form, tokenNote: 'approxTokens = chars / 4 (approximate)' },
+      cheapCallRaw,
+      snapshot: { large, form, tokenNote: 'cl100k_base tokens of the text block the client receives' },
+      toolsList,
       pss: {
         tabs,
         finalMiB: last.totalMiB,
