@@ -3,6 +3,7 @@
 
 pub mod local;
 pub mod readonly;
+pub mod seed;
 
 use futures_util::future::BoxFuture;
 use nostr::{Event, PublicKey, ToBech32, UnsignedEvent};
@@ -32,20 +33,49 @@ impl Method {
     }
 }
 
-/// Why a signer could not do what was asked.
+/// Why a signer could not do what was asked. "The person said no" and "the
+/// signer cannot be reached" are different answers for the caller.
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum SignerError {
     #[error("the signer is unavailable: {0}")]
     Unavailable(String),
     #[error("the signer refused: {0}")]
     Rejected(String),
+    #[error("bad input for the signer: {0}")]
+    BadInput(String),
 }
 
-/// A source of signatures for one public key.
+pub type SignerResult<T> = Result<T, SignerError>;
+
+/// A source of signatures and encryption for one public key.
 pub trait Signer: Send + Sync {
     fn method(&self) -> Method;
     fn public_key(&self) -> PublicKey;
-    fn sign_event(&self, unsigned: UnsignedEvent) -> BoxFuture<'_, Result<Event, SignerError>>;
+    fn sign_event(&self, unsigned: UnsignedEvent) -> BoxFuture<'_, SignerResult<Event>>;
+    fn nip04_encrypt(
+        &self,
+        peer: PublicKey,
+        plaintext: String,
+    ) -> BoxFuture<'_, SignerResult<String>>;
+    fn nip04_decrypt(
+        &self,
+        peer: PublicKey,
+        ciphertext: String,
+    ) -> BoxFuture<'_, SignerResult<String>>;
+    fn nip44_encrypt(
+        &self,
+        peer: PublicKey,
+        plaintext: String,
+    ) -> BoxFuture<'_, SignerResult<String>>;
+    fn nip44_decrypt(
+        &self,
+        peer: PublicKey,
+        ciphertext: String,
+    ) -> BoxFuture<'_, SignerResult<String>>;
+    /// Whether a remote signer answers; local ones always do.
+    fn reachable(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async { true })
+    }
 }
 
 /// The logged-in signer, if any.
@@ -75,10 +105,16 @@ impl IdentityState {
     }
 
     /// What login_status reports: never a secret.
-    pub fn status(&self) -> serde_json::Value {
+    pub async fn status(&self) -> serde_json::Value {
         match self.current() {
             None => serde_json::json!({"logged_in": false}),
-            Some(signer) => describe(signer.as_ref()),
+            Some(signer) => {
+                let mut status = describe(signer.as_ref());
+                if matches!(signer.method(), Method::Nip46 | Method::Nsigner) {
+                    status["signer_reachable"] = signer.reachable().await.into();
+                }
+                status
+            }
         }
     }
 }
@@ -101,4 +137,23 @@ pub fn describe(signer: &dyn Signer) -> serde_json::Value {
         "pubkey": pk.to_hex(),
         "npub": pk.to_bech32().unwrap_or_default(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use nostr::nips::nip49::EncryptedSecretKey;
+    use nostr::FromBech32;
+
+    #[test]
+    fn nip49_published_vector_decrypts() {
+        // The example of NIP-49, password "nostr", log_n 16.
+        let ncryptsec = "ncryptsec1qgg9947rlpvqu76pj5ecreduf9jxhselq2nae2kghhvd5g7dgjtcxfqtd67p9m0w57lspw8gsq6yphnm8623nsl8xn9j4jdzz84zm3frztj3z7s35vpzmqf6ksu8r89qk5z2zxfmu5gv8th8wclt0h4p";
+        let encrypted = EncryptedSecretKey::from_bech32(ncryptsec).unwrap();
+        let secret = encrypted.decrypt("nostr").unwrap();
+        assert_eq!(
+            secret.to_secret_hex(),
+            "3501454135014541350145413501453fefb02227e449e57cf4d3a3ce05378683"
+        );
+        assert!(encrypted.decrypt("wrong password").is_err());
+    }
 }

@@ -1,6 +1,7 @@
-//! `readonly`: a public key only; browsing works, signing never does.
+//! `readonly`: a public key only; browsing works, signing and decrypting
+//! never do.
 
-use super::{Method, Signer, SignerError};
+use super::{Method, Signer, SignerError, SignerResult};
 use futures_util::future::BoxFuture;
 use nostr::{Event, FromBech32, PublicKey, UnsignedEvent};
 
@@ -27,6 +28,14 @@ impl ReadonlySigner {
     }
 }
 
+fn read_only<T: Send + 'static>() -> BoxFuture<'static, SignerResult<T>> {
+    Box::pin(async {
+        Err(SignerError::Unavailable(
+            "this identity is read-only (logged in with a public key); log in with a signing method to sign or decrypt".into(),
+        ))
+    })
+}
+
 impl Signer for ReadonlySigner {
     fn method(&self) -> Method {
         Method::Readonly
@@ -36,12 +45,24 @@ impl Signer for ReadonlySigner {
         self.public_key
     }
 
-    fn sign_event(&self, _unsigned: UnsignedEvent) -> BoxFuture<'_, Result<Event, SignerError>> {
-        Box::pin(async {
-            Err(SignerError::Unavailable(
-                "this identity is read-only (logged in with a public key); log in with a signing method to sign".into(),
-            ))
-        })
+    fn sign_event(&self, _: UnsignedEvent) -> BoxFuture<'_, SignerResult<Event>> {
+        read_only()
+    }
+
+    fn nip04_encrypt(&self, _: PublicKey, _: String) -> BoxFuture<'_, SignerResult<String>> {
+        read_only()
+    }
+
+    fn nip04_decrypt(&self, _: PublicKey, _: String) -> BoxFuture<'_, SignerResult<String>> {
+        read_only()
+    }
+
+    fn nip44_encrypt(&self, _: PublicKey, _: String) -> BoxFuture<'_, SignerResult<String>> {
+        read_only()
+    }
+
+    fn nip44_decrypt(&self, _: PublicKey, _: String) -> BoxFuture<'_, SignerResult<String>> {
+        read_only()
     }
 }
 
@@ -50,14 +71,17 @@ mod tests {
     use super::*;
 
     #[tokio::test]
-    async fn readonly_refuses_to_sign() {
+    async fn readonly_refuses_to_sign_or_decrypt() {
         let s = ReadonlySigner::from_npub(
             "npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg",
         )
         .unwrap();
         let unsigned = nostr::EventBuilder::text_note("x").build(s.public_key());
         let err = s.sign_event(unsigned).await.unwrap_err();
+        assert!(matches!(err, SignerError::Unavailable(_)));
         assert!(err.to_string().contains("read-only"));
+        assert!(s.nip44_decrypt(s.public_key(), "x".into()).await.is_err());
         assert!(ReadonlySigner::from_npub("nsec1abc").is_err());
+        assert!(ReadonlySigner::from_hex("12").is_err());
     }
 }

@@ -2,9 +2,9 @@
 
 use super::error::{ErrorCode, ToolError};
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
-use crate::identity::local::LocalSigner;
+use crate::identity::local::KeySigner;
 use crate::identity::readonly::ReadonlySigner;
-use crate::identity::{describe, Method, Signer};
+use crate::identity::{describe, seed, Method, Signer};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use std::sync::Arc;
@@ -16,7 +16,9 @@ pub fn tools() -> Vec<ToolDef> {
             "login_status",
             "Whether an identity is logged in; gives method, pubkey (hex) and npub. Never returns secrets.",
             READ_ONLY,
-            |ctx: Ctx, _: NoParams| async move { Ok(ToolOutput::json(ctx.app.identity.status())) },
+            |ctx: Ctx, _: NoParams| async move {
+                Ok(ToolOutput::json(ctx.app.identity.status().await))
+            },
         )
         .ungated(),
         tool(
@@ -32,7 +34,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, _: NoParams| async move {
                 ctx.app.identity.set(None);
-                Ok(ToolOutput::json(ctx.app.identity.status()))
+                Ok(ToolOutput::json(ctx.app.identity.status().await))
             },
         )
         .ungated(),
@@ -81,6 +83,9 @@ pub struct LoginParams {
     /// Account index, default 0 (seed).
     #[serde(default)]
     account: Option<u32>,
+    /// Optional BIP-39 passphrase (seed).
+    #[serde(default)]
+    passphrase: Option<String>,
     /// npub1... public key (readonly).
     #[serde(default)]
     npub: Option<String>,
@@ -109,6 +114,7 @@ impl Drop for LoginParams {
         self.nsec.zeroize();
         self.privkey_hex.zeroize();
         self.mnemonic.zeroize();
+        self.passphrase.zeroize();
         self.bunker_url.zeroize();
     }
 }
@@ -131,10 +137,10 @@ fn signer_for(p: &LoginParams) -> Result<Arc<dyn Signer>, ToolError> {
     match p.method {
         Method::Local => match (&p.nsec, &p.privkey_hex) {
             (Some(nsec), None) => Ok(Arc::new(
-                LocalSigner::from_nsec(nsec).map_err(|e| bad("nsec", e))?,
+                KeySigner::from_nsec(nsec).map_err(|e| bad("nsec", e))?,
             )),
             (None, Some(hex)) => Ok(Arc::new(
-                LocalSigner::from_hex(hex).map_err(|e| bad("privkey_hex", e))?,
+                KeySigner::from_hex(hex).map_err(|e| bad("privkey_hex", e))?,
             )),
             _ => Err(ToolError::invalid_params(
                 "method local needs exactly one of nsec or privkey_hex",
@@ -151,10 +157,19 @@ fn signer_for(p: &LoginParams) -> Result<Arc<dyn Signer>, ToolError> {
                 "method readonly needs exactly one of npub or pubkey_hex",
             )),
         },
-        Method::Seed | Method::Nip46 | Method::Nsigner => Err(ToolError::new(
+        Method::Seed => {
+            let words = p.mnemonic.as_deref().ok_or_else(|| {
+                ToolError::invalid_params("method seed needs mnemonic (12 or 24 words)")
+            })?;
+            let signer =
+                seed::from_mnemonic(words, p.passphrase.as_deref(), p.account.unwrap_or(0))
+                    .map_err(|e| bad("mnemonic", e))?;
+            Ok(Arc::new(signer))
+        }
+        Method::Nip46 | Method::Nsigner => Err(ToolError::new(
             ErrorCode::Unsupported,
             format!(
-                "login method {} is not available in this build yet; use local or readonly",
+                "login method {} is not available in this build yet; use local, seed or readonly",
                 p.method.as_str()
             ),
         )),
