@@ -2,6 +2,7 @@
 //! one trait. Browser tools refuse to work until an identity is logged in.
 
 pub mod local;
+pub mod nsigner;
 pub mod readonly;
 pub mod seed;
 

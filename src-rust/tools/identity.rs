@@ -3,6 +3,8 @@
 use super::error::{ErrorCode, ToolError};
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::identity::local::KeySigner;
+use crate::identity::nsigner::transport::{self, Endpoint};
+use crate::identity::nsigner::{protocol, ConnectError, NsignerSigner};
 use crate::identity::readonly::ReadonlySigner;
 use crate::identity::{describe, seed, Method, Signer};
 use schemars::JsonSchema;
@@ -25,7 +27,7 @@ pub fn tools() -> Vec<ToolDef> {
             "login",
             "Log in with a Nostr identity; browser tools refuse to work until you do. Methods: local (nsec or privkey_hex), seed (BIP-39 mnemonic + account), readonly (npub or pubkey_hex), nip46 (bunker_url), nsigner (hardware signer: transport, device, index).",
             ACTION,
-            |ctx: Ctx, p: LoginParams| async move { login(&ctx, p, false) },
+            |ctx: Ctx, p: LoginParams| async move { login(&ctx, p, false).await },
         )
         .ungated(),
         tool(
@@ -42,7 +44,7 @@ pub fn tools() -> Vec<ToolDef> {
             "switch_identity",
             "Switch to another Nostr identity (same parameters as login). Releases the old signer first; if the new login fails you are logged out.",
             ACTION,
-            |ctx: Ctx, p: LoginParams| async move { login(&ctx, p, true) },
+            |ctx: Ctx, p: LoginParams| async move { login(&ctx, p, true).await },
         )
         .ungated(),
     ]
@@ -65,8 +67,7 @@ pub enum Transport {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-// The seed, nip46 and nsigner fields are part of the published schema; the
-// methods that read them are not in this build yet.
+// bunker_url is part of the published schema; nip46 is not in this build yet.
 #[allow(dead_code)]
 pub struct LoginParams {
     /// Login method.
@@ -119,13 +120,16 @@ impl Drop for LoginParams {
     }
 }
 
-fn login(ctx: &Ctx, p: LoginParams, switching: bool) -> ToolResult {
+async fn login(ctx: &Ctx, p: LoginParams, switching: bool) -> ToolResult {
     if switching {
         // Release the old signer before anything else; a failed login below
         // leaves the browser logged out, never half-switched.
         ctx.app.identity.set(None);
     }
-    let signer = signer_for(&p)?;
+    let signer = match p.method {
+        Method::Nsigner => nsigner_signer(&p).await?,
+        _ => signer_for(&p)?,
+    };
     let status = describe(signer.as_ref());
     ctx.app.identity.set(Some(signer));
     tracing::info!(method = p.method.as_str(), "identity logged in");
@@ -166,12 +170,59 @@ fn signer_for(p: &LoginParams) -> Result<Arc<dyn Signer>, ToolError> {
                     .map_err(|e| bad("mnemonic", e))?;
             Ok(Arc::new(signer))
         }
-        Method::Nip46 | Method::Nsigner => Err(ToolError::new(
+        Method::Nsigner => Err(ToolError::internal("nsigner logins connect asynchronously")),
+        Method::Nip46 => Err(ToolError::new(
             ErrorCode::Unsupported,
             format!(
-                "login method {} is not available in this build yet; use local, seed or readonly",
+                "login method {} is not available in this build yet; use local, seed, readonly or nsigner",
                 p.method.as_str()
             ),
         )),
+    }
+}
+
+/// Where the device is, from transport / device / service.
+fn nsigner_endpoint(p: &LoginParams) -> Result<Endpoint, ToolError> {
+    let transport = p.transport.ok_or_else(|| {
+        ToolError::invalid_params(
+            "transport: required for method nsigner (serial, unix, tcp or qrexec)",
+        )
+    })?;
+    let device = p.device.as_deref().map(str::trim).filter(|d| !d.is_empty()).ok_or_else(|| {
+        ToolError::invalid_params(
+            "device: required for method nsigner (a serial device path, a socket path, host:port or a qube name)",
+        )
+    })?;
+    Ok(match transport {
+        Transport::Serial => transport::serial_endpoint(device)
+            .map_err(|e| ToolError::invalid_params(format!("device: {e}")))?,
+        Transport::Unix => Endpoint::Unix(device.into()),
+        Transport::Tcp => {
+            if !device.contains(':') {
+                return Err(ToolError::invalid_params("device: tcp needs host:port"));
+            }
+            Endpoint::Tcp(device.to_string())
+        }
+        Transport::Qrexec => Endpoint::Qrexec {
+            qube: device.to_string(),
+            service: p
+                .service
+                .clone()
+                .unwrap_or_else(|| protocol::DEFAULT_QREXEC_SERVICE.to_string()),
+        },
+    })
+}
+
+async fn nsigner_signer(p: &LoginParams) -> Result<Arc<dyn Signer>, ToolError> {
+    let endpoint = nsigner_endpoint(p)?;
+    match NsignerSigner::connect(endpoint, p.index.unwrap_or(0)).await {
+        Ok(signer) => Ok(Arc::new(signer)),
+        Err(ConnectError::NoSuchKey(why)) => {
+            Err(ToolError::invalid_params(format!("index: {why}")))
+        }
+        Err(ConnectError::Rejected(why)) => Err(ToolError::new(ErrorCode::SignerRejected, why)),
+        Err(ConnectError::Unreachable(why)) => {
+            Err(ToolError::new(ErrorCode::SignerUnavailable, why))
+        }
     }
 }

@@ -1,0 +1,254 @@
+//! `nsigner`: a signing device reached over serial, a Unix socket, TCP or
+//! Qubes qrexec, speaking our line protocol (docs/nsigner-protocol.md).
+//! The host never trusts the device: every signed event is checked.
+
+pub mod device;
+pub mod link;
+pub mod protocol;
+pub mod transport;
+
+use super::{Method, Signer, SignerError, SignerResult};
+use futures_util::future::BoxFuture;
+use link::LinkError;
+use nostr::{Event, PublicKey, UnsignedEvent};
+use protocol::{method, DeviceErrorCode};
+use serde_json::{json, Value};
+use std::time::Duration;
+use transport::{Connection, Endpoint};
+
+/// Quick questions (info, keys) and ones a person must confirm on the device.
+const QUICK: Duration = Duration::from_secs(10);
+const CONFIRM: Duration = Duration::from_secs(120);
+
+pub struct NsignerSigner {
+    link: link::Link,
+    /// Keeps the serial port or the qrexec child alive; dropping the signer
+    /// closes them (that is how switch_identity releases the device).
+    _guard: transport::Guard,
+    endpoint: Endpoint,
+    index: u32,
+    public_key: PublicKey,
+}
+
+/// Why a login to a device failed.
+#[derive(Debug)]
+pub enum ConnectError {
+    Unreachable(String),
+    NoSuchKey(String),
+    Rejected(String),
+}
+
+impl NsignerSigner {
+    /// Opens the link, checks the protocol and learns the key at `index`.
+    pub async fn connect(endpoint: Endpoint, index: u32) -> Result<NsignerSigner, ConnectError> {
+        let where_ = endpoint.to_string();
+        let mut connection = transport::open(&endpoint).await.map_err(|e| {
+            ConnectError::Unreachable(format!("cannot reach the signer at {where_}: {e}"))
+        })?;
+        let info = match connection
+            .link
+            .request(method::INFO, json!({}), QUICK)
+            .await
+        {
+            Ok(info) => info,
+            Err(e) => return Err(unreachable(&mut connection, &where_, e).await),
+        };
+        if info["protocol"].as_u64() != Some(protocol::VERSION) {
+            return Err(ConnectError::Unreachable(format!(
+                "the signer at {where_} speaks protocol {} (this browser speaks {})",
+                info["protocol"],
+                protocol::VERSION
+            )));
+        }
+        let key = match connection
+            .link
+            .request(method::GET_PUBLIC_KEY, json!({"index": index}), QUICK)
+            .await
+        {
+            Ok(key) => key,
+            Err(LinkError::Device(e)) if e.code == DeviceErrorCode::NoSuchKey => {
+                return Err(ConnectError::NoSuchKey(format!(
+                    "the signer has no key at index {index} ({})",
+                    e.message
+                )))
+            }
+            Err(LinkError::Device(e)) if e.code == DeviceErrorCode::Rejected => {
+                return Err(ConnectError::Rejected(e.message))
+            }
+            Err(e) => return Err(unreachable(&mut connection, &where_, e).await),
+        };
+        let public_key = key["pubkey"]
+            .as_str()
+            .and_then(|hex| PublicKey::from_hex(hex).ok())
+            .ok_or_else(|| {
+                ConnectError::Unreachable(format!(
+                    "the signer at {where_} sent an invalid public key"
+                ))
+            })?;
+        let Connection { link, guard } = connection;
+        Ok(NsignerSigner {
+            link,
+            _guard: guard,
+            endpoint,
+            index,
+            public_key,
+        })
+    }
+
+    async fn ask(&self, method: &str, mut params: Value, limit: Duration) -> SignerResult<Value> {
+        params["index"] = self.index.into();
+        self.link
+            .request(method, params, limit)
+            .await
+            .map_err(|e| self.map_error(e))
+    }
+
+    fn map_error(&self, error: LinkError) -> SignerError {
+        match error {
+            LinkError::Device(e) if e.code == DeviceErrorCode::Rejected => {
+                SignerError::Rejected(format!("refused on the device: {}", e.message))
+            }
+            other => SignerError::Unavailable(format!("{} ({})", other, self.endpoint)),
+        }
+    }
+
+    /// Checks a signed event against what was asked: same key, same
+    /// content, valid id and signature.
+    fn verify(&self, asked: &UnsignedEvent, reply: &Value) -> SignerResult<Event> {
+        let invalid = || SignerError::Rejected("the device returned an invalid signature".into());
+        let event: Event = serde_json::from_value(reply["event"].clone()).map_err(|_| invalid())?;
+        let same = event.pubkey == self.public_key
+            && event.kind == asked.kind
+            && event.content == asked.content
+            && event.created_at == asked.created_at
+            && event.tags == asked.tags;
+        if !same || event.verify().is_err() {
+            return Err(invalid());
+        }
+        Ok(event)
+    }
+}
+
+/// The link failed while logging in: say why, as precisely as we can.
+async fn unreachable(connection: &mut Connection, where_: &str, error: LinkError) -> ConnectError {
+    let ended = matches!(error, LinkError::Closed | LinkError::Write(_));
+    let reason = if ended {
+        connection.exit_reason().await
+    } else {
+        None
+    };
+    let why = reason.unwrap_or_else(|| error.to_string());
+    ConnectError::Unreachable(format!("the signer at {where_} did not answer: {why}"))
+}
+
+impl Signer for NsignerSigner {
+    fn method(&self) -> Method {
+        Method::Nsigner
+    }
+
+    fn public_key(&self) -> PublicKey {
+        self.public_key
+    }
+
+    fn sign_event(&self, unsigned: UnsignedEvent) -> BoxFuture<'_, SignerResult<Event>> {
+        Box::pin(async move {
+            let template = json!({
+                "pubkey": unsigned.pubkey.to_hex(),
+                "created_at": unsigned.created_at.as_secs(),
+                "kind": unsigned.kind.as_u16(),
+                "tags": unsigned.tags,
+                "content": unsigned.content,
+            });
+            let reply = self
+                .ask(method::SIGN_EVENT, json!({"event": template}), CONFIRM)
+                .await?;
+            self.verify(&unsigned, &reply)
+        })
+    }
+
+    fn nip04_encrypt(
+        &self,
+        peer: PublicKey,
+        plaintext: String,
+    ) -> BoxFuture<'_, SignerResult<String>> {
+        self.crypt(
+            method::NIP04_ENCRYPT,
+            peer,
+            "plaintext",
+            plaintext,
+            "ciphertext",
+        )
+    }
+
+    fn nip04_decrypt(
+        &self,
+        peer: PublicKey,
+        ciphertext: String,
+    ) -> BoxFuture<'_, SignerResult<String>> {
+        self.crypt(
+            method::NIP04_DECRYPT,
+            peer,
+            "ciphertext",
+            ciphertext,
+            "plaintext",
+        )
+    }
+
+    fn nip44_encrypt(
+        &self,
+        peer: PublicKey,
+        plaintext: String,
+    ) -> BoxFuture<'_, SignerResult<String>> {
+        self.crypt(
+            method::NIP44_ENCRYPT,
+            peer,
+            "plaintext",
+            plaintext,
+            "ciphertext",
+        )
+    }
+
+    fn nip44_decrypt(
+        &self,
+        peer: PublicKey,
+        ciphertext: String,
+    ) -> BoxFuture<'_, SignerResult<String>> {
+        self.crypt(
+            method::NIP44_DECRYPT,
+            peer,
+            "ciphertext",
+            ciphertext,
+            "plaintext",
+        )
+    }
+
+    fn reachable(&self) -> BoxFuture<'_, bool> {
+        Box::pin(async move {
+            self.link
+                .request(method::INFO, json!({}), Duration::from_secs(3))
+                .await
+                .is_ok()
+        })
+    }
+}
+
+impl NsignerSigner {
+    fn crypt(
+        &self,
+        method: &'static str,
+        peer: PublicKey,
+        input: &'static str,
+        text: String,
+        output: &'static str,
+    ) -> BoxFuture<'_, SignerResult<String>> {
+        Box::pin(async move {
+            let mut params = json!({"peer": peer.to_hex()});
+            params[input] = text.into();
+            let reply = self.ask(method, params, CONFIRM).await?;
+            reply[output]
+                .as_str()
+                .map(str::to_string)
+                .ok_or_else(|| SignerError::Unavailable(format!("the device sent no {output}")))
+        })
+    }
+}

@@ -1,0 +1,172 @@
+//! The byte streams a device is reached over: a serial line, a Unix socket,
+//! TCP, or a Qubes qrexec service (through `qrexec-client-vm`).
+
+use super::link::{Link, Reader, Writer};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Where the device is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Endpoint {
+    Serial { path: PathBuf, baud: u32 },
+    Unix(PathBuf),
+    Tcp(String),
+    Qrexec { qube: String, service: String },
+}
+
+pub const DEFAULT_BAUD: u32 = 115_200;
+const CONNECT_LIMIT: Duration = Duration::from_secs(5);
+
+impl std::fmt::Display for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Endpoint::Serial { path, baud } => write!(f, "serial:{}@{baud}", path.display()),
+            Endpoint::Unix(path) => write!(f, "unix:{}", path.display()),
+            Endpoint::Tcp(addr) => write!(f, "tcp:{addr}"),
+            Endpoint::Qrexec { qube, service } => write!(f, "qrexec:{qube}/{service}"),
+        }
+    }
+}
+
+/// A serial `device` may carry its speed: `/dev/ttyACM0@9600`.
+pub fn serial_endpoint(device: &str) -> Result<Endpoint, String> {
+    let (path, baud) = match device.rsplit_once('@') {
+        Some((path, baud)) => (
+            path,
+            baud.parse::<u32>()
+                .map_err(|_| format!("bad baud rate {baud:?}"))?,
+        ),
+        None => (device, DEFAULT_BAUD),
+    };
+    if path.is_empty() {
+        return Err("a serial device path is required, e.g. /dev/ttyACM0".into());
+    }
+    Ok(Endpoint::Serial {
+        path: PathBuf::from(path),
+        baud,
+    })
+}
+
+/// An open connection; keeps alive what must outlive the streams.
+pub struct Connection {
+    pub link: Link,
+    /// The qrexec client process, or the configured serial port.
+    pub guard: Guard,
+}
+
+pub enum Guard {
+    None,
+    Child(tokio::process::Child),
+    Serial(#[allow(dead_code)] serialport::TTYPort),
+}
+
+impl Connection {
+    /// Why the link ended, when a child process tells (qrexec policy
+    /// refusal). The child may still be exiting: give it a moment.
+    pub async fn exit_reason(&mut self) -> Option<String> {
+        let Guard::Child(child) = &mut self.guard else {
+            return None;
+        };
+        let status = tokio::time::timeout(Duration::from_secs(2), child.wait())
+            .await
+            .ok()?
+            .ok()?;
+        if status.code() == Some(126) {
+            return Some(
+                "the Qubes policy refused the call (qrexec-client-vm exited with 126)".into(),
+            );
+        }
+        Some(format!("qrexec-client-vm exited ({status})"))
+    }
+}
+
+pub async fn open(endpoint: &Endpoint) -> Result<Connection, String> {
+    let (reader, writer, guard): (Reader, Writer, Guard) = match endpoint {
+        Endpoint::Unix(path) => {
+            let stream = tokio::time::timeout(CONNECT_LIMIT, tokio::net::UnixStream::connect(path))
+                .await
+                .map_err(|_| "timed out connecting".to_string())?
+                .map_err(|e| e.to_string())?;
+            let (r, w) = stream.into_split();
+            (Box::new(r), Box::new(w), Guard::None)
+        }
+        Endpoint::Tcp(addr) => {
+            let stream =
+                tokio::time::timeout(CONNECT_LIMIT, tokio::net::TcpStream::connect(addr.as_str()))
+                    .await
+                    .map_err(|_| "timed out connecting".to_string())?
+                    .map_err(|e| e.to_string())?;
+            let _ = stream.set_nodelay(true);
+            let (r, w) = stream.into_split();
+            (Box::new(r), Box::new(w), Guard::None)
+        }
+        Endpoint::Serial { path, baud } => open_serial(path, *baud)?,
+        Endpoint::Qrexec { qube, service } => {
+            let mut child = tokio::process::Command::new("qrexec-client-vm")
+                .arg(qube)
+                .arg(service)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::null())
+                .kill_on_drop(true)
+                .spawn()
+                .map_err(|e| format!("cannot run qrexec-client-vm ({e}); is this a Qubes qube?"))?;
+            let r = child
+                .stdout
+                .take()
+                .ok_or("no stdout from qrexec-client-vm")?;
+            let w = child.stdin.take().ok_or("no stdin to qrexec-client-vm")?;
+            (Box::new(r), Box::new(w), Guard::Child(child))
+        }
+    };
+    Ok(Connection {
+        link: Link::new(reader, writer),
+        guard,
+    })
+}
+
+/// Configures the line (speed, 8N1, raw) and opens it for async I/O. The
+/// configured port stays open beside the stream so the settings hold.
+fn open_serial(path: &std::path::Path, baud: u32) -> Result<(Reader, Writer, Guard), String> {
+    let path_str = path.to_str().ok_or("the device path is not UTF-8")?;
+    let port = serialport::new(path_str, baud)
+        .timeout(Duration::from_millis(100))
+        .open_native()
+        .map_err(|e| format!("cannot open {path_str}: {e}"))?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| format!("cannot open {path_str}: {e}"))?;
+    let reader = tokio::fs::File::from_std(file.try_clone().map_err(|e| e.to_string())?);
+    let writer = tokio::fs::File::from_std(file);
+    Ok((Box::new(reader), Box::new(writer), Guard::Serial(port)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serial_devices_may_carry_a_speed() {
+        assert_eq!(
+            serial_endpoint("/dev/ttyACM0").unwrap(),
+            Endpoint::Serial {
+                path: "/dev/ttyACM0".into(),
+                baud: DEFAULT_BAUD
+            }
+        );
+        assert_eq!(
+            serial_endpoint("/dev/ttyUSB1@9600").unwrap(),
+            Endpoint::Serial {
+                path: "/dev/ttyUSB1".into(),
+                baud: 9600
+            }
+        );
+        assert!(serial_endpoint("/dev/x@fast").is_err());
+        assert_eq!(
+            Endpoint::Tcp("127.0.0.1:9".into()).to_string(),
+            "tcp:127.0.0.1:9"
+        );
+    }
+}
