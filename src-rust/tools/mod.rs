@@ -144,7 +144,15 @@ fn parse_params<P: DeserializeOwned>(params: Value) -> Result<P, ToolError> {
             )))
         }
     };
-    serde_json::from_value(params).map_err(|e| ToolError::invalid_params(e.to_string()))
+    // Name the parameter that is wrong: "transport: unknown variant ...".
+    serde_path_to_error::deserialize(params).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        match path.as_str() {
+            "" | "." => ToolError::invalid_params(inner),
+            _ => ToolError::invalid_params(format!("{path}: {inner}")),
+        }
+    })
 }
 
 fn json_type(v: &Value) -> &'static str {
@@ -369,5 +377,11 @@ mod tests {
             .message
             .contains("array"));
         assert!(parse_params::<P>(json!({"url": "x", "urll": 1})).is_err());
+        let typed = parse_params::<P>(json!({"url": 5})).unwrap_err();
+        assert!(
+            typed.message.starts_with("url: invalid type"),
+            "{}",
+            typed.message
+        );
     }
 }

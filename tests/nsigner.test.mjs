@@ -1,0 +1,127 @@
+// The nsigner login through MCP and /agent, against the nsigner emulator
+// over a Unix socket, TCP, a pseudo-terminal and a stand-in qrexec client.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
+import { connectAgent, agentCall, agentError } from './support/agent.mjs';
+import { TEST_NSEC, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
+
+const EMULATOR = process.env.NSIGNER_EMULATOR
+  ?? path.join(path.dirname(process.env.SOVEREIGN_BIN ?? path.join(REPO_ROOT, 'target/debug/sovereign-browser')), 'nsigner-emulator');
+
+/** Starts the emulator; resolves { where, keys, stop }. */
+function startEmulator(args) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(EMULATOR, ['--key', TEST_NSEC, '--generate', '1', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    const keys = [];
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (d) => {
+      out += d;
+      for (const m of out.matchAll(/key (\d+) ([0-9a-f]{64})/g)) keys[Number(m[1])] = m[2];
+      const where = out.match(/listening on (\S+)/);
+      if (where && keys.length >= 2) {
+        resolve({ where: where[1], keys, stop: () => { proc.kill('SIGKILL'); } });
+      }
+    });
+    proc.once('error', reject);
+    proc.once('exit', (code) => reject(new Error(`nsigner-emulator exited (${code}): ${out}`)));
+  });
+}
+
+describe('nsigner login', { timeout: 180_000 }, () => {
+  let browser;
+  let mcp;
+  let dir;
+  const emulators = [];
+  const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => browser, fn));
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'nsigner-'));
+    // A stand-in for Qubes' qrexec-client-vm: the emulator is the service of
+    // qube "vault"; qube "denied" is refused by policy (exit 126).
+    writeFileSync(path.join(dir, 'qrexec-client-vm'), [
+      '#!/bin/sh',
+      '[ "$1" = denied ] && { echo "Request refused" >&2; exit 126; }',
+      '[ "$2" = qubes.NsignerRpc ] || exit 1',
+      `exec "${EMULATOR}" --key ${TEST_NSEC} --stdio 2>/dev/null`,
+      '',
+    ].join('\n'));
+    chmodSync(path.join(dir, 'qrexec-client-vm'), 0o755);
+    browser = await startBrowser({ env: { PATH: `${dir}:${process.env.PATH}` } });
+    mcp = await connectMcp(browser);
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+    for (const e of emulators) e.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('over a Unix socket: login, status with reachability, browser tools open', async () => {
+    const emu = await startEmulator(['--unix', path.join(dir, 'signer.sock')]);
+    emulators.push(emu);
+    const login = await call('login', { method: 'nsigner', transport: 'unix', device: emu.where.slice('unix:'.length) });
+    assert.equal(login.method, 'nsigner');
+    assert.equal(login.pubkey, TEST_PUBKEY);
+    const status = await call('login_status');
+    assert.equal(status.signer_reachable, true);
+    assert.equal(typeof (await call('get_url')).url, 'string');
+    // The device goes away: the status says so.
+    emu.stop();
+    await new Promise((r) => setTimeout(r, 200));
+    assert.equal((await call('login_status')).signer_reachable, false);
+  });
+
+  test('over TCP, with a key index', async () => {
+    const emu = await startEmulator(['--tcp', '127.0.0.1:0']);
+    emulators.push(emu);
+    const login = await call('switch_identity', { method: 'nsigner', transport: 'tcp', device: emu.where.slice('tcp:'.length), index: 1 });
+    assert.equal(login.pubkey, emu.keys[1]);
+    const wrong = await callError(mcp, 'switch_identity', { method: 'nsigner', transport: 'tcp', device: emu.where.slice('tcp:'.length), index: 9 }, 'INVALID_PARAMS');
+    assert.match(wrong, /index: the signer has no key at index 9/);
+    assert.equal((await call('login_status')).logged_in, false, 'a failed switch logs out');
+  });
+
+  test('over a serial line (a pseudo-terminal)', async () => {
+    const emu = await startEmulator(['--pty']);
+    emulators.push(emu);
+    const login = await call('login', { method: 'nsigner', transport: 'serial', device: emu.where.slice('pty:'.length) });
+    assert.equal(login.pubkey, TEST_PUBKEY);
+  });
+
+  test('over qrexec, and a policy refusal', async () => {
+    const login = await call('login', { method: 'nsigner', transport: 'qrexec', device: 'vault' });
+    assert.equal(login.pubkey, TEST_PUBKEY);
+    const refused = await callError(mcp, 'login', { method: 'nsigner', transport: 'qrexec', device: 'denied' }, 'SIGNER_UNAVAILABLE');
+    assert.match(refused, /policy refused/);
+  });
+
+  test('bad nsigner input names the field', async () => {
+    assert.match(await callError(mcp, 'login', { method: 'nsigner', device: '/dev/ttyACM0' }, 'INVALID_PARAMS'), /transport: required/);
+    assert.match(await callError(mcp, 'login', { method: 'nsigner', transport: 'serial' }, 'INVALID_PARAMS'), /device: required/);
+    assert.match(await callError(mcp, 'login', { method: 'nsigner', transport: 'bluetooth', device: 'x' }, 'INVALID_PARAMS'), /transport/);
+    assert.match(await callError(mcp, 'login', { method: 'nsigner', transport: 'unix', device: path.join(dir, 'none.sock') }, 'SIGNER_UNAVAILABLE'), /cannot reach the signer/);
+  });
+
+  test('the same login over /agent', async () => {
+    const emu = await startEmulator(['--unix', path.join(dir, 'agent.sock')]);
+    emulators.push(emu);
+    const agent = await connectAgent(browser);
+    try {
+      await agentCall(agent, 'logout');
+      agentError(await agent.call('get_url'), 'NOT_LOGGED_IN');
+      const login = await agentCall(agent, 'login', { method: 'nsigner', transport: 'unix', device: emu.where.slice('unix:'.length) });
+      assert.equal(login.pubkey, TEST_PUBKEY);
+      assert.equal(typeof (await agentCall(agent, 'get_url')).url, 'string');
+    } finally {
+      agent.close();
+    }
+  });
+});
