@@ -218,10 +218,16 @@ export function httpRequest(url, { method = 'GET', headers = {}, body } = {}) {
       answered = true;
       const chunks = [];
       res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () => {
+        resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') });
+        req.destroy();
+      });
       res.on('error', () => resolve({ status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
     });
     req.on('error', (err) => { if (!answered) reject(err); });
+    // A server may answer (413) before reading the whole body and close: the
+    // rest of our write then fails with EPIPE, which is expected here.
+    req.on('socket', (socket) => socket.on('error', () => {}));
     if (body !== undefined) req.end(body); else req.end();
   });
 }
