@@ -69,7 +69,7 @@ run_stage() {
 
 run_stage 0 cargo fmt --all -- --check
 run_stage 1 cargo clippy --all-targets -- -D warnings
-run_stage 2 cargo build
+run_stage 2 cargo build --all-targets
 run_stage 3 cargo test
 run_stage 4 npm test
 

@@ -2,6 +2,7 @@
 //! one trait. Browser tools refuse to work until an identity is logged in.
 
 pub mod local;
+pub mod nip46;
 pub mod nsigner;
 pub mod readonly;
 pub mod seed;
@@ -77,12 +78,27 @@ pub trait Signer: Send + Sync {
     fn reachable(&self) -> BoxFuture<'_, bool> {
         Box::pin(async { true })
     }
+    /// A page the person must open to approve a pending request (NIP-46).
+    fn auth_url(&self) -> Option<String> {
+        None
+    }
+}
+
+/// A login still waiting for the person to approve it at `auth_url`.
+#[derive(Clone)]
+pub struct PendingLogin {
+    pub method: Method,
+    pub challenge: nip46::AuthChallenge,
 }
 
 /// The logged-in signer, if any.
 #[derive(Default)]
 pub struct IdentityState {
     current: RwLock<Option<Arc<dyn Signer>>>,
+    pending: RwLock<Option<PendingLogin>>,
+    /// Bumped by every change, so a login finishing late cannot undo a
+    /// logout or another login that came after it.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 impl IdentityState {
@@ -100,19 +116,53 @@ impl IdentityState {
     /// Replaces the signer; the old one is dropped (and with it its secrets
     /// and connections) before the new one is installed.
     pub fn set(&self, signer: Option<Arc<dyn Signer>>) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        *self.pending.write().unwrap_or_else(|e| e.into_inner()) = None;
         let mut slot = self.current.write().unwrap_or_else(|e| e.into_inner());
         drop(slot.take());
         *slot = signer;
     }
 
+    /// Records a login waiting for approval; returns its generation.
+    pub fn begin_pending(&self, pending: PendingLogin) -> u64 {
+        *self.pending.write().unwrap_or_else(|e| e.into_inner()) = Some(pending);
+        self.generation.load(std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// Completes (or, with None, abandons) a pending login, unless anything
+    /// changed since it began.
+    pub fn finish_pending(&self, generation: u64, signer: Option<Arc<dyn Signer>>) -> bool {
+        if self.generation.load(std::sync::atomic::Ordering::SeqCst) != generation {
+            return false;
+        }
+        match signer {
+            Some(signer) => self.set(Some(signer)),
+            None => *self.pending.write().unwrap_or_else(|e| e.into_inner()) = None,
+        }
+        true
+    }
+
     /// What login_status reports: never a secret.
     pub async fn status(&self) -> serde_json::Value {
-        match self.current() {
-            None => serde_json::json!({"logged_in": false}),
-            Some(signer) => {
+        let pending = self
+            .pending
+            .read()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        match (self.current(), pending) {
+            (None, None) => serde_json::json!({"logged_in": false}),
+            (None, Some(p)) => serde_json::json!({
+                "logged_in": false,
+                "pending": {"method": p.method.as_str(), "auth_url": p.challenge.current()},
+            }),
+            (Some(signer), _) => {
                 let mut status = describe(signer.as_ref());
                 if matches!(signer.method(), Method::Nip46 | Method::Nsigner) {
                     status["signer_reachable"] = signer.reachable().await.into();
+                }
+                if let Some(url) = signer.auth_url() {
+                    status["auth_url"] = url.into();
                 }
                 status
             }

@@ -3,12 +3,14 @@
 use super::error::{ErrorCode, ToolError};
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::identity::local::KeySigner;
+use crate::identity::nip46::{self, Nip46Signer};
 use crate::identity::nsigner::transport::{self, Endpoint};
 use crate::identity::nsigner::{protocol, ConnectError, NsignerSigner};
 use crate::identity::readonly::ReadonlySigner;
-use crate::identity::{describe, seed, Method, Signer};
+use crate::identity::{describe, seed, Method, PendingLogin, Signer, SignerError};
 use schemars::JsonSchema;
 use serde::Deserialize;
+use serde_json::json;
 use std::sync::Arc;
 use zeroize::Zeroize;
 
@@ -67,8 +69,6 @@ pub enum Transport {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-// bunker_url is part of the published schema; nip46 is not in this build yet.
-#[allow(dead_code)]
 pub struct LoginParams {
     /// Login method.
     method: Method,
@@ -128,6 +128,10 @@ async fn login(ctx: &Ctx, p: LoginParams, switching: bool) -> ToolResult {
     }
     let signer = match p.method {
         Method::Nsigner => nsigner_signer(&p).await?,
+        Method::Nip46 => match nip46_signer(ctx, &p).await? {
+            Nip46Outcome::Ready(signer) => signer,
+            Nip46Outcome::AwaitingApproval(answer) => return Ok(ToolOutput::json(answer)),
+        },
         _ => signer_for(&p)?,
     };
     let status = describe(signer.as_ref());
@@ -170,14 +174,9 @@ fn signer_for(p: &LoginParams) -> Result<Arc<dyn Signer>, ToolError> {
                     .map_err(|e| bad("mnemonic", e))?;
             Ok(Arc::new(signer))
         }
-        Method::Nsigner => Err(ToolError::internal("nsigner logins connect asynchronously")),
-        Method::Nip46 => Err(ToolError::new(
-            ErrorCode::Unsupported,
-            format!(
-                "login method {} is not available in this build yet; use local, seed, readonly or nsigner",
-                p.method.as_str()
-            ),
-        )),
+        Method::Nsigner | Method::Nip46 => {
+            Err(ToolError::internal("remote signers connect asynchronously"))
+        }
     }
 }
 
@@ -224,5 +223,78 @@ async fn nsigner_signer(p: &LoginParams) -> Result<Arc<dyn Signer>, ToolError> {
         Err(ConnectError::Unreachable(why)) => {
             Err(ToolError::new(ErrorCode::SignerUnavailable, why))
         }
+    }
+}
+
+enum Nip46Outcome {
+    Ready(Arc<dyn Signer>),
+    /// The bunker asked for approval at an auth_url; login goes on in the background.
+    AwaitingApproval(serde_json::Value),
+}
+
+/// Connects to the bunker. When it answers with an auth_url first, the
+/// caller gets that URL at once and the login completes in the background
+/// once the person approves (login_status shows it).
+async fn nip46_signer(ctx: &Ctx, p: &LoginParams) -> Result<Nip46Outcome, ToolError> {
+    let url = p.bunker_url.as_deref().ok_or_else(|| {
+        ToolError::invalid_params("bunker_url: required for method nip46 (bunker://...)")
+    })?;
+    let uri = nip46::parse_bunker_url(url)
+        .map_err(|e| ToolError::invalid_params(format!("bunker_url: {e}")))?;
+    let relays = uri
+        .relays()
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let challenge = nip46::AuthChallenge::default();
+    let client = Nip46Signer::client(uri, &challenge, nip46::REQUEST_TIMEOUT)
+        .map_err(|e| ToolError::invalid_params(format!("bunker_url: {e}")))?;
+    let mut asked = challenge.subscribe();
+    let generation = ctx.app.identity.begin_pending(PendingLogin {
+        method: Method::Nip46,
+        challenge: challenge.clone(),
+    });
+    let mut task = tokio::spawn(Nip46Signer::connect(client, challenge.clone()));
+    let unavailable = |why: String| ToolError::new(ErrorCode::SignerUnavailable, why);
+    tokio::select! {
+        joined = &mut task => {
+            let signer = joined.map_err(|e| ToolError::internal(e.to_string()))?.map_err(|e| {
+                ctx.app.identity.finish_pending(generation, None);
+                signer_error(e)
+            })?;
+            Ok(Nip46Outcome::Ready(Arc::new(signer)))
+        }
+        _ = asked.changed() => {
+            let auth_url = challenge.current();
+            let app = ctx.app.clone();
+            tokio::spawn(async move {
+                let signer = task.await.ok().and_then(Result::ok).map(|s| Arc::new(s) as Arc<dyn Signer>);
+                if app.identity.finish_pending(generation, signer) {
+                    tracing::info!("NIP-46 login finished after approval");
+                }
+            });
+            Ok(Nip46Outcome::AwaitingApproval(json!({
+                "logged_in": false,
+                "pending": {"method": "nip46", "auth_url": auth_url},
+                "message": "the bunker asks for approval: open auth_url; login_status shows when the login completes",
+            })))
+        }
+        _ = tokio::time::sleep(nip46::LOGIN_TIMEOUT) => {
+            task.abort();
+            ctx.app.identity.finish_pending(generation, None);
+            Err(unavailable(format!(
+                "the bunker did not answer within {} s (relays: {relays}); is it running and connected?",
+                nip46::LOGIN_TIMEOUT.as_secs()
+            )))
+        }
+    }
+}
+
+fn signer_error(error: SignerError) -> ToolError {
+    match error {
+        SignerError::Unavailable(why) => ToolError::new(ErrorCode::SignerUnavailable, why),
+        SignerError::Rejected(why) => ToolError::new(ErrorCode::SignerRejected, why),
+        SignerError::BadInput(why) => ToolError::invalid_params(why),
     }
 }

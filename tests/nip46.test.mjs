@@ -1,0 +1,131 @@
+// The nip46 login through MCP and /agent, against a real bunker
+// (rust-nostr's remote signer) on a real relay on 127.0.0.1, and the
+// auth_url challenge of a bunker that asks for approval first.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
+import { connectAgent, agentCall, agentError } from './support/agent.mjs';
+import { callError, callJson, connectMcp } from './support/mcp.mjs';
+
+const BIN_DIR = path.dirname(process.env.SOVEREIGN_BIN ?? path.join(REPO_ROOT, 'target/debug/sovereign-browser'));
+const BUNKER = process.env.TEST_BUNKER ?? path.join(BIN_DIR, 'examples', 'test_bunker');
+
+/** Starts the test bunker; resolves { url, user, approve?, stop }. */
+function startBunker(args = []) {
+  return new Promise((resolve, reject) => {
+    const proc = spawn(BUNKER, args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    proc.stdout.setEncoding('utf8');
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const url = out.match(/test-bunker: url (\S+)/)?.[1];
+      const user = out.match(/test-bunker: user ([0-9a-f]{64})/)?.[1];
+      const approve = out.match(/test-bunker: approve (\S+)/)?.[1];
+      if (url && user && (approve || !args.includes('--auth-url'))) {
+        // rust-nostr's remote signer subscribes from "now": give it a moment.
+        setTimeout(() => resolve({ url, user, approve, stop: () => proc.kill('SIGKILL') }), 300);
+      }
+    });
+    proc.once('error', reject);
+    proc.once('exit', (code) => reject(new Error(`test_bunker exited (${code}): ${out}`)));
+  });
+}
+
+const waitFor = async (check, what, ms = 10_000) => {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+describe('nip46 login', { timeout: 180_000 }, () => {
+  let browser;
+  let mcp;
+  const bunkers = [];
+  const test = (name, fn, opts = {}) => it(name, { timeout: 60_000, ...opts }, withBrowserLog(() => browser, fn));
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+
+  before(async () => {
+    browser = await startBrowser();
+    mcp = await connectMcp(browser);
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+    for (const b of bunkers) b.stop();
+  });
+
+  test('a real bunker: login, reachability, then the bunker goes away', async () => {
+    const bunker = await startBunker();
+    bunkers.push(bunker);
+    const login = await call('login', { method: 'nip46', bunker_url: bunker.url });
+    assert.equal(login.method, 'nip46');
+    assert.equal(login.pubkey, bunker.user);
+    const status = await call('login_status');
+    assert.equal(status.signer_reachable, true);
+    assert.ok(!JSON.stringify(status).includes('test-bunker-secret'), 'the bunker secret is never returned');
+    assert.equal(typeof (await call('get_url')).url, 'string');
+    bunker.stop();
+    await waitFor(async () => (await call('login_status')).signer_reachable === false, 'the status to show the bunker gone');
+  });
+
+  test('an auth_url challenge is surfaced and the login completes once approved', async () => {
+    const bunker = await startBunker(['--auth-url']);
+    bunkers.push(bunker);
+    const first = await call('switch_identity', { method: 'nip46', bunker_url: bunker.url });
+    assert.equal(first.logged_in, false);
+    assert.equal(first.pending.auth_url, bunker.approve);
+    assert.equal((await call('login_status')).pending.auth_url, bunker.approve);
+    await callError(mcp, 'get_url', {}, 'NOT_LOGGED_IN');
+    // The person opens the link and approves.
+    const approval = await fetch(bunker.approve);
+    assert.equal(approval.status, 200);
+    const status = await waitFor(async () => {
+      const s = await call('login_status');
+      return s.logged_in ? s : null;
+    }, 'the approved login');
+    assert.equal(status.pubkey, bunker.user);
+    assert.equal(status.method, 'nip46');
+  });
+
+  test('the same login over /agent', async () => {
+    const bunker = await startBunker();
+    bunkers.push(bunker);
+    const agent = await connectAgent(browser);
+    try {
+      await agentCall(agent, 'logout');
+      agentError(await agent.call('get_url'), 'NOT_LOGGED_IN');
+      const login = await agentCall(agent, 'login', { method: 'nip46', bunker_url: bunker.url });
+      assert.equal(login.pubkey, bunker.user);
+      assert.equal(typeof (await agentCall(agent, 'get_url')).url, 'string');
+    } finally {
+      agent.close();
+    }
+  });
+
+  test('bad bunker URLs are INVALID_PARAMS naming bunker_url', async () => {
+    const pk = '7e7e9c42a91bfef19fa929e5fda1b72e0ebc1a4c1141673e2794234d86addf4e';
+    assert.match(await callError(mcp, 'login', { method: 'nip46' }, 'INVALID_PARAMS'), /bunker_url: required/);
+    assert.match(await callError(mcp, 'login', { method: 'nip46', bunker_url: `bunker://${pk}` }, 'INVALID_PARAMS'), /bunker_url: has no relay/);
+    assert.match(await callError(mcp, 'login', { method: 'nip46', bunker_url: 'https://example.org' }, 'INVALID_PARAMS'), /bunker_url: must start with bunker:\/\//);
+  });
+
+  test('a bunker that never answers is SIGNER_UNAVAILABLE naming the relay', async () => {
+    // A live relay, but nobody serving that bunker key on it.
+    const bunker = await startBunker();
+    bunkers.push(bunker);
+    await call('logout');
+    const silent = bunker.url.replace(/bunker:\/\/[0-9a-f]{64}/, `bunker://${'ab'.repeat(32)}`);
+    const why = await callError(mcp, 'login', { method: 'nip46', bunker_url: silent }, 'SIGNER_UNAVAILABLE');
+    assert.match(why, /ws:\/\/127\.0\.0\.1:\d+/);
+    const status = await call('login_status');
+    assert.equal(status.logged_in, false);
+    assert.equal(status.pending, undefined, 'the failed login is not left pending');
+  }, { timeout: 90_000 });
+});
