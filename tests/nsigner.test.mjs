@@ -3,12 +3,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync, chmodSync, rmSync } from 'node:fs';
+import { mkdtempSync, writeFileSync, chmodSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { connectAgent, agentCall, agentError } from './support/agent.mjs';
-import { TEST_NSEC, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
+import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
 
 const EMULATOR = process.env.NSIGNER_EMULATOR
   ?? path.join(path.dirname(process.env.SOVEREIGN_BIN ?? path.join(REPO_ROOT, 'target/debug/sovereign-browser')), 'nsigner-emulator');
@@ -16,8 +16,11 @@ const EMULATOR = process.env.NSIGNER_EMULATOR
 /** Starts the emulator; resolves { where, keys, stop }. */
 function startEmulator(args) {
   return new Promise((resolve, reject) => {
-    const proc = spawn(EMULATOR, ['--key', TEST_NSEC, '--generate', '1', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(EMULATOR, ['--key', TEST_NSEC, '--generate', '1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
+    let log = '';
+    proc.stderr.setEncoding('utf8');
+    proc.stderr.on('data', (d) => { log += d; });
     const keys = [];
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (d) => {
@@ -25,13 +28,22 @@ function startEmulator(args) {
       for (const m of out.matchAll(/key (\d+) ([0-9a-f]{64})/g)) keys[Number(m[1])] = m[2];
       const where = out.match(/listening on (\S+)/);
       if (where && keys.length >= 2) {
-        resolve({ where: where[1], keys, stop: () => { proc.kill('SIGKILL'); } });
+        resolve({ where: where[1], keys, log: () => log, stop: () => { proc.kill('SIGKILL'); } });
       }
     });
     proc.once('error', reject);
     proc.once('exit', (code) => reject(new Error(`nsigner-emulator exited (${code}): ${out}`)));
   });
 }
+
+const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
+const waitFor = async (check, what, ms = 5_000) => {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
 
 describe('nsigner login', { timeout: 180_000 }, () => {
   let browser;
@@ -49,6 +61,7 @@ describe('nsigner login', { timeout: 180_000 }, () => {
       '#!/bin/sh',
       '[ "$1" = denied ] && { echo "Request refused" >&2; exit 126; }',
       '[ "$2" = qubes.NsignerRpc ] || exit 1',
+      `echo $$ > "${dir}/qrexec.pid"`,
       `exec "${EMULATOR}" --key ${TEST_NSEC} --stdio 2>/dev/null`,
       '',
     ].join('\n'));
@@ -62,6 +75,21 @@ describe('nsigner login', { timeout: 180_000 }, () => {
     await browser?.stop();
     for (const e of emulators) e.stop();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('logout and switch_identity release the device link', async () => {
+    const emu = await startEmulator(['--unix', path.join(dir, 'release.sock')]);
+    emulators.push(emu);
+    await call('login', { method: 'nsigner', transport: 'unix', device: emu.where.slice('unix:'.length) });
+    assert.match(emu.log(), /session opened/);
+    await call('logout');
+    await waitFor(() => /session closed/.test(emu.log()), 'the device to see its session closed');
+    // qrexec: the client process ends when the identity is switched away.
+    await call('login', { method: 'nsigner', transport: 'qrexec', device: 'vault' });
+    const pid = Number(readFileSync(path.join(dir, 'qrexec.pid'), 'utf8'));
+    assert.ok(alive(pid), 'the qrexec client runs while logged in');
+    await call('switch_identity', { method: 'readonly', npub: TEST_NPUB });
+    await waitFor(() => !alive(pid), 'the qrexec client to end');
   });
 
   test('over a Unix socket: login, status with reachability, browser tools open', async () => {

@@ -165,7 +165,13 @@ impl std::io::Read for PtyReader {
 }
 
 /// One session: a request line in, a response line out.
-fn serve(device: &Device, reader: impl BufRead, mut writer: impl Write) {
+fn serve(device: &Device, reader: impl BufRead, writer: impl Write) {
+    eprintln!("nsigner-emulator: session opened");
+    serve_lines(device, reader, writer);
+    eprintln!("nsigner-emulator: session closed");
+}
+
+fn serve_lines(device: &Device, reader: impl BufRead, mut writer: impl Write) {
     for line in reader.lines() {
         let Ok(line) = line else { break };
         if line.trim().is_empty() {

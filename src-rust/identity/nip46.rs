@@ -64,7 +64,8 @@ impl AuthUrlHandler for AuthChallenge {
 }
 
 pub struct Nip46Signer {
-    client: NostrConnect,
+    /// Taken on drop, to close the relay connections.
+    client: Option<NostrConnect>,
     public_key: PublicKey,
     relays: String,
     challenge: AuthChallenge,
@@ -100,7 +101,7 @@ impl Nip46Signer {
             .map_err(|e| map_error(&relays, &e.to_string()))?;
         challenge.clear();
         Ok(Nip46Signer {
-            client,
+            client: Some(client),
             public_key,
             relays,
             challenge,
@@ -125,6 +126,25 @@ fn map_error(relays: &str, message: &str) -> SignerError {
     SignerError::Rejected(format!("the bunker refused: {message}"))
 }
 
+impl Nip46Signer {
+    fn nip46(&self) -> &NostrConnect {
+        self.client
+            .as_ref()
+            .expect("the client lives until the signer is dropped")
+    }
+}
+
+impl Drop for Nip46Signer {
+    /// Logging out or switching closes the relay connections.
+    fn drop(&mut self) {
+        if let (Some(client), Ok(runtime)) =
+            (self.client.take(), tokio::runtime::Handle::try_current())
+        {
+            runtime.spawn(client.shutdown());
+        }
+    }
+}
+
 impl Signer for Nip46Signer {
     fn method(&self) -> Method {
         Method::Nip46
@@ -137,7 +157,7 @@ impl Signer for Nip46Signer {
     fn sign_event(&self, unsigned: UnsignedEvent) -> BoxFuture<'_, SignerResult<Event>> {
         Box::pin(async move {
             let event = self
-                .client
+                .nip46()
                 .sign_event(unsigned)
                 .await
                 .map_err(|e| map_error(&self.relays, &e.to_string()))?;
@@ -157,7 +177,7 @@ impl Signer for Nip46Signer {
         plaintext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
         Box::pin(async move {
-            self.client
+            self.nip46()
                 .nip04_encrypt(&peer, &plaintext)
                 .await
                 .map_err(|e| map_error(&self.relays, &e.to_string()))
@@ -170,7 +190,7 @@ impl Signer for Nip46Signer {
         ciphertext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
         Box::pin(async move {
-            self.client
+            self.nip46()
                 .nip04_decrypt(&peer, &ciphertext)
                 .await
                 .map_err(|e| map_error(&self.relays, &e.to_string()))
@@ -183,7 +203,7 @@ impl Signer for Nip46Signer {
         plaintext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
         Box::pin(async move {
-            self.client
+            self.nip46()
                 .nip44_encrypt(&peer, &plaintext)
                 .await
                 .map_err(|e| map_error(&self.relays, &e.to_string()))
@@ -196,7 +216,7 @@ impl Signer for Nip46Signer {
         ciphertext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
         Box::pin(async move {
-            self.client
+            self.nip46()
                 .nip44_decrypt(&peer, &ciphertext)
                 .await
                 .map_err(|e| map_error(&self.relays, &e.to_string()))
@@ -209,7 +229,7 @@ impl Signer for Nip46Signer {
 
     fn reachable(&self) -> BoxFuture<'_, bool> {
         Box::pin(async move {
-            let status = self.client.status().await;
+            let status = self.nip46().status().await;
             status
                 .values()
                 .any(|s| matches!(s, nostr_relay_pool::RelayStatus::Connected))

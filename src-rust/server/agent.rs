@@ -44,7 +44,7 @@ async fn connection(app: Arc<App>, socket: WebSocket) {
         };
         let (app, session, tx) = (app.clone(), session.clone(), tx.clone());
         tokio::spawn(async move {
-            let reply = handle(&app, &session, &text).await;
+            let reply = handle(&app, &session, text).await;
             let _ = tx.send(reply.to_string());
         });
     }
@@ -54,8 +54,15 @@ async fn connection(app: Arc<App>, socket: WebSocket) {
     tracing::info!(session = %session.id, "/agent connection closed");
 }
 
-async fn handle(app: &Arc<App>, session: &Arc<super::sessions::Session>, text: &str) -> Value {
-    let request: Value = match serde_json::from_str(text) {
+async fn handle(
+    app: &Arc<App>,
+    session: &Arc<super::sessions::Session>,
+    mut text: String,
+) -> Value {
+    let parsed = serde_json::from_str::<Value>(&text);
+    // Arguments may hold secrets (a login's nsec): wipe the raw message now.
+    zeroize::Zeroize::zeroize(&mut text);
+    let mut request = match parsed {
         Ok(v) => v,
         Err(e) => {
             return error_reply(
@@ -65,7 +72,11 @@ async fn handle(app: &Arc<App>, session: &Arc<super::sessions::Session>, text: &
         }
     };
     let id = request.get("id").cloned().unwrap_or(Value::Null);
-    let Some(tool) = request.get("tool").and_then(Value::as_str) else {
+    let Some(tool) = request
+        .get("tool")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+    else {
         return error_reply(
             id,
             &ToolError::invalid_params(
@@ -73,8 +84,11 @@ async fn handle(app: &Arc<App>, session: &Arc<super::sessions::Session>, text: &
             ),
         );
     };
-    let params = request.get("params").cloned().unwrap_or(Value::Null);
-    match dispatch(app, session, tool, params).await {
+    let params = request
+        .as_object_mut()
+        .and_then(|o| o.remove("params"))
+        .unwrap_or(Value::Null);
+    match dispatch(app, session, &tool, params).await {
         Ok(output) => json!({"id": id, "ok": true, "result": output.to_agent()}),
         Err(error) => error_reply(id, &error),
     }

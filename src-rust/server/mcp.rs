@@ -42,7 +42,10 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
         )
             .into_response();
     }
-    let message: Value = match serde_json::from_slice(&body) {
+    let parsed = serde_json::from_slice::<Value>(&body);
+    // Arguments may hold secrets (a login's nsec): wipe the raw body now.
+    wipe(body);
+    let message = match parsed {
         Ok(v) => v,
         Err(e) => {
             return rpc_error(
@@ -53,7 +56,7 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
             )
         }
     };
-    let Some(obj) = message.as_object() else {
+    let Value::Object(mut obj) = message else {
         let why = if message.is_array() {
             "batch requests are not supported"
         } else {
@@ -62,7 +65,10 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
         return rpc_error(StatusCode::BAD_REQUEST, Value::Null, INVALID_REQUEST, why);
     };
     let id = obj.get("id").cloned().filter(|id| !id.is_null());
-    let method = obj.get("method").and_then(Value::as_str);
+    let method = obj
+        .get("method")
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let (Some(method), Some(id)) = (method, id) else {
         // Notifications and responses: nothing to answer.
         return StatusCode::ACCEPTED.into_response();
@@ -76,7 +82,8 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
         );
     }
     let sse = accepts_sse(&headers);
-    let params = obj.get("params").cloned().unwrap_or(Value::Null);
+    // Moved, not copied: the arguments end up (and are wiped) in the tool's params.
+    let params = obj.remove("params").unwrap_or(Value::Null);
     if method == "initialize" {
         let session = app.sessions.create(Transport::Mcp);
         let result = initialize(&session, &params);
@@ -100,7 +107,7 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
             return rpc_error(StatusCode::BAD_REQUEST, id, INVALID_REQUEST, &why);
         }
     }
-    let body = match handle(&app, &session, method, params).await {
+    let body = match handle(&app, &session, &method, params).await {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
         Err((code, message)) => {
             json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
@@ -221,6 +228,13 @@ pub async fn delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
         StatusCode::OK.into_response()
     } else {
         (StatusCode::NOT_FOUND, "session not found").into_response()
+    }
+}
+
+/// Zeroes a request body we hold the only reference to.
+fn wipe(body: Bytes) {
+    if let Ok(mut bytes) = body.try_into_mut() {
+        zeroize::Zeroize::zeroize(&mut bytes[..]);
     }
 }
 
