@@ -1,6 +1,7 @@
 //! Shared state of the running program, handed to every transport.
 
 use crate::bridge::BrowserHandle;
+use crate::identity::remembered::RememberedStore;
 use crate::identity::IdentityState;
 use crate::server::sessions::Sessions;
 use crate::tools::Registry;
@@ -10,6 +11,7 @@ use std::sync::Arc;
 pub struct App {
     pub browser: BrowserHandle,
     pub identity: IdentityState,
+    pub remembered: RememberedStore,
     pub sessions: Sessions,
     pub tools: Registry,
     pub security: Security,
@@ -28,10 +30,12 @@ impl App {
         browser: BrowserHandle,
         security: Security,
         session_idle: std::time::Duration,
+        remembered: RememberedStore,
     ) -> Arc<App> {
         Arc::new(App {
             browser,
             identity: IdentityState::default(),
+            remembered,
             sessions: Sessions::new(session_idle),
             tools: Registry::new(),
             security,

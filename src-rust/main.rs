@@ -9,6 +9,7 @@ use sovereign_browser::bridge::{BrowserHandle, Command};
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
 use sovereign_browser::headless::Xvfb;
+use sovereign_browser::identity::remembered::RememberedStore;
 use sovereign_browser::profile::Profile;
 use sovereign_browser::server;
 use std::io::{IsTerminal, Write};
@@ -101,6 +102,7 @@ fn run(args: Args) -> anyhow::Result<()> {
             .send_event(UserEvent::Command(command, reply))
             .is_ok()
     }));
+    let remembered = RememberedStore::new(profile.remembered_path());
     let app = App::new(
         handle,
         Security {
@@ -108,6 +110,7 @@ fn run(args: Args) -> anyhow::Result<()> {
             addr,
         },
         args.session_idle(),
+        remembered,
     );
     runtime.spawn({
         let app = app.clone();

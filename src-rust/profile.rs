@@ -34,6 +34,11 @@ impl Profile {
         self.dir.join("downloads")
     }
 
+    /// Identities the person chose to remember (public parts, ncryptsec keys).
+    pub fn remembered_path(&self) -> PathBuf {
+        self.dir.join("identities.json")
+    }
+
     pub fn token_path(&self) -> PathBuf {
         self.dir.join("token")
     }

@@ -17,6 +17,16 @@ impl KeySigner {
         KeySigner { keys, method }
     }
 
+    /// The same key, reported as logged in by `method` (seed keys are plain keys).
+    pub fn with_method(self, method: Method) -> Self {
+        KeySigner { method, ..self }
+    }
+
+    /// The private key encrypted with a password (NIP-49 ncryptsec).
+    pub fn encrypt(&self, password: &str) -> Result<String, String> {
+        super::remembered::encrypt_key(self.keys.secret_key(), password)
+    }
+
     /// Parses an `nsec1...` key.
     pub fn from_nsec(nsec: &str) -> Result<Self, String> {
         let nsec = nsec.trim();

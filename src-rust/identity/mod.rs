@@ -2,9 +2,11 @@
 //! one trait. Browser tools refuse to work until an identity is logged in.
 
 pub mod local;
+pub mod login;
 pub mod nip46;
 pub mod nsigner;
 pub mod readonly;
+pub mod remembered;
 pub mod seed;
 
 use futures_util::future::BoxFuture;

@@ -32,6 +32,23 @@ pub fn parse_bunker_url(url: &str) -> Result<NostrConnectURI, String> {
 
 type AuthResult = Result<(), Box<dyn std::error::Error>>;
 
+/// The bunker URL without its secret (what may be remembered).
+pub fn without_secret(uri: &NostrConnectURI) -> String {
+    match uri {
+        NostrConnectURI::Bunker {
+            remote_signer_public_key,
+            relays,
+            ..
+        } => NostrConnectURI::Bunker {
+            remote_signer_public_key: *remote_signer_public_key,
+            relays: relays.clone(),
+            secret: None,
+        }
+        .to_string(),
+        other => other.to_string(),
+    }
+}
+
 /// The latest `auth_url` the bunker asked the person to open.
 #[derive(Debug, Clone, Default)]
 pub struct AuthChallenge {

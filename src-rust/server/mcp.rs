@@ -162,7 +162,7 @@ async fn handle(
     match method {
         "ping" | "logging/setLevel" => Ok(json!({})),
         "tools/list" => {
-            let tools: Vec<Value> = app.tools.all().iter().map(|t| t.mcp_json()).collect();
+            let tools: Vec<Value> = app.tools.public().map(|t| t.mcp_json()).collect();
             Ok(json!({"tools": tools}))
         }
         "tools/call" => {

@@ -75,6 +75,8 @@ pub struct ToolDef {
     pub hints: Hints,
     /// False for the identity tools, which work before login.
     pub gated: bool,
+    /// Dispatch entries for the panel that tools/list does not show.
+    pub hidden: bool,
     handler: Handler,
 }
 
@@ -97,6 +99,7 @@ where
         input_schema: schema::for_params::<P>(),
         hints,
         gated: true,
+        hidden: false,
         handler: Box::new(move |ctx, params| {
             let handler = handler.clone();
             Box::pin(async move {
@@ -111,6 +114,12 @@ impl ToolDef {
     /// Marks a tool that works before login.
     pub fn ungated(mut self) -> Self {
         self.gated = false;
+        self
+    }
+
+    /// Keeps the tool out of tools/list (panel-only actions).
+    pub fn hidden(mut self) -> Self {
+        self.hidden = true;
         self
     }
 
@@ -196,6 +205,11 @@ impl Registry {
 
     pub fn all(&self) -> &[ToolDef] {
         &self.tools
+    }
+
+    /// The public catalogue: what tools/list shows.
+    pub fn public(&self) -> impl Iterator<Item = &ToolDef> {
+        self.tools.iter().filter(|t| !t.hidden)
     }
 }
 

@@ -7,7 +7,7 @@ use serde_json::Value;
 /// One markdown row per tool: name, parameters (required ones in bold), description.
 pub fn markdown_table(registry: &Registry) -> String {
     let mut out = String::from("| Tool | Parameters | What it does |\n|---|---|---|\n");
-    for def in registry.all() {
+    for def in registry.public() {
         let schema = &def.input_schema;
         let required: Vec<&str> = schema["required"]
             .as_array()
@@ -36,7 +36,7 @@ pub fn markdown_table(registry: &Registry) -> String {
 
 /// tools/list as clients receive it, pretty-printed.
 pub fn tools_list_json(registry: &Registry) -> String {
-    let tools: Vec<Value> = registry.all().iter().map(|t| t.mcp_json()).collect();
+    let tools: Vec<Value> = registry.public().map(|t| t.mcp_json()).collect();
     let mut text =
         serde_json::to_string_pretty(&serde_json::json!({ "tools": tools })).unwrap_or_default();
     text.push('\n');

@@ -1,0 +1,423 @@
+//! Logging in: from the login tool's parameters, or from a remembered
+//! identity, to a signer; optionally remembering it for next time.
+
+use super::local::KeySigner;
+use super::nip46::{self, Nip46Signer};
+use super::nsigner::transport::{self, Endpoint};
+use super::nsigner::{protocol, ConnectError, NsignerSigner};
+use super::readonly::ReadonlySigner;
+use super::remembered::{self, Remembered};
+use super::{describe, seed, Method, PendingLogin, Signer, SignerError};
+use crate::app::App;
+use crate::tools::error::{ErrorCode, ToolError};
+use nostr::ToBech32;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::sync::Arc;
+use zeroize::Zeroize;
+
+/// Hardware signer link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Transport {
+    Serial,
+    Unix,
+    Tcp,
+    Qrexec,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LoginParams {
+    /// Login method.
+    pub method: Method,
+    /// nsec1... private key (local).
+    #[serde(default)]
+    pub nsec: Option<String>,
+    /// 64-hex private key (local).
+    #[serde(default)]
+    pub privkey_hex: Option<String>,
+    /// 12 or 24 BIP-39 words (seed).
+    #[serde(default)]
+    pub mnemonic: Option<String>,
+    /// Account index, default 0 (seed).
+    #[serde(default)]
+    pub account: Option<u32>,
+    /// Optional BIP-39 passphrase (seed).
+    #[serde(default)]
+    pub passphrase: Option<String>,
+    /// npub1... public key (readonly).
+    #[serde(default)]
+    pub npub: Option<String>,
+    /// 64-hex public key (readonly).
+    #[serde(default)]
+    pub pubkey_hex: Option<String>,
+    /// bunker://... URL (nip46).
+    #[serde(default)]
+    pub bunker_url: Option<String>,
+    /// Link to the signer (nsigner).
+    #[serde(default)]
+    pub transport: Option<Transport>,
+    /// Device path, socket path, host:port or qube name (nsigner).
+    #[serde(default)]
+    pub device: Option<String>,
+    /// Qrexec service, default qubes.NsignerRpc (nsigner).
+    #[serde(default)]
+    pub service: Option<String>,
+    /// Key index on the device, default 0 (nsigner).
+    #[serde(default)]
+    pub index: Option<u32>,
+    /// Remember this identity across restarts (a private key only encrypted with password).
+    #[serde(default)]
+    pub remember: Option<bool>,
+    /// Password that encrypts (remember) or unlocks (remembered) a private key.
+    #[serde(default)]
+    pub password: Option<String>,
+    /// npub of a remembered identity to log in with (instead of the method's own fields).
+    #[serde(default)]
+    pub remembered: Option<String>,
+}
+
+impl LoginParams {
+    /// Parameters with only the method set.
+    fn for_method(method: Method) -> Self {
+        LoginParams {
+            method,
+            nsec: None,
+            privkey_hex: None,
+            mnemonic: None,
+            account: None,
+            passphrase: None,
+            npub: None,
+            pubkey_hex: None,
+            bunker_url: None,
+            transport: None,
+            device: None,
+            service: None,
+            index: None,
+            remember: None,
+            password: None,
+            remembered: None,
+        }
+    }
+}
+
+impl Drop for LoginParams {
+    fn drop(&mut self) {
+        self.nsec.zeroize();
+        self.privkey_hex.zeroize();
+        self.mnemonic.zeroize();
+        self.passphrase.zeroize();
+        self.bunker_url.zeroize();
+        self.password.zeroize();
+    }
+}
+
+fn bad(field: &str, why: impl std::fmt::Display) -> ToolError {
+    ToolError::invalid_params(format!("{field}: {why}"))
+}
+
+/// Logs in (switching: after releasing the current signer, so a failure
+/// leaves the browser logged out, never half-switched).
+pub async fn login(
+    app: &Arc<App>,
+    mut p: LoginParams,
+    switching: bool,
+) -> Result<Value, ToolError> {
+    if switching {
+        app.identity.set(None);
+    }
+    if let Some(key) = p.remembered.take() {
+        p = from_remembered(app, &key, p)?;
+    }
+    let method = p.method;
+    let remember = p.remember == Some(true);
+    if remember && matches!(method, Method::Local | Method::Seed) && p.password.is_none() {
+        return Err(bad(
+            "password",
+            "required to remember a private key (it is only stored encrypted, NIP-49)",
+        ));
+    }
+    let (signer, entry): (Arc<dyn Signer>, Option<Remembered>) = match method {
+        Method::Local | Method::Seed => {
+            let signer = key_signer(&p, method)?;
+            let entry = remember
+                .then(|| key_entry(&p, method, &signer))
+                .transpose()?;
+            (Arc::new(signer), entry)
+        }
+        Method::Readonly => {
+            let signer = readonly_signer(&p)?;
+            let entry = remember.then(|| base_entry(method, &signer));
+            (Arc::new(signer), entry)
+        }
+        Method::Nsigner => {
+            let signer = nsigner_signer(&p).await?;
+            let entry = remember.then(|| nsigner_entry(&p, &signer));
+            (Arc::new(signer), entry)
+        }
+        Method::Nip46 => match nip46_signer(app, &p, remember).await? {
+            Nip46Outcome::Ready(signer, entry) => (signer, entry),
+            Nip46Outcome::AwaitingApproval(answer) => return Ok(answer),
+        },
+    };
+    let mut status = describe(signer.as_ref());
+    if let Some(entry) = entry {
+        app.remembered.save(entry).map_err(ToolError::internal)?;
+        status["remembered"] = true.into();
+    }
+    app.identity.set(Some(signer));
+    tracing::info!(method = method.as_str(), "identity logged in");
+    Ok(status)
+}
+
+/// The parameters a remembered identity stands for (and the password given now).
+fn from_remembered(app: &App, key: &str, given: LoginParams) -> Result<LoginParams, ToolError> {
+    let entry = app.remembered.find(key).ok_or_else(|| {
+        bad(
+            "remembered",
+            format!("no remembered identity {key}; identity_list shows them"),
+        )
+    })?;
+    if given.method != entry.method {
+        return Err(bad(
+            "remembered",
+            format!(
+                "that identity logs in with method {}",
+                entry.method.as_str()
+            ),
+        ));
+    }
+    let mut p = LoginParams::for_method(entry.method);
+    match entry.method {
+        Method::Local | Method::Seed => {
+            let ncryptsec = entry
+                .ncryptsec
+                .as_deref()
+                .ok_or_else(|| bad("remembered", "no key was stored for it"))?;
+            let password = given
+                .password
+                .as_deref()
+                .ok_or_else(|| bad("password", "required to unlock the remembered key"))?;
+            let secret =
+                remembered::decrypt_key(ncryptsec, password).map_err(|e| bad("password", e))?;
+            p.privkey_hex = Some(secret.to_secret_hex());
+        }
+        Method::Readonly => p.npub = Some(entry.npub.clone()),
+        Method::Nip46 => p.bunker_url = entry.bunker_url.clone(),
+        Method::Nsigner => {
+            p.transport = entry
+                .transport
+                .as_deref()
+                .and_then(|t| serde_json::from_value(json!(t)).ok());
+            p.device = entry.device.clone();
+            p.service = entry.service.clone();
+            p.index = entry.index;
+        }
+    }
+    // A seed identity comes back as its derived key, still called seed.
+    if entry.method == Method::Seed {
+        p.account = entry.account;
+    }
+    Ok(p)
+}
+
+fn key_signer(p: &LoginParams, method: Method) -> Result<KeySigner, ToolError> {
+    if method == Method::Seed && p.privkey_hex.is_none() {
+        let words = p
+            .mnemonic
+            .as_deref()
+            .ok_or_else(|| bad("mnemonic", "required for method seed (12 or 24 words)"))?;
+        return seed::from_mnemonic(words, p.passphrase.as_deref(), p.account.unwrap_or(0))
+            .map_err(|e| bad("mnemonic", e));
+    }
+    let signer = match (&p.nsec, &p.privkey_hex) {
+        (Some(nsec), None) => KeySigner::from_nsec(nsec).map_err(|e| bad("nsec", e))?,
+        (None, Some(hex)) => KeySigner::from_hex(hex).map_err(|e| bad("privkey_hex", e))?,
+        _ => {
+            return Err(ToolError::invalid_params(
+                "method local needs exactly one of nsec or privkey_hex",
+            ))
+        }
+    };
+    Ok(signer.with_method(method))
+}
+
+fn readonly_signer(p: &LoginParams) -> Result<ReadonlySigner, ToolError> {
+    match (&p.npub, &p.pubkey_hex) {
+        (Some(npub), None) => ReadonlySigner::from_npub(npub).map_err(|e| bad("npub", e)),
+        (None, Some(hex)) => ReadonlySigner::from_hex(hex).map_err(|e| bad("pubkey_hex", e)),
+        _ => Err(ToolError::invalid_params(
+            "method readonly needs exactly one of npub or pubkey_hex",
+        )),
+    }
+}
+
+fn base_entry(method: Method, signer: &dyn Signer) -> Remembered {
+    let pk = signer.public_key();
+    Remembered {
+        npub: pk.to_bech32().unwrap_or_default(),
+        pubkey: pk.to_hex(),
+        method,
+        ncryptsec: None,
+        account: None,
+        bunker_url: None,
+        transport: None,
+        device: None,
+        service: None,
+        index: None,
+        saved_at: remembered::now(),
+    }
+}
+
+fn key_entry(p: &LoginParams, method: Method, signer: &KeySigner) -> Result<Remembered, ToolError> {
+    let password = p.password.as_deref().unwrap_or_default();
+    let mut entry = base_entry(method, signer);
+    entry.ncryptsec = Some(signer.encrypt(password).map_err(|e| bad("password", e))?);
+    entry.account = (method == Method::Seed).then(|| p.account.unwrap_or(0));
+    Ok(entry)
+}
+
+fn nsigner_entry(p: &LoginParams, signer: &NsignerSigner) -> Remembered {
+    let mut entry = base_entry(Method::Nsigner, signer);
+    entry.transport = p
+        .transport
+        .and_then(|t| serde_json::to_value(t).ok())
+        .and_then(|v| v.as_str().map(String::from));
+    entry.device = p.device.clone();
+    entry.service = p.service.clone();
+    entry.index = Some(p.index.unwrap_or(0));
+    entry
+}
+
+/// Where the device is, from transport / device / service.
+fn nsigner_endpoint(p: &LoginParams) -> Result<Endpoint, ToolError> {
+    let transport = p.transport.ok_or_else(|| {
+        bad(
+            "transport",
+            "required for method nsigner (serial, unix, tcp or qrexec)",
+        )
+    })?;
+    let device = p.device.as_deref().map(str::trim).filter(|d| !d.is_empty()).ok_or_else(|| {
+        bad("device", "required for method nsigner (a serial device path, a socket path, host:port or a qube name)")
+    })?;
+    Ok(match transport {
+        Transport::Serial => transport::serial_endpoint(device).map_err(|e| bad("device", e))?,
+        Transport::Unix => Endpoint::Unix(device.into()),
+        Transport::Tcp if !device.contains(':') => {
+            return Err(bad("device", "tcp needs host:port"))
+        }
+        Transport::Tcp => Endpoint::Tcp(device.to_string()),
+        Transport::Qrexec => Endpoint::Qrexec {
+            qube: device.to_string(),
+            service: p
+                .service
+                .clone()
+                .unwrap_or_else(|| protocol::DEFAULT_QREXEC_SERVICE.to_string()),
+        },
+    })
+}
+
+async fn nsigner_signer(p: &LoginParams) -> Result<NsignerSigner, ToolError> {
+    let endpoint = nsigner_endpoint(p)?;
+    NsignerSigner::connect(endpoint, p.index.unwrap_or(0))
+        .await
+        .map_err(|e| match e {
+            ConnectError::NoSuchKey(why) => bad("index", why),
+            ConnectError::Rejected(why) => ToolError::new(ErrorCode::SignerRejected, why),
+            ConnectError::Unreachable(why) => ToolError::new(ErrorCode::SignerUnavailable, why),
+        })
+}
+
+enum Nip46Outcome {
+    Ready(Arc<dyn Signer>, Option<Remembered>),
+    /// The bunker asked for approval at an auth_url; login goes on in the background.
+    AwaitingApproval(Value),
+}
+
+/// Connects to the bunker. When it answers with an auth_url first, the
+/// caller gets that URL at once and the login completes in the background
+/// once the person approves (login_status shows it).
+async fn nip46_signer(
+    app: &Arc<App>,
+    p: &LoginParams,
+    remember: bool,
+) -> Result<Nip46Outcome, ToolError> {
+    let url = p
+        .bunker_url
+        .as_deref()
+        .ok_or_else(|| bad("bunker_url", "required for method nip46 (bunker://...)"))?;
+    let uri = nip46::parse_bunker_url(url).map_err(|e| bad("bunker_url", e))?;
+    let relays = uri
+        .relays()
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let public_url = nip46::without_secret(&uri);
+    let challenge = nip46::AuthChallenge::default();
+    let client = Nip46Signer::client(uri, &challenge, nip46::REQUEST_TIMEOUT)
+        .map_err(|e| bad("bunker_url", e))?;
+    let mut asked = challenge.subscribe();
+    let generation = app.identity.begin_pending(PendingLogin {
+        method: Method::Nip46,
+        challenge: challenge.clone(),
+    });
+    let mut task = tokio::spawn(Nip46Signer::connect(client, challenge.clone()));
+    let entry_for = move |signer: &dyn Signer| {
+        remember.then(|| {
+            let mut entry = base_entry(Method::Nip46, signer);
+            entry.bunker_url = Some(public_url.clone());
+            entry
+        })
+    };
+    tokio::select! {
+        joined = &mut task => {
+            let signer = joined.map_err(|e| ToolError::internal(e.to_string()))?.map_err(|e| {
+                app.identity.finish_pending(generation, None);
+                signer_error(e)
+            })?;
+            let entry = entry_for(&signer);
+            Ok(Nip46Outcome::Ready(Arc::new(signer), entry))
+        }
+        _ = asked.changed() => {
+            let auth_url = challenge.current();
+            let app = app.clone();
+            tokio::spawn(async move {
+                let Some(signer) = task.await.ok().and_then(Result::ok) else {
+                    app.identity.finish_pending(generation, None);
+                    return;
+                };
+                let entry = entry_for(&signer);
+                if app.identity.finish_pending(generation, Some(Arc::new(signer))) {
+                    tracing::info!("NIP-46 login finished after approval");
+                    if let Some(entry) = entry {
+                        let _ = app.remembered.save(entry);
+                    }
+                }
+            });
+            Ok(Nip46Outcome::AwaitingApproval(json!({
+                "logged_in": false,
+                "pending": {"method": "nip46", "auth_url": auth_url},
+                "message": "the bunker asks for approval: open auth_url; login_status shows when the login completes",
+            })))
+        }
+        _ = tokio::time::sleep(nip46::LOGIN_TIMEOUT) => {
+            task.abort();
+            app.identity.finish_pending(generation, None);
+            Err(ToolError::new(ErrorCode::SignerUnavailable, format!(
+                "the bunker did not answer within {} s (relays: {relays}); is it running and connected?",
+                nip46::LOGIN_TIMEOUT.as_secs()
+            )))
+        }
+    }
+}
+
+fn signer_error(error: SignerError) -> ToolError {
+    match error {
+        SignerError::Unavailable(why) => ToolError::new(ErrorCode::SignerUnavailable, why),
+        SignerError::Rejected(why) => ToolError::new(ErrorCode::SignerRejected, why),
+        SignerError::BadInput(why) => ToolError::invalid_params(why),
+    }
+}

@@ -1,0 +1,194 @@
+//! Identities remembered across restarts, by the person's choice: public
+//! parts only (npub, bunker URL without its secret, device address), and a
+//! private key only as a NIP-49 `ncryptsec` under the person's password.
+
+use super::Method;
+use nostr::nips::nip49::{EncryptedSecretKey, KeySecurity};
+use nostr::{FromBech32, SecretKey, ToBech32};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Mutex;
+
+/// scrypt cost of NIP-49 (2^16: about 64 MiB and a fraction of a second).
+const LOG_N: u8 = 16;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Remembered {
+    pub npub: String,
+    pub pubkey: String,
+    pub method: Method,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ncryptsec: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<u32>,
+    /// bunker:// URL without its secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bunker_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u32>,
+    pub saved_at: u64,
+}
+
+impl Remembered {
+    /// What the panel and tools may show: never the ncryptsec itself.
+    pub fn public_view(&self) -> Value {
+        let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
+        if let Value::Object(map) = &mut v {
+            map.remove("ncryptsec");
+            map.insert("has_encrypted_key".into(), self.ncryptsec.is_some().into());
+        }
+        v
+    }
+}
+
+/// Encrypts a private key with a password (NIP-49).
+pub fn encrypt_key(secret: &SecretKey, password: &str) -> Result<String, String> {
+    if password.chars().count() < 8 {
+        return Err("must be at least 8 characters".into());
+    }
+    let encrypted = EncryptedSecretKey::new(secret, password, LOG_N, KeySecurity::Medium)
+        .map_err(|e| format!("cannot encrypt the key ({e})"))?;
+    encrypted.to_bech32().map_err(|e| e.to_string())
+}
+
+/// Decrypts a remembered key.
+pub fn decrypt_key(ncryptsec: &str, password: &str) -> Result<SecretKey, String> {
+    let encrypted = EncryptedSecretKey::from_bech32(ncryptsec)
+        .map_err(|e| format!("the stored key is damaged ({e})"))?;
+    encrypted
+        .decrypt(password)
+        .map_err(|_| "wrong password".to_string())
+}
+
+/// The file of remembered identities in the profile (owner-only).
+pub struct RememberedStore {
+    path: PathBuf,
+    lock: Mutex<()>,
+}
+
+impl RememberedStore {
+    pub fn new(path: PathBuf) -> Self {
+        RememberedStore {
+            path,
+            lock: Mutex::new(()),
+        }
+    }
+
+    pub fn all(&self) -> Vec<Remembered> {
+        std::fs::read(&self.path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+
+    /// Finds one by npub or hex public key.
+    pub fn find(&self, key: &str) -> Option<Remembered> {
+        let key = key.trim();
+        self.all()
+            .into_iter()
+            .find(|r| r.npub == key || r.pubkey == key)
+    }
+
+    /// Saves (replacing an entry with the same key and method).
+    pub fn save(&self, entry: Remembered) -> Result<(), String> {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = self.all();
+        all.retain(|r| !(r.npub == entry.npub && r.method == entry.method));
+        all.push(entry);
+        self.write(&all)
+    }
+
+    pub fn forget(&self, key: &str) -> Result<usize, String> {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = self.all();
+        let before = all.len();
+        all.retain(|r| r.npub != key && r.pubkey != key);
+        self.write(&all)?;
+        Ok(before - all.len())
+    }
+
+    pub fn list(&self) -> Value {
+        json!({"identities": self.all().iter().map(Remembered::public_view).collect::<Vec<_>>()})
+    }
+
+    fn write(&self, all: &[Remembered]) -> Result<(), String> {
+        let text = serde_json::to_vec_pretty(all).map_err(|e| e.to_string())?;
+        crate::profile::write_private(&self.path, &text)
+            .map_err(|e| format!("cannot save remembered identities: {e}"))
+    }
+}
+
+/// Seconds since the epoch, for `saved_at`.
+pub fn now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nostr::Keys;
+
+    #[test]
+    fn keys_round_trip_through_nip49_and_wrong_passwords_fail() {
+        let keys = Keys::generate();
+        let ncryptsec = encrypt_key(keys.secret_key(), "correct horse").unwrap();
+        assert!(ncryptsec.starts_with("ncryptsec1"));
+        assert_eq!(
+            decrypt_key(&ncryptsec, "correct horse").unwrap(),
+            *keys.secret_key()
+        );
+        assert_eq!(
+            decrypt_key(&ncryptsec, "wrong horse!").unwrap_err(),
+            "wrong password"
+        );
+        assert!(encrypt_key(keys.secret_key(), "short").is_err());
+    }
+
+    #[test]
+    fn the_store_saves_finds_forgets_and_never_shows_the_ncryptsec() {
+        let dir =
+            std::env::temp_dir().join(format!("sb-remember-{}", crate::profile::random_hex(4)));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = RememberedStore::new(dir.join("identities.json"));
+        let keys = Keys::generate();
+        let entry = Remembered {
+            npub: keys.public_key().to_bech32().unwrap(),
+            pubkey: keys.public_key().to_hex(),
+            method: Method::Local,
+            ncryptsec: Some("ncryptsec1xyz".into()),
+            account: None,
+            bunker_url: None,
+            transport: None,
+            device: None,
+            service: None,
+            index: None,
+            saved_at: 1,
+        };
+        store.save(entry.clone()).unwrap();
+        store.save(entry.clone()).unwrap();
+        assert_eq!(store.all().len(), 1, "saving again replaces");
+        assert_eq!(store.find(&entry.pubkey).unwrap(), entry);
+        let listed = store.list().to_string();
+        assert!(!listed.contains("ncryptsec1xyz"));
+        assert!(listed.contains("\"has_encrypted_key\":true"));
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(dir.join("identities.json"))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        assert_eq!(store.forget(&entry.npub).unwrap(), 1);
+        assert!(store.all().is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}

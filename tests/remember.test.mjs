@@ -1,0 +1,74 @@
+// Remembering identities across restarts, by choice: public parts in the
+// profile, a private key only as a NIP-49 ncryptsec under a password.
+import { describe, it, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startBrowser } from './support/browser.mjs';
+import { TEST_NSEC, TEST_NPUB, callError, callJson, connectMcp } from './support/mcp.mjs';
+
+const PRIVKEY_HEX = '67dea2ed018072d675f5415ecfaed7d2597555e202d85b3d65ea4e58d2d92ffa';
+const WORDS_12 = 'leader monkey parrot ring guide accident before fence cannon height naive bean';
+const NPUB_12 = 'npub1zutzeysacnf9rru6zqwmxd54mud0k44tst6l70ja5mhv8jjumytsd2x7nu';
+const READONLY_NPUB = 'npub16sdj9zv4f8sl85e45vgq9n7nsgt5qphpvmf7vk8r5hhvmdjxx4es8rq74h';
+
+describe('remembered identities', { timeout: 180_000 }, () => {
+  const profile = mkdtempSync(path.join(tmpdir(), 'sovereign-profile-'));
+  const start = () => startBrowser({ baseArgs: ['--headless', '--profile', profile, '--port', '0', '--log-level', 'info'] });
+  after(() => rmSync(profile, { recursive: true, force: true }));
+
+  it('survive a restart, unlock with the password, and can be forgotten', { timeout: 120_000 }, async () => {
+    let browser = await start();
+    let mcp = await connectMcp(browser);
+    try {
+      const need = await callError(mcp, 'login', { method: 'local', nsec: TEST_NSEC, remember: true }, 'INVALID_PARAMS');
+      assert.match(need, /password: required to remember a private key/);
+      const local = await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC, remember: true, password: 'correct horse battery' });
+      assert.equal(local.remembered, true);
+      const seeded = await callJson(mcp, 'login', { method: 'seed', mnemonic: WORDS_12, remember: true, password: 'another password' });
+      assert.equal(seeded.npub, NPUB_12);
+      await callJson(mcp, 'login', { method: 'readonly', npub: READONLY_NPUB, remember: true });
+      const listed = await callJson(mcp, 'identity_list');
+      assert.deepEqual(listed.identities.map((i) => i.npub).sort(), [TEST_NPUB, NPUB_12, READONLY_NPUB].sort());
+      assert.ok(!JSON.stringify(listed).includes('ncryptsec'), 'the encrypted key is not handed out');
+      // On disk: owner-only, encrypted keys, no secret in clear.
+      const file = path.join(profile, 'identities.json');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      const stored = readFileSync(file, 'utf8');
+      assert.match(stored, /ncryptsec1/);
+      for (const secret of [TEST_NSEC, PRIVKEY_HEX, 'leader monkey', 'correct horse']) {
+        assert.ok(!stored.includes(secret), `a secret is stored in clear: ${secret.slice(0, 10)}...`);
+      }
+      // The remembered identities are not in the public catalogue.
+      const tools = (await mcp.listTools()).map((t) => t.name);
+      assert.ok(!tools.includes('identity_list') && !tools.includes('identity_forget'));
+    } finally {
+      await mcp.close().catch(() => {});
+      await browser.stop();
+    }
+
+    // After a restart: log in with a remembered identity.
+    browser = await start();
+    mcp = await connectMcp(browser);
+    try {
+      assert.equal((await callJson(mcp, 'login_status')).logged_in, false, 'remembering is not staying logged in');
+      const wrong = await callError(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'wrong password!' }, 'INVALID_PARAMS');
+      assert.match(wrong, /password: wrong password/);
+      const back = await callJson(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'correct horse battery' });
+      assert.equal(back.npub, TEST_NPUB);
+      const seedBack = await callJson(mcp, 'switch_identity', { method: 'seed', remembered: NPUB_12, password: 'another password' });
+      assert.equal(seedBack.npub, NPUB_12);
+      assert.equal(seedBack.method, 'seed');
+      const ro = await callJson(mcp, 'login', { method: 'readonly', remembered: READONLY_NPUB });
+      assert.equal(ro.npub, READONLY_NPUB);
+      await callError(mcp, 'login', { method: 'readonly', remembered: TEST_NPUB }, 'INVALID_PARAMS');
+      assert.equal((await callJson(mcp, 'identity_forget', { npub: TEST_NPUB })).forgotten, 1);
+      await callError(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'correct horse battery' }, 'INVALID_PARAMS');
+      assert.equal((await callJson(mcp, 'identity_list')).identities.length, 2);
+    } finally {
+      await mcp.close().catch(() => {});
+      await browser.stop();
+    }
+  });
+});
