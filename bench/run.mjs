@@ -176,7 +176,7 @@ async function coldStart(xvfb, startUrl, startTitle) {
   const t0 = performance.now();
   const browser = await startBrowser({
     bin: BIN,
-    baseArgs: ['--ephemeral', '--port', '0', '--start-url', startUrl, '--log-level', 'warn'],
+    baseArgs: ['--ephemeral', '--no-panel', '--port', '0', '--start-url', startUrl, '--log-level', 'warn'],
     env: { DISPLAY: xvfb.display },
   });
   const listeningMs = performance.now() - t0;

@@ -3,6 +3,7 @@
 use crate::bridge::BrowserHandle;
 use crate::identity::remembered::RememberedStore;
 use crate::identity::IdentityState;
+use crate::server::calls::CallLog;
 use crate::server::sessions::Sessions;
 use crate::tools::Registry;
 use std::net::SocketAddr;
@@ -13,6 +14,7 @@ pub struct App {
     pub identity: IdentityState,
     pub remembered: RememberedStore,
     pub sessions: Sessions,
+    pub calls: CallLog,
     pub tools: Registry,
     pub security: Security,
 }
@@ -37,6 +39,7 @@ impl App {
             identity: IdentityState::default(),
             remembered,
             sessions: Sessions::new(session_idle),
+            calls: CallLog::default(),
             tools: Registry::new(),
             security,
         })

@@ -52,6 +52,11 @@ pub struct Args {
     #[arg(long, default_value_t = 1800)]
     pub session_idle: u64,
 
+    /// Do not open the control panel window at start-up (it stays reachable
+    /// at the printed address).
+    #[arg(long)]
+    pub no_panel: bool,
+
     /// Accept invalid TLS certificates (for testing against self-signed servers).
     #[arg(long)]
     pub ignore_certificate_errors: bool,

@@ -96,6 +96,13 @@ fn run(args: Args) -> anyhow::Result<()> {
         },
     )?;
 
+    if !args.no_panel {
+        let url = panel_url(addr, token.as_deref());
+        if let Err(error) = browser.borrow_mut().open_panel(&event_loop, &url) {
+            tracing::warn!("cannot open the control panel window: {error}");
+        }
+    }
+
     let command_proxy = proxy.clone();
     let handle = BrowserHandle::new(Arc::new(move |command, reply| {
         command_proxy
@@ -172,12 +179,17 @@ async fn wait_for_start_page(browser: &BrowserHandle) {
     tracing::warn!("the start page did not finish loading within 20 s");
 }
 
+/// The panel's address, carrying the token (as Jupyter does).
+fn panel_url(addr: std::net::SocketAddr, token: Option<&str>) -> String {
+    match token {
+        Some(token) => format!("http://{addr}/?token={token}"),
+        None => format!("http://{addr}/"),
+    }
+}
+
 fn print_ready(addr: std::net::SocketAddr, token: Option<&str>) {
     let base = format!("http://{addr}");
-    let panel = match token {
-        Some(token) => format!("{base}/?token={token}"),
-        None => format!("{base}/"),
-    };
+    let panel = panel_url(addr, token);
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "sovereign-browser: listening on {base}");
     let _ = writeln!(out, "sovereign-browser: MCP endpoint {base}/mcp");

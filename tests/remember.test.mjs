@@ -15,7 +15,7 @@ const READONLY_NPUB = 'npub16sdj9zv4f8sl85e45vgq9n7nsgt5qphpvmf7vk8r5hhvmdjxx4es
 
 describe('remembered identities', { timeout: 180_000 }, () => {
   const profile = mkdtempSync(path.join(tmpdir(), 'sovereign-profile-'));
-  const start = () => startBrowser({ baseArgs: ['--headless', '--profile', profile, '--port', '0', '--log-level', 'info'] });
+  const start = () => startBrowser({ baseArgs: ['--headless', '--no-panel', '--profile', profile, '--port', '0', '--log-level', 'info'] });
   after(() => rmSync(profile, { recursive: true, force: true }));
 
   it('survive a restart, unlock with the password, and can be forgotten', { timeout: 120_000 }, async () => {

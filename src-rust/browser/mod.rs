@@ -68,6 +68,8 @@ pub struct Browser {
     proxy: EventLoopProxy<UserEvent>,
     agent_script: UserScript,
     downloads: downloads::Downloads,
+    /// The control panel's own window (not a tab: agents never see it).
+    panel: Option<(Window, wry::WebView)>,
     me: Weak<RefCell<Browser>>,
 }
 
@@ -112,6 +114,7 @@ impl Browser {
             proxy,
             agent_script,
             downloads: downloads::Downloads::new(options.downloads.clone()),
+            panel: None,
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
@@ -176,6 +179,35 @@ impl Browser {
         webkit.connect_close(move |_| {
             let _ = proxy.send_event(UserEvent::TabClosedByPage(id));
         });
+    }
+
+    /// Opens the control panel in a window of its own.
+    pub fn open_panel(
+        &mut self,
+        target: &EventLoopWindowTarget<UserEvent>,
+        url: &str,
+    ) -> anyhow::Result<()> {
+        let window = WindowBuilder::new()
+            .with_title("Sovereign Browser — Control panel")
+            .with_inner_size(LogicalSize::new(1100, 820))
+            .build(target)?;
+        let vbox = window
+            .default_vbox()
+            .ok_or_else(|| anyhow::anyhow!("the panel window has no content box"))?;
+        let view = WebViewBuilder::new_with_web_context(&mut self.context)
+            .with_url(url)
+            .build_gtk(vbox)?;
+        self.panel = Some((window, view));
+        Ok(())
+    }
+
+    /// Whether `id` is the panel's window.
+    pub fn is_panel_window(&self, id: tao::window::WindowId) -> bool {
+        self.panel.as_ref().is_some_and(|(w, _)| w.id() == id)
+    }
+
+    pub fn close_panel(&mut self) {
+        self.panel = None;
     }
 
     fn index_of(&self, id: TabId) -> Option<usize> {

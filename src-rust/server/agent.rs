@@ -16,12 +16,14 @@ use tokio::sync::mpsc;
 
 pub async fn upgrade(State(app): State<Arc<App>>, ws: WebSocketUpgrade) -> Response {
     ws.max_message_size(MAX_BODY)
-        .on_upgrade(move |socket| connection(app, socket))
+        .on_upgrade(move |socket| connection(app, socket, Transport::Agent))
 }
 
-async fn connection(app: Arc<App>, socket: WebSocket) {
-    let session = app.sessions.create(Transport::Agent);
-    tracing::info!(session = %session.id, "/agent connection opened");
+/// One WebSocket connection: requests in, replies (and, for the panel,
+/// live pushes) out, until the client leaves or the session is ended.
+pub async fn connection(app: Arc<App>, socket: WebSocket, transport: Transport) {
+    let session = app.sessions.create(transport);
+    tracing::info!(session = %session.id, transport = transport.as_str(), "WebSocket connection opened");
     let (mut sink, mut incoming) = socket.split();
     let (tx, mut rx) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(async move {
@@ -31,7 +33,20 @@ async fn connection(app: Arc<App>, socket: WebSocket) {
             }
         }
     });
-    while let Some(Ok(message)) = incoming.next().await {
+    let pusher = (transport == Transport::Panel).then(|| {
+        tokio::spawn(super::panel_live::push(
+            app.clone(),
+            session.clone(),
+            tx.clone(),
+        ))
+    });
+    loop {
+        let message = tokio::select! {
+            message = incoming.next() => message,
+            // Ended from the panel.
+            _ = session.closed() => break,
+        };
+        let Some(Ok(message)) = message else { break };
         let text = match message {
             Message::Text(text) => text.to_string(),
             Message::Binary(_) => {
@@ -49,9 +64,12 @@ async fn connection(app: Arc<App>, socket: WebSocket) {
         });
     }
     app.sessions.remove(&session.id);
+    if let Some(pusher) = pusher {
+        pusher.abort();
+    }
     drop(tx);
     writer.abort();
-    tracing::info!(session = %session.id, "/agent connection closed");
+    tracing::info!(session = %session.id, "WebSocket connection closed");
 }
 
 async fn handle(

@@ -2,9 +2,11 @@
 //! guards that keep web pages and other hosts out.
 
 pub mod agent;
+pub mod calls;
 pub mod guard;
 pub mod mcp;
 pub mod panel;
+pub mod panel_live;
 pub mod sessions;
 
 use crate::app::App;
@@ -22,6 +24,7 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/mcp", get(mcp::get).post(mcp::post).delete(mcp::delete))
         .route("/agent", get(agent::upgrade))
+        .route("/api/panel", get(panel::live))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
         .layer(DefaultBodyLimit::max(MAX_BODY))

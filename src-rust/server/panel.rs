@@ -9,6 +9,17 @@ use rust_embed::RustEmbed;
 #[folder = "panel-ui/"]
 struct PanelFiles;
 
+/// The panel's WebSocket: tool calls like /agent, plus live pushes.
+pub async fn live(
+    axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::app::App>>,
+    ws: axum::extract::ws::WebSocketUpgrade,
+) -> Response {
+    ws.max_message_size(super::MAX_BODY)
+        .on_upgrade(move |socket| {
+            super::agent::connection(app, socket, super::sessions::Transport::Panel)
+        })
+}
+
 pub async fn index() -> Response {
     file("index.html")
 }

@@ -14,6 +14,18 @@ use tokio::sync::watch;
 pub enum Transport {
     Mcp,
     Agent,
+    /// The control panel's own connection.
+    Panel,
+}
+
+impl Transport {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Transport::Mcp => "mcp",
+            Transport::Agent => "agent",
+            Transport::Panel => "panel",
+        }
+    }
 }
 
 pub struct Session {
@@ -78,6 +90,13 @@ impl Session {
         lock(&self.last_active).elapsed()
     }
 
+    /// The MCP client's name, when it gave one.
+    pub fn client_name(&self) -> Option<String> {
+        lock(&self.client)
+            .as_ref()
+            .and_then(|(info, _)| info["name"].as_str().map(String::from))
+    }
+
     pub fn set_client(&self, info: Value, protocol: String) {
         *lock(&self.client) = Some((info, protocol));
     }
@@ -102,7 +121,7 @@ impl Session {
             .unwrap_or(0);
         json!({
             "id": self.id,
-            "transport": match self.transport { Transport::Mcp => "mcp", Transport::Agent => "agent" },
+            "transport": self.transport.as_str(),
             "client": client.as_ref().map(|c| c.0.clone()),
             "protocol_version": client.as_ref().map(|c| c.1.clone()),
             "created": created,

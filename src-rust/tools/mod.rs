@@ -14,6 +14,7 @@ pub mod output;
 pub mod page;
 pub mod reference;
 pub mod schema;
+pub mod sessions;
 pub mod tabs;
 pub mod wait;
 
@@ -196,6 +197,7 @@ impl Registry {
         tools.extend(tabs::tools());
         tools.extend(wait::tools());
         tools.extend(dialogs::tools());
+        tools.extend(sessions::tools());
         Registry { tools }
     }
 
@@ -239,6 +241,12 @@ pub async fn dispatch(
     let result = run(app, session, name, params).await;
     session.record_call();
     let elapsed = started.elapsed();
+    app.calls.record(
+        session,
+        name,
+        elapsed,
+        result.as_ref().err().map(|e| e.code),
+    );
     match &result {
         Ok(_) => {
             tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")

@@ -49,7 +49,7 @@ export function startupLineParser() {
 }
 
 /**
- * Spawn the browser: --headless --port 0 --ephemeral --log-level info plus opts.args.
+ * Spawn the browser: --headless --port 0 --ephemeral --no-panel --log-level info plus opts.args.
  * Resolves once the three start-up lines are printed (at most 60 s).
  * Returns { port, token, base, mcpUrl, agentUrl, panelUrl, proc, stderr(), stderrTail(n), stop() }.
  */
@@ -61,7 +61,7 @@ export async function startBrowser(opts = {}) {
   const extra = opts.args ?? [];
   // Defaults that the extra arguments set again are left out (clap refuses repeats).
   const defaults = [['--port', '0'], ['--log-level', 'info']].filter(([flag]) => !extra.includes(flag));
-  const args = opts.baseArgs ?? ['--headless', '--ephemeral', ...defaults.flat()];
+  const args = opts.baseArgs ?? ['--headless', '--ephemeral', '--no-panel', ...defaults.flat()];
   const env = { ...process.env, WEBKIT_DISABLE_DMABUF_RENDERER: '1', ...(opts.env ?? {}) };
   const proc = spawn(bin, [...args, ...extra], {
     env,
