@@ -88,36 +88,20 @@ fn run(args: Args) -> Result<(), String> {
     let listening = if let Some(path) = &args.unix {
         let _ = std::fs::remove_file(path);
         let listener = std::os::unix::net::UnixListener::bind(path).map_err(|e| e.to_string())?;
-        let device = device.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let device = device.clone();
-                std::thread::spawn(move || {
-                    serve(
-                        &device,
-                        BufReader::new(stream.try_clone().expect("clone")),
-                        stream,
-                    )
-                });
-            }
-        });
+        accept_in_background(
+            std::iter::repeat_with(move || listener.accept().map(|(s, _)| s)),
+            |s| s.try_clone(),
+            device.clone(),
+        );
         format!("unix:{}", path.display())
     } else if let Some(addr) = &args.tcp {
         let listener = std::net::TcpListener::bind(addr).map_err(|e| e.to_string())?;
         let local = listener.local_addr().map_err(|e| e.to_string())?;
-        let device = device.clone();
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                let device = device.clone();
-                std::thread::spawn(move || {
-                    serve(
-                        &device,
-                        BufReader::new(stream.try_clone().expect("clone")),
-                        stream,
-                    )
-                });
-            }
-        });
+        accept_in_background(
+            std::iter::repeat_with(move || listener.accept().map(|(s, _)| s)),
+            |s| s.try_clone(),
+            device.clone(),
+        );
         format!("tcp:{local}")
     } else if args.pty {
         let (master, slave) = serialport::TTYPort::pair().map_err(|e| e.to_string())?;
@@ -148,6 +132,21 @@ fn run(args: Args) -> Result<(), String> {
     loop {
         std::thread::park();
     }
+}
+
+/// Serves every connection of a listener, each on its own thread.
+fn accept_in_background<S, I>(incoming: I, clone: fn(&S) -> std::io::Result<S>, device: Arc<Device>)
+where
+    S: std::io::Read + Write + Send + 'static,
+    I: Iterator<Item = std::io::Result<S>> + Send + 'static,
+{
+    std::thread::spawn(move || {
+        for stream in incoming.flatten() {
+            let device = device.clone();
+            let Ok(reader) = clone(&stream) else { continue };
+            std::thread::spawn(move || serve(&device, BufReader::new(reader), stream));
+        }
+    });
 }
 
 /// A pty read that times out is not the end of the session.

@@ -151,6 +151,35 @@ impl Nip46Signer {
     }
 }
 
+#[derive(Clone, Copy)]
+enum Crypt {
+    Nip04Encrypt,
+    Nip04Decrypt,
+    Nip44Encrypt,
+    Nip44Decrypt,
+}
+
+impl Nip46Signer {
+    /// One encryption request to the bunker.
+    fn crypt(
+        &self,
+        which: Crypt,
+        peer: PublicKey,
+        text: String,
+    ) -> BoxFuture<'_, SignerResult<String>> {
+        Box::pin(async move {
+            let client = self.nip46();
+            let result = match which {
+                Crypt::Nip04Encrypt => client.nip04_encrypt(&peer, &text).await,
+                Crypt::Nip04Decrypt => client.nip04_decrypt(&peer, &text).await,
+                Crypt::Nip44Encrypt => client.nip44_encrypt(&peer, &text).await,
+                Crypt::Nip44Decrypt => client.nip44_decrypt(&peer, &text).await,
+            };
+            result.map_err(|e| map_error(&self.relays, &e.to_string()))
+        })
+    }
+}
+
 impl Drop for Nip46Signer {
     /// Logging out or switching closes the relay connections.
     fn drop(&mut self) {
@@ -193,12 +222,7 @@ impl Signer for Nip46Signer {
         peer: PublicKey,
         plaintext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
-        Box::pin(async move {
-            self.nip46()
-                .nip04_encrypt(&peer, &plaintext)
-                .await
-                .map_err(|e| map_error(&self.relays, &e.to_string()))
-        })
+        self.crypt(Crypt::Nip04Encrypt, peer, plaintext)
     }
 
     fn nip04_decrypt(
@@ -206,12 +230,7 @@ impl Signer for Nip46Signer {
         peer: PublicKey,
         ciphertext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
-        Box::pin(async move {
-            self.nip46()
-                .nip04_decrypt(&peer, &ciphertext)
-                .await
-                .map_err(|e| map_error(&self.relays, &e.to_string()))
-        })
+        self.crypt(Crypt::Nip04Decrypt, peer, ciphertext)
     }
 
     fn nip44_encrypt(
@@ -219,12 +238,7 @@ impl Signer for Nip46Signer {
         peer: PublicKey,
         plaintext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
-        Box::pin(async move {
-            self.nip46()
-                .nip44_encrypt(&peer, &plaintext)
-                .await
-                .map_err(|e| map_error(&self.relays, &e.to_string()))
-        })
+        self.crypt(Crypt::Nip44Encrypt, peer, plaintext)
     }
 
     fn nip44_decrypt(
@@ -232,12 +246,7 @@ impl Signer for Nip46Signer {
         peer: PublicKey,
         ciphertext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
-        Box::pin(async move {
-            self.nip46()
-                .nip44_decrypt(&peer, &ciphertext)
-                .await
-                .map_err(|e| map_error(&self.relays, &e.to_string()))
-        })
+        self.crypt(Crypt::Nip44Decrypt, peer, ciphertext)
     }
 
     fn auth_url(&self) -> Option<String> {
