@@ -68,6 +68,21 @@ export function syncRows(tbody, items, key, create, update) {
   }
 }
 
+/**
+ * Puts a small marker (class `cls`, text `text`) first in `parent` when `on`,
+ * and takes it out otherwise (not just hidden: its text must not linger).
+ */
+export function togglePill(parent, cls, text, on, { append = false } = {}) {
+  let pill = parent.querySelector(`:scope > .${cls}`);
+  if (on && !pill) {
+    pill = h('span', { class: cls }, text);
+    if (append) parent.append(pill);
+    else parent.prepend(pill);
+  } else if (!on && pill) {
+    pill.remove();
+  }
+}
+
 /** Shows the "empty" note of a table when it has no rows. */
 export function toggleEmpty(tableId, empty) {
   const table = document.getElementById(tableId);

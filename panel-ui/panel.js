@@ -1,7 +1,163 @@
-// Fills the connection snippet with this server's address. The token stays
-// in this page (taken from its own URL); it is never sent anywhere else.
-const endpoint = `${location.origin}/mcp`;
-const token = new URLSearchParams(location.search).get('token') ?? '<token>';
-document.getElementById('endpoint').textContent = endpoint;
-document.getElementById('claude').textContent =
-  `claude mcp add --transport http sovereign-browser ${endpoint} --header "Authorization: Bearer ${token}"`;
+// Sovereign Browser control panel: entry module.
+//
+// Talks to the browser over one WebSocket, /api/panel (see connection.js):
+// tool calls out, `state` / `calls` / `call` pushes in. The token comes from
+// the page address (?token=...), is kept in sessionStorage for this visit
+// and removed from the address bar; it is used only in the WebSocket URL and
+// in the client configuration snippets.
+//
+// Test hooks (stable ids and attributes):
+//   Header
+//     #identity-badge[data-state=logged-in|logged-out|pending], #identity-badge-text,
+//     #identity-badge-copy (copies the npub)
+//     #connection[data-state=connecting|open|closed], #connection-text, #connection-retry
+//     #token-banner, #token-form, #token-input (shown when the token is missing or refused)
+//   Identity
+//     #identity-status (text includes the full npub when logged in), #identity-npub,
+//     #identity-copy, #signer-status[data-reachable=local|none|reachable|unreachable|unknown],
+//     #auth-url (the approval link of a NIP-46 signer, when one is asked for),
+//     #logout, #switch (focuses the login form; the form then calls switch_identity)
+//   Login form
+//     #login-form, #method-select (local|seed|readonly|nip46|nsigner),
+//     fieldset[data-method=<method>] (only the chosen one is shown and enabled),
+//     inputs named like the login parameters: nsec, privkey_hex, mnemonic, account,
+//     passphrase, npub, pubkey_hex, bunker_url, transport (select: serial|unix|tcp|qrexec),
+//     device, service (qrexec only), index, remember (checkbox), password (shown for
+//     local/seed when remember is ticked),
+//     .field-error[data-for=<field>] (error of a field: "nsec: not a valid nsec" shows
+//     "not a valid nsec" under nsec; a field not shown now, or no field, goes to #login-error),
+//     #login-error (form-level error), #login-message (e.g. waiting for approval),
+//     #login-submit ("Log in", or "Switch identity" when logged in)
+//   Remembered identities
+//     #remembered > li[data-npub][data-method]; buttons [data-action=login] ("Log in" /
+//     "Switch to"), [data-action=forget] then [data-action=forget-confirm] (or
+//     [data-action=forget-cancel]); with an encrypted key, login opens form.unlock with
+//     input[name=password] and [data-action=unlock]; its error: .field-error[data-for=password];
+//     other errors: .row-error
+//   Connect a client
+//     #server-address, #mcp-url, #agent-url,
+//     #client-config pre[data-client=claude-code|roo-code|cursor|other],
+//     [data-client-tab=<client>] (tabs that show each snippet)
+//   Sessions
+//     #sessions tr[data-session-id][data-transport=mcp|agent|panel]
+//     (#sessions-mcp and #sessions-agent tables); .you-pill marks this panel's own
+//     session, which has no End button; others have button[data-action=end]
+//   Tabs
+//     #tabs tr[data-tab-index][data-tab-id][data-front=true|false];
+//     button[data-action=switch], button[data-action=close]; #tabs-note (e.g. "log in first")
+//   Tool call log
+//     #call-log tbody tr[data-tool][data-transport][data-ok=true|false][data-code]
+//     (newest first, at most 500; rows hidden by the filter have the hidden attribute),
+//     #log-filter (tool name), #log-transport (""|mcp|agent|panel), #log-errors (checkbox),
+//     #log-pause (aria-pressed; text Pause/Resume), #log-clear, #log-count
+//   #toasts: short confirmations and errors.
+
+import { $, setText } from './dom.js';
+import { createConnection } from './connection.js';
+import { initIdentity } from './identity.js';
+import { initClients } from './clients.js';
+import { initSessions } from './sessions.js';
+import { initLog } from './log.js';
+
+const TOKEN_KEY = 'sovereign-browser.token';
+
+/** Takes ?token= from the address into sessionStorage and out of the address bar. */
+function takeToken() {
+  const url = new URL(location.href);
+  const fromUrl = url.searchParams.get('token');
+  if (fromUrl !== null) {
+    if (fromUrl) sessionStorage.setItem(TOKEN_KEY, fromUrl);
+    url.searchParams.delete('token');
+    history.replaceState(history.state, '', `${url.pathname}${url.search}${url.hash}`);
+  }
+  return sessionStorage.getItem(TOKEN_KEY) || '';
+}
+
+function start() {
+  let token = takeToken();
+  let state = null;
+  let tokenRequired = true;
+
+  const getToken = () => token;
+  const log = initLog();
+  let conn = null;
+  const call = (tool, params) => conn.call(tool, params);
+  const identity = initIdentity({ call });
+  const clients = initClients({ getToken });
+  const sessions = initSessions({ call });
+  // Addresses from this page's own origin until the browser says more.
+  clients.render({ server: {} });
+
+  function onEvent(name, data) {
+    if (name === 'state' && data && typeof data === 'object') {
+      state = data;
+      tokenRequired = data.server ? data.server.token_required !== false : tokenRequired;
+      log.setYou(data.you || null);
+      identity.render(data);
+      clients.render(data);
+      sessions.render(data);
+      document.body.classList.add('has-state');
+    } else if (name === 'calls') {
+      log.replace(data);
+    } else if (name === 'call') {
+      log.add(data);
+    }
+  }
+
+  // ---- connection indicator and token banner --------------------------------
+
+  const indicator = $('#connection');
+  const indicatorText = $('#connection-text');
+  const retry = $('#connection-retry');
+  const banner = $('#token-banner');
+  let countdown = null;
+
+  function onStatus(status) {
+    indicator.dataset.state = status.state;
+    clearInterval(countdown);
+    retry.hidden = status.state !== 'closed';
+    document.body.classList.toggle('offline', status.state !== 'open');
+    if (status.state === 'open') {
+      setText(indicatorText, 'Connected');
+      banner.hidden = true;
+    } else if (status.state === 'connecting') {
+      setText(indicatorText, status.everOpened ? 'Reconnecting…' : 'Connecting…');
+    } else {
+      const tick = () => {
+        const left = Math.max(0, Math.ceil((status.retryAt - Date.now()) / 1000));
+        setText(indicatorText, `${status.everOpened ? 'Disconnected' : 'Cannot connect'} · retrying in ${left} s`);
+      };
+      tick();
+      countdown = setInterval(tick, 500);
+      // No token, or one the server keeps refusing (a browser restarted
+      // with another profile has another token): ask for it.
+      const missing = !token && tokenRequired;
+      if ((missing || status.failures >= 3) && banner.hidden) {
+        setText($('#token-banner-title'), missing
+          ? 'This panel needs the browser\'s token.'
+          : 'Cannot reach the browser. Is it still running? If it was restarted, its token may have changed.');
+        banner.hidden = false;
+      }
+    }
+  }
+
+  retry.addEventListener('click', () => conn.reconnect());
+
+  $('#token-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    const input = $('#token-input');
+    const value = input.value.trim();
+    input.value = '';
+    if (!value) return;
+    token = value;
+    sessionStorage.setItem(TOKEN_KEY, token);
+    banner.hidden = true;
+    if (state) clients.render(state);
+    conn.reconnect();
+  });
+
+  conn = createConnection({ getToken, onEvent, onStatus });
+}
+
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
+else start();

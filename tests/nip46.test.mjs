@@ -3,35 +3,10 @@
 // auth_url challenge of a bunker that asks for approval first.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
-import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
+import { startBunker } from './support/bunker.mjs';
 import { connectAgent, agentCall, agentError } from './support/agent.mjs';
 import { callError, callJson, connectMcp } from './support/mcp.mjs';
-
-const BIN_DIR = path.dirname(process.env.SOVEREIGN_BIN ?? path.join(REPO_ROOT, 'target/debug/sovereign-browser'));
-const BUNKER = process.env.TEST_BUNKER ?? path.join(BIN_DIR, 'examples', 'test_bunker');
-
-/** Starts the test bunker; resolves { url, user, approve?, stop }. */
-function startBunker(args = []) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(BUNKER, args, { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    proc.stdout.setEncoding('utf8');
-    proc.stdout.on('data', (d) => {
-      out += d;
-      const url = out.match(/test-bunker: url (\S+)/)?.[1];
-      const user = out.match(/test-bunker: user ([0-9a-f]{64})/)?.[1];
-      const approve = out.match(/test-bunker: approve (\S+)/)?.[1];
-      if (url && user && (approve || !args.includes('--auth-url'))) {
-        // rust-nostr's remote signer subscribes from "now": give it a moment.
-        setTimeout(() => resolve({ url, user, approve, stop: () => proc.kill('SIGKILL') }), 300);
-      }
-    });
-    proc.once('error', reject);
-    proc.once('exit', (code) => reject(new Error(`test_bunker exited (${code}): ${out}`)));
-  });
-}
 
 const waitFor = async (check, what, ms = 10_000) => {
   const end = Date.now() + ms;

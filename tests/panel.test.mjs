@@ -1,0 +1,595 @@
+// The control panel end to end: the real browser binary serves it, Chromium
+// shows it (as any browser on this machine would), and the tests do what a
+// person does: log in through the forms, watch sessions, tabs and the call
+// log change live, end a session, switch and close tabs. Plus the guards: a
+// page from another origin cannot use the panel's API, and nothing works
+// without the token.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
+import { startBunker } from './support/bunker.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { tryAgentHandshake } from './support/agent.mjs';
+import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp } from './support/mcp.mjs';
+import { assertPng } from './support/png.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
+
+// A second identity for the read-only login: the public key of private key 1.
+const G_PUBKEY = '79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
+
+// ---------------------------------------------------------------------------
+// bech32 npub, to recognise a bunker's user key however the panel shows it.
+
+const CHARSET = 'qpzry9x8gf2tvdw0s3jn54khce6mua7l';
+function polymod(values) {
+  const GEN = [0x3b6a57b2, 0x26508e6d, 0x1ea119fa, 0x3d4233dd, 0x2a1462b3];
+  let chk = 1;
+  for (const v of values) {
+    const top = chk >>> 25;
+    chk = ((chk & 0x1ffffff) << 5) ^ v;
+    for (let i = 0; i < 5; i++) if ((top >>> i) & 1) chk ^= GEN[i];
+  }
+  return chk;
+}
+function npubOf(hex) {
+  const hrp = 'npub';
+  const data = [];
+  let acc = 0;
+  let bits = 0;
+  for (const byte of Buffer.from(hex, 'hex')) {
+    acc = ((acc << 8) | byte) & 0xffff;
+    bits += 8;
+    while (bits >= 5) {
+      bits -= 5;
+      data.push((acc >>> bits) & 31);
+    }
+  }
+  if (bits > 0) data.push((acc << (5 - bits)) & 31);
+  const expanded = [...[...hrp].map((c) => c.charCodeAt(0) >> 5), 0, ...[...hrp].map((c) => c.charCodeAt(0) & 31)];
+  const mod = polymod([...expanded, ...data, 0, 0, 0, 0, 0, 0]) ^ 1;
+  const checksum = [0, 1, 2, 3, 4, 5].map((i) => (mod >>> (5 * (5 - i))) & 31);
+  return `${hrp}1${[...data, ...checksum].map((d) => CHARSET[d]).join('')}`;
+}
+/** The bytes of a bech32 string (checksum not checked), as hex. */
+function hexOfBech32(text) {
+  const words = [...text.slice(text.lastIndexOf('1') + 1, -6)].map((c) => CHARSET.indexOf(c));
+  const bytes = [];
+  let acc = 0;
+  let bits = 0;
+  for (const w of words) {
+    acc = ((acc << 5) | w) & 0xffff;
+    bits += 5;
+    if (bits >= 8) {
+      bits -= 8;
+      bytes.push((acc >>> bits) & 0xff);
+    }
+  }
+  return Buffer.from(bytes).toString('hex');
+}
+assert.equal(npubOf(TEST_PUBKEY), TEST_NPUB, 'the bech32 helper');
+assert.equal(hexOfBech32(TEST_NPUB), TEST_PUBKEY, 'the bech32 helper');
+const TEST_SECRET_HEX = hexOfBech32(TEST_NSEC);
+const G_NPUB = npubOf(G_PUBKEY);
+
+// ---------------------------------------------------------------------------
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls check() until it returns a truthy value; the error names what was awaited and what was last seen. */
+async function eventually(check, what, ms = 10_000) {
+  const end = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      const value = await check();
+      if (value) return value;
+      last = value;
+    } catch (err) {
+      last = err;
+    }
+    if (Date.now() > end) {
+      const seen = last instanceof Error ? last.message : JSON.stringify(last);
+      throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${seen})`);
+    }
+    await sleep(100);
+  }
+}
+
+/** A server on another 127.0.0.1 port: a foreign origin for the cross-site checks. */
+async function startForeignSite() {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store' });
+    res.end('<!doctype html><html><head><meta charset="utf-8"><title>Elsewhere</title></head>'
+      + '<body><p>Some other site</p></body></html>\n');
+  });
+  await new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  return {
+    origin: `http://127.0.0.1:${server.address().port}`,
+    close: () => new Promise((resolve) => { server.closeAllConnections(); server.close(() => resolve()); }),
+  };
+}
+
+/** In a page: open a WebSocket and say how it ended: "open", "closed <code>" or "timeout". */
+const PROBE_WEBSOCKET = (url) => new Promise((resolve) => {
+  let opened = false;
+  const ws = new WebSocket(url);
+  ws.onopen = () => { opened = true; ws.close(); resolve('open'); };
+  ws.onclose = (e) => { if (!opened) resolve(`closed ${e.code}`); };
+  setTimeout(() => resolve('timeout'), 8000);
+});
+
+describe('control panel', { timeout: 300_000 }, () => {
+  let browser;
+  let chrome;
+  let context;
+  let page; // the panel, open for the whole file
+  let fixtures;
+  let foreign;
+  const clients = []; // MCP clients to close
+  const bunkers = [];
+  const consoleErrors = [];
+  const requests = []; // every request the panel page made
+  const received = []; // every WebSocket message the panel page received
+  const secrets = [TEST_NSEC, TEST_SECRET_HEX]; // what must never reach the panel
+  let panelOrigin;
+
+  const test = (name, fn, opts = {}) => it(name, { timeout: 60_000, ...opts }, withBrowserLog(() => browser, async (t) => {
+    try {
+      return await fn(t);
+    } catch (err) {
+      // A picture of what the person would have seen.
+      if (page && !page.isClosed()) {
+        const slug = name.replace(/[^a-z0-9]+/gi, '-').replace(/^-|-$/g, '').slice(0, 60);
+        mkdirSync(ARTIFACTS, { recursive: true });
+        await page.screenshot({ path: path.join(ARTIFACTS, `failed-${slug}.png`), fullPage: true, timeout: 10_000 }).catch(() => {});
+      }
+      throw err;
+    }
+  }));
+
+  const mcpClient = async (name) => {
+    const c = await connectMcp(browser, { name, timeout: 30_000 });
+    clients.push(c);
+    return c;
+  };
+  let observer; // an MCP client the tests use to check what the panel did
+  const status = () => callJson(observer, 'login_status');
+
+  // What a person sees in a part of the page.
+  const seen = (selector) => page.locator(selector).first().innerText({ timeout: 5_000 });
+  const identityText = () => seen('#identity-status');
+
+  /** Opens the login form: when someone is logged in, through "Switch identity". */
+  async function openLoginForm() {
+    const form = page.locator('#login-form');
+    if (!(await form.isVisible())) {
+      const sw = page.locator('#switch');
+      assert.ok(await sw.isVisible(), 'the login form is hidden and there is no visible #switch button to open it');
+      await sw.click();
+      await form.waitFor({ state: 'visible', timeout: 5_000 });
+    }
+  }
+
+  /** Fills the login form for a method and submits it. */
+  async function submitLogin(method, fields) {
+    await openLoginForm();
+    await page.selectOption('#method-select', method);
+    for (const [name, value] of Object.entries(fields)) {
+      const input = page.locator(`#login-form [name="${name}"]:visible`);
+      await input.fill(value, { timeout: 5_000 });
+    }
+    await page.click('#login-submit');
+  }
+
+  /** The rows of the call log for this tool. */
+  const logRows = (tool) => page.locator(`#call-log [data-tool="${tool}"]`);
+
+  before(async () => {
+    // Pictures of failures from an earlier run would mislead.
+    mkdirSync(ARTIFACTS, { recursive: true });
+    for (const f of readdirSync(ARTIFACTS)) if (/^failed-.*\.png$/.test(f)) rmSync(path.join(ARTIFACTS, f));
+    fixtures = await startFixtureServer();
+    foreign = await startForeignSite();
+    browser = await startBrowser();
+    panelOrigin = browser.base;
+    observer = await mcpClient('panel-test-observer');
+    chrome = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      timeout: 60_000,
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    context = await chrome.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(15_000);
+    page = await context.newPage();
+    page.on('console', (msg) => {
+      if (msg.type() !== 'error') return;
+      const where = msg.location()?.url;
+      consoleErrors.push(`console: ${msg.text()}${where ? ` (${where})` : ''}`);
+    });
+    page.on('pageerror', (err) => consoleErrors.push(`uncaught: ${err.message}\n${err.stack ?? ''}`));
+    page.on('request', (req) => requests.push(req.url()));
+    page.on('websocket', (ws) => {
+      requests.push(ws.url());
+      ws.on('framereceived', ({ payload }) => received.push(String(payload)));
+    });
+    page.on('dialog', (dialog) => dialog.accept().catch(() => {}));
+  }, { timeout: 120_000 });
+
+  after(async () => {
+    for (const c of clients) await c.close().catch(() => {});
+    await context?.close().catch(() => {});
+    await chrome?.close().catch(() => {});
+    await browser?.stop();
+    for (const b of bunkers) b.stop();
+    await fixtures?.close();
+    await foreign?.close();
+  });
+
+  const foreignRequests = () => requests.filter((u) => {
+    const { protocol, host } = new URL(u);
+    const own = host === new URL(panelOrigin).host && ['http:', 'ws:'].includes(protocol);
+    return !own;
+  });
+
+  test('the page loads cleanly, drops the token from the address bar and stays connected', async () => {
+    assert.ok(browser.token, 'the browser printed a token in the panel URL');
+    await page.goto(browser.panelUrl, { waitUntil: 'load' });
+    // The state arrives: the client snippets carry this server's MCP endpoint and the token.
+    const snippet = page.locator('#client-config pre[data-client="claude-code"]');
+    await eventually(async () => {
+      const text = await snippet.textContent();
+      return text.includes(browser.mcpUrl) && text.includes(browser.token);
+    }, 'the Claude Code snippet to show the MCP endpoint and the token');
+    for (const client of ['roo-code', 'cursor']) {
+      const text = await page.locator(`#client-config pre[data-client="${client}"]`).textContent();
+      assert.ok(text.includes(browser.mcpUrl) && text.includes(browser.token),
+        `the ${client} snippet has the endpoint and the token: ${text}`);
+    }
+    await eventually(async () => /not logged in/i.test(await identityText()), '#identity-status to say "Not logged in"');
+    assert.ok(!page.url().includes('token='), `the token is gone from the address bar: ${page.url()}`);
+    assert.equal(new URL(page.url()).origin, panelOrigin);
+
+    // Still connected after the token left the URL: a reload keeps working (the token is kept for the visit).
+    await page.reload({ waitUntil: 'load' });
+    assert.ok(!page.url().includes('token='), `no token after a reload: ${page.url()}`);
+    await eventually(async () => /not logged in/i.test(await identityText()), 'the state again after a reload');
+    assert.ok(await page.locator('#token-banner').isHidden(), 'no "needs the token" banner after a reload');
+
+    await sleep(500); // late errors
+    assert.deepEqual(consoleErrors, [], 'no console errors');
+    assert.deepEqual(foreignRequests(), [], `only requests to ${panelOrigin}`);
+    assert.ok(requests.some((u) => u.startsWith(`ws://${new URL(panelOrigin).host}/api/panel`)),
+      `the page opened its WebSocket: ${JSON.stringify(requests)}`);
+  });
+
+  test('a bad nsec shows an error under the nsec field and changes nothing', async () => {
+    const before = await status();
+    assert.equal(before.logged_in, false);
+    await submitLogin('local', { nsec: 'nsec1notavalidkey' });
+    const error = page.locator('.field-error[data-for="nsec"]');
+    await eventually(async () => (await error.innerText()).trim() !== '', 'an error under the nsec field');
+    assert.match(await error.innerText(), /valid/i, 'the error says what is wrong');
+    assert.ok(await page.locator('#login-error').isHidden(), 'the error is under the field, not a form-level one');
+    assert.equal(await page.locator('#login-form [name="nsec"]').inputValue(), '', 'the nsec field is cleared after submit');
+    assert.match(await identityText(), /not logged in/i, 'the identity shown is unchanged');
+    assert.deepEqual(await status(), before, 'the identity is unchanged');
+  });
+
+  test('log in with an nsec through the form', async () => {
+    await submitLogin('local', { nsec: TEST_NSEC });
+    await eventually(async () => (await identityText()).includes(TEST_NPUB), `#identity-status to show ${TEST_NPUB}`);
+    assert.equal(await page.locator('#login-form [name="nsec"]').inputValue(), '', 'the nsec field is empty afterwards');
+    assert.equal((await page.locator('.field-error[data-for="nsec"]').innerText()).trim(), '',
+      'the old error under the nsec field is gone');
+    const s = await status();
+    assert.equal(s.logged_in, true);
+    assert.equal(s.method, 'local');
+    assert.equal(s.npub, TEST_NPUB);
+    assert.ok(await page.locator('#logout').isVisible(), 'a Log out button is shown');
+  });
+
+  test('switch to a read-only identity with an npub (and remember it)', async () => {
+    await openLoginForm();
+    await page.selectOption('#method-select', 'readonly');
+    await page.locator('#login-form [name="npub"]').fill(G_NPUB);
+    await page.locator('#login-form [name="remember"]').check();
+    await page.click('#login-submit');
+    await eventually(async () => {
+      const text = await identityText();
+      return text.includes(G_NPUB) && /read-?only/i.test(text);
+    }, `#identity-status to show read-only and ${G_NPUB}`);
+    assert.ok(!(await identityText()).includes(TEST_NPUB), 'the old npub is gone from the status');
+    const s = await status();
+    assert.equal(s.method, 'readonly');
+    assert.equal(s.npub, G_NPUB);
+    const remembered = page.locator(`#remembered [data-npub="${G_NPUB}"]`);
+    await remembered.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal(await remembered.getAttribute('data-method'), 'readonly');
+  });
+
+  test('log out from the panel', async () => {
+    await page.click('#logout');
+    await eventually(async () => /not logged in/i.test(await identityText()), '#identity-status to say "Not logged in"');
+    assert.equal((await status()).logged_in, false);
+  });
+
+  test('a remembered identity can be picked and forgotten', async () => {
+    const row = page.locator(`#remembered [data-npub="${G_NPUB}"]`);
+    await row.locator('[data-action="login"]').click();
+    await eventually(async () => {
+      const text = await identityText();
+      return text.includes(G_NPUB) && /read-?only/i.test(text);
+    }, `#identity-status to show the remembered ${G_NPUB}`);
+    assert.equal((await status()).npub, G_NPUB);
+    await row.locator('[data-action="forget"]').click();
+    await row.locator('[data-action="forget-confirm"]').click();
+    await row.waitFor({ state: 'detached', timeout: 10_000 });
+    assert.equal(await page.locator('#remembered [data-npub]').count(), 0, 'nothing is remembered any more');
+    assert.equal((await status()).npub, G_NPUB, 'forgetting does not log out');
+  });
+
+  test('log in through a real bunker', async () => {
+    const bunker = await startBunker();
+    bunkers.push(bunker);
+    secrets.push(new URL(bunker.url).searchParams.get('secret'));
+    const npub = npubOf(bunker.user);
+    await submitLogin('nip46', { bunker_url: bunker.url });
+    await eventually(async () => {
+      const text = await identityText();
+      return text.includes(npub) || text.includes(bunker.user);
+    }, `#identity-status to show the bunker's user ${npub}`, 30_000);
+    assert.equal(await page.locator('#login-form [name="bunker_url"]').inputValue(), '',
+      'the bunker URL (it holds a secret) is cleared after submit');
+    const s = await status();
+    assert.equal(s.method, 'nip46');
+    assert.equal(s.pubkey, bunker.user);
+  }, { timeout: 90_000 });
+
+  test('a bunker that asks for approval: the link appears, and the login completes without a reload', async () => {
+    const bunker = await startBunker(['--auth-url']);
+    bunkers.push(bunker);
+    secrets.push(new URL(bunker.url).searchParams.get('secret'));
+    const npub = npubOf(bunker.user);
+    await page.evaluate(() => { window.__noReloadMark = 'still the same page'; });
+    await submitLogin('nip46', { bunker_url: bunker.url });
+
+    const link = page.locator('#auth-url');
+    await link.waitFor({ state: 'visible', timeout: 30_000 });
+    const href = await eventually(() => link.evaluate((el) => (el.matches('a[href]') ? el : el.querySelector('a[href]'))?.href ?? null),
+      'a link in #auth-url');
+    assert.equal(href, bunker.approve, 'the link goes to the bunker\'s approval page');
+    assert.equal((await status()).logged_in, false, 'not logged in before the approval');
+
+    // The person clicks the link and approves.
+    const approval = await fetch(bunker.approve);
+    assert.equal(approval.status, 200);
+
+    await eventually(async () => {
+      const text = await identityText();
+      return text.includes(npub) || text.includes(bunker.user);
+    }, `#identity-status to show the approved user ${npub}`, 30_000);
+    await eventually(() => link.isHidden(), 'the approval link to go away');
+    assert.equal(await page.evaluate(() => window.__noReloadMark), 'still the same page', 'the page was not reloaded');
+    const s = await status();
+    assert.equal(s.logged_in, true);
+    assert.equal(s.pubkey, bunker.user);
+  }, { timeout: 90_000 });
+
+  test('an MCP session shows live, its calls are logged, and it can be ended from the panel', async () => {
+    const mcp = await mcpClient('panel-test-client');
+    const id = mcp.transport.sessionId;
+    const protocol = mcp.transport.protocolVersion;
+    assert.ok(id && protocol, 'the MCP client has a session id and a protocol version');
+    const row = page.locator(`#sessions [data-session-id="${id}"]`);
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    const text = await row.innerText();
+    assert.ok(text.includes('panel-test-client'), `the session row names the client: ${text}`);
+    assert.ok(text.includes(protocol), `the session row shows protocol ${protocol}: ${text}`);
+
+    const before = await logRows('get_url').count();
+    assert.equal(typeof (await callJson(mcp, 'get_url')).url, 'string');
+    await eventually(async () => (await logRows('get_url').count()) > before, 'a get_url row in #call-log');
+    const logged = await logRows('get_url').last().innerText();
+    assert.ok(logged.includes('panel-test-client'), `the log row names the client: ${logged}`);
+    assert.match(logged, /mcp/i, `the log row shows the transport: ${logged}`);
+
+    assert.equal(await row.getAttribute('data-transport'), 'mcp');
+    const end = row.locator('button[data-action="end"]');
+    assert.match(await end.innerText(), /end/i, 'the button says End');
+    await end.click();
+    await row.waitFor({ state: 'detached', timeout: 10_000 });
+    let failure;
+    try {
+      const result = await mcp.callTool('get_url', {}, { timeout: 10_000 });
+      if (result.isError) failure = JSON.stringify(result);
+    } catch (err) {
+      failure = err.message;
+    }
+    assert.ok(failure, 'the ended session can no longer call tools');
+    assert.match(failure, /404|session/i, `the failure says the session is gone: ${failure}`);
+    // The browser itself is fine: other sessions still work.
+    assert.equal((await status()).logged_in, true);
+  });
+
+  test('the call log can be filtered and paused', async () => {
+    const mcp = await mcpClient('panel-test-log');
+    await callJson(mcp, 'get_title');
+    await mcp.callTool('click', { ref: '@e999' }); // fails: an error row
+    await logRows('get_title').first().waitFor({ state: 'visible', timeout: 10_000 });
+    await logRows('click').first().waitFor({ state: 'visible', timeout: 10_000 });
+    const shown = () => page.locator('#call-log tbody tr:not([hidden])')
+      .evaluateAll((rows) => rows.map((r) => ({ tool: r.dataset.tool, ok: r.dataset.ok })));
+
+    await page.fill('#log-filter', 'get_title');
+    await eventually(async () => {
+      const rows = await shown();
+      return rows.length > 0 && rows.every((r) => r.tool.includes('get_title'));
+    }, 'only get_title rows with the filter "get_title"');
+    await page.fill('#log-filter', '');
+    await eventually(async () => (await shown()).some((r) => r.tool === 'get_url'), 'all rows again without the filter');
+
+    await page.check('#log-errors');
+    await eventually(async () => {
+      const rows = await shown();
+      return rows.length > 0 && rows.every((r) => r.ok === 'false') && rows.some((r) => r.tool === 'click');
+    }, 'only failed calls with "Errors only"');
+    await page.uncheck('#log-errors');
+
+    const pause = page.locator('#log-pause');
+    const count = await logRows('get_title').count();
+    await pause.click();
+    assert.equal(await pause.getAttribute('aria-pressed'), 'true', 'the Pause button is pressed');
+    await callJson(mcp, 'get_title');
+    await sleep(1500);
+    assert.equal(await logRows('get_title').count(), count, 'no new row while paused');
+    await pause.click();
+    assert.equal(await pause.getAttribute('aria-pressed'), 'false');
+    await eventually(async () => (await logRows('get_title').count()) === count + 1, 'the held call to show after resuming');
+  });
+
+  test('tabs show in the panel and can be switched and closed from it', async () => {
+    const mcp = await mcpClient('panel-test-tabs');
+    const call = (tool, args) => callJson(mcp, tool, args);
+    await call('tab_new', { url: fixtures.url('/form.html') });
+    await call('tab_new', { url: fixtures.url('/links.html') });
+    const tabs = (await call('tab_list')).tabs;
+    const rows = page.locator('#tabs [data-tab-index]');
+    await eventually(async () => (await rows.count()) === tabs.length, `${tabs.length} rows in #tabs`);
+    for (const tab of tabs) {
+      // The state is pushed twice a second: a title may come a moment after the URL.
+      await eventually(async () => {
+        const text = await page.locator(`#tabs [data-tab-index="${tab.index}"]`).innerText();
+        return text.includes(tab.url) && text.includes(tab.title) && !/loading/i.test(text);
+      }, `tab ${tab.index} to show its title "${tab.title}" and URL ${tab.url}`);
+    }
+
+    // Bring the "Sign up" tab to the front from the panel.
+    const form = tabs.find((t) => t.title === 'Sign up');
+    assert.ok(form, `the form tab is listed: ${JSON.stringify(tabs)}`);
+    assert.equal(form.front, false, 'the form tab is not in front yet');
+    const formRow = page.locator(`#tabs [data-tab-index="${form.index}"]`);
+    await formRow.locator('button[data-action="switch"]').click();
+    await eventually(async () => (await call('tab_list')).tabs.find((t) => t.index === form.index)?.front,
+      'tab_list to show the form tab in front');
+    await eventually(async () => (await formRow.getAttribute('data-front')) === 'true', 'the panel to show the form tab in front');
+    assert.equal(await page.locator('#tabs [data-front="true"]').count(), 1, 'one tab is in front');
+
+    // Close the "Links" tab from the panel.
+    const links = tabs.find((t) => t.title === 'Links');
+    await page.locator(`#tabs [data-tab-index="${links.index}"] button[data-action="close"]`).click();
+    await eventually(async () => {
+      const now = (await call('tab_list')).tabs;
+      return now.length === tabs.length - 1 && !now.some((t) => t.url === links.url);
+    }, 'tab_list without the Links tab');
+    await eventually(async () => (await rows.count()) === tabs.length - 1, `${tabs.length - 1} rows in #tabs`);
+    assert.ok(!(await page.locator('#tabs').innerText()).includes(links.url), 'the closed tab is gone from the panel');
+
+    // Logged out, tab actions are refused: the panel says so calmly, and nothing changes.
+    await callJson(observer, 'logout');
+    await eventually(async () => /not logged in/i.test(await identityText()), 'the panel to show the logout');
+    const tabsBefore = await rows.count();
+    await page.locator('#tabs [data-tab-index="0"] button[data-action="close"]').click();
+    const note = page.locator('#tabs-note');
+    await note.waitFor({ state: 'visible', timeout: 10_000 });
+    assert.match(await note.innerText(), /log in/i, 'the note asks to log in first');
+    assert.equal(await rows.count(), tabsBefore, 'no tab was closed');
+    // Logged in again (through the first bunker, which asks no approval).
+    const back = await callJson(observer, 'login', { method: 'nip46', bunker_url: bunkers[0].url });
+    assert.equal(back.pubkey, bunkers[0].user);
+    await eventually(() => note.isHidden(), 'the note to go away once logged in');
+  });
+
+  test('another site cannot use the panel API, and nothing works without the token', async () => {
+    const host = new URL(panelOrigin).host;
+    const before = await status();
+    assert.equal(before.logged_in, true);
+
+    const evil = await context.newPage();
+    try {
+      await evil.goto(foreign.origin + '/', { waitUntil: 'load' });
+      const ws = await evil.evaluate(PROBE_WEBSOCKET, `ws://${host}/api/panel?token=${browser.token}`);
+      assert.match(ws, /^closed/, `a foreign page's WebSocket to /api/panel (with the real token) fails: ${ws}`);
+      const agent = await evil.evaluate(PROBE_WEBSOCKET, `ws://${host}/agent?token=${browser.token}`);
+      assert.match(agent, /^closed/, `a foreign page's WebSocket to /agent fails: ${agent}`);
+      // Simple (no-preflight) POSTs: an empty one, and ones that would change the identity.
+      const bodies = [
+        '{}',
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'evil', version: '1' } } }),
+        JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'login', arguments: { method: 'readonly', npub: G_NPUB } } }),
+        JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'logout', arguments: {} } }),
+      ];
+      for (const body of bodies) {
+        await evil.evaluate(([url, b]) => fetch(url, { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: b })
+          .then(() => 'sent', (e) => `failed: ${e}`), [browser.mcpUrl, body]);
+        await evil.evaluate(([url, b]) => fetch(url, { method: 'POST', mode: 'no-cors', headers: { 'Content-Type': 'text/plain' }, body: b })
+          .then(() => 'sent', (e) => `failed: ${e}`), [`${browser.mcpUrl}?token=${browser.token}`, body]);
+      }
+    } finally {
+      await evil.close();
+    }
+    await sleep(300);
+    assert.deepEqual(await status(), before, 'nobody was logged in or out by the other site');
+
+    // What the server answers a foreign Origin, seen directly.
+    const fromForeign = await tryAgentHandshake(`ws://${host}/api/panel?token=${browser.token}`, { Origin: foreign.origin });
+    assert.deepEqual(fromForeign, { opened: false, status: 403 }, 'a foreign Origin is refused with 403');
+
+    // The right origin without the token.
+    const bare = await context.newPage();
+    try {
+      await bare.goto(`${panelOrigin}/`, { waitUntil: 'load' });
+      await bare.locator('#token-banner').waitFor({ state: 'visible', timeout: 10_000 });
+      const ws = await bare.evaluate(PROBE_WEBSOCKET, `ws://${host}/api/panel`);
+      assert.match(ws, /^closed/, `the panel WebSocket without the token fails: ${ws}`);
+      const plain = await bare.evaluate(() => fetch('/api/panel').then((r) => r.status));
+      assert.equal(plain, 401, 'GET /api/panel without the token is 401');
+    } finally {
+      await bare.close();
+    }
+    const noToken = await tryAgentHandshake(`ws://${host}/api/panel`, { Origin: panelOrigin });
+    assert.deepEqual(noToken, { opened: false, status: 401 }, '/api/panel without the token is refused with 401');
+    const wrongToken = await tryAgentHandshake(`ws://${host}/api/panel?token=${'0'.repeat(browser.token.length)}`, { Origin: panelOrigin });
+    assert.deepEqual(wrongToken, { opened: false, status: 401 }, '/api/panel with a wrong token is refused with 401');
+  });
+
+  test('a screenshot of the panel for people to look at', async () => {
+    // Logged in, with a session and some calls in the log.
+    const mcp = await mcpClient('panel-screenshot-client');
+    await callJson(mcp, 'get_url');
+    await callJson(mcp, 'get_title');
+    await mcp.callTool('click', { ref: '@e999' }); // an error row
+    await page.locator(`#sessions [data-session-id="${mcp.transport.sessionId}"]`).waitFor({ state: 'visible', timeout: 10_000 });
+    await logRows('get_title').first().waitFor({ state: 'visible', timeout: 10_000 });
+    await logRows('click').first().waitFor({ state: 'visible', timeout: 10_000 });
+    assert.equal((await status()).logged_in, true);
+
+    // From the top, as a person first sees it (the header stays at the top of the page).
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await sleep(300);
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const file = path.join(ARTIFACTS, 'panel.png');
+    await page.screenshot({ path: file, fullPage: true, timeout: 15_000 });
+    const { width, height } = assertPng(readFileSync(file), 'panel.png');
+    assert.ok(width >= 1000 && height >= 600, `a full page: ${width}x${height}`);
+
+    assert.equal(await page.evaluate(() => window.__noReloadMark), 'still the same page',
+      'everything since the bunker login arrived live, without a reload');
+    assert.deepEqual(consoleErrors, [], 'no console errors on the panel during the whole run');
+    assert.ok(received.length > 10, `the panel received pushes (${received.length})`);
+    for (const secret of secrets) {
+      assert.ok(secret && !received.some((m) => m.includes(secret)), `no secret (${secret.slice(0, 8)}…) was ever sent to the panel`);
+    }
+    assert.deepEqual(foreignRequests(), [], `the panel only ever talked to ${panelOrigin}`);
+  });
+});
