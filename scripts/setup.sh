@@ -101,6 +101,8 @@ setup_install_missing() {
 		if ! command -v chromium >/dev/null 2>&1 && ! setup_pkg_installed chromium; then
 			SETUP_MISSING+=(chromium)
 		fi
+		# Real X input for the window tests (a person's clicks and keys).
+		command -v xdotool >/dev/null 2>&1 || SETUP_MISSING+=(xdotool)
 	fi
 
 	if ((${#SETUP_MISSING[@]} == 0)); then

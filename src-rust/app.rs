@@ -17,6 +17,8 @@ pub struct App {
     pub calls: CallLog,
     pub tools: Registry,
     pub security: Security,
+    /// Set while a person has taken over: browser tools answer PAUSED.
+    pub paused: Arc<std::sync::atomic::AtomicBool>,
 }
 
 /// What the server checks on every request.
@@ -33,6 +35,7 @@ impl App {
         security: Security,
         session_idle: std::time::Duration,
         remembered: RememberedStore,
+        paused: Arc<std::sync::atomic::AtomicBool>,
     ) -> Arc<App> {
         Arc::new(App {
             browser,
@@ -42,6 +45,7 @@ impl App {
             calls: CallLog::default(),
             tools: Registry::new(),
             security,
+            paused,
         })
     }
 }

@@ -57,6 +57,21 @@ pub enum DialogAction {
 pub enum Command {
     /// Every tab: id, index, url, title, loading, front.
     ListTabs,
+    /// An agent started or finished a tool (for the window's indicator).
+    Activity {
+        client: String,
+        tool: String,
+        tab: Option<TabId>,
+        running: bool,
+    },
+    /// The pause state changed elsewhere (the panel): update the window's button.
+    SetPaused {
+        paused: bool,
+    },
+    /// Where the chrome's parts are in the window (for tests and tools).
+    ChromeLayout,
+    /// The whole window, chrome included, as PNG.
+    WindowScreenshot,
     /// Downloads started since the `from`-th one, and how many there are.
     Downloads {
         from: usize,
@@ -137,6 +152,12 @@ impl BrowserHandle {
         BrowserHandle { send }
     }
 
+    /// Sends a command without waiting for its answer.
+    pub fn notify(&self, command: Command) {
+        let (tx, _rx) = oneshot::channel();
+        let _ = (self.send)(command, tx);
+    }
+
     pub async fn call(&self, command: Command) -> Result<Output, ToolError> {
         self.call_with_timeout(command, DEFAULT_COMMAND_TIMEOUT)
             .await
@@ -176,6 +197,10 @@ fn command_name(command: &Command) -> &'static str {
         Command::ListTabs => "listing tabs",
         Command::TabState { .. } => "reading the tab state",
         Command::Downloads { .. } => "listing downloads",
+        Command::Activity { .. } => "showing agent activity",
+        Command::SetPaused { .. } => "showing the pause state",
+        Command::ChromeLayout => "reading the window layout",
+        Command::WindowScreenshot => "the window screenshot",
         Command::FrontTab => "finding the front tab",
         Command::NewTab { .. } => "opening a tab",
         Command::BringToFront { .. } => "switching tabs",

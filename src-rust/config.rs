@@ -65,6 +65,12 @@ pub struct Args {
     #[arg(long)]
     pub proxy: Option<String>,
 
+    /// Search page for address-bar words that are not an address; %s stands
+    /// for the words (e.g. https://duckduckgo.com/?q=%s). Without it such
+    /// words are refused with a message.
+    #[arg(long)]
+    pub search_url: Option<String>,
+
     /// Window size as WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x900", value_parser = parse_size)]
     pub window_size: (u32, u32),

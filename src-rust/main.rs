@@ -82,6 +82,8 @@ fn run(args: Args) -> anyhow::Result<()> {
     let addr = listener.local_addr()?;
 
     let event_loop = EventLoopBuilder::<UserEvent>::with_user_event().build();
+    // A person pausing the agents, from the window or the panel.
+    let paused = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let proxy = event_loop.create_proxy();
     let browser = Browser::create(
         &event_loop,
@@ -93,11 +95,14 @@ fn run(args: Args) -> anyhow::Result<()> {
             window_size: args.window_size,
             ignore_certificate_errors: args.ignore_certificate_errors,
             proxy: args.proxy.clone(),
+            search_url: args.search_url.clone(),
+            paused: paused.clone(),
         },
     )?;
 
+    let url = panel_url(addr, token.as_deref());
+    browser.borrow_mut().set_panel_url(url.clone());
     if !args.no_panel {
-        let url = panel_url(addr, token.as_deref());
         if let Err(error) = browser.borrow_mut().open_panel(&event_loop, &url) {
             tracing::warn!("cannot open the control panel window: {error}");
         }
@@ -118,6 +123,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         },
         args.session_idle(),
         remembered,
+        paused,
     );
     runtime.spawn({
         let app = app.clone();
@@ -129,6 +135,7 @@ fn run(args: Args) -> anyhow::Result<()> {
     });
     runtime.spawn(server::expire_sessions(app.clone()));
     runtime.spawn(shutdown_on_signal(proxy.clone()));
+    runtime.spawn(show_identity(app.clone(), proxy.clone()));
 
     // Ready once the start page has loaded: a load still pending from
     // start-up would race the first navigation a client asks for.
@@ -141,7 +148,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         }
     });
 
-    event_loop.run(move |event, _, control_flow| {
+    event_loop.run(move |event, target, control_flow| {
         *control_flow = ControlFlow::Wait;
         match event {
             Event::UserEvent(UserEvent::Shutdown)
@@ -151,7 +158,7 @@ fn run(args: Args) -> anyhow::Result<()> {
             } => {
                 *control_flow = ControlFlow::Exit;
             }
-            Event::UserEvent(event) => browser::handle_event(&browser, event),
+            Event::UserEvent(event) => browser::handle_event(&browser, event, target),
             Event::LoopDestroyed => {
                 tracing::info!("shutting down");
                 profile.cleanup();
@@ -195,6 +202,19 @@ fn print_ready(addr: std::net::SocketAddr, token: Option<&str>) {
     let _ = writeln!(out, "sovereign-browser: MCP endpoint {base}/mcp");
     let _ = writeln!(out, "sovereign-browser: control panel {panel}");
     let _ = out.flush();
+}
+
+/// Keeps the window's identity label on the identity in use.
+async fn show_identity(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<UserEvent>) {
+    let mut changes = app.identity.watch();
+    loop {
+        let summary = changes.borrow_and_update().clone();
+        if proxy.send_event(UserEvent::Identity(summary)).is_err()
+            || changes.changed().await.is_err()
+        {
+            return;
+        }
+    }
 }
 
 async fn shutdown_on_signal(proxy: tao::event_loop::EventLoopProxy<UserEvent>) {

@@ -28,3 +28,19 @@ fn encode_png(surface: cairo::Surface) -> Result<Vec<u8>, ToolError> {
         .map_err(|e| ToolError::internal(format!("PNG encoding failed: {e}")))?;
     Ok(png)
 }
+
+/// The whole window, chrome included, as PNG (what a person sees).
+pub fn window_png(window: &gtk::ApplicationWindow) -> Result<Vec<u8>, ToolError> {
+    use gdk::prelude::WindowExtManual;
+    use gtk::prelude::WidgetExt;
+    let gdk_window = window
+        .window()
+        .ok_or_else(|| ToolError::internal("the window is not shown"))?;
+    let (width, height) = (gdk_window.width(), gdk_window.height());
+    let pixbuf = gdk_window
+        .pixbuf(0, 0, width, height)
+        .ok_or_else(|| ToolError::internal("cannot read the window's pixels"))?;
+    pixbuf
+        .save_to_bufferv("png", &[])
+        .map_err(|e| ToolError::internal(format!("PNG encoding failed: {e}")))
+}

@@ -1,10 +1,12 @@
 //! Downloads: saved in the profile's downloads folder, recorded so the
 //! tool that caused one can report where the file went.
 
+use super::UserEvent;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use tao::event_loop::EventLoopProxy;
 
 struct Download {
     url: String,
@@ -18,13 +20,16 @@ struct Download {
 pub struct Downloads {
     dir: PathBuf,
     list: Rc<RefCell<Vec<Download>>>,
+    /// Tells the window when one ends.
+    events: Option<EventLoopProxy<UserEvent>>,
 }
 
 impl Downloads {
-    pub fn new(dir: PathBuf) -> Self {
+    pub fn new(dir: PathBuf, events: EventLoopProxy<UserEvent>) -> Self {
         Downloads {
             dir,
-            list: Rc::new(RefCell::new(Vec::new())),
+            list: Rc::default(),
+            events: Some(events),
         }
     }
 
@@ -58,6 +63,12 @@ impl Downloads {
             .find(|d| d.outcome.is_none() && (Some(&d.path) == path.as_ref() || d.url == url));
         if let Some(entry) = entry {
             entry.outcome = Some(ok);
+            if let Some(events) = &self.events {
+                let _ = events.send_event(UserEvent::DownloadDone(
+                    entry.path.display().to_string(),
+                    ok,
+                ));
+            }
         }
     }
 
@@ -104,7 +115,11 @@ mod tests {
         std::fs::write(dir.join("a.txt"), "x").unwrap();
         assert_eq!(unique_path(&dir, "a.txt"), dir.join("a (1).txt"));
         assert_eq!(unique_path(&dir, "b"), dir.join("b"));
-        let downloads = Downloads::new(dir.clone());
+        let downloads = Downloads {
+            dir: dir.clone(),
+            list: Rc::default(),
+            events: None,
+        };
         let mut p = PathBuf::from("/elsewhere/a.txt");
         assert!(downloads.start("http://x/a.txt".into(), &mut p));
         assert_eq!(p, dir.join("a (1).txt"));

@@ -98,7 +98,10 @@ fn button_mask(button: u32) -> u32 {
 }
 
 fn dispatch(mut event: gdk::Event) {
+    // Agents' keys must not trigger the window's shortcuts (Ctrl+W...).
+    super::chrome::AGENT_INPUT.with(|flag| flag.set(true));
     gtk::main_do_event(&mut event);
+    super::chrome::AGENT_INPUT.with(|flag| flag.set(false));
 }
 
 fn motion_event(t: &Target, x: f64, y: f64) -> gdk::Event {

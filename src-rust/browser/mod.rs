@@ -3,6 +3,7 @@
 //! starts work and a GLib callback sends the reply.
 
 pub mod capture;
+pub mod chrome;
 pub mod downloads;
 pub mod input;
 pub mod script;
@@ -32,6 +33,14 @@ pub enum UserEvent {
     Command(Command, Reply),
     /// A page called `window.close()`.
     TabClosedByPage(TabId),
+    /// A tab's title, address or loading state changed.
+    TabChanged(TabId),
+    /// The person used the window's chrome.
+    Chrome(chrome::ChromeAction),
+    /// The identity in use changed (method and short npub, or "Not logged in").
+    Identity(String),
+    /// A download ended: path, and whether it succeeded.
+    DownloadDone(String, bool),
     Shutdown,
 }
 
@@ -44,6 +53,10 @@ pub struct BrowserOptions {
     pub ignore_certificate_errors: bool,
     /// Proxy for all requests, e.g. http://127.0.0.1:3128 or socks5://...
     pub proxy: Option<String>,
+    /// Search page for address-bar text that is not an address (`%s` = the words).
+    pub search_url: Option<String>,
+    /// Set while a person has paused the agents.
+    pub paused: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 const APP_TITLE: &str = "Sovereign Browser";
@@ -70,6 +83,9 @@ pub struct Browser {
     downloads: downloads::Downloads,
     /// The control panel's own window (not a tab: agents never see it).
     panel: Option<(Window, wry::WebView)>,
+    panel_url: Option<String>,
+    chrome: Rc<chrome::Chrome>,
+    search_url: Option<String>,
     me: Weak<RefCell<Browser>>,
 }
 
@@ -94,6 +110,13 @@ impl Browser {
         stack.set_transition_type(gtk::StackTransitionType::None);
         gtk::prelude::BoxExt::pack_start(vbox, &stack, true, true, 0);
         gtk::prelude::WidgetExt::show(&stack);
+        let chrome = chrome::Chrome::build(
+            window.gtk_window(),
+            vbox,
+            &stack,
+            proxy.clone(),
+            options.paused.clone(),
+        );
 
         let context = WebContext::new(Some(options.web_data.clone()));
         let agent_script = UserScript::for_world(
@@ -111,10 +134,13 @@ impl Browser {
             tabs: Vec::new(),
             front: Rc::new(Cell::new(0)),
             next_id: 1,
-            proxy,
+            proxy: proxy.clone(),
             agent_script,
-            downloads: downloads::Downloads::new(options.downloads.clone()),
+            downloads: downloads::Downloads::new(options.downloads.clone(), proxy.clone()),
             panel: None,
+            panel_url: None,
+            chrome,
+            search_url: options.search_url.clone(),
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
@@ -156,6 +182,7 @@ impl Browser {
         let state = Rc::new(TabState::new(id));
         tab::connect(&webkit, &state);
         self.connect_window_signals(&webkit, id);
+        self.chrome.add_tab(id, self.tabs.len());
         self.tabs.push(Tab {
             state,
             _view: view,
@@ -178,6 +205,16 @@ impl Browser {
         let proxy = self.proxy.clone();
         webkit.connect_close(move |_| {
             let _ = proxy.send_event(UserEvent::TabClosedByPage(id));
+        });
+        // The chrome follows title, address and loading state.
+        let proxy = self.proxy.clone();
+        webkit.connect_notify_local(None, move |_, spec| {
+            if matches!(
+                spec.name(),
+                "title" | "uri" | "is-loading" | "estimated-load-progress"
+            ) {
+                let _ = proxy.send_event(UserEvent::TabChanged(id));
+            }
         });
     }
 
@@ -210,6 +247,11 @@ impl Browser {
         self.panel = None;
     }
 
+    /// Where the panel lives, for the window's Panel button.
+    pub fn set_panel_url(&mut self, url: String) {
+        self.panel_url = Some(url);
+    }
+
     fn index_of(&self, id: TabId) -> Option<usize> {
         self.tabs.iter().position(|t| t.state.id == id)
     }
@@ -233,9 +275,19 @@ impl Browser {
     fn show(&mut self, id: TabId) {
         if let Ok(tab) = self.tab(id) {
             let view = tab.webkit.clone();
+            let previous = self.front.replace(id);
             self.stack.set_visible_child(&view);
-            self.front.set(id);
             self.window.gtk_window().set_title(&window_title(&view));
+            self.refresh_chrome(previous);
+            self.chrome.update_tab(id, &view, true, true);
+        }
+    }
+
+    /// Brings the chrome up to date with one tab.
+    fn refresh_chrome(&self, id: TabId) {
+        if let Ok(tab) = self.tab(id) {
+            self.chrome
+                .update_tab(id, &tab.webkit, self.front.get() == id, false);
         }
     }
 
@@ -245,6 +297,7 @@ impl Browser {
             .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
         let tab = self.tabs.remove(index);
         self.stack.remove(&tab.webkit);
+        self.chrome.remove_tab(id);
         drop(tab);
         if self.tabs.is_empty() {
             // Tools never end the program: the last tab becomes a blank one.
@@ -354,13 +407,105 @@ fn open_from_page(
 }
 
 /// Handles one event of the loop.
-pub fn handle_event(browser: &SharedBrowser, event: UserEvent) {
+pub fn handle_event(
+    browser: &SharedBrowser,
+    event: UserEvent,
+    target: &EventLoopWindowTarget<UserEvent>,
+) {
     match event {
         UserEvent::Command(command, reply) => execute(browser, command, reply),
         UserEvent::TabClosedByPage(id) => {
             let _ = browser.borrow_mut().close_tab(id);
         }
+        UserEvent::TabChanged(id) => {
+            let b = browser.borrow();
+            b.refresh_chrome(id);
+            if b.front.get() == id {
+                if let Ok(tab) = b.tab(id) {
+                    b.window.gtk_window().set_title(&window_title(&tab.webkit));
+                }
+            }
+        }
+        UserEvent::Chrome(action) => chrome_action(browser, action, target),
+        UserEvent::Identity(summary) => browser.borrow().chrome.set_identity(&summary),
+        UserEvent::DownloadDone(path, ok) => browser.borrow().chrome.download_done(&path, ok),
         UserEvent::Shutdown => {}
+    }
+}
+
+/// Carries out what the person asked for in the chrome.
+fn chrome_action(
+    browser: &SharedBrowser,
+    action: chrome::ChromeAction,
+    target: &EventLoopWindowTarget<UserEvent>,
+) {
+    use chrome::ChromeAction as A;
+    let front = browser.borrow().front.get();
+    match action {
+        A::Back => {
+            let _ = navigate(&browser.borrow(), front, Navigation::Back);
+        }
+        A::Forward => {
+            let _ = navigate(&browser.borrow(), front, Navigation::Forward);
+        }
+        A::ReloadOrStop => {
+            let b = browser.borrow();
+            if let Ok(tab) = b.tab(front) {
+                if tab.webkit.is_loading() {
+                    tab.webkit.stop_loading();
+                } else {
+                    tab.webkit.reload();
+                }
+            }
+        }
+        A::Navigate(text) => {
+            let b = browser.borrow();
+            match crate::address::from_typed(&text, b.search_url.as_deref()) {
+                Ok(url) => {
+                    b.chrome.clear_address_error();
+                    let _ = navigate(&b, front, Navigation::Load(url));
+                    if let Ok(tab) = b.tab(front) {
+                        tab.webkit.grab_focus();
+                    }
+                }
+                Err(message) => b.chrome.address_error(&message),
+            }
+        }
+        A::NewTab => {
+            let mut b = browser.borrow_mut();
+            if let Ok(id) = b.add_tab(None) {
+                b.show(id);
+                b.load(id, "about:blank");
+                b.chrome.focus_address();
+            }
+        }
+        A::Select(id) => browser.borrow_mut().show(id),
+        A::Close(id) => {
+            let _ = browser.borrow_mut().close_tab(id);
+        }
+        A::CloseFront => {
+            let _ = browser.borrow_mut().close_tab(front);
+        }
+        A::Cycle(step) => {
+            let mut b = browser.borrow_mut();
+            if let Some(i) = b.index_of(front) {
+                let n = b.tabs.len() as i32;
+                let next = b.tabs[((i as i32 + step).rem_euclid(n)) as usize].state.id;
+                b.show(next);
+            }
+        }
+        A::FocusAddress => browser.borrow().chrome.focus_address(),
+        A::OpenPanel => {
+            let url = browser.borrow().panel_url.clone();
+            match url {
+                Some(url) => {
+                    if let Err(e) = browser.borrow_mut().open_panel(target, &url) {
+                        tracing::warn!("cannot open the control panel window: {e}");
+                    }
+                }
+                None => tracing::warn!("no panel address known"),
+            }
+        }
     }
 }
 
@@ -372,6 +517,34 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let b = browser.borrow();
             let tabs: Vec<Value> = (0..b.tabs.len()).map(|i| b.tab_json(i)).collect();
             let _ = reply.send(Ok(Output::Value(json!({"tabs": tabs}))));
+        }
+        Command::Activity {
+            client,
+            tool,
+            tab,
+            running,
+        } => {
+            browser
+                .borrow()
+                .chrome
+                .activity(&client, &tool, tab, running);
+            if let Some(tab) = tab {
+                browser.borrow().refresh_chrome(tab);
+            }
+            let _ = reply.send(Ok(Output::Value(json!({}))));
+        }
+        Command::SetPaused { paused } => {
+            browser.borrow().chrome.set_paused(paused);
+            let _ = reply.send(Ok(Output::Value(json!({"paused": paused}))));
+        }
+        Command::WindowScreenshot => {
+            let png = capture::window_png(browser.borrow().window.gtk_window());
+            let _ = reply.send(png.map(Output::Png));
+        }
+        Command::ChromeLayout => {
+            let b = browser.borrow();
+            let layout = b.chrome.layout(b.window.gtk_window());
+            let _ = reply.send(Ok(Output::Value(layout)));
         }
         Command::Downloads { from } => {
             let _ = reply.send(Ok(Output::Value(browser.borrow().downloads.since(from))));

@@ -94,13 +94,43 @@ pub struct PendingLogin {
 }
 
 /// The logged-in signer, if any.
-#[derive(Default)]
 pub struct IdentityState {
     current: RwLock<Option<Arc<dyn Signer>>>,
     pending: RwLock<Option<PendingLogin>>,
     /// Bumped by every change, so a login finishing late cannot undo a
     /// logout or another login that came after it.
     generation: std::sync::atomic::AtomicU64,
+    /// A short public summary ("Private key · npub1abc…xyz") for the window.
+    summary: tokio::sync::watch::Sender<String>,
+}
+
+impl Default for IdentityState {
+    fn default() -> Self {
+        IdentityState {
+            current: RwLock::default(),
+            pending: RwLock::default(),
+            generation: Default::default(),
+            summary: tokio::sync::watch::channel(LOGGED_OUT.to_string()).0,
+        }
+    }
+}
+
+const LOGGED_OUT: &str = "Not logged in";
+
+/// "local · npub1abcd…wxyz"
+fn summary(signer: Option<&dyn Signer>) -> String {
+    match signer {
+        None => LOGGED_OUT.to_string(),
+        Some(s) => {
+            let npub = s.public_key().to_bech32().unwrap_or_default();
+            let short = if npub.len() > 20 {
+                format!("{}…{}", &npub[..12], &npub[npub.len() - 6..])
+            } else {
+                npub
+            };
+            format!("{} · {short}", s.method().as_str())
+        }
+    }
 }
 
 impl IdentityState {
@@ -123,7 +153,13 @@ impl IdentityState {
         *self.pending.write().unwrap_or_else(|e| e.into_inner()) = None;
         let mut slot = self.current.write().unwrap_or_else(|e| e.into_inner());
         drop(slot.take());
+        self.summary.send_replace(summary(signer.as_deref()));
         *slot = signer;
+    }
+
+    /// Follows the public summary of the identity in use.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<String> {
+        self.summary.subscribe()
     }
 
     /// Records a login waiting for approval; returns its generation.

@@ -74,6 +74,7 @@ async fn state(app: &App, me: &Session) -> Value {
             "token_required": app.security.token.is_some(),
         },
         "you": me.id,
+        "paused": app.paused.load(std::sync::atomic::Ordering::SeqCst),
     })
 }
 

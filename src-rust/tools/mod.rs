@@ -19,6 +19,7 @@ pub mod tabs;
 pub mod wait;
 
 use crate::app::App;
+use crate::bridge::Command;
 use crate::server::sessions::Session;
 use error::{ErrorCode, ToolError};
 use futures_util::future::BoxFuture;
@@ -238,7 +239,28 @@ pub async fn dispatch(
     params: Value,
 ) -> ToolResult {
     let started = Instant::now();
+    // The window shows which agent works on which tab.
+    let shown = app.tools.get(name).is_some_and(|d| d.gated);
+    let who = session
+        .client_name()
+        .unwrap_or_else(|| session.transport.as_str().to_string());
+    if shown {
+        app.browser.notify(Command::Activity {
+            client: who.clone(),
+            tool: name.to_string(),
+            tab: session.tab(),
+            running: true,
+        });
+    }
     let result = run(app, session, name, params).await;
+    if shown {
+        app.browser.notify(Command::Activity {
+            client: who,
+            tool: name.to_string(),
+            tab: session.tab(),
+            running: false,
+        });
+    }
     session.record_call();
     let elapsed = started.elapsed();
     app.calls.record(
@@ -267,6 +289,12 @@ async fn run(app: &Arc<App>, session: &Arc<Session>, name: &str, params: Value) 
         return Err(ToolError::new(
             ErrorCode::NotLoggedIn,
             "no identity is logged in; call login first (method local with an nsec, or readonly with an npub)",
+        ));
+    }
+    if def.gated && app.paused.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(ToolError::new(
+            ErrorCode::Paused,
+            "a person has taken over the browser and paused the agents; nothing reaches the pages until they resume. Wait and try again later.",
         ));
     }
     let limit = call_limit(&params);

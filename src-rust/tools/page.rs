@@ -185,77 +185,11 @@ pub fn with(mut target: Value, extra: Value) -> Value {
     target
 }
 
-/// Accepts full URLs and bare host names (`example.com` -> https).
-pub fn normalize_url(url: &str) -> Result<String, ToolError> {
-    let url = url.trim();
-    if url.is_empty() {
-        return Err(ToolError::invalid_params("url is empty"));
-    }
-    if url.chars().any(char::is_whitespace) {
-        return Err(ToolError::invalid_params(format!(
-            "url {url:?} contains spaces"
-        )));
-    }
-    let has_scheme = url
-        .split_once(':')
-        .map(|(scheme, _)| {
-            !scheme.is_empty()
-                && scheme
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
-        })
-        .unwrap_or(false);
-    let lower = url.to_ascii_lowercase();
-    if has_scheme && !lower.starts_with("localhost:") && !looks_like_host_port(url) {
-        if lower.starts_with("javascript:") {
-            return Err(ToolError::invalid_params(
-                "javascript: URLs are not opened; use eval",
-            ));
-        }
-        return Ok(url.to_string());
-    }
-    let scheme = if lower.starts_with("localhost") || lower.starts_with("127.") {
-        "http"
-    } else {
-        "https"
-    };
-    Ok(format!("{scheme}://{url}"))
-}
-
-fn looks_like_host_port(url: &str) -> bool {
-    // "example.com:8080/x": a port, not a scheme.
-    url.split_once(':')
-        .map(|(host, rest)| {
-            host.contains('.') && rest.chars().next().is_some_and(|c| c.is_ascii_digit())
-        })
-        .unwrap_or(false)
-}
+pub use crate::address::normalize_url;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn urls_get_a_scheme_when_missing() {
-        assert_eq!(normalize_url("example.com").unwrap(), "https://example.com");
-        assert_eq!(
-            normalize_url("localhost:8080/a").unwrap(),
-            "http://localhost:8080/a"
-        );
-        assert_eq!(
-            normalize_url("127.0.0.1:9/x").unwrap(),
-            "http://127.0.0.1:9/x"
-        );
-        assert_eq!(normalize_url("http://a.b/c").unwrap(), "http://a.b/c");
-        assert_eq!(normalize_url("about:blank").unwrap(), "about:blank");
-        assert_eq!(
-            normalize_url("example.com:8443/x").unwrap(),
-            "https://example.com:8443/x"
-        );
-        assert!(normalize_url("").is_err());
-        assert!(normalize_url("javascript:alert(1)").is_err());
-        assert!(normalize_url("a b").is_err());
-    }
 
     #[test]
     fn target_needs_exactly_one_of_ref_and_selector() {

@@ -1,8 +1,9 @@
-//! session_end: a panel action (not in tools/list) that ends an MCP
-//! session or closes an /agent connection.
+//! Panel actions (not in tools/list): end a session, pause or resume the
+//! agents, and the window's layout (for tests that click the chrome).
 
 use super::error::{ErrorCode, ToolError};
-use super::{tool, Ctx, ToolDef, ToolOutput, DESTRUCTIVE};
+use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
+use crate::bridge::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -27,7 +28,50 @@ pub fn tools() -> Vec<ToolDef> {
         },
     )
     .ungated()
+    .hidden(),
+    tool(
+        "agents_pause",
+        "Pause (paused: true) or resume the agents' browser tools; while paused they answer PAUSED.",
+        ACTION,
+        |ctx: Ctx, p: PauseParams| async move {
+            ctx.app.paused.store(p.paused, std::sync::atomic::Ordering::SeqCst);
+            ctx.app.browser.notify(Command::SetPaused { paused: p.paused });
+            tracing::info!(paused = p.paused, by = %ctx.session.id, "agents paused from the panel");
+            Ok(ToolOutput::json(json!({"paused": p.paused})))
+        },
+    )
+    .ungated()
+    .hidden(),
+    tool(
+        "window_layout",
+        "Where the window's address bar, buttons and tabs are, and what they show.",
+        READ_ONLY,
+        |ctx: Ctx, _: super::identity::NoParams| async move {
+            Ok(ToolOutput::json(ctx.app.browser.call_value(Command::ChromeLayout).await?))
+        },
+    )
+    .ungated()
+    .hidden(),
+    tool(
+        "window_screenshot",
+        "A PNG of the whole browser window as a person sees it (chrome and page).",
+        READ_ONLY,
+        |ctx: Ctx, _: super::identity::NoParams| async move {
+            match ctx.app.browser.call(Command::WindowScreenshot).await? {
+                crate::bridge::Output::Png(png) => Ok(ToolOutput::Png(png)),
+                crate::bridge::Output::Value(_) => Err(ToolError::internal("no image came back")),
+            }
+        },
+    )
+    .ungated()
     .hidden()]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PauseParams {
+    /// true to pause the agents, false to resume.
+    paused: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -1,0 +1,373 @@
+//! The window's chrome for the person beside the agents: toolbar (back,
+//! forward, reload/stop, address bar), agent activity and pause, the
+//! identity in use, a button for the panel, a tab strip and a downloads bar.
+//! Widgets only post [`ChromeAction`]s; the event loop carries them out.
+
+use super::UserEvent;
+use crate::bridge::TabId;
+use gtk::prelude::*;
+use std::cell::{Cell, RefCell};
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use tao::event_loop::EventLoopProxy;
+
+/// What a person asked for through the chrome.
+#[derive(Debug, Clone)]
+pub enum ChromeAction {
+    Back,
+    Forward,
+    ReloadOrStop,
+    Navigate(String),
+    NewTab,
+    Select(TabId),
+    Close(TabId),
+    CloseFront,
+    Cycle(i32),
+    FocusAddress,
+    OpenPanel,
+}
+
+thread_local! {
+    /// Set while the agents' own (synthesised) input is being delivered, so
+    /// that their key presses never trigger the window's shortcuts.
+    pub static AGENT_INPUT: Cell<bool> = const { Cell::new(false) };
+}
+
+struct TabButton {
+    row: gtk::Box,
+    title: gtk::Button,
+}
+
+pub struct Chrome {
+    back: gtk::Button,
+    forward: gtk::Button,
+    reload: gtk::Button,
+    address: gtk::Entry,
+    activity: gtk::Label,
+    pause: gtk::ToggleButton,
+    identity: gtk::Label,
+    strip: gtk::Box,
+    tabs: RefCell<HashMap<TabId, TabButton>>,
+    downloads: gtk::Label,
+    new_tab: gtk::Button,
+    proxy: EventLoopProxy<UserEvent>,
+    /// Tabs agents act on, with who acts.
+    agent_tabs: RefCell<HashMap<TabId, String>>,
+}
+
+fn post(proxy: &EventLoopProxy<UserEvent>, action: ChromeAction) {
+    let _ = proxy.send_event(UserEvent::Chrome(action));
+}
+
+fn button(label: &str, tooltip: &str) -> gtk::Button {
+    let b = gtk::Button::with_label(label);
+    b.set_tooltip_text(Some(tooltip));
+    b.set_relief(gtk::ReliefStyle::None);
+    b
+}
+
+impl Chrome {
+    /// Builds the chrome around `stack` inside the window's `vbox`.
+    pub fn build(
+        window: &gtk::ApplicationWindow,
+        vbox: &gtk::Box,
+        stack: &gtk::Stack,
+        proxy: EventLoopProxy<UserEvent>,
+        paused: Arc<AtomicBool>,
+    ) -> Rc<Chrome> {
+        let toolbar = gtk::Box::new(gtk::Orientation::Horizontal, 4);
+        toolbar.set_border_width(4);
+        let back = button("◀", "Back (Alt+Left)");
+        let forward = button("▶", "Forward (Alt+Right)");
+        let reload = button("⟳", "Reload (F5)");
+        let address = gtk::Entry::new();
+        address.set_placeholder_text(Some("Search or enter an address (Ctrl+L)"));
+        address.set_widget_name("address-bar");
+        let activity = gtk::Label::new(Some("No agent activity"));
+        activity.set_widget_name("agent-activity");
+        let pause = gtk::ToggleButton::with_label("Pause agents");
+        pause.set_tooltip_text(Some(
+            "Take over: agents' browser tools answer PAUSED until you resume",
+        ));
+        pause.set_widget_name("pause-agents");
+        let identity = gtk::Label::new(Some("Not logged in"));
+        identity.set_widget_name("identity");
+        let panel = button("Panel", "Open the control panel");
+        for w in [
+            back.upcast_ref::<gtk::Widget>(),
+            forward.upcast_ref(),
+            reload.upcast_ref(),
+        ] {
+            toolbar.pack_start(w, false, false, 0);
+        }
+        toolbar.pack_start(&address, true, true, 4);
+        toolbar.pack_start(&activity, false, false, 4);
+        toolbar.pack_start(&pause, false, false, 0);
+        toolbar.pack_start(&identity, false, false, 4);
+        toolbar.pack_start(&panel, false, false, 0);
+
+        let strip = gtk::Box::new(gtk::Orientation::Horizontal, 2);
+        strip.set_border_width(2);
+        let new_tab = button("+", "New tab (Ctrl+T)");
+        strip.pack_end(&new_tab, false, false, 0);
+
+        let downloads = gtk::Label::new(None);
+        downloads.set_widget_name("downloads");
+        downloads.set_xalign(0.0);
+        downloads.set_selectable(true);
+
+        vbox.pack_start(&toolbar, false, false, 0);
+        vbox.pack_start(&strip, false, false, 0);
+        vbox.reorder_child(&toolbar, 0);
+        vbox.reorder_child(&strip, 1);
+        vbox.reorder_child(stack, 2);
+        vbox.pack_end(&downloads, false, false, 2);
+        toolbar.show_all();
+        strip.show_all();
+
+        let p = proxy.clone();
+        back.connect_clicked(move |_| post(&p, ChromeAction::Back));
+        let p = proxy.clone();
+        forward.connect_clicked(move |_| post(&p, ChromeAction::Forward));
+        let p = proxy.clone();
+        reload.connect_clicked(move |_| post(&p, ChromeAction::ReloadOrStop));
+        // A click into the address selects it all, as browsers do.
+        address.connect_focus_in_event(|entry, _| {
+            let entry = entry.clone();
+            glib::idle_add_local_once(move || entry.select_region(0, -1));
+            glib::Propagation::Proceed
+        });
+        let p = proxy.clone();
+        address.connect_activate(move |entry| {
+            post(&p, ChromeAction::Navigate(entry.text().to_string()))
+        });
+        let p = proxy.clone();
+        new_tab.connect_clicked(move |_| post(&p, ChromeAction::NewTab));
+        let p = proxy.clone();
+        panel.connect_clicked(move |_| post(&p, ChromeAction::OpenPanel));
+        pause.set_active(paused.load(Ordering::SeqCst));
+        let flag = paused.clone();
+        pause.connect_toggled(move |b| {
+            flag.store(b.is_active(), Ordering::SeqCst);
+            b.set_label(if b.is_active() {
+                "Resume agents"
+            } else {
+                "Pause agents"
+            });
+            tracing::info!(paused = b.is_active(), "agents paused from the window");
+        });
+        let p = proxy.clone();
+        window.connect_key_press_event(move |_, event| match shortcut(event) {
+            Some(action) if !AGENT_INPUT.with(Cell::get) => {
+                post(&p, action);
+                glib::Propagation::Stop
+            }
+            _ => glib::Propagation::Proceed,
+        });
+
+        Rc::new(Chrome {
+            back,
+            forward,
+            reload,
+            address,
+            activity,
+            pause,
+            identity,
+            strip,
+            tabs: RefCell::new(HashMap::new()),
+            downloads,
+            new_tab,
+            proxy,
+            agent_tabs: RefCell::new(HashMap::new()),
+        })
+    }
+
+    pub fn add_tab(&self, id: TabId, position: usize) {
+        let row = gtk::Box::new(gtk::Orientation::Horizontal, 0);
+        let title = gtk::Button::with_label("New tab");
+        title.set_relief(gtk::ReliefStyle::None);
+        if let Some(label) = title.child().and_then(|c| c.downcast::<gtk::Label>().ok()) {
+            label.set_max_width_chars(22);
+            label.set_ellipsize(pango_ellipsize_end());
+        }
+        let close = button("×", "Close tab (Ctrl+W)");
+        row.pack_start(&title, false, false, 0);
+        row.pack_start(&close, false, false, 0);
+        let p = self.proxy.clone();
+        title.connect_clicked(move |_| post(&p, ChromeAction::Select(id)));
+        let p = self.proxy.clone();
+        close.connect_clicked(move |_| post(&p, ChromeAction::Close(id)));
+        self.strip.pack_start(&row, false, false, 0);
+        self.strip.reorder_child(&row, position as i32);
+        row.show_all();
+        self.tabs.borrow_mut().insert(id, TabButton { row, title });
+    }
+
+    pub fn remove_tab(&self, id: TabId) {
+        if let Some(tab) = self.tabs.borrow_mut().remove(&id) {
+            self.strip.remove(&tab.row);
+        }
+        self.agent_tabs.borrow_mut().remove(&id);
+    }
+
+    /// Updates a tab's button, and the toolbar when it is the front tab.
+    pub fn update_tab(&self, id: TabId, view: &webkit2gtk::WebView, front: bool, switched: bool) {
+        use webkit2gtk::WebViewExt;
+        let title = view
+            .title()
+            .map(|t| t.to_string())
+            .filter(|t| !t.is_empty());
+        let uri = view.uri().map(|u| u.to_string()).unwrap_or_default();
+        let loading = view.is_loading();
+        let mut text = title.unwrap_or_else(|| {
+            if uri.is_empty() {
+                "New tab".into()
+            } else {
+                uri.clone()
+            }
+        });
+        if loading {
+            text = format!("⟳ {text}");
+        }
+        if let Some(agent) = self.agent_tabs.borrow().get(&id) {
+            text = format!("◆ {text}");
+            if let Some(tab) = self.tabs.borrow().get(&id) {
+                tab.title
+                    .set_tooltip_text(Some(&format!("An agent ({agent}) acts on this tab")));
+            }
+        }
+        if let Some(tab) = self.tabs.borrow().get(&id) {
+            tab.title.set_label(&text);
+            // The front tab's button looks pressed.
+            tab.title.set_relief(if front {
+                gtk::ReliefStyle::Normal
+            } else {
+                gtk::ReliefStyle::None
+            });
+        }
+        if front {
+            // Never overwrite what the person is typing, unless the tab changed.
+            if switched || !self.address.has_focus() {
+                self.address
+                    .set_text(if uri == "about:blank" { "" } else { &uri });
+            }
+            self.back.set_sensitive(view.can_go_back());
+            self.forward.set_sensitive(view.can_go_forward());
+            self.reload.set_label(if loading { "✕" } else { "⟳" });
+            self.reload
+                .set_tooltip_text(Some(if loading { "Stop" } else { "Reload (F5)" }));
+        }
+    }
+
+    pub fn focus_address(&self) {
+        self.address.grab_focus();
+        self.address.select_region(0, -1);
+    }
+
+    /// Says why an address bar entry was not opened.
+    pub fn address_error(&self, message: &str) {
+        self.address
+            .set_icon_from_icon_name(gtk::EntryIconPosition::Secondary, Some("dialog-warning"));
+        self.address
+            .set_icon_tooltip_text(gtk::EntryIconPosition::Secondary, Some(message));
+        self.address.set_tooltip_text(Some(message));
+    }
+
+    pub fn clear_address_error(&self) {
+        self.address
+            .set_icon_from_icon_name(gtk::EntryIconPosition::Secondary, None);
+        self.address.set_tooltip_text(None);
+    }
+
+    pub fn address_text(&self) -> String {
+        self.address.text().to_string()
+    }
+
+    /// An agent started or finished a tool.
+    pub fn activity(&self, client: &str, tool: &str, tab: Option<TabId>, running: bool) {
+        if running {
+            self.activity.set_text(&format!("● {client}: {tool}"));
+        } else {
+            self.activity.set_text(&format!("{client}: {tool} done"));
+        }
+        if let Some(tab) = tab {
+            self.agent_tabs.borrow_mut().insert(tab, client.to_string());
+        }
+    }
+
+    pub fn set_paused(&self, paused: bool) {
+        if self.pause.is_active() != paused {
+            self.pause.set_active(paused);
+        }
+    }
+
+    pub fn set_identity(&self, summary: &str) {
+        self.identity.set_text(summary);
+    }
+
+    pub fn download_done(&self, path: &str, ok: bool) {
+        let text = match ok {
+            true => format!("Downloaded: {path}"),
+            false => format!("Download failed: {path}"),
+        };
+        self.downloads.set_text(&text);
+        self.downloads.show();
+    }
+
+    /// Where the parts a test clicks are, in window coordinates.
+    pub fn layout(&self, window: &gtk::ApplicationWindow) -> serde_json::Value {
+        let rect = |w: &gtk::Widget| {
+            let (x, y) = w.translate_coordinates(window, 0, 0).unwrap_or((0, 0));
+            let a = w.allocation();
+            serde_json::json!({"x": x, "y": y, "width": a.width(), "height": a.height()})
+        };
+        let tabs = self.tabs.borrow();
+        let mut strip: Vec<(i32, serde_json::Value)> = tabs
+            .iter()
+            .map(|(id, t)| {
+                let close = t.row.children().get(1).map(rect);
+                let r = rect(t.title.upcast_ref());
+                (r["x"].as_i64().unwrap_or(0) as i32, serde_json::json!({"id": id, "title": r, "close": close, "label": t.title.label().map(|l| l.to_string())}))
+            })
+            .collect();
+        strip.sort_by_key(|(x, _)| *x);
+        serde_json::json!({
+            "address": rect(self.address.upcast_ref()),
+            "back": rect(self.back.upcast_ref()),
+            "pause": rect(self.pause.upcast_ref()),
+            "new_tab": rect(self.new_tab.upcast_ref()),
+            "pause_active": self.pause.is_active(),
+            "address_text": self.address.text().to_string(),
+            "activity": self.activity.text().to_string(),
+            "identity": self.identity.text().to_string(),
+            "downloads": self.downloads.text().to_string(),
+            "tabs": strip.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+        })
+    }
+}
+
+fn pango_ellipsize_end() -> gtk::pango::EllipsizeMode {
+    gtk::pango::EllipsizeMode::End
+}
+
+/// The standard shortcuts.
+fn shortcut(event: &gdk::EventKey) -> Option<ChromeAction> {
+    let state = event.state();
+    let ctrl = state.contains(gdk::ModifierType::CONTROL_MASK);
+    let alt = state.contains(gdk::ModifierType::MOD1_MASK);
+    let shift = state.contains(gdk::ModifierType::SHIFT_MASK);
+    let name = event.keyval().name()?.to_string();
+    match (ctrl, alt, name.as_str()) {
+        (true, false, "l" | "L") => Some(ChromeAction::FocusAddress),
+        (true, false, "t" | "T") => Some(ChromeAction::NewTab),
+        (true, false, "w" | "W") => Some(ChromeAction::CloseFront),
+        (true, false, "Tab") => Some(ChromeAction::Cycle(if shift { -1 } else { 1 })),
+        (true, false, "ISO_Left_Tab") => Some(ChromeAction::Cycle(-1)),
+        (false, true, "Left") => Some(ChromeAction::Back),
+        (false, true, "Right") => Some(ChromeAction::Forward),
+        (false, false, "F5") => Some(ChromeAction::ReloadOrStop),
+        _ => None,
+    }
+}

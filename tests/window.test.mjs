@@ -1,0 +1,143 @@
+// The browser window for a person, driven as a person would: real X input
+// (xdotool, through the X server) on the browser's own Xvfb display.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { connectAgent, agentCall } from './support/agent.mjs';
+import { TEST_NSEC, callError, callJson, connectMcp } from './support/mcp.mjs';
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+describe('the browser window', { timeout: 180_000 }, () => {
+  let browser;
+  let fixtures;
+  let mcp;
+  let display;
+  let windowId;
+  const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => browser, fn));
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+  const xdo = (...args) => execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: display } }).toString().trim();
+  const layout = () => call('window_layout');
+  const tabCount = async () => (await call('tab_list')).tabs.length;
+  const frontIndex = async () => (await call('tab_list')).tabs.find((t) => t.front).index;
+  /** Clicks the middle of a rectangle of the window. */
+  const click = (rect) => {
+    xdo('mousemove', '--window', windowId, String(rect.x + Math.floor(rect.width / 2)), String(rect.y + Math.floor(rect.height / 2)));
+    xdo('click', '1');
+  };
+  const waitFor = async (check, what, ms = 10_000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const value = await check();
+      if (value) return value;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await sleep(100);
+    }
+  };
+
+  before(async () => {
+    fixtures = await startFixtureServer();
+    browser = await startBrowser();
+    display = browser.stderr().match(/private Xvfb display display=(:\d+)/)?.[1];
+    assert.ok(display, 'the browser says which display it started');
+    mcp = await connectMcp(browser);
+    await call('login', { method: 'local', nsec: TEST_NSEC });
+    windowId = xdo('search', '--name', 'Sovereign Browser').split('\n')[0];
+    // No window manager: give the window the keyboard as one would.
+    xdo('windowfocus', '--sync', windowId);
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+    await fixtures?.close();
+  });
+
+  test('typing a URL in the address bar opens it', async () => {
+    click((await layout()).address);
+    xdo('key', 'ctrl+a');
+    xdo('type', '--delay', '10', fixtures.url('form.html'));
+    xdo('key', 'Return');
+    await waitFor(async () => (await call('get_title')).title === 'Sign up', 'the page to open');
+    assert.match((await call('get_url')).url, /form\.html$/);
+    await waitFor(async () => (await layout()).address_text.endsWith('form.html'), 'the address bar to show the page');
+  });
+
+  test('words that are not an address are refused with a message when no search page is set', async () => {
+    xdo('key', 'ctrl+l');
+    xdo('type', '--delay', '10', 'nostr clients');
+    xdo('key', 'Return');
+    await sleep(300);
+    assert.match((await call('get_url')).url, /form\.html$/, 'nothing was opened');
+  });
+
+  test('tabs: new, switch and close with the mouse', async () => {
+    const before = await tabCount();
+    click((await layout()).new_tab);
+    await waitFor(async () => (await tabCount()) === before + 1, 'a new tab');
+    assert.equal(await frontIndex(), before, 'the new tab is in front');
+    const strip = (await layout()).tabs;
+    click(strip[0].title);
+    await waitFor(async () => (await frontIndex()) === 0, 'the first tab in front');
+    click((await layout()).tabs[before].close);
+    await waitFor(async () => (await tabCount()) === before, 'the tab to close');
+  });
+
+  test('tabs and history with the keyboard shortcuts', async () => {
+    const before = await tabCount();
+    xdo('key', 'ctrl+t');
+    await waitFor(async () => (await tabCount()) === before + 1, 'Ctrl+T to open a tab');
+    xdo('key', 'ctrl+Tab');
+    await waitFor(async () => (await frontIndex()) === 0, 'Ctrl+Tab to cycle to the first tab');
+    xdo('key', 'ctrl+Tab');
+    await waitFor(async () => (await frontIndex()) === before, 'Ctrl+Tab to cycle back');
+    xdo('key', 'ctrl+w');
+    await waitFor(async () => (await tabCount()) === before, 'Ctrl+W to close it');
+    // History: open a second page in the first tab, then Alt+Left and Alt+Right.
+    await call('tab_switch', { index: 0 });
+    await call('open', { url: fixtures.url('links.html') });
+    xdo('windowfocus', '--sync', windowId);
+    xdo('key', 'alt+Left');
+    await waitFor(async () => /form\.html$/.test((await call('get_url')).url), 'Alt+Left to go back');
+    xdo('key', 'alt+Right');
+    await waitFor(async () => /links\.html$/.test((await call('get_url')).url), 'Alt+Right to go forward');
+  });
+
+  test('pause: agents get PAUSED until the person resumes, from the window or the panel', async () => {
+    click((await layout()).pause);
+    await waitFor(async () => (await layout()).pause_active, 'the pause button to be down');
+    const why = await callError(mcp, 'get_url', {}, 'PAUSED');
+    assert.match(why, /person has taken over/);
+    click((await layout()).pause);
+    await waitFor(async () => !(await layout()).pause_active, 'the pause button to be up');
+    assert.match((await call('get_url')).url, /links\.html$/);
+    // The panel's switch does the same, and the window's button follows.
+    const agent = await connectAgent(browser);
+    try {
+      await agentCall(agent, 'agents_pause', { paused: true });
+      await callError(mcp, 'open', { url: fixtures.url('form.html') }, 'PAUSED');
+      await waitFor(async () => (await layout()).pause_active, 'the window to show the pause');
+      await agentCall(agent, 'agents_pause', { paused: false });
+      assert.match((await call('get_url')).url, /links\.html$/);
+    } finally {
+      agent.close();
+    }
+  });
+
+  test('the window shows the identity, agent activity and the tab agents use; a screenshot is kept', async () => {
+    await call('get_title');
+    const l = await layout();
+    assert.match(l.identity, /^local · npub10elfcs4/);
+    assert.match(l.activity, /get_title/);
+    assert.ok(l.tabs.some((t) => t.label.startsWith('◆')), `a tab is marked: ${JSON.stringify(l.tabs)}`);
+    const shot = await mcp.callTool('window_screenshot', {});
+    assert.equal(shot.content[0].type, 'image');
+    const dir = path.join(REPO_ROOT, 'test-artifacts');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'window.png'), Buffer.from(shot.content[0].data, 'base64'));
+  });
+});
