@@ -96,6 +96,7 @@ function start() {
       identity.render(data);
       clients.render(data);
       sessions.render(data);
+      renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
     } else if (name === 'calls') {
       log.replace(data);
@@ -103,6 +104,24 @@ function start() {
       log.add(data);
     }
   }
+
+  // ---- pausing the agents (a person takes over) ----------------------------
+
+  const pauseButton = $('#pause-agents');
+  function renderPause(paused) {
+    pauseButton.setAttribute('aria-pressed', String(paused));
+    pauseButton.classList.toggle('danger', paused);
+    setText(pauseButton, paused ? 'Resume agents' : 'Pause agents');
+  }
+  pauseButton.addEventListener('click', async () => {
+    const paused = pauseButton.getAttribute('aria-pressed') !== 'true';
+    try {
+      const result = await call('agents_pause', { paused });
+      renderPause(Boolean(result.paused));
+    } catch (err) {
+      pauseButton.title = `Could not change the pause: ${err.message || err}`;
+    }
+  });
 
   // ---- connection indicator and token banner --------------------------------
 

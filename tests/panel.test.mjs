@@ -510,6 +510,19 @@ describe('control panel', { timeout: 300_000 }, () => {
     await eventually(() => note.isHidden(), 'the note to go away once logged in');
   });
 
+  test('pause and resume the agents from the panel', async () => {
+    const mcp = await mcpClient('panel-test-pause');
+    const button = page.locator('#pause-agents');
+    await button.click();
+    await eventually(async () => (await button.getAttribute('aria-pressed')) === 'true', 'the button to show the pause');
+    const paused = await mcp.callTool('get_url', {});
+    assert.equal(paused.isError, true);
+    assert.match(paused.content[0].text, /^PAUSED: a person has taken over/);
+    await button.click();
+    await eventually(async () => (await button.getAttribute('aria-pressed')) === 'false', 'the button to show the resume');
+    assert.equal(typeof (await callJson(mcp, 'get_url')).url, 'string');
+  });
+
   test('another site cannot use the panel API, and nothing works without the token', async () => {
     const host = new URL(panelOrigin).host;
     const before = await status();
