@@ -37,6 +37,7 @@ thread_local! {
 
 struct TabButton {
     row: gtk::Box,
+    icon: gtk::Image,
     title: gtk::Button,
 }
 
@@ -193,6 +194,8 @@ impl Chrome {
             label.set_ellipsize(pango_ellipsize_end());
         }
         let close = button("×", "Close tab (Ctrl+W)");
+        let icon = gtk::Image::new();
+        row.pack_start(&icon, false, false, 4);
         row.pack_start(&title, false, false, 0);
         row.pack_start(&close, false, false, 0);
         let p = self.proxy.clone();
@@ -202,7 +205,9 @@ impl Chrome {
         self.strip.pack_start(&row, false, false, 0);
         self.strip.reorder_child(&row, position as i32);
         row.show_all();
-        self.tabs.borrow_mut().insert(id, TabButton { row, title });
+        self.tabs
+            .borrow_mut()
+            .insert(id, TabButton { row, icon, title });
     }
 
     pub fn remove_tab(&self, id: TabId) {
@@ -239,6 +244,10 @@ impl Chrome {
             }
         }
         if let Some(tab) = self.tabs.borrow().get(&id) {
+            match view.favicon().and_then(favicon_pixbuf) {
+                Some(pixbuf) => tab.icon.set_from_pixbuf(Some(&pixbuf)),
+                None => tab.icon.clear(),
+            }
             tab.title.set_label(&text);
             // The front tab's button looks pressed.
             tab.title.set_relief(if front {
@@ -346,6 +355,14 @@ impl Chrome {
             "tabs": strip.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
         })
     }
+}
+
+/// A page's favicon at tab-strip size.
+fn favicon_pixbuf(surface: cairo::Surface) -> Option<gdk::gdk_pixbuf::Pixbuf> {
+    let image = cairo::ImageSurface::try_from(surface).ok()?;
+    let (w, h) = (image.width(), image.height());
+    let pixbuf = gdk::pixbuf_get_from_surface(&image, 0, 0, w, h)?;
+    pixbuf.scale_simple(16, 16, gdk::gdk_pixbuf::InterpType::Bilinear)
 }
 
 fn pango_ellipsize_end() -> gtk::pango::EllipsizeMode {

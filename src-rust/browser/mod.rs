@@ -350,6 +350,11 @@ fn configure_network(browser: &Browser, tab: TabId, options: &BrowserOptions) {
         tracing::warn!("no website data manager: network settings not applied");
         return;
     };
+    if let Some(context) = browser.tab(tab).ok().and_then(|t| t.webkit.context()) {
+        // Favicons for the tab strip.
+        let dir = options.web_data.join("favicons");
+        context.set_favicon_database_directory(dir.to_str());
+    }
     if options.ignore_certificate_errors {
         tracing::warn!("TLS certificate errors are ignored (--ignore-certificate-errors)");
         manager.set_tls_errors_policy(webkit2gtk::TLSErrorsPolicy::Ignore);
