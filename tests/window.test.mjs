@@ -128,6 +128,22 @@ describe('the browser window', { timeout: 180_000 }, () => {
     }
   });
 
+  test('a finished download shows in the window with its saved path', async () => {
+    const result = await call('open', { url: fixtures.url('report.bin') });
+    assert.equal(result.downloads?.[0]?.state, 'done', JSON.stringify(result));
+    const saved = result.downloads[0].path;
+    assert.ok(saved.endsWith('report.bin'), saved);
+    await waitFor(async () => (await layout()).downloads.includes(saved), 'the downloads bar to show the file');
+  });
+
+  test('the Panel button opens the control panel window', async () => {
+    const panelButton = (await layout()).panel;
+    click(panelButton);
+    await waitFor(() => {
+      try { return xdo('search', '--name', 'Control panel').length > 0; } catch { return false; }
+    }, 'the panel window to open');
+  });
+
   test('the window shows the identity, agent activity and the tab agents use; a screenshot is kept', async () => {
     await call('get_title');
     const l = await layout();

@@ -53,6 +53,7 @@ pub struct Chrome {
     tabs: RefCell<HashMap<TabId, TabButton>>,
     downloads: gtk::Label,
     new_tab: gtk::Button,
+    panel: gtk::Button,
     proxy: EventLoopProxy<UserEvent>,
     /// Tabs agents act on, with who acts.
     agent_tabs: RefCell<HashMap<TabId, String>>,
@@ -180,6 +181,7 @@ impl Chrome {
             tabs: RefCell::new(HashMap::new()),
             downloads,
             new_tab,
+            panel,
             proxy,
             agent_tabs: RefCell::new(HashMap::new()),
         })
@@ -336,7 +338,7 @@ impl Chrome {
         let mut strip: Vec<(i32, serde_json::Value)> = tabs
             .iter()
             .map(|(id, t)| {
-                let close = t.row.children().get(1).map(rect);
+                let close = t.row.children().last().map(rect);
                 let r = rect(t.title.upcast_ref());
                 (r["x"].as_i64().unwrap_or(0) as i32, serde_json::json!({"id": id, "title": r, "close": close, "label": t.title.label().map(|l| l.to_string())}))
             })
@@ -347,6 +349,7 @@ impl Chrome {
             "back": rect(self.back.upcast_ref()),
             "pause": rect(self.pause.upcast_ref()),
             "new_tab": rect(self.new_tab.upcast_ref()),
+            "panel": rect(self.panel.upcast_ref()),
             "pause_active": self.pause.is_active(),
             "address_text": self.address.text().to_string(),
             "activity": self.activity.text().to_string(),
