@@ -6,6 +6,7 @@
 
 pub mod dialogs;
 pub mod error;
+pub mod find;
 pub mod identity;
 pub mod inspection;
 pub mod interaction;
@@ -197,6 +198,7 @@ impl Registry {
         tools.extend(interaction::tools());
         tools.extend(tabs::tools());
         tools.extend(wait::tools());
+        tools.extend(find::tools());
         tools.extend(dialogs::tools());
         tools.extend(sessions::tools());
         Registry { tools }
