@@ -32,8 +32,16 @@ fn trim(value: &mut Value) {
             if map.get("minimum") == Some(&Value::from(0)) {
                 map.remove("minimum");
             }
-            for v in map.values_mut() {
-                trim(v);
+            for (key, v) in map.iter_mut() {
+                if key == "properties" {
+                    // Parameter names (a parameter may be called "title"): trim
+                    // each parameter's schema, never the names themselves.
+                    if let Value::Object(params) = v {
+                        params.values_mut().for_each(trim);
+                    }
+                } else {
+                    trim(v);
+                }
             }
         }
         Value::Array(items) => items.iter_mut().for_each(trim),
@@ -84,6 +92,21 @@ mod tests {
         /// Milliseconds.
         #[serde(default)]
         timeout: Option<u64>,
+    }
+
+    #[derive(serde::Deserialize, JsonSchema)]
+    #[allow(dead_code)]
+    struct Titled {
+        /// A parameter that happens to be called title.
+        title: String,
+    }
+
+    #[test]
+    fn a_parameter_named_title_is_kept() {
+        // Regression: trimming the "title" annotation once removed this parameter.
+        let s = for_params::<Titled>();
+        assert_eq!(s["properties"]["title"]["type"], "string");
+        assert_eq!(s["required"], serde_json::json!(["title"]));
     }
 
     #[test]
