@@ -19,6 +19,8 @@ pub struct App {
     pub security: Security,
     /// Set while a person has taken over: browser tools answer PAUSED.
     pub paused: Arc<std::sync::atomic::AtomicBool>,
+    /// What the agents are doing, for the window.
+    pub activity: Arc<crate::activity::Activity>,
 }
 
 /// What the server checks on every request.
@@ -36,6 +38,7 @@ impl App {
         session_idle: std::time::Duration,
         remembered: RememberedStore,
         paused: Arc<std::sync::atomic::AtomicBool>,
+        activity: Arc<crate::activity::Activity>,
     ) -> Arc<App> {
         Arc::new(App {
             browser,
@@ -46,6 +49,7 @@ impl App {
             tools: Registry::new(),
             security,
             paused,
+            activity,
         })
     }
 }

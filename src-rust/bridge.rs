@@ -57,13 +57,6 @@ pub enum DialogAction {
 pub enum Command {
     /// Every tab: id, index, url, title, loading, front.
     ListTabs,
-    /// An agent started or finished a tool (for the window's indicator).
-    Activity {
-        client: String,
-        tool: String,
-        tab: Option<TabId>,
-        running: bool,
-    },
     /// The pause state changed elsewhere (the panel): update the window's button.
     SetPaused {
         paused: bool,
@@ -197,7 +190,6 @@ fn command_name(command: &Command) -> &'static str {
         Command::ListTabs => "listing tabs",
         Command::TabState { .. } => "reading the tab state",
         Command::Downloads { .. } => "listing downloads",
-        Command::Activity { .. } => "showing agent activity",
         Command::SetPaused { .. } => "showing the pause state",
         Command::ChromeLayout => "reading the window layout",
         Command::WindowScreenshot => "the window screenshot",

@@ -5,6 +5,7 @@
 //! (`browser`); everything else runs on tokio and reaches the browser through
 //! a [`bridge::BrowserHandle`]. Every transport calls [`tools::dispatch`].
 
+pub mod activity;
 pub mod address;
 pub mod app;
 pub mod bridge;

@@ -84,6 +84,7 @@ fn run(args: Args) -> anyhow::Result<()> {
     let event_loop = EventLoopBuilder::<UserEvent>::with_user_event().build();
     // A person pausing the agents, from the window or the panel.
     let paused = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let activity = Arc::new(sovereign_browser::activity::Activity::default());
     let proxy = event_loop.create_proxy();
     let browser = Browser::create(
         &event_loop,
@@ -97,6 +98,7 @@ fn run(args: Args) -> anyhow::Result<()> {
             proxy: args.proxy.clone(),
             search_url: args.search_url.clone(),
             paused: paused.clone(),
+            activity: activity.clone(),
         },
     )?;
 
@@ -124,6 +126,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         args.session_idle(),
         remembered,
         paused,
+        activity,
     );
     runtime.spawn({
         let app = app.clone();

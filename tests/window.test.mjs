@@ -146,9 +146,12 @@ describe('the browser window', { timeout: 180_000 }, () => {
 
   test('the window shows the identity, agent activity and the tab agents use; a screenshot is kept', async () => {
     await call('get_title');
-    const l = await layout();
+    // The window looks at the agents' activity a few times a second.
+    const l = await waitFor(async () => {
+      const now = await layout();
+      return /get_title/.test(now.activity) ? now : null;
+    }, 'the indicator to show the call');
     assert.match(l.identity, /^local · npub10elfcs4/);
-    assert.match(l.activity, /get_title/);
     assert.ok(l.tabs.some((t) => t.label.startsWith('◆')), `a tab is marked: ${JSON.stringify(l.tabs)}`);
     const shot = await mcp.callTool('window_screenshot', {});
     assert.equal(shot.content[0].type, 'image');

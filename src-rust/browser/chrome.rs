@@ -296,16 +296,10 @@ impl Chrome {
         self.address.text().to_string()
     }
 
-    /// An agent started or finished a tool.
-    pub fn activity(&self, client: &str, tool: &str, tab: Option<TabId>, running: bool) {
-        if running {
-            self.activity.set_text(&format!("● {client}: {tool}"));
-        } else {
-            self.activity.set_text(&format!("{client}: {tool} done"));
-        }
-        if let Some(tab) = tab {
-            self.agent_tabs.borrow_mut().insert(tab, client.to_string());
-        }
+    /// What the agents do, and the tabs they act on.
+    pub fn show_activity(&self, label: &str, tabs: &HashMap<TabId, String>) {
+        self.activity.set_text(label);
+        *self.agent_tabs.borrow_mut() = tabs.clone();
     }
 
     pub fn set_paused(&self, paused: bool) {

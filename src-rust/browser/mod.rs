@@ -57,6 +57,8 @@ pub struct BrowserOptions {
     pub search_url: Option<String>,
     /// Set while a person has paused the agents.
     pub paused: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    /// What the agents are doing (shown in the toolbar).
+    pub activity: std::sync::Arc<crate::activity::Activity>,
 }
 
 const APP_TITLE: &str = "Sovereign Browser";
@@ -144,6 +146,7 @@ impl Browser {
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
+        watch_activity(&browser, options.activity.clone());
         let first = browser.borrow_mut().add_tab(None)?;
         configure_network(&browser.borrow(), first, &options);
         browser.borrow_mut().show(first);
@@ -339,6 +342,28 @@ impl Browser {
     }
 }
 
+/// A few times a second, shows what the agents do (only when it changed).
+fn watch_activity(browser: &SharedBrowser, activity: std::sync::Arc<crate::activity::Activity>) {
+    let weak = Rc::downgrade(browser);
+    let mut shown = 0;
+    glib::timeout_add_local(Duration::from_millis(250), move || {
+        let Some(browser) = weak.upgrade() else {
+            return glib::ControlFlow::Break;
+        };
+        let seen = activity.seen();
+        if seen.version != shown {
+            shown = seen.version;
+            if let Ok(b) = browser.try_borrow() {
+                b.chrome.show_activity(&seen.label, &seen.tabs);
+                for id in seen.tabs.keys() {
+                    b.refresh_chrome(*id);
+                }
+            }
+        }
+        glib::ControlFlow::Continue
+    });
+}
+
 /// Settings of the shared network session, reached through the first view.
 fn configure_network(browser: &Browser, tab: TabId, options: &BrowserOptions) {
     let Some(manager) = browser
@@ -522,21 +547,6 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let b = browser.borrow();
             let tabs: Vec<Value> = (0..b.tabs.len()).map(|i| b.tab_json(i)).collect();
             let _ = reply.send(Ok(Output::Value(json!({"tabs": tabs}))));
-        }
-        Command::Activity {
-            client,
-            tool,
-            tab,
-            running,
-        } => {
-            browser
-                .borrow()
-                .chrome
-                .activity(&client, &tool, tab, running);
-            if let Some(tab) = tab {
-                browser.borrow().refresh_chrome(tab);
-            }
-            let _ = reply.send(Ok(Output::Value(json!({}))));
         }
         Command::SetPaused { paused } => {
             browser.borrow().chrome.set_paused(paused);

@@ -20,7 +20,6 @@ pub mod tabs;
 pub mod wait;
 
 use crate::app::App;
-use crate::bridge::Command;
 use crate::server::sessions::Session;
 use error::{ErrorCode, ToolError};
 use futures_util::future::BoxFuture;
@@ -241,27 +240,17 @@ pub async fn dispatch(
     params: Value,
 ) -> ToolResult {
     let started = Instant::now();
-    // The window shows which agent works on which tab.
+    // The window shows which agent works on which tab (it reads this itself).
     let shown = app.tools.get(name).is_some_and(|d| d.gated);
-    let who = session
-        .client_name()
-        .unwrap_or_else(|| session.transport.as_str().to_string());
     if shown {
-        app.browser.notify(Command::Activity {
-            client: who.clone(),
-            tool: name.to_string(),
-            tab: session.tab(),
-            running: true,
-        });
+        let who = session
+            .client_name()
+            .unwrap_or_else(|| session.transport.as_str().to_string());
+        app.activity.start(&session.id, &who, name, session.tab());
     }
     let result = run(app, session, name, params).await;
     if shown {
-        app.browser.notify(Command::Activity {
-            client: who,
-            tool: name.to_string(),
-            tab: session.tab(),
-            running: false,
-        });
+        app.activity.finish(&session.id, session.tab());
     }
     session.record_call();
     let elapsed = started.elapsed();
