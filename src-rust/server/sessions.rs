@@ -37,6 +37,8 @@ pub struct Session {
     tab: Mutex<Option<TabId>>,
     /// clientInfo and protocol version from MCP initialize.
     client: Mutex<Option<(Value, String)>>,
+    /// The last snapshot text taken of each tab (for `diff`).
+    snapshots: Mutex<HashMap<TabId, String>>,
     closed: watch::Sender<bool>,
 }
 
@@ -55,6 +57,7 @@ impl Session {
             calls: AtomicU64::new(0),
             tab: Mutex::new(None),
             client: Mutex::new(None),
+            snapshots: Mutex::new(HashMap::new()),
             closed: watch::channel(false).0,
         }
     }
@@ -75,6 +78,11 @@ impl Session {
     /// Forgets the current tab (it was closed); returns what it was.
     pub fn take_tab(&self) -> Option<TabId> {
         lock(&self.tab).take()
+    }
+
+    /// Keeps this snapshot of a tab and gives back the previous one.
+    pub fn remember_snapshot(&self, tab: TabId, text: &str) -> Option<String> {
+        lock(&self.snapshots).insert(tab, text.to_string())
     }
 
     pub fn record_call(&self) {

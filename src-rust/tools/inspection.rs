@@ -3,6 +3,7 @@
 use super::error::ToolError;
 use super::identity::NoParams;
 use super::page::{target, with};
+use super::snapshot_diff;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::bridge::{Command, Output};
 use schemars::JsonSchema;
@@ -22,14 +23,21 @@ pub fn tools() -> Vec<ToolDef> {
                     "compact": p.compact.unwrap_or(true),
                     "selector": p.selector,
                     "max_chars": p.max_chars,
+                    "depth": p.depth,
                 });
                 let snap = ctx.agent(tab, "snapshot", args).await?;
                 let summary = ctx.page_summary(tab).await?;
+                let tree = snap["text"].as_str().unwrap_or_default().to_string();
+                let previous = ctx.session.remember_snapshot(tab, &tree);
+                let body = match (p.diff.unwrap_or(false), previous) {
+                    (true, Some(previous)) => snapshot_diff::diff(&previous, &tree),
+                    _ => tree,
+                };
                 let text = format!(
                     "url: {}\ntitle: {}\n{}",
                     summary["url"].as_str().unwrap_or_default(),
                     summary["title"].as_str().unwrap_or_default(),
-                    snap["text"].as_str().unwrap_or_default()
+                    body
                 );
                 Ok(ToolOutput::Text(text))
             },
@@ -104,6 +112,12 @@ pub struct SnapshotParams {
     /// Cut the tree at about this many characters (the cut is marked).
     #[serde(default)]
     max_chars: Option<u64>,
+    /// Only this many levels deep (full tree mode).
+    #[serde(default)]
+    depth: Option<u32>,
+    /// Only what changed since this session's previous snapshot of the tab.
+    #[serde(default)]
+    diff: Option<bool>,
 }
 
 /// An element named by ref or selector.

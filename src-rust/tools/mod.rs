@@ -16,6 +16,7 @@ pub mod page;
 pub mod reference;
 pub mod schema;
 pub mod sessions;
+pub mod snapshot_diff;
 pub mod tabs;
 pub mod wait;
 

@@ -1,0 +1,55 @@
+// Snapshot options: diff against this session's previous snapshot, depth,
+// size caps with an explicit marker, and a scope selector.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
+
+describe('snapshot options', { timeout: 180_000 }, () => {
+  let browser;
+  let fixtures;
+  let mcp;
+  const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => browser, fn));
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+  const snap = (args = {}) => callText(mcp, 'snapshot', args);
+
+  before(async () => {
+    fixtures = await startFixtureServer();
+    browser = await startBrowser();
+    mcp = await connectMcp(browser);
+    await call('login', { method: 'local', nsec: TEST_NSEC });
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+    await fixtures?.close();
+  });
+
+  test('diff shows only what changed since the previous snapshot', async () => {
+    await call('open', { url: fixtures.url('dynamic.html') });
+    const full = await snap();
+    assert.match(full, /button "Doomed" \[ref=e\d+\]/);
+    await call('click', { selector: '#remove' });
+    const changes = await snap({ diff: true });
+    assert.match(changes, /changes since the previous snapshot: 0 added, 1 removed/);
+    assert.match(changes, /^- - button "Doomed" \[ref=e\d+\]$/m);
+    assert.ok(!changes.includes('Add later'), 'unchanged lines are left out');
+    const changed = changes.split('\n').filter((l) => /^[+-] /.test(l));
+    assert.equal(changed.length, 1, `one changed line, got: ${changes}`);
+    assert.match(await snap({ diff: true }), /no changes since the previous snapshot/);
+  });
+
+  test('depth limits the full tree; selector scopes it; max_chars cuts it visibly', async () => {
+    await call('open', { url: fixtures.url('form.html') });
+    const deep = await snap({ interactive: false, compact: false });
+    const shallow = await snap({ interactive: false, compact: false, depth: 1 });
+    assert.ok(shallow.split('\n').length < deep.split('\n').length, 'depth 1 has fewer lines');
+    const scoped = await snap({ selector: 'form' });
+    assert.match(scoped, /textbox "Name"/);
+    assert.ok(!/heading/.test(scoped.split('\n').slice(2).join('\n')), 'the scoped tree leaves the heading out');
+    const cut = await snap({ interactive: false, max_chars: 200 });
+    assert.match(cut, /\[\.\.\. truncated: \d+ more lines/);
+  });
+});
