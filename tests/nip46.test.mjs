@@ -3,20 +3,12 @@
 // auth_url challenge of a bunker that asks for approval first.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { waitFor } from './support/wait.mjs';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startBunker } from './support/bunker.mjs';
 import { connectAgent, agentCall, agentError } from './support/agent.mjs';
 import { callError, callJson, connectMcp } from './support/mcp.mjs';
 
-const waitFor = async (check, what, ms = 10_000) => {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
 
 describe('nip46 login', { timeout: 180_000 }, () => {
   let browser;

@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync, chmodSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { waitFor } from './support/wait.mjs';
 import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { connectAgent, agentCall, agentError } from './support/agent.mjs';
 import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
@@ -37,13 +38,6 @@ function startEmulator(args) {
 }
 
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
-const waitFor = async (check, what, ms = 5_000) => {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 describe('nsigner login', { timeout: 180_000 }, () => {
   let browser;

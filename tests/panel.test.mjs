@@ -10,6 +10,7 @@ import http from 'node:http';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
+import { sleep, waitFor as eventually } from './support/wait.mjs';
 import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { startBunker } from './support/bunker.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
@@ -79,27 +80,6 @@ const G_NPUB = npubOf(G_PUBKEY);
 
 // ---------------------------------------------------------------------------
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls check() until it returns a truthy value; the error names what was awaited and what was last seen. */
-async function eventually(check, what, ms = 10_000) {
-  const end = Date.now() + ms;
-  let last;
-  for (;;) {
-    try {
-      const value = await check();
-      if (value) return value;
-      last = value;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) {
-      const seen = last instanceof Error ? last.message : JSON.stringify(last);
-      throw new Error(`timed out after ${ms} ms waiting for ${what} (last: ${seen})`);
-    }
-    await sleep(100);
-  }
-}
 
 /** A server on another 127.0.0.1 port: a foreign origin for the cross-site checks. */
 async function startForeignSite() {

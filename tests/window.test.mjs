@@ -5,12 +5,12 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { sleep, waitFor } from './support/wait.mjs';
 import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { connectAgent, agentCall } from './support/agent.mjs';
 import { TEST_NSEC, callError, callJson, connectMcp } from './support/mcp.mjs';
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 describe('the browser window', { timeout: 180_000 }, () => {
   let browser;
@@ -29,15 +29,7 @@ describe('the browser window', { timeout: 180_000 }, () => {
     xdo('mousemove', '--window', windowId, String(rect.x + Math.floor(rect.width / 2)), String(rect.y + Math.floor(rect.height / 2)));
     xdo('click', '1');
   };
-  const waitFor = async (check, what, ms = 10_000) => {
-    const end = Date.now() + ms;
-    for (;;) {
-      const value = await check();
-      if (value) return value;
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await sleep(100);
-    }
-  };
+
 
   before(async () => {
     fixtures = await startFixtureServer();
