@@ -542,8 +542,12 @@
     const aria = trimAttr(svg, 'aria-label');
     if (aria) return aria;
     const title = svg.querySelector('title');
-    return title ? normalize(title.textContent) : '';
+    if (title) return normalize(title.textContent);
+    // Text drawn in the icon itself (a "B" for bold).
+    return normalize(Array.from(svg.querySelectorAll('text'), (t) => t.textContent).join(' '));
   }
+
+  const NESTED_OWN_NAME = new Set(['group', 'tree', 'treeitem', 'menu', 'listbox']);
 
   // What an embedded element contributes to its ancestor's name, or null to recurse into it.
   function embeddedText(el) {
@@ -612,14 +616,18 @@
       if (kid.nodeType !== ELEMENT_NODE || kid === skip) return true;
       if (includeHidden ? SKIP_TAGS.has(kid.localName) : isHiddenByMarkup(kid)) return true;
       if (!includeHidden && cachedVisibility(kid, ctx) !== VISIBLE) return true;
+      // A nested tree item or group names itself, not its parent.
+      if (NESTED_OWN_NAME.has(kid.getAttribute('role'))) return true;
       const block = BLOCK_TAGS.has(kid.localName);
       if (block) acc.parts.push(' ');
       const own = embeddedText(kid);
       if (own === null) {
         appendContent(kid, ctx, skip, includeHidden, acc);
       } else {
-        acc.parts.push(own);
-        acc.length += own.length;
+        // Embedded content (an image's alt, a field's value) stands apart
+        // from the text around it, as browsers read it.
+        acc.parts.push(' ', own, ' ');
+        acc.length += own.length + 2;
       }
       if (block) acc.parts.push(' ');
       return true;
