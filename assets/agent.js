@@ -236,7 +236,7 @@
     const n = parseRef(ref);
     const weak = table.byNumber.get(n);
     const el = weak && weak.deref();
-    if (el && el.isConnected && el.ownerDocument === table.doc) return el;
+    if (el && el.isConnected && (el.ownerDocument === table.doc || frameChain(el.ownerDocument, table.doc))) return el;
     if (n < table.next) {
       throw fail('STALE_REF', `ref @e${n} no longer exists (the page changed); take a new snapshot`);
     }
@@ -896,7 +896,12 @@
         if (role === 'listbox' && tag === 'select') pushOptionLines(el, ctx, lines);
       }
     }
-    if (tag === 'select' || tag === 'iframe' || tag === 'frame' || tag === 'svg') return;
+    if (tag === 'iframe' || tag === 'frame') {
+      const inner = cachedVisibility(el, ctx) === VISIBLE ? sameOriginDocument(el) : null;
+      if (inner && inner.body) visitInteractive(inner.body, ctx, lines);
+      return;
+    }
+    if (tag === 'select' || tag === 'svg') return;
     visitChildrenInteractive(el, tag, ctx, lines);
   }
 
@@ -1219,12 +1224,50 @@
     return typeof range.getClientRects === 'function' ? firstSizedRect(range) : null;
   }
 
-  function viewportSize() {
-    const root = document.documentElement;
+  function viewportSize(doc) {
+    const d = doc || document;
+    const win = d.defaultView || window;
+    const root = d.documentElement;
     // clientWidth leaves out the scrollbar, where elementFromPoint finds nothing.
-    const width = root && root.clientWidth ? Math.min(root.clientWidth, innerWidth) : innerWidth;
-    const height = root && root.clientHeight ? Math.min(root.clientHeight, innerHeight) : innerHeight;
+    const width = root && root.clientWidth ? Math.min(root.clientWidth, win.innerWidth) : win.innerWidth;
+    const height = root && root.clientHeight ? Math.min(root.clientHeight, win.innerHeight) : win.innerHeight;
     return { width, height };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Same-origin frames: their elements are listed inline, get refs of the top document's
+  // table, and are pointed at through their frame's position.
+
+  function sameOriginDocument(frame) {
+    try {
+      const doc = frame.contentDocument;
+      return doc && doc.documentElement ? doc : null;
+    } catch (_) {
+      return null; // cross-origin: not reachable from here
+    }
+  }
+
+  // The frame elements from `doc` up to (not including) the top document `top`, innermost first.
+  function frameChain(doc, top) {
+    const chain = [];
+    for (let d = doc; d && d !== top; ) {
+      const frame = d.defaultView && d.defaultView.frameElement;
+      if (!frame) return null;
+      chain.push(frame);
+      d = frame.ownerDocument;
+    }
+    return chain;
+  }
+
+  // Where a point of a frame's viewport is in the top viewport.
+  function toTopPoint(point, chain) {
+    let { x, y } = point;
+    for (const frame of chain) {
+      const r = frame.getBoundingClientRect();
+      x += r.left + frame.clientLeft;
+      y += r.top + frame.clientTop;
+    }
+    return { x: Math.round(x * 2) / 2, y: Math.round(y * 2) / 2 };
   }
 
   function isFullyInView(rect, view) {
@@ -1311,8 +1354,9 @@
       if (!clicked) throw fail('NOT_INTERACTABLE', 'element is hidden (not displayed or zero size)');
     }
     if (isDisabled(target, tag)) throw fail('NOT_INTERACTABLE', 'element is disabled');
-    const doc = table.doc;
-    const view = viewportSize();
+    const doc = target.ownerDocument;
+    const chain = frameChain(doc, table.doc) || [];
+    const view = viewportSize(doc);
     let point = locate(clicked, view, false);
     let hit = point && deepElementFromPoint(doc, point.x, point.y);
     if (!hit || !hitReaches(target, clicked, hit)) {
@@ -1329,6 +1373,7 @@
         `element is covered by ${shortDescription(hit)}; close or dismiss that first, or scroll`);
     }
     const role = roleOf(target, tag) || 'generic';
+    if (chain.length) point = toTopPoint(point, chain);
     return {
       x: point.x,
       y: point.y,
@@ -1343,7 +1388,7 @@
   function opFocus(args, table) {
     const el = resolveTarget(args, table);
     el.focus();
-    return { focused: deepActiveElement(table.doc) === el };
+    return { focused: deepActiveElement(el.ownerDocument) === el };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -1387,9 +1432,10 @@
     if (el.readOnly === true) throw fail('NOT_INTERACTABLE', 'element is read-only');
   }
 
-  function focusOrFail(el, doc) {
+  function focusOrFail(el) {
     el.focus();
-    if (deepActiveElement(doc) !== el) {
+    // The element's own document: a field in a frame is active there.
+    if (deepActiveElement(el.ownerDocument) !== el) {
       throw fail('NOT_INTERACTABLE', 'element could not take focus (it may be hidden or covered)');
     }
   }
@@ -1463,11 +1509,11 @@
     checkEditable(el);
     switch (kind) {
       case 'text':
-        focusOrFail(el, table.doc);
+        focusOrFail(el);
         selectAllText(el);
         return { mode: 'text', empty: el.value === '' };
       case 'editable':
-        focusOrFail(el, table.doc);
+        focusOrFail(el);
         selectEditableContents(el, false);
         return { mode: 'text' };
       case 'set':
@@ -1487,7 +1533,7 @@
     if (kind === 'select') throw notATextField(el, "use fill with the option's text or value");
     if (!kind) throw notATextField(el, '');
     checkEditable(el);
-    focusOrFail(el, table.doc);
+    focusOrFail(el);
     if (kind === 'editable') {
       selectEditableContents(el, true);
     } else {

@@ -1,0 +1,44 @@
+// Same-origin frames: their elements show in the snapshot with refs that
+// every element tool accepts, and clicks land inside the frame.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { refOf } from './support/snapshot.mjs';
+import { waitFor } from './support/wait.mjs';
+
+describe('same-origin frames', { timeout: 120_000 }, () => {
+  let browser;
+  let fixtures;
+  let mcp;
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+  const inner = (selector) => call('eval', { script: `document.querySelector('iframe').contentDocument.querySelector('${selector}')` + '.textContent' });
+
+  before(async () => {
+    fixtures = await startFixtureServer();
+    browser = await startBrowser();
+    mcp = await connectMcp(browser);
+    await call('login', { method: 'local', nsec: TEST_NSEC });
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+    await fixtures?.close();
+  });
+
+  it('inlines the frame, and its refs click and fill inside it', { timeout: 60_000 }, withBrowserLog(() => browser, async () => {
+    await call('open', { url: fixtures.url('frames.html') });
+    await waitFor(async () => (await callText(mcp, 'snapshot')).includes('Inner button'), 'the frame to load');
+    const snap = await callText(mcp, 'snapshot');
+    assert.match(snap, /button "Outer button" \[ref=e\d+\]/);
+    const button = refOf(snap, 'button', 'Inner button');
+    const note = refOf(snap, 'textbox', 'Note');
+    const clicked = await call('click', { ref: button });
+    assert.equal(clicked.navigated, false);
+    await waitFor(async () => (await inner('#out')).value === 'inner clicked true', 'the trusted click inside the frame');
+    assert.equal((await call('fill', { ref: note, value: 'written in a frame' })).value, 'written in a frame');
+    assert.equal((await callText(mcp, 'get_text', { ref: note })).trim(), 'written in a frame');
+  }));
+});
