@@ -2,9 +2,9 @@
 // ref drives a click or a fill; no match and ambiguous matches say so.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, withBrowserLog } from './support/browser.mjs';
-import { startFixtureServer } from './support/fixture-server.mjs';
-import { TEST_NSEC, callError, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { withBrowserLog } from './support/browser.mjs';
+import { startLoggedIn } from './support/session.mjs';
+import { callError, callJson, callText } from './support/mcp.mjs';
 
 describe('find tools', { timeout: 180_000 }, () => {
   let browser;
@@ -14,19 +14,14 @@ describe('find tools', { timeout: 180_000 }, () => {
   const call = (tool, args = {}) => callJson(mcp, tool, args);
   const out = async () => (await callText(mcp, 'get_text', { selector: '#out' })).trim();
 
+  let session;
   before(async () => {
-    fixtures = await startFixtureServer();
-    browser = await startBrowser();
-    mcp = await connectMcp(browser);
-    await call('login', { method: 'local', nsec: TEST_NSEC });
+    session = await startLoggedIn();
+    ({ fixtures, browser, mcp } = session);
     await call('open', { url: fixtures.url('find.html') });
   }, { timeout: 90_000 });
 
-  after(async () => {
-    await mcp?.close().catch(() => {});
-    await browser?.stop();
-    await fixtures?.close();
-  });
+  after(async () => { await session?.stop(); });
 
   test('find_role with a name, then a click by its ref', async () => {
     const save = await call('find_role', { role: 'button', name: 'save' });

@@ -2,9 +2,9 @@
 // every element tool accepts, and clicks land inside the frame.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, withBrowserLog } from './support/browser.mjs';
-import { startFixtureServer } from './support/fixture-server.mjs';
-import { TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { withBrowserLog } from './support/browser.mjs';
+import { startLoggedIn } from './support/session.mjs';
+import { callJson, callText } from './support/mcp.mjs';
 import { refOf } from './support/snapshot.mjs';
 import { waitFor } from './support/wait.mjs';
 
@@ -15,18 +15,13 @@ describe('same-origin frames', { timeout: 120_000 }, () => {
   const call = (tool, args = {}) => callJson(mcp, tool, args);
   const inner = (selector) => call('eval', { script: `document.querySelector('iframe').contentDocument.querySelector('${selector}')` + '.textContent' });
 
+  let session;
   before(async () => {
-    fixtures = await startFixtureServer();
-    browser = await startBrowser();
-    mcp = await connectMcp(browser);
-    await call('login', { method: 'local', nsec: TEST_NSEC });
+    session = await startLoggedIn();
+    ({ fixtures, browser, mcp } = session);
   }, { timeout: 90_000 });
 
-  after(async () => {
-    await mcp?.close().catch(() => {});
-    await browser?.stop();
-    await fixtures?.close();
-  });
+  after(async () => { await session?.stop(); });
 
   it('inlines the frame, and its refs click and fill inside it', { timeout: 60_000 }, withBrowserLog(() => browser, async () => {
     await call('open', { url: fixtures.url('frames.html') });

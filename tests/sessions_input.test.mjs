@@ -3,9 +3,9 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
-import { startFixtureServer } from './support/fixture-server.mjs';
+import { startLoggedIn } from './support/session.mjs';
 import { connectAgent, agentCall } from './support/agent.mjs';
-import { TEST_NSEC, callJson, callText, connectMcp, mcpPost, openSession, rpc } from './support/mcp.mjs';
+import { callJson, callText, connectMcp, mcpPost, openSession, rpc } from './support/mcp.mjs';
 import { refOf } from './support/snapshot.mjs';
 import { assertPngBase64 } from './support/png.mjs';
 
@@ -18,18 +18,13 @@ describe('input, sessions and tabs', { timeout: 300_000 }, () => {
   const page = (p) => fixtures.url(p);
   const eventLog = async () => (await callText(mcp, 'get_text', { selector: '#log' })).split('\n').filter(Boolean);
 
+  let session;
   before(async () => {
-    fixtures = await startFixtureServer();
-    browser = await startBrowser();
-    mcp = await connectMcp(browser);
-    await call('login', { method: 'local', nsec: TEST_NSEC });
+    session = await startLoggedIn();
+    ({ fixtures, browser, mcp } = session);
   }, { timeout: 90_000 });
 
-  after(async () => {
-    await mcp?.close().catch(() => {});
-    await browser?.stop();
-    await fixtures?.close();
-  });
+  after(async () => { await session?.stop(); });
 
   test('click delivers a trusted mouse click', async () => {
     await call('open', { url: page('trusted.html') });

@@ -2,9 +2,9 @@
 // size caps with an explicit marker, and a scope selector.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startBrowser, withBrowserLog } from './support/browser.mjs';
-import { startFixtureServer } from './support/fixture-server.mjs';
-import { TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { withBrowserLog } from './support/browser.mjs';
+import { startLoggedIn } from './support/session.mjs';
+import { callJson, callText } from './support/mcp.mjs';
 
 describe('snapshot options', { timeout: 180_000 }, () => {
   let browser;
@@ -14,18 +14,13 @@ describe('snapshot options', { timeout: 180_000 }, () => {
   const call = (tool, args = {}) => callJson(mcp, tool, args);
   const snap = (args = {}) => callText(mcp, 'snapshot', args);
 
+  let session;
   before(async () => {
-    fixtures = await startFixtureServer();
-    browser = await startBrowser();
-    mcp = await connectMcp(browser);
-    await call('login', { method: 'local', nsec: TEST_NSEC });
+    session = await startLoggedIn();
+    ({ fixtures, browser, mcp } = session);
   }, { timeout: 90_000 });
 
-  after(async () => {
-    await mcp?.close().catch(() => {});
-    await browser?.stop();
-    await fixtures?.close();
-  });
+  after(async () => { await session?.stop(); });
 
   test('diff shows only what changed since the previous snapshot', async () => {
     await call('open', { url: fixtures.url('dynamic.html') });

@@ -10,7 +10,6 @@ use super::remembered::{self, Remembered};
 use super::{describe, seed, Method, PendingLogin, Signer, SignerError};
 use crate::app::App;
 use crate::tools::error::{ErrorCode, ToolError};
-use nostr::ToBech32;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -255,20 +254,7 @@ fn readonly_signer(p: &LoginParams) -> Result<ReadonlySigner, ToolError> {
 }
 
 fn base_entry(method: Method, signer: &dyn Signer) -> Remembered {
-    let pk = signer.public_key();
-    Remembered {
-        npub: pk.to_bech32().unwrap_or_default(),
-        pubkey: pk.to_hex(),
-        method,
-        ncryptsec: None,
-        account: None,
-        bunker_url: None,
-        transport: None,
-        device: None,
-        service: None,
-        index: None,
-        saved_at: remembered::now(),
-    }
+    Remembered::new(method, &signer.public_key())
 }
 
 fn key_entry(p: &LoginParams, method: Method, signer: &KeySigner) -> Result<Remembered, ToolError> {

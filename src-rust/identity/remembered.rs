@@ -37,6 +37,23 @@ pub struct Remembered {
 }
 
 impl Remembered {
+    /// An entry with the public key only; the login method fills in the rest.
+    pub fn new(method: Method, public_key: &nostr::PublicKey) -> Self {
+        Remembered {
+            npub: public_key.to_bech32().unwrap_or_default(),
+            pubkey: public_key.to_hex(),
+            method,
+            ncryptsec: None,
+            account: None,
+            bunker_url: None,
+            transport: None,
+            device: None,
+            service: None,
+            index: None,
+            saved_at: now(),
+        }
+    }
+
     /// What the panel and tools may show: never the ncryptsec itself.
     pub fn public_view(&self) -> Value {
         let mut v = serde_json::to_value(self).unwrap_or(Value::Null);
@@ -161,19 +178,8 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let store = RememberedStore::new(dir.join("identities.json"));
         let keys = Keys::generate();
-        let entry = Remembered {
-            npub: keys.public_key().to_bech32().unwrap(),
-            pubkey: keys.public_key().to_hex(),
-            method: Method::Local,
-            ncryptsec: Some("ncryptsec1xyz".into()),
-            account: None,
-            bunker_url: None,
-            transport: None,
-            device: None,
-            service: None,
-            index: None,
-            saved_at: 1,
-        };
+        let mut entry = Remembered::new(Method::Local, &keys.public_key());
+        entry.ncryptsec = Some("ncryptsec1xyz".into());
         store.save(entry.clone()).unwrap();
         store.save(entry.clone()).unwrap();
         assert_eq!(store.all().len(), 1, "saving again replaces");
