@@ -118,10 +118,26 @@
     return v ? normalize(v) : '';
   }
 
-  function firstToken(text) {
-    const t = text.trim();
-    const space = t.search(/\s/);
-    return (space < 0 ? t : t.slice(0, space)).toLowerCase();
+  // WAI-ARIA 1.2's concrete roles: a role attribute takes its first token that is one of them.
+  const ARIA_ROLES = new Set([
+    'alert', 'alertdialog', 'application', 'article', 'banner', 'blockquote', 'button', 'caption',
+    'cell', 'checkbox', 'code', 'columnheader', 'combobox', 'complementary', 'contentinfo',
+    'definition', 'deletion', 'dialog', 'directory', 'document', 'emphasis', 'feed', 'figure', 'form',
+    'generic', 'grid', 'gridcell', 'group', 'heading', 'img', 'image', 'insertion', 'link', 'list',
+    'listbox', 'listitem', 'log', 'main', 'mark', 'marquee', 'math', 'menu', 'menubar', 'menuitem',
+    'menuitemcheckbox', 'menuitemradio', 'meter', 'navigation', 'none', 'note', 'option', 'paragraph',
+    'presentation', 'progressbar', 'radio', 'radiogroup', 'region', 'row', 'rowgroup', 'rowheader',
+    'scrollbar', 'search', 'searchbox', 'separator', 'slider', 'spinbutton', 'status', 'strong',
+    'subscript', 'suggestion', 'superscript', 'switch', 'tab', 'table', 'tablist', 'tabpanel', 'term',
+    'textbox', 'time', 'timer', 'toolbar', 'tooltip', 'tree', 'treegrid', 'treeitem',
+    'graphics-document', 'graphics-object', 'graphics-symbol',
+  ]);
+
+  function firstValidRole(text) {
+    for (const token of text.toLowerCase().split(/\s+/)) {
+      if (ARIA_ROLES.has(token)) return token === 'image' ? 'img' : token;
+    }
+    return '';
   }
 
   function quote(text) {
@@ -238,9 +254,9 @@
     const el = weak && weak.deref();
     if (el && el.isConnected && (el.ownerDocument === table.doc || frameChain(el.ownerDocument, table.doc))) return el;
     if (n < table.next) {
-      throw fail('STALE_REF', `ref @e${n} no longer exists (the page changed); take a new snapshot`);
+      throw fail('STALE_REF', `ref @${refText(n)} no longer exists (the page changed); take a new snapshot`);
     }
-    throw fail('ELEMENT_NOT_FOUND', `no element has ref @e${n}; take a snapshot to get refs`);
+    throw fail('ELEMENT_NOT_FOUND', `no element has ref @${refText(n)}; take a snapshot to get refs`);
   }
 
   function querySelectorChecked(root, selector) {
@@ -449,7 +465,7 @@
   function roleOf(el, tag) {
     const explicit = el.getAttribute('role');
     if (explicit) {
-      const role = firstToken(explicit);
+      const role = firstValidRole(explicit);
       if (role) return role === 'none' ? 'presentation' : role;
     }
     const role = implicitRole(el, tag);
@@ -848,7 +864,7 @@
   function lineFor(node) {
     let line = '- ' + node.role;
     if (node.name) line += ' "' + quote(node.name) + '"';
-    if (node.ref) line += ' [ref=e' + node.ref + ']';
+    if (node.ref) line += ' [ref=' + refText(node.ref) + ']';
     line += node.states;
     if (node.value !== null) line += ': ' + node.value;
     return line;
@@ -897,8 +913,13 @@
       }
     }
     if (tag === 'iframe' || tag === 'frame') {
-      const inner = cachedVisibility(el, ctx) === VISIBLE ? sameOriginDocument(el) : null;
-      if (inner && inner.body) visitInteractive(inner.body, ctx, lines);
+      if (cachedVisibility(el, ctx) !== VISIBLE) return;
+      const inner = sameOriginDocument(el);
+      if (inner) {
+        if (inner.body) visitInteractive(inner.body, ctx, lines);
+      } else if (ctx.frames && el.contentWindow) {
+        lines.push(FRAME_MARK + askFrameSnapshot(el, ctx));
+      }
       return;
     }
     if (tag === 'select' || tag === 'svg') return;
@@ -985,11 +1006,38 @@
     items.push(node);
     if (tag === 'select') {
       node.children = optionNodes(el, ctx, role === 'listbox');
-    } else if (tag !== 'iframe' && tag !== 'frame' && tag !== 'svg' && tag !== 'textarea') {
+    } else if (tag === 'iframe' || tag === 'frame') {
+      node.children = frameChildrenFull(el, ctx);
+    } else if (tag !== 'svg' && tag !== 'textarea') {
       const kids = [];
       visitChildrenFull(el, tag, ctx, kids, true);
       node.children = mergeText(kids);
     }
+  }
+
+  // A same-origin frame's content is walked in place; a cross-origin frame's is asked for.
+  function frameChildrenFull(frame, ctx) {
+    const inner = sameOriginDocument(frame);
+    if (inner) {
+      const kids = [];
+      if (inner.body) visitFull(inner.body, ctx, kids);
+      return mergeText(kids);
+    }
+    if (!ctx.frames || !frame.contentWindow) return NO_CHILDREN;
+    return [{ frameMarker: askFrameSnapshot(frame, ctx) }];
+  }
+
+  // The frame's agent answers the browser, which puts its lines where the marker is.
+  function askFrameSnapshot(frame, ctx) {
+    const nonce = askFrame(frame, ctx.table, 'snapshot', {
+      interactive: ctx.interactive,
+      compact: ctx.compact,
+      depth: Number.isFinite(ctx.maxDepth) ? ctx.maxDepth : null,
+      max_chars: ctx.maxChars,
+      floor: ctx.frameFloor,
+    });
+    ctx.frames.push(nonce);
+    return nonce;
   }
 
   function isNodeInFullMode(el, role, tag, interactive, ctx) {
@@ -1071,6 +1119,8 @@
     for (const kid of kids) {
       if (kid.text !== undefined) {
         if (depth + 1 <= ctx.maxDepth) lines.push(indent(depth + 1) + '- text: ' + kid.text);
+      } else if (kid.frameMarker) {
+        lines.push(indent(depth + 1) + FRAME_MARK + kid.frameMarker);
       } else {
         renderNode(kid, depth + 1, lines, ctx);
       }
@@ -1128,7 +1178,8 @@
     const modal = hasTarget(args) ? null : modalDialog(doc);
     const root = hasTarget(args) ? resolveTarget(args, table) : modal || doc.body || doc.documentElement;
     const ctx = newContext(table, {
-      interactive, compact, maxDepth, modal, visibility: new Map(), skip: new WeakSet(),
+      interactive, compact, maxDepth, maxChars, modal, visibility: new Map(), skip: new WeakSet(),
+      frames: [], frameFloor: Math.max(Number(args.next) || 0, place.floor, table.next),
     });
     const lines = [];
     if (root) {
@@ -1149,7 +1200,9 @@
       return { text: hint, next: table.next, count: 0, total: 0, truncated: false };
     }
     const cut = truncate(lines, maxChars, interactive);
-    return { text: cut.text, next: table.next, count: cut.count, total, truncated: cut.truncated };
+    const result = { text: cut.text, next: table.next, count: cut.count, total, truncated: cut.truncated };
+    if (ctx.frames.length) Object.assign(result, { frames: ctx.frames, limit: maxChars, interactive });
+    return result;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -1200,7 +1253,7 @@
   function opQuery(args, table) {
     const el = querySelectorChecked(table.doc, args.selector);
     if (!el) return { found: false, visible: false, ref: null, next: table.next };
-    const ref = '@e' + refOf(table, el);
+    const ref = '@' + refText(refOf(table, el));
     return { found: true, visible: isRendered(el), ref, next: table.next };
   }
 
@@ -1268,6 +1321,237 @@
       y += r.top + frame.clientTop;
     }
     return { x: Math.round(x * 2) / 2, y: Math.round(y * 2) / 2 };
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Cross-origin frames. The browser can run scripts in the main frame only, and a parent
+  // cannot read a cross-origin child, so the parent's agent posts a request to the child's
+  // window and the child's agent answers the browser directly, through a message handler
+  // that exists only in this isolated world: no page ever sees an answer. Requests carry an
+  // HMAC under a key only the browser and its agents hold, so a page cannot forge one, and
+  // the agent's capture listener (installed before any page script) keeps them from pages.
+
+  const FRAME_KEY = '__SOVEREIGN_FRAME_KEY__';
+  const FRAME_REQUEST = '__sovereignFrameRequest';
+  const FRAME_HANDLER = 'sovereignFrame';
+  const FRAME_MARK = '\u0001frame ';
+  const FRAME_REQUEST_MAX_AGE_MS = 60000;
+  // Ops that need the frame on screen: it is scrolled into view before they are forwarded.
+  const GEOMETRY_OPS = new Set(['point', 'focus', 'prepare_fill', 'prepare_type', 'scroll']);
+  // f2e7 is element 7 of the frame numbered 2 here; f2f1e7 goes one frame deeper.
+  const FRAME_REF = /^\[?(?:ref=)?@?f(\d{1,9})((?:f\d{1,9})*e\d{1,9})\]?$/;
+
+  // Where this agent's document sits: the top, or a frame asked by its parent.
+  const TOP_PLACE = { prefix: '', x: 0, y: 0, vw: 0, vh: 0, floor: 0 };
+  let place = TOP_PLACE;
+
+  function refText(n) {
+    return place.prefix + 'e' + n;
+  }
+
+  function frameRefOf(ref) {
+    if (typeof ref !== 'string') return null;
+    const m = FRAME_REF.exec(ref.trim());
+    return m ? { frame: Number(m[1]), rest: m[2] } : null;
+  }
+
+  function framesOf(table) {
+    if (!table.frames) table.frames = { next: 1, byNumber: new Map(), byElement: new WeakMap() };
+    return table.frames;
+  }
+
+  function frameNumberOf(table, frame) {
+    const frames = framesOf(table);
+    let n = frames.byElement.get(frame);
+    if (n === undefined) {
+      n = frames.next++;
+      frames.byElement.set(frame, n);
+      frames.byNumber.set(n, makeWeak(frame));
+    }
+    return n;
+  }
+
+  function frameByNumber(table, n) {
+    const weak = framesOf(table).byNumber.get(n);
+    const frame = weak && weak.deref();
+    if (frame && frame.isConnected && frame.contentWindow) return frame;
+    throw fail('STALE_REF', `frame f${n} is gone (the page changed); take a new snapshot`);
+  }
+
+  // Asks the agent in a cross-origin frame to run `op`; returns the nonce its answer to the
+  // browser will carry.
+  function askFrame(frame, table, op, args) {
+    const n = frameNumberOf(table, frame);
+    const origin = frameContentOrigin(frame);
+    const body = JSON.stringify({
+      op,
+      args,
+      prefix: place.prefix + 'f' + n,
+      x: place.x + origin.x,
+      y: place.y + origin.y,
+      vw: place.vw || innerWidth,
+      vh: place.vh || innerHeight,
+      floor: Math.max(place.floor, Number(args.floor) || 0),
+      time: Date.now(),
+    });
+    const nonce = randomHex(16);
+    const request = { nonce, body, mac: hmacHex(FRAME_KEY, nonce + '\n' + body) };
+    frame.contentWindow.postMessage({ [FRAME_REQUEST]: request }, '*');
+    return nonce;
+  }
+
+  // A ref like f2e7: the op runs in frame 2, and the browser waits for its answer.
+  function forwardToFrame(op, params, routed, table) {
+    const frame = frameByNumber(table, routed.frame);
+    if (GEOMETRY_OPS.has(op)) {
+      const view = viewportSize(document);
+      const rect = frame.getBoundingClientRect();
+      if (!isFullyInView(rect, view)) scrollIntoViewInstant(frame);
+    }
+    const args = Object.assign({}, params, { ref: routed.rest, floor: Math.max(Number(params.next) || 0, table.next) });
+    return { __forwarded: askFrame(frame, table, op, args) };
+  }
+
+  // The top-left corner of a frame's viewport in its parent's viewport.
+  function frameContentOrigin(frame) {
+    const r = frame.getBoundingClientRect();
+    const style = getComputedStyle(frame);
+    return {
+      x: r.left + frame.clientLeft + (parseFloat(style.paddingLeft) || 0),
+      y: r.top + frame.clientTop + (parseFloat(style.paddingTop) || 0),
+    };
+  }
+
+  const seenNonces = new Set();
+
+  function onFrameRequest(event) {
+    const data = event.data;
+    if (!data || typeof data !== 'object' || !Object.prototype.hasOwnProperty.call(data, FRAME_REQUEST)) return;
+    event.stopImmediatePropagation();
+    if (window.parent === window || event.source !== window.parent) return;
+    const request = data[FRAME_REQUEST];
+    if (!request || typeof request.nonce !== 'string' || typeof request.body !== 'string') return;
+    if (typeof request.mac !== 'string' || seenNonces.has(request.nonce)) return;
+    if (hmacHex(FRAME_KEY, request.nonce + '\n' + request.body) !== request.mac) return;
+    let job;
+    try {
+      job = JSON.parse(request.body);
+    } catch (_) {
+      return;
+    }
+    if (Math.abs(Date.now() - Number(job.time)) > FRAME_REQUEST_MAX_AGE_MS) return;
+    seenNonces.add(request.nonce);
+    if (seenNonces.size > 1024) seenNonces.clear();
+    const outer = place;
+    place = {
+      prefix: String(job.prefix),
+      x: Number(job.x) || 0,
+      y: Number(job.y) || 0,
+      vw: Number(job.vw) || 0,
+      vh: Number(job.vh) || 0,
+      floor: Number(job.args && job.args.floor) || 0,
+    };
+    let reply;
+    try {
+      reply = run(job.op, job.args);
+    } finally {
+      place = outer;
+    }
+    sendToBrowser({ nonce: request.nonce, reply: Object.assign(reply, { origin: location.origin }) });
+  }
+
+  function sendToBrowser(message) {
+    const handlers = window.webkit && window.webkit.messageHandlers;
+    const handler = handlers && handlers[FRAME_HANDLER];
+    if (handler) handler.postMessage(JSON.stringify(message));
+  }
+
+  if (window.parent !== window) window.addEventListener('message', onFrameRequest, true);
+
+  function randomHex(bytes) {
+    const buf = new Uint8Array(bytes);
+    crypto.getRandomValues(buf);
+    return hex(buf);
+  }
+
+  function hex(bytes) {
+    let out = '';
+    for (const b of bytes) out += (b < 16 ? '0' : '') + b.toString(16);
+    return out;
+  }
+
+  // HMAC-SHA-256 (RFC 2104), in script: WebCrypto is missing on pages not served securely.
+  function hmacHex(key, message) {
+    const encoder = new TextEncoder();
+    let k = encoder.encode(key);
+    if (k.length > 64) k = sha256(k);
+    const inner = new Uint8Array(64);
+    const outer = new Uint8Array(64);
+    for (let i = 0; i < 64; i++) {
+      inner[i] = (k[i] || 0) ^ 0x36;
+      outer[i] = (k[i] || 0) ^ 0x5c;
+    }
+    const m = encoder.encode(message);
+    const first = new Uint8Array(64 + m.length);
+    first.set(inner);
+    first.set(m, 64);
+    const second = new Uint8Array(96);
+    second.set(outer);
+    second.set(sha256(first), 64);
+    return hex(sha256(second));
+  }
+
+  const SHA256_K = new Uint32Array([
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+  ]);
+
+  function sha256(data) {
+    const length = data.length;
+    const padded = new Uint8Array(((length + 9 + 63) >> 6) << 6);
+    padded.set(data);
+    padded[length] = 0x80;
+    const bits = length * 8;
+    const view = new DataView(padded.buffer);
+    view.setUint32(padded.length - 8, Math.floor(bits / 0x100000000));
+    view.setUint32(padded.length - 4, bits >>> 0);
+    const h = new Uint32Array([
+      0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+    ]);
+    const w = new Uint32Array(64);
+    const rotr = (x, n) => (x >>> n) | (x << (32 - n));
+    for (let block = 0; block < padded.length; block += 64) {
+      for (let i = 0; i < 16; i++) w[i] = view.getUint32(block + i * 4);
+      for (let i = 16; i < 64; i++) {
+        const s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >>> 3);
+        const s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >>> 10);
+        w[i] = (w[i - 16] + s0 + w[i - 7] + s1) | 0;
+      }
+      let [a, b, c, d, e, f, g, k] = h;
+      for (let i = 0; i < 64; i++) {
+        const t1 = (k + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + SHA256_K[i] + w[i]) | 0;
+        const t2 = ((rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c))) | 0;
+        k = g;
+        g = f;
+        f = e;
+        e = (d + t1) | 0;
+        d = c;
+        c = b;
+        b = a;
+        a = (t1 + t2) | 0;
+      }
+      h[0] += a; h[1] += b; h[2] += c; h[3] += d; h[4] += e; h[5] += f; h[6] += g; h[7] += k;
+    }
+    const out = new Uint8Array(32);
+    const outView = new DataView(out.buffer);
+    for (let i = 0; i < 8; i++) outView.setUint32(i * 4, h[i]);
+    return out;
   }
 
   function isFullyInView(rect, view) {
@@ -1375,10 +1659,10 @@
     const role = roleOf(target, tag) || 'generic';
     if (chain.length) point = toTopPoint(point, chain);
     return {
-      x: point.x,
-      y: point.y,
-      vw: innerWidth,
-      vh: innerHeight,
+      x: point.x + place.x,
+      y: point.y + place.y,
+      vw: place.vw || innerWidth,
+      vh: place.vh || innerHeight,
       tag,
       role,
       name: nameOf(target, role, newContext(table)),
@@ -1601,11 +1885,15 @@
   // ---------------------------------------------------------------------------------------
   // Finding elements by what a person sees: role and name, text, label, placeholder...
 
-  // Every element of the document and its open shadow roots, in document order.
+  // Every element of the document, its open shadow roots and same-origin frames, in order.
   function allElements(root, out) {
     for (const el of root.querySelectorAll('*')) {
       out.push(el);
       if (el.shadowRoot) allElements(el.shadowRoot, out);
+      if (el.localName === 'iframe' || el.localName === 'frame') {
+        const inner = sameOriginDocument(el);
+        if (inner) allElements(inner, out);
+      }
     }
     return out;
   }
@@ -1699,32 +1987,48 @@
     if (el.id && unique('#' + CSS.escape(el.id))) return '#' + CSS.escape(el.id);
     const testid = el.getAttribute('data-testid');
     if (testid && unique(`[data-testid="${CSS.escape(testid)}"]`)) return `[data-testid="${CSS.escape(testid)}"]`;
+    // Climb from the element, one step per ancestor, until the path is unique.
     const parts = [];
     for (let node = el; node && node.nodeType === 1 && node !== doc.documentElement; node = node.parentElement) {
-      if (node !== el && node.id && unique('#' + CSS.escape(node.id))) {
-        parts.unshift('#' + CSS.escape(node.id));
-        break;
+      if (node !== el && node.id && unique('#' + CSS.escape(node.id) + ' > ' + parts.join(' > '))) {
+        return '#' + CSS.escape(node.id) + ' > ' + parts.join(' > ');
       }
       let index = 1;
+      let alone = true;
       for (let sib = node.previousElementSibling; sib; sib = sib.previousElementSibling) {
         if (sib.localName === node.localName) index += 1;
       }
-      parts.unshift(`${node.localName}:nth-of-type(${index})`);
+      for (let sib = node.nextElementSibling; sib && alone; sib = sib.nextElementSibling) {
+        if (sib.localName === node.localName) alone = false;
+      }
+      parts.unshift(index === 1 && alone ? node.localName : `${node.localName}:nth-of-type(${index})`);
+      const sel = parts.join(' > ');
+      if (unique(sel)) return sel;
     }
-    const sel = parts.join(' > ');
-    return unique(sel) ? sel : `html > ${sel}`;
+    return 'html > ' + parts.join(' > ');
+  }
+
+  function hasCrossOriginFrame(doc) {
+    for (const frame of doc.querySelectorAll('iframe, frame')) {
+      if (frame.contentWindow && !sameOriginDocument(frame)) return true;
+    }
+    return false;
   }
 
   function found(el, table, ctx, count) {
     const role = roleOf(el, el.localName);
-    return {
-      ref: '@e' + refOf(table, el),
+    const result = {
+      ref: '@' + refText(refOf(table, el)),
       role: role || el.localName,
       name: clamp(nameOf(el, role, ctx), 100),
       selector: uniqueSelector(el),
       count,
       next: table.next,
     };
+    // Inside a same-origin frame the selector holds in the frame's document: say which.
+    const chain = frameChain(el.ownerDocument, table.doc);
+    if (chain && chain.length) result.frame = chain.reverse().map(uniqueSelector).join(' >>> ');
+    return result;
   }
 
   function opFind(args, table) {
@@ -1733,7 +2037,12 @@
     const shown = all.filter((el) => isRendered(el));
     const matches = shown.length ? shown : all;
     const what = args.what || args.by;
-    if (!matches.length) throw fail('ELEMENT_NOT_FOUND', `nothing on the page matches ${what}; take a snapshot to see what is there`);
+    if (!matches.length) {
+      const frames = hasCrossOriginFrame(table.doc)
+        ? ' (cross-origin frames are not searched: their elements are in the snapshot)'
+        : '';
+      throw fail('ELEMENT_NOT_FOUND', `nothing on the page matches ${what}${frames}; take a snapshot to see what is there`);
+    }
     if (args.by === 'first') return found(matches[0], table, ctx, matches.length);
     if (args.by === 'last') return found(matches[matches.length - 1], table, ctx, matches.length);
     if (args.by === 'nth') {
@@ -1790,6 +2099,10 @@
   }
 
   function call(op, args) {
+    return JSON.stringify(run(op, args));
+  }
+
+  function run(op, args) {
     try {
       const handler = OPS.get(op);
       if (!handler) throw fail('INTERNAL', `the agent library has no operation "${op}"`);
@@ -1797,10 +2110,11 @@
       if (params === null || typeof params !== 'object') params = {};
       const table = tableFor(document);
       applyFloor(table, params.floor);
-      const value = handler(params, table);
-      return JSON.stringify({ ok: true, value: value === undefined ? null : value });
+      const routed = frameRefOf(params.ref);
+      const value = routed ? forwardToFrame(op, params, routed, table) : handler(params, table);
+      return { ok: true, value: value === undefined ? null : value };
     } catch (error) {
-      return JSON.stringify(errorResult(op, error));
+      return errorResult(op, error);
     }
   }
 

@@ -6,6 +6,7 @@
 //   SOVEREIGN_BIN      the binary (default: target/debug/sovereign-browser)
 //   CHROMIUM_BIN       the Chromium to compare with (default: /usr/bin/chromium)
 //   A11Y_PAGES         only pages whose file name contains this text
+//   A11Y_RESULTS       where to write the results (default: bench/a11y-results.json)
 //
 // For every page in bench/a11y/ it collects (role, name) pairs on both sides:
 //   ours      every line of `snapshot {interactive:true}` that carries [ref=eN]
@@ -25,7 +26,7 @@ import { TEST_NSEC, callJson, callText, connectMcp } from '../tests/support/mcp.
 import { parseSnapshot } from '../tests/support/snapshot.mjs';
 
 const PAGES_DIR = fileURLToPath(new URL('./a11y/', import.meta.url));
-const RESULTS = fileURLToPath(new URL('./a11y-results.json', import.meta.url));
+const RESULTS = process.env.A11Y_RESULTS || fileURLToPath(new URL('./a11y-results.json', import.meta.url));
 const CHROMIUM_BIN = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const TARGET = 0.98;
 const NAME_MAX = 100; // the snapshot's cap on names, with an ellipsis

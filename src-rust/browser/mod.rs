@@ -5,6 +5,7 @@
 pub mod capture;
 pub mod chrome;
 pub mod downloads;
+mod frames;
 pub mod input;
 pub mod script;
 pub mod tab;
@@ -122,7 +123,7 @@ impl Browser {
 
         let context = WebContext::new(Some(options.web_data.clone()));
         let agent_script = UserScript::for_world(
-            script::AGENT_SOURCE,
+            script::agent_source(),
             UserContentInjectedFrames::AllFrames,
             UserScriptInjectionTime::Start,
             script::AGENT_WORLD,
@@ -183,6 +184,9 @@ impl Browser {
             manager.add_script(&self.agent_script);
         }
         let state = Rc::new(TabState::new(id));
+        if let Some(manager) = webkit.user_content_manager() {
+            frames::listen(&manager, &state);
+        }
         tab::connect(&webkit, &state);
         self.connect_window_signals(&webkit, id);
         self.chrome.add_tab(id, self.tabs.len());

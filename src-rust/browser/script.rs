@@ -2,20 +2,32 @@
 //! isolated world, and user scripts in the page's world. Arguments travel
 //! as a GVariant dictionary, never spliced into source.
 
+use super::frames;
 use super::tab::TabState;
 use crate::bridge::{Output, Reply};
 use crate::tools::error::{ErrorCode, ToolError};
 use javascriptcore::ValueExt as _;
 use serde_json::Value;
 use std::rc::Rc;
+use std::sync::OnceLock;
 use webkit2gtk::WebView;
 use webkit2gtk::WebViewExt as _;
 
 /// The isolated script world the agent library lives in.
 pub const AGENT_WORLD: &str = "sovereign";
 
-/// The agent library, injected at document start into every frame.
-pub const AGENT_SOURCE: &str = include_str!("../../assets/agent.js");
+/// The agent library as written; `agent_source` is what runs.
+const AGENT_TEMPLATE: &str = include_str!("../../assets/agent.js");
+
+/// The agent library, injected at document start into every frame, with
+/// the key that signs requests between agents of different frames. The
+/// key is new each run and lives only in the agent's isolated world.
+pub fn agent_source() -> &'static str {
+    static SOURCE: OnceLock<String> = OnceLock::new();
+    SOURCE.get_or_init(|| {
+        AGENT_TEMPLATE.replace("__SOVEREIGN_FRAME_KEY__", &crate::profile::random_hex(32))
+    })
+}
 
 const MISSING: &str = "__sovereign_agent_missing__";
 
@@ -59,6 +71,7 @@ pub fn call_agent(view: &WebView, state: &Rc<TabState>, op: &str, mut args: Valu
     }
     if let Value::Object(map) = &mut args {
         map.insert("floor".into(), state.ref_floor.get().into());
+        map.insert("next".into(), state.ref_next.get().into());
     }
     let key = state.park(reply);
     run_agent(
@@ -105,11 +118,16 @@ fn run_agent(
                 inject_agent(view2, state, key, op, args);
                 return;
             }
-            let outcome = parse_agent_reply(&text);
-            if let Ok(value) = &outcome {
-                state.note_next_ref(value);
+            match parse_agent_reply(&text) {
+                Ok(value) => {
+                    let state2 = state.clone();
+                    let done = Box::new(move |outcome: Result<Value, ToolError>| {
+                        state2.answer(key, outcome.map(Output::Value))
+                    });
+                    frames::complete(&state, value, done);
+                }
+                Err(error) => state.answer(key, Err(error)),
             }
-            state.answer(key, outcome.map(Output::Value));
         },
     );
 }
@@ -117,7 +135,7 @@ fn run_agent(
 fn inject_agent(view: WebView, state: Rc<TabState>, key: u64, op: String, args: String) {
     let view2 = view.clone();
     view.evaluate_javascript(
-        AGENT_SOURCE,
+        agent_source(),
         Some(AGENT_WORLD),
         Some("sovereign-agent.js"),
         None::<&gio::Cancellable>,
@@ -136,6 +154,11 @@ pub fn parse_agent_reply(text: &str) -> Result<Value, ToolError> {
             "the page did not answer (is it still loading?); try again",
         )
     })?;
+    agent_outcome(&reply)
+}
+
+/// The agent's `{"ok":...}` reply as a value or a tool error.
+pub fn agent_outcome(reply: &Value) -> Result<Value, ToolError> {
     if reply.get("ok").and_then(Value::as_bool) == Some(true) {
         return Ok(reply.get("value").cloned().unwrap_or(Value::Null));
     }

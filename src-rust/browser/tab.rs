@@ -1,6 +1,7 @@
 //! One tab: its web view and the per-tab state that WebKit signals update
 //! (navigation counters, refs, a pending dialog, calls awaiting a reply).
 
+use super::frames::FrameRelay;
 use crate::bridge::{Output, Reply, TabId};
 use crate::tools::error::{ErrorCode, ToolError};
 use glib::Cast as _;
@@ -39,6 +40,8 @@ pub struct TabState {
     pub ref_next: Cell<u64>,
     pub ref_floor: Cell<u64>,
     pub crashed: Cell<bool>,
+    /// Answers from the agents of cross-origin frames.
+    pub frames: Rc<FrameRelay>,
 }
 
 impl TabState {
@@ -53,6 +56,7 @@ impl TabState {
             ref_next: Cell::new(1),
             ref_floor: Cell::new(1),
             crashed: Cell::new(false),
+            frames: Rc::new(FrameRelay::default()),
         }
     }
 
