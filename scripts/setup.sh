@@ -26,7 +26,7 @@ setup_die() {
 # Packages needed to build and run the browser.
 SETUP_BUILD_PACKAGES=(
 	libwebkit2gtk-4.1-dev libgtk-3-dev libsoup-3.0-dev libxdo-dev
-	xvfb xauth pkg-config build-essential
+	libxtst6 xvfb xauth pkg-config build-essential
 )
 SETUP_MIN_RUST="1.85"
 SETUP_MIN_NODE_MAJOR=20

@@ -41,7 +41,17 @@ pub enum Navigation {
 #[derive(Debug, Clone, Copy)]
 pub enum MouseAction {
     Move,
-    Click { button: u32, count: u32 },
+    Click {
+        button: u32,
+        count: u32,
+    },
+    /// Press without release (a drag's start), and the release.
+    Down {
+        button: u32,
+    },
+    Up {
+        button: u32,
+    },
 }
 
 /// How to answer a JavaScript dialog.
@@ -105,6 +115,14 @@ pub enum Command {
         y: f64,
         action: MouseAction,
     },
+    /// The X server's own pointer (XTEST): moves there, then optionally
+    /// presses (true) or releases a button. For HTML drag and drop.
+    RealPointer {
+        tab: TabId,
+        x: f64,
+        y: f64,
+        button: Option<(u32, bool)>,
+    },
     TypeText {
         tab: TabId,
         text: String,
@@ -112,6 +130,12 @@ pub enum Command {
     PressKey {
         tab: TabId,
         combo: String,
+    },
+    /// Only the press (`down`) or only the release of a chord.
+    KeyPhase {
+        tab: TabId,
+        combo: String,
+        down: bool,
     },
     /// A WebKit editing command (InsertText, Delete, SelectAll...).
     Edit {
@@ -201,8 +225,10 @@ fn command_name(command: &Command) -> &'static str {
         Command::Agent { .. } => "the page operation",
         Command::Eval { .. } => "the script",
         Command::Mouse { .. } => "the mouse action",
+        Command::RealPointer { .. } => "the pointer action",
         Command::TypeText { .. } => "typing",
         Command::PressKey { .. } => "the key press",
+        Command::KeyPhase { .. } => "the key press",
         Command::Edit { .. } => "the editing command",
         Command::Screenshot { .. } => "the screenshot",
         Command::Dialog { .. } => "the dialog action",

@@ -1,13 +1,51 @@
 //! Trusted input: GDK events handed to GTK with `main_do_event`, so pages
 //! see real user actions (`isTrusted`, text typed into fields, focus moves).
 
+use crate::bridge::MouseAction;
 use glib::translate::{from_glib_full, ToGlibPtr};
 use gtk::prelude::*;
+use std::cell::Cell;
 use std::ffi::CString;
 use webkit2gtk::WebView;
 
 /// Mouse buttons as GDK numbers them.
 pub const BUTTON_LEFT: u32 = 1;
+
+thread_local! {
+    /// Modifier keys and mouse buttons an agent holds down (keydown without
+    /// keyup, mouse down without up): later events carry them, as a
+    /// person's would (Shift+click, a drag's moves).
+    static HELD: Cell<u32> = const { Cell::new(0) };
+}
+
+fn held() -> u32 {
+    HELD.with(Cell::get)
+}
+
+fn hold(bits: u32, down: bool) {
+    HELD.with(|h| {
+        h.set(if down {
+            h.get() | bits
+        } else {
+            h.get() & !bits
+        })
+    });
+}
+
+/// The modifiers held down now, by name.
+pub fn held_modifiers() -> Vec<&'static str> {
+    let mask = held();
+    [
+        (gdk_sys::GDK_CONTROL_MASK, "Control"),
+        (gdk_sys::GDK_SHIFT_MASK, "Shift"),
+        (gdk_sys::GDK_MOD1_MASK, "Alt"),
+        (gdk_sys::GDK_SUPER_MASK, "Meta"),
+    ]
+    .into_iter()
+    .filter(|(bit, _)| mask & bit != 0)
+    .map(|(_, name)| name)
+    .collect()
+}
 
 struct Target {
     window: gdk::Window,
@@ -50,14 +88,14 @@ fn event_time() -> u32 {
     (glib::monotonic_time() / 1000) as u32
 }
 
-/// Moves the pointer to (x, y) and, for a click, presses and releases a button.
-pub fn mouse(view: &WebView, x: f64, y: f64, click: Option<(u32, u32)>) -> Result<(), String> {
+/// Moves the pointer to (x, y), then clicks, presses or releases a button.
+pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(), String> {
     let t = pointer_target(view)?;
     let (wx, wy) = (x + t.dx, y + t.dy);
     dispatch(motion_event(&t, wx, wy));
-    if let Some((button, count)) = click {
-        let mask = button_mask(button);
-        for n in 1..=count.max(1) {
+    match *action {
+        MouseAction::Move => {}
+        MouseAction::Down { button } => {
             dispatch(button_event(
                 &t,
                 gdk_sys::GDK_BUTTON_PRESS,
@@ -66,27 +104,46 @@ pub fn mouse(view: &WebView, x: f64, y: f64, click: Option<(u32, u32)>) -> Resul
                 button,
                 0,
             ));
-            if n == 2 {
-                dispatch(button_event(
-                    &t,
-                    gdk_sys::GDK_DOUBLE_BUTTON_PRESS,
-                    wx,
-                    wy,
-                    button,
-                    0,
-                ));
-            }
+            hold(button_mask(button), true);
+        }
+        MouseAction::Up { button } => {
             dispatch(button_event(
                 &t,
                 gdk_sys::GDK_BUTTON_RELEASE,
                 wx,
                 wy,
                 button,
-                mask,
+                0,
             ));
+            hold(button_mask(button), false);
         }
+        MouseAction::Click { button, count } => click(&t, wx, wy, button, count),
     }
     Ok(())
+}
+
+fn click(t: &Target, wx: f64, wy: f64, button: u32, count: u32) {
+    let mask = button_mask(button);
+    for n in 1..=count.max(1) {
+        // GTK sends a double click as press, release, press, 2BUTTON_PRESS,
+        // release; WebKit drops the plain press before a 2BUTTON_PRESS it
+        // finds queued. Ours are not queued, so the second press is the
+        // 2BUTTON_PRESS alone, or the page would see a triple click.
+        let kind = if n == 2 {
+            gdk_sys::GDK_DOUBLE_BUTTON_PRESS
+        } else {
+            gdk_sys::GDK_BUTTON_PRESS
+        };
+        dispatch(button_event(t, kind, wx, wy, button, 0));
+        dispatch(button_event(
+            t,
+            gdk_sys::GDK_BUTTON_RELEASE,
+            wx,
+            wy,
+            button,
+            mask,
+        ));
+    }
 }
 
 fn button_mask(button: u32) -> u32 {
@@ -118,7 +175,7 @@ fn motion_event(t: &Target, x: f64, y: f64) -> gdk::Event {
         (*m).y = y;
         (*m).x_root = x + t.root_x;
         (*m).y_root = y + t.root_y;
-        (*m).state = 0;
+        (*m).state = held();
         gdk_sys::gdk_event_set_device(raw, t.device.to_glib_none().0);
         from_glib_full(raw)
     }
@@ -144,7 +201,7 @@ fn button_event(
         (*b).x_root = x + t.root_x;
         (*b).y_root = y + t.root_y;
         (*b).button = button;
-        (*b).state = state;
+        (*b).state = state | held();
         gdk_sys::gdk_event_set_device(raw, t.device.to_glib_none().0);
         from_glib_full(raw)
     }
@@ -249,6 +306,10 @@ fn key_from_name(name: &str) -> Option<Key> {
         "PageUp" => "Page_Up",
         "PageDown" => "Page_Down",
         "Space" | "Spacebar" => "space",
+        "Shift" => "Shift_L",
+        "Control" | "Ctrl" => "Control_L",
+        "Alt" => "Alt_L",
+        "Meta" | "Super" => "Super_L",
         other => other,
     };
     let keyval = keyval_from_name(gdk_name)?;
@@ -303,8 +364,9 @@ fn keymap_entry(display: &gdk::Display, keyval: u32) -> (u16, u8, bool) {
     }
 }
 
-/// Presses and releases a chord on the focused web view.
-pub fn press(view: &WebView, chord: &Chord) -> Result<(), String> {
+/// Focuses the view and gives what key events need: its toplevel's
+/// window, the display and the keyboard device.
+fn keyboard_target(view: &WebView) -> Result<(gdk::Window, gdk::Display, gdk::Device), String> {
     focus(view)?;
     let window = view
         .toplevel()
@@ -315,6 +377,12 @@ pub fn press(view: &WebView, chord: &Chord) -> Result<(), String> {
         .default_seat()
         .and_then(|s| s.keyboard())
         .ok_or("no keyboard device on this display")?;
+    Ok((window, display, keyboard))
+}
+
+/// Presses and releases a chord on the focused web view.
+pub fn press(view: &WebView, chord: &Chord) -> Result<(), String> {
+    let (window, display, keyboard) = keyboard_target(view)?;
     let mut mask = 0;
     for m in &chord.modifiers {
         dispatch(key_event(
@@ -361,6 +429,27 @@ pub fn press(view: &WebView, chord: &Chord) -> Result<(), String> {
     Ok(())
 }
 
+/// Presses (`down`) or releases a chord's keys without the other half, for
+/// keydown/keyup: held modifiers then apply to later keys and clicks.
+pub fn key_phase(view: &WebView, chord: &Chord, down: bool) -> Result<(), String> {
+    let (window, display, keyboard) = keyboard_target(view)?;
+    let kind = if down {
+        gdk_sys::GDK_KEY_PRESS
+    } else {
+        gdk_sys::GDK_KEY_RELEASE
+    };
+    let mut keys: Vec<Key> = chord.modifiers.clone();
+    keys.push(chord.key);
+    if !down {
+        keys.reverse();
+    }
+    for key in keys {
+        dispatch(key_event(&window, &keyboard, &display, kind, key, 0));
+        hold(modifier_bit(key.keyval), down);
+    }
+    Ok(())
+}
+
 /// Types text key by key, as a person would.
 pub fn type_text(view: &WebView, text: &str) -> Result<(), String> {
     for c in text.chars() {
@@ -372,6 +461,17 @@ pub fn type_text(view: &WebView, text: &str) -> Result<(), String> {
         press(view, &chord)?;
     }
     Ok(())
+}
+
+/// A letter typed while an agent holds Shift comes out in capitals.
+fn with_held_shift(key: Key) -> Key {
+    if held() & gdk_sys::GDK_SHIFT_MASK == 0 {
+        return key;
+    }
+    match key.text {
+        Some(c) if c.is_lowercase() => char_key(c.to_uppercase().next().unwrap_or(c)),
+        _ => key,
+    }
 }
 
 fn modifier_bit(keyval: u32) -> u32 {
@@ -400,6 +500,7 @@ fn key_event(
     key: Key,
     state: u32,
 ) -> gdk::Event {
+    let key = with_held_shift(key);
     let (keycode, group, _) = keymap_entry(display, key.keyval);
     let text = key.text.map(|c| c.to_string()).unwrap_or_default();
     let text = CString::new(text).unwrap_or_default();
@@ -411,7 +512,7 @@ fn key_event(
         (*k).window = window.to_glib_full();
         (*k).send_event = 0;
         (*k).time = event_time();
-        (*k).state = state;
+        (*k).state = state | held();
         (*k).keyval = key.keyval;
         (*k).length = text.as_bytes().len() as i32;
         (*k).string = glib::ffi::g_strdup(text.as_ptr());

@@ -9,8 +9,9 @@ mod frames;
 pub mod input;
 pub mod script;
 pub mod tab;
+mod xtest;
 
-use crate::bridge::{Command, DialogAction, MouseAction, Navigation, Output, Reply, TabId};
+use crate::bridge::{Command, DialogAction, Navigation, Output, Reply, TabId};
 use crate::tools::error::{ErrorCode, ToolError};
 use gtk::prelude::*;
 use serde_json::{json, Value};
@@ -342,6 +343,7 @@ impl Browser {
         info["nav"] = state.nav_json();
         info["dialog"] = tab::dialog_status(state);
         info["crashed"] = state.crashed.get().into();
+        info["network"] = state.network.json();
         Ok(info)
     }
 }
@@ -627,12 +629,13 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             }
         }
         Command::Mouse { tab, x, y, action } => {
-            let click = match action {
-                MouseAction::Move => None,
-                MouseAction::Click { button, count } => Some((button, count)),
-            };
             with_front_tab(browser, tab, reply, move |view| {
-                input::mouse(view, x, y, click).map(|_| json!({}))
+                input::mouse(view, x, y, &action).map(|_| json!({}))
+            });
+        }
+        Command::RealPointer { tab, x, y, button } => {
+            with_front_tab(browser, tab, reply, move |view| {
+                xtest::pointer(view, x, y, button).map(|_| json!({}))
             });
         }
         Command::TypeText { tab, text } => {
@@ -642,15 +645,14 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             });
         }
         Command::PressKey { tab, combo } => {
-            let chord = match input::parse_chord(&combo) {
-                Ok(chord) => chord,
-                Err(message) => {
-                    let _ = reply.send(Err(ToolError::invalid_params(message)));
-                    return;
-                }
-            };
-            with_front_tab(browser, tab, reply, move |view| {
-                input::press(view, &chord).map(|_| json!({}))
+            with_chord(browser, tab, &combo, reply, |view, chord| {
+                input::press(view, chord).map(|_| json!({}))
+            });
+        }
+        Command::KeyPhase { tab, combo, down } => {
+            with_chord(browser, tab, &combo, reply, move |view, chord| {
+                input::key_phase(view, chord, down)
+                    .map(|_| json!({"held": input::held_modifiers()}))
             });
         }
         Command::Edit {
@@ -735,6 +737,23 @@ fn is_fragment_change(current: Option<&str>, target: &str) -> bool {
 
 /// Runs trusted input on a tab, bringing it to the front first (input needs
 /// a mapped, allocated view; give GTK a moment to lay it out).
+/// [`with_front_tab`] for a key chord, refused before anything happens
+/// when it does not parse.
+fn with_chord(
+    browser: &SharedBrowser,
+    tab: TabId,
+    combo: &str,
+    reply: Reply,
+    action: impl FnOnce(&webkit2gtk::WebView, &input::Chord) -> Result<Value, String> + 'static,
+) {
+    match input::parse_chord(combo) {
+        Ok(chord) => with_front_tab(browser, tab, reply, move |view| action(view, &chord)),
+        Err(message) => {
+            let _ = reply.send(Err(ToolError::invalid_params(message)));
+        }
+    }
+}
+
 fn with_front_tab(
     browser: &SharedBrowser,
     tab: TabId,

@@ -9,6 +9,8 @@ use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::time::Instant;
+use webkit2gtk::WebResourceExt as _;
 use webkit2gtk::WebViewExt as _;
 use webkit2gtk::{
     LoadEvent, PolicyDecisionExt as _, PolicyDecisionType, ResponsePolicyDecision,
@@ -42,6 +44,43 @@ pub struct TabState {
     pub crashed: Cell<bool>,
     /// Answers from the agents of cross-origin frames.
     pub frames: Rc<FrameRelay>,
+    pub network: NetworkActivity,
+}
+
+/// Requests of the tab's pages in flight, for waits on a quiet network.
+pub struct NetworkActivity {
+    inflight: Cell<u32>,
+    last_change: Cell<Instant>,
+}
+
+impl NetworkActivity {
+    fn new() -> Self {
+        NetworkActivity {
+            inflight: Cell::new(0),
+            last_change: Cell::new(Instant::now()),
+        }
+    }
+
+    fn started(&self) {
+        self.inflight.set(self.inflight.get() + 1);
+        self.last_change.set(Instant::now());
+    }
+
+    fn ended(&self) {
+        self.inflight.set(self.inflight.get().saturating_sub(1));
+        self.last_change.set(Instant::now());
+    }
+
+    /// `inflight` requests, and for how long none has been (0 while busy).
+    pub fn json(&self) -> Value {
+        let inflight = self.inflight.get();
+        let quiet_ms = if inflight == 0 {
+            self.last_change.get().elapsed().as_millis() as u64
+        } else {
+            0
+        };
+        json!({"inflight": inflight, "quiet_ms": quiet_ms})
+    }
 }
 
 impl TabState {
@@ -57,6 +96,7 @@ impl TabState {
             ref_floor: Cell::new(1),
             crashed: Cell::new(false),
             frames: Rc::new(FrameRelay::default()),
+            network: NetworkActivity::new(),
         }
     }
 
@@ -119,6 +159,25 @@ impl TabState {
 
 /// Connects the WebKit signals that keep `state` current.
 pub fn connect(view: &WebView, state: &Rc<TabState>) {
+    let s = state.clone();
+    view.connect_resource_load_started(move |_, resource, _| {
+        s.network.started();
+        // A failed request also reports finished: count each one end once.
+        let ended = Rc::new(Cell::new(false));
+        let (s2, ended2) = (s.clone(), ended.clone());
+        resource.connect_finished(move |_| {
+            if !ended2.replace(true) {
+                s2.network.ended();
+            }
+        });
+        let s3 = s.clone();
+        resource.connect_failed(move |_, _| {
+            if !ended.replace(true) {
+                s3.network.ended();
+            }
+        });
+    });
+
     let s = state.clone();
     view.connect_load_changed(move |_, event| {
         let mut nav = s.nav.get();

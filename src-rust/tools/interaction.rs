@@ -59,6 +59,33 @@ pub fn tools() -> Vec<ToolDef> {
             },
         ),
         tool(
+            "dblclick",
+            "Double-click an element (by ref or CSS selector) with real mouse clicks: the page gets click, click, dblclick. Reports a navigation it starts.",
+            ACTION,
+            |ctx: Ctx, p: TargetParams| async move {
+                let tab = ctx.tab().await?;
+                let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, 2).await?;
+                result["double_clicked"] = true.into();
+                Ok(ToolOutput::json(result))
+            },
+        ),
+        tool(
+            "drag",
+            "Drag an element onto another with a real mouse: press on the source (src_ref or src_selector), move in steps, release on the target (tgt_ref or tgt_selector). Works for HTML drag and drop and for mouse-driven sliders and sortable lists.",
+            ACTION,
+            |ctx: Ctx, p: DragParams| async move { drag(&ctx, p).await },
+        ),
+        tool(
+            "scroll_into_view",
+            "Scroll the page (and any scrolling box) so an element (by ref or CSS selector) is centred in view. Returns its box afterwards.",
+            ACTION,
+            |ctx: Ctx, p: TargetParams| async move {
+                let tab = ctx.tab().await?;
+                let args = target(&p.r#ref, &p.selector)?;
+                Ok(ToolOutput::json(ctx.agent(tab, "scroll_into_view", args).await?))
+            },
+        ),
+        tool(
             "focus",
             "Give keyboard focus to an element (by ref or CSS selector).",
             ACTION,
@@ -85,9 +112,26 @@ pub struct ValueParams {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct DragParams {
+    /// Ref of the element to drag, e.g. @e5.
+    #[serde(default)]
+    src_ref: Option<String>,
+    /// CSS selector of the element to drag.
+    #[serde(default)]
+    src_selector: Option<String>,
+    /// Ref of the element to drop on.
+    #[serde(default)]
+    tgt_ref: Option<String>,
+    /// CSS selector of the element to drop on.
+    #[serde(default)]
+    tgt_selector: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct PressParams {
     /// Key name or chord, e.g. Enter or Control+a.
-    key: String,
+    pub key: String,
 }
 
 #[derive(Deserialize, serde::Serialize, JsonSchema)]
@@ -112,7 +156,12 @@ pub struct ScrollParams {
 const SETTLE_GRACE: Duration = Duration::from_millis(200);
 const SETTLE_LIMIT: Duration = Duration::from_secs(20);
 
-async fn mouse(ctx: &Ctx, tab: TabId, point: &Value, action: MouseAction) -> Result<(), ToolError> {
+pub async fn mouse(
+    ctx: &Ctx,
+    tab: TabId,
+    point: &Value,
+    action: MouseAction,
+) -> Result<(), ToolError> {
     let (x, y) = (
         point["x"].as_f64().unwrap_or(0.0),
         point["y"].as_f64().unwrap_or(0.0),
@@ -136,7 +185,7 @@ async fn tab_ids(ctx: &Ctx) -> Result<Vec<u64>, ToolError> {
 }
 
 /// Runs an input action, then reports the navigation and new tabs it caused.
-async fn act_and_settle<F>(ctx: &Ctx, tab: TabId, action: F) -> Result<Value, ToolError>
+pub async fn act_and_settle<F>(ctx: &Ctx, tab: TabId, action: F) -> Result<Value, ToolError>
 where
     F: std::future::Future<Output = Result<(), ToolError>>,
 {
@@ -170,14 +219,126 @@ where
 
 async fn click(ctx: &Ctx, target: Value) -> ToolResult {
     let tab = ctx.tab().await?;
+    let mut result = click_target(ctx, tab, target, 1).await?;
+    result["clicked"] = true.into();
+    Ok(ToolOutput::json(result))
+}
+
+/// Clicks `count` times (2: a double click) where the agent says the
+/// element is, and reports what the clicks caused.
+pub async fn click_target(
+    ctx: &Ctx,
+    tab: TabId,
+    target: Value,
+    count: u32,
+) -> Result<Value, ToolError> {
     let point = ctx.agent(tab, "point", target).await?;
     let click = MouseAction::Click {
         button: BUTTON_LEFT,
-        count: 1,
+        count,
     };
-    let mut result = act_and_settle(ctx, tab, mouse(ctx, tab, &point, click)).await?;
-    result["clicked"] = true.into();
+    act_and_settle(ctx, tab, mouse(ctx, tab, &point, click)).await
+}
+
+/// Moves a drag makes between press and release: enough for pages that
+/// track the pointer to see it travel.
+const DRAG_STEPS: u32 = 12;
+const DRAG_STEP_PAUSE: Duration = Duration::from_millis(16);
+
+async fn drag(ctx: &Ctx, p: DragParams) -> ToolResult {
+    let source_target = target(&p.src_ref, &p.src_selector)
+        .map_err(|e| ToolError::invalid_params(format!("source: {}", e.message)))?;
+    let goal_target = target(&p.tgt_ref, &p.tgt_selector)
+        .map_err(|e| ToolError::invalid_params(format!("target: {}", e.message)))?;
+    let tab = ctx.tab().await?;
+    // Scroll the target into view first, then find the source: both must be on screen.
+    ctx.agent(tab, "point", goal_target.clone()).await?;
+    let source = ctx.agent(tab, "point", source_target).await?;
+    let goal = ctx.agent(tab, "point", goal_target).await?;
+    let at = |v: &Value, axis: &str| v[axis].as_f64().unwrap_or(0.0);
+    let (sx, sy, gx, gy) = (
+        at(&source, "x"),
+        at(&source, "y"),
+        at(&goal, "x"),
+        at(&goal, "y"),
+    );
+    let mut note = None;
+    if source["draggable"] == true {
+        // GTK's drag and drop follows the X pointer itself: move the real one.
+        match real_drag(ctx, tab, (sx, sy), (gx, gy)).await {
+            Ok(mut result) => {
+                result["dragged"] = true.into();
+                result["input"] = "xtest".into();
+                return Ok(ToolOutput::json(result));
+            }
+            Err(error) => {
+                note = Some(format!(
+                    "HTML drag and drop needs the real pointer, which is unavailable ({}); mouse events were sent instead, so pages that rely on drop events did not get them",
+                    error.message
+                ));
+            }
+        }
+    }
+    let action = async {
+        let button = BUTTON_LEFT;
+        mouse(ctx, tab, &source, MouseAction::Down { button }).await?;
+        let moved = async {
+            for step in 1..=DRAG_STEPS {
+                tokio::time::sleep(DRAG_STEP_PAUSE).await;
+                let f = f64::from(step) / f64::from(DRAG_STEPS);
+                let point = json!({"x": sx + (gx - sx) * f, "y": sy + (gy - sy) * f});
+                mouse(ctx, tab, &point, MouseAction::Move).await?;
+            }
+            tokio::time::sleep(DRAG_STEP_PAUSE).await;
+            Ok::<(), ToolError>(())
+        }
+        .await;
+        // Never leave the button held, whatever happened on the way.
+        let released = mouse(ctx, tab, &goal, MouseAction::Up { button }).await;
+        moved.and(released)
+    };
+    let mut result = act_and_settle(ctx, tab, action).await?;
+    result["dragged"] = true.into();
+    result["input"] = "gdk".into();
+    if let Some(note) = note {
+        result["note"] = note.into();
+    }
     Ok(ToolOutput::json(result))
+}
+
+/// A drag with the X server's pointer, in steps the drag machinery sees.
+async fn real_drag(
+    ctx: &Ctx,
+    tab: TabId,
+    (sx, sy): (f64, f64),
+    (gx, gy): (f64, f64),
+) -> Result<Value, ToolError> {
+    let pointer = |x: f64, y: f64, button: Option<(u32, bool)>| {
+        ctx.app
+            .browser
+            .call_value(Command::RealPointer { tab, x, y, button })
+    };
+    // Fails at once where XTEST is missing, before anything was pressed.
+    pointer(sx, sy, None).await?;
+    let action = async {
+        tokio::time::sleep(DRAG_STEP_PAUSE * 2).await;
+        pointer(sx, sy, Some((BUTTON_LEFT, true))).await?;
+        let moved = async {
+            for step in 1..=DRAG_STEPS {
+                tokio::time::sleep(DRAG_STEP_PAUSE * 2).await;
+                let f = f64::from(step) / f64::from(DRAG_STEPS);
+                pointer(sx + (gx - sx) * f, sy + (gy - sy) * f, None).await?;
+            }
+            // The drop target answers the drag's last move before the release.
+            tokio::time::sleep(Duration::from_millis(120)).await;
+            Ok::<(), ToolError>(())
+        }
+        .await;
+        let released = pointer(gx, gy, Some((BUTTON_LEFT, false))).await;
+        tokio::time::sleep(Duration::from_millis(120)).await;
+        moved.and(released).map(|_| ())
+    };
+    act_and_settle(ctx, tab, action).await
 }
 
 async fn press(ctx: &Ctx, key: String) -> ToolResult {

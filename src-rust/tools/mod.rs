@@ -4,12 +4,15 @@
 //! parameters whose JSON Schema feeds tools/list, annotations, handler) and
 //! exports them as a list; [`Registry`] joins the lists.
 
+pub mod batch;
 pub mod dialogs;
 pub mod error;
 pub mod find;
+pub mod forms;
 pub mod identity;
 pub mod inspection;
 pub mod interaction;
+pub mod keyboard;
 pub mod navigation;
 pub mod output;
 pub mod page;
@@ -17,6 +20,7 @@ pub mod reference;
 pub mod schema;
 pub mod sessions;
 pub mod snapshot_diff;
+pub mod state;
 pub mod tabs;
 pub mod wait;
 
@@ -36,6 +40,8 @@ use std::time::{Duration, Instant};
 pub struct Ctx {
     pub app: Arc<App>,
     pub session: Arc<Session>,
+    /// How many batches this call runs inside (0: called directly).
+    pub depth: u32,
 }
 
 pub type ToolResult = Result<ToolOutput, ToolError>;
@@ -196,8 +202,12 @@ impl Registry {
         tools.extend(navigation::tools());
         tools.extend(inspection::tools());
         tools.extend(interaction::tools());
+        tools.extend(forms::tools());
+        tools.extend(keyboard::tools());
+        tools.extend(state::tools());
         tools.extend(tabs::tools());
         tools.extend(wait::tools());
+        tools.extend(batch::tools());
         tools.extend(find::tools());
         tools.extend(dialogs::tools());
         tools.extend(sessions::tools());
@@ -223,6 +233,14 @@ impl Registry {
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 
 fn call_limit(params: &Value) -> Duration {
+    // A batch may take as long as its commands together.
+    if let Some(commands) = params.get("commands").and_then(Value::as_array) {
+        let total: Duration = commands
+            .iter()
+            .map(|c| call_limit(c.get("params").unwrap_or(&Value::Null)))
+            .sum();
+        return total.clamp(DEFAULT_TOOL_TIMEOUT, Duration::from_secs(600));
+    }
     let asked = ["timeout", "ms"]
         .iter()
         .filter_map(|k| params.get(*k).and_then(Value::as_u64))
@@ -240,39 +258,58 @@ pub async fn dispatch(
     name: &str,
     params: Value,
 ) -> ToolResult {
-    let started = Instant::now();
-    // The window shows which agent works on which tab (it reads this itself).
-    let shown = app.tools.get(name).is_some_and(|d| d.gated);
-    if shown {
-        let who = session
-            .client_name()
-            .unwrap_or_else(|| session.transport.as_str().to_string());
-        app.activity.start(&session.id, &who, name, session.tab());
-    }
-    let result = run(app, session, name, params).await;
-    if shown {
-        app.activity.finish(&session.id, session.tab());
-    }
-    session.record_call();
-    let elapsed = started.elapsed();
-    app.calls.record(
-        session,
-        name,
-        elapsed,
-        result.as_ref().err().map(|e| e.code),
-    );
-    match &result {
-        Ok(_) => {
-            tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
-        }
-        Err(e) => {
-            tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
-        }
-    }
-    result
+    dispatch_at(app, session, name, params, 0).await
 }
 
-async fn run(app: &Arc<App>, session: &Arc<Session>, name: &str, params: Value) -> ToolResult {
+/// [`dispatch`] for a call `depth` batches deep (boxed: a batch calls it again).
+pub fn dispatch_at<'a>(
+    app: &'a Arc<App>,
+    session: &'a Arc<Session>,
+    name: &'a str,
+    params: Value,
+    depth: u32,
+) -> BoxFuture<'a, ToolResult> {
+    Box::pin(async move {
+        let started = Instant::now();
+        // The window shows which agent works on which tab (it reads this itself).
+        let shown = app.tools.get(name).is_some_and(|d| d.gated);
+        if shown {
+            let who = session
+                .client_name()
+                .unwrap_or_else(|| session.transport.as_str().to_string());
+            app.activity.start(&session.id, &who, name, session.tab());
+        }
+        let result = run(app, session, name, params, depth).await;
+        if shown {
+            app.activity.finish(&session.id, session.tab());
+        }
+        session.record_call();
+        let elapsed = started.elapsed();
+        app.calls.record(
+            session,
+            name,
+            elapsed,
+            result.as_ref().err().map(|e| e.code),
+        );
+        match &result {
+            Ok(_) => {
+                tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
+            }
+            Err(e) => {
+                tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
+            }
+        }
+        result
+    })
+}
+
+async fn run(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    name: &str,
+    params: Value,
+    depth: u32,
+) -> ToolResult {
     let def = app
         .tools
         .get(name)
@@ -293,6 +330,7 @@ async fn run(app: &Arc<App>, session: &Arc<Session>, name: &str, params: Value) 
     let ctx = Ctx {
         app: app.clone(),
         session: session.clone(),
+        depth,
     };
     let first = tokio::time::timeout(limit, (def.handler)(ctx.clone(), params.clone())).await;
     let result = first.unwrap_or_else(|_| Err(timed_out(name, limit)));

@@ -106,22 +106,23 @@ impl Ctx {
         }
     }
 
+    /// The document's URL, title and readyState, asked at once (even mid-load).
+    pub async fn page_info(&self, tab: TabId) -> Result<Value, ToolError> {
+        let args = json!({});
+        let op = "page_info";
+        self.app
+            .browser
+            .call_value(Command::Agent { tab, op, args })
+            .await
+    }
+
     /// URL and title of the tab's current page.
     pub async fn page_summary(&self, tab: TabId) -> Result<Value, ToolError> {
         let state = self.tab_state(tab).await?;
         let mut title = state["title"].as_str().unwrap_or_default().to_string();
         if title.is_empty() {
             // The title notification can lag the load; ask the document.
-            if let Ok(info) = self
-                .app
-                .browser
-                .call_value(Command::Agent {
-                    tab,
-                    op: "page_info",
-                    args: json!({}),
-                })
-                .await
-            {
+            if let Ok(info) = self.page_info(tab).await {
                 title = info["title"].as_str().unwrap_or_default().to_string();
             }
         }

@@ -1,5 +1,5 @@
-//! close, tab_list, tab_new, tab_switch, tab_close. Each session has its
-//! own current tab; switching also brings that tab to the front.
+//! close, close_all, tab_list, tab_new, tab_switch, tab_close. Each session
+//! has its own current tab; switching also brings that tab to the front.
 
 use super::error::{ErrorCode, ToolError};
 use super::identity::NoParams;
@@ -23,6 +23,33 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, _: NoParams| async move {
                 let tab = ctx.tab().await?;
                 close(&ctx, tab).await
+            },
+        ),
+        tool(
+            "close_all",
+            "Close every tab, of every session; one blank tab remains.",
+            DESTRUCTIVE,
+            |ctx: Ctx, _: NoParams| async move {
+                let list = ctx.app.browser.call_value(Command::ListTabs).await?;
+                let ids: Vec<TabId> = list["tabs"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|t| t["id"].as_u64())
+                    .collect();
+                let mut closed = 0;
+                for tab in ids {
+                    match ctx.app.browser.call_value(Command::CloseTab { tab }).await {
+                        Ok(_) => closed += 1,
+                        // Closed meanwhile (by a page or another session): fine.
+                        Err(e) if e.code == ErrorCode::NoTab => {}
+                        Err(e) => return Err(e),
+                    }
+                }
+                ctx.session.set_tab(None);
+                let left = ctx.app.browser.call_value(Command::ListTabs).await?;
+                let tabs = left["tabs"].as_array().map_or(0, Vec::len);
+                Ok(ToolOutput::json(json!({"closed": closed, "tabs": tabs})))
             },
         ),
         tool(

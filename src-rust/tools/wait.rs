@@ -1,15 +1,25 @@
-//! wait, wait_for.
+//! wait, wait_for, wait_for_text, wait_for_url, wait_for_load, wait_for_fn.
+//!
+//! Every wait polls without holding anything else up (other sessions,
+//! other tools and the page keep going), ends at its timeout exactly, and
+//! fails with TIMEOUT saying what it awaited and what it saw last.
 
 use super::error::{ErrorCode, ToolError};
 use super::page::POLL;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use crate::bridge::Command;
+use regex_lite::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
+use std::future::Future;
 use std::time::{Duration, Instant};
 
-/// Longest plain wait.
+/// Longest wait of any kind.
 const MAX_WAIT_MS: u64 = 300_000;
+const DEFAULT_TIMEOUT_MS: u64 = 10_000;
+/// How long the network must stay quiet for `networkidle`.
+const NETWORK_IDLE_MS: u64 = 500;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -28,6 +38,30 @@ pub fn tools() -> Vec<ToolDef> {
             "Wait until an element matching a CSS selector is present and visible (default timeout 10000 ms). Returns its ref.",
             READ_ONLY,
             |ctx: Ctx, p: WaitForParams| async move { wait_for(&ctx, p).await },
+        ),
+        tool(
+            "wait_for_text",
+            "Wait until the page shows a text (its visible text, same-origin frames included; default timeout 10000 ms).",
+            READ_ONLY,
+            |ctx: Ctx, p: WaitTextParams| async move { wait_for_text(&ctx, p).await },
+        ),
+        tool(
+            "wait_for_url",
+            "Wait until this tab's URL matches url_pattern: a glob (* within a path segment, ** across segments, ?), a /regex/ with optional i flag, or plain text the URL contains (default timeout 10000 ms).",
+            READ_ONLY,
+            |ctx: Ctx, p: WaitUrlParams| async move { wait_for_url(&ctx, p).await },
+        ),
+        tool(
+            "wait_for_load",
+            "Wait until the page reaches a load state: load (default: the page and its resources), domcontentloaded (the document is parsed), networkidle (no request for 500 ms). Default timeout 10000 ms.",
+            READ_ONLY,
+            |ctx: Ctx, p: WaitLoadParams| async move { wait_for_load(&ctx, p).await },
+        ),
+        tool(
+            "wait_for_fn",
+            "Wait until JavaScript run in the page gives a truthy value (an expression, or statements ending in return; promises are awaited). Returns that value. Default timeout 10000 ms, polling every 100 ms.",
+            READ_ONLY,
+            |ctx: Ctx, p: WaitFnParams| async move { wait_for_fn(&ctx, p).await },
         ),
     ]
 }
@@ -50,38 +84,344 @@ pub struct WaitForParams {
     timeout: Option<u64>,
 }
 
-async fn wait_for(ctx: &Ctx, p: WaitForParams) -> ToolResult {
-    let limit = Duration::from_millis(p.timeout.unwrap_or(10_000).min(MAX_WAIT_MS));
-    let tab = ctx.tab().await?;
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitTextParams {
+    /// Text the page must show.
+    text: String,
+    /// Milliseconds, default 10000.
+    #[serde(default)]
+    timeout: Option<u64>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitUrlParams {
+    /// Glob (**/done, *.example.com/*), /regex/ or text the URL contains.
+    url_pattern: String,
+    /// Milliseconds, default 10000.
+    #[serde(default)]
+    timeout: Option<u64>,
+}
+
+#[derive(Deserialize, serde::Serialize, JsonSchema, Clone, Copy, PartialEq, Eq, Debug)]
+#[serde(rename_all = "lowercase")]
+pub enum LoadState {
+    Load,
+    Domcontentloaded,
+    Networkidle,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitLoadParams {
+    /// load (default), domcontentloaded or networkidle.
+    #[serde(default)]
+    state: Option<LoadState>,
+    /// Milliseconds, default 10000.
+    #[serde(default)]
+    timeout: Option<u64>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WaitFnParams {
+    /// JavaScript: an expression, or statements ending in return.
+    script: String,
+    /// Milliseconds, default 10000.
+    #[serde(default)]
+    timeout: Option<u64>,
+    /// Milliseconds between tries, default 100.
+    #[serde(default)]
+    polling: Option<u64>,
+}
+
+/// One look at the page: done with a value, or what was seen instead.
+enum Look {
+    Done(Value),
+    Seen(String),
+}
+
+fn limit(timeout: Option<u64>) -> Duration {
+    Duration::from_millis(timeout.unwrap_or(DEFAULT_TIMEOUT_MS).min(MAX_WAIT_MS))
+}
+
+/// Errors no amount of waiting fixes.
+fn is_final(error: &ToolError) -> bool {
+    matches!(
+        error.code,
+        ErrorCode::InvalidParams
+            | ErrorCode::DialogOpen
+            | ErrorCode::NoTab
+            | ErrorCode::NotLoggedIn
+            | ErrorCode::Paused
+    )
+}
+
+/// Looks until `look` is done or `limit` is up, every `every`. The value
+/// that ended it comes back with `waited_ms`.
+async fn poll<F, Fut>(limit: Duration, every: Duration, what: &str, mut look: F) -> ToolResult
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = Result<Look, ToolError>>,
+{
     let start = Instant::now();
-    let mut last_seen;
+    let deadline = start + limit;
+    let mut last = String::from("nothing yet");
     loop {
-        match ctx
-            .agent(tab, "query", json!({"selector": p.selector}))
-            .await
-        {
-            Ok(found) if found["found"] == true && found["visible"] == true => {
-                return Ok(ToolOutput::json(json!({
-                    "found": true,
-                    "ref": found["ref"],
-                    "waited_ms": start.elapsed().as_millis() as u64,
-                })));
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        match tokio::time::timeout(remaining, look()).await {
+            Ok(Ok(Look::Done(mut value))) => {
+                let waited = start.elapsed().as_millis() as u64;
+                if let Value::Object(map) = &mut value {
+                    map.insert("waited_ms".into(), waited.into());
+                }
+                return Ok(ToolOutput::json(value));
             }
-            Ok(found) if found["found"] == true => last_seen = "present but hidden",
-            Ok(_) => last_seen = "absent",
-            // A bad selector will not get better; a page mid-navigation will.
-            Err(e) if e.code == ErrorCode::InvalidParams || e.code == ErrorCode::DialogOpen => {
-                return Err(e)
-            }
-            Err(_) => last_seen = "page not ready",
+            Ok(Ok(Look::Seen(seen))) => last = seen,
+            Ok(Err(error)) if is_final(&error) => return Err(error),
+            Ok(Err(error)) => last = error.message,
+            Err(_) => {}
         }
-        if start.elapsed() >= limit {
+        let remaining = deadline.saturating_duration_since(Instant::now());
+        if remaining.is_zero() {
             return Err(ToolError::timeout(format!(
-                "no visible element matched {:?} within {} ms (last seen: {last_seen})",
-                p.selector,
+                "{what} within {} ms (last seen: {last})",
                 limit.as_millis()
             )));
         }
-        tokio::time::sleep(POLL.max(Duration::from_millis(50))).await;
+        tokio::time::sleep(every.min(remaining)).await;
+    }
+}
+
+async fn wait_for(ctx: &Ctx, p: WaitForParams) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let what = format!("no visible element matched {:?}", p.selector);
+    let args = json!({"selector": p.selector});
+    poll(limit(p.timeout), POLL * 2, &what, || async {
+        let found = ctx.agent(tab, "query", args.clone()).await?;
+        Ok(match (found["found"] == true, found["visible"] == true) {
+            (true, true) => Look::Done(json!({"found": true, "ref": found["ref"]})),
+            (true, false) => Look::Seen("present but hidden".into()),
+            _ => Look::Seen("absent".into()),
+        })
+    })
+    .await
+}
+
+async fn wait_for_text(ctx: &Ctx, p: WaitTextParams) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let what = format!("the page did not show {:?}", p.text);
+    let args = json!({"text": p.text});
+    poll(limit(p.timeout), POLL * 2, &what, || async {
+        let seen = ctx.agent(tab, "has_text", args.clone()).await?;
+        Ok(if seen["found"] == true {
+            Look::Done(json!({"found": true}))
+        } else {
+            Look::Seen(format!(
+                "{} characters of text, starting {:?}",
+                seen["length"],
+                seen["start"].as_str().unwrap_or_default()
+            ))
+        })
+    })
+    .await
+}
+
+/// What wait_for_url matches URLs with.
+#[derive(Debug)]
+enum UrlPattern {
+    Regex(Regex),
+    Contains(String),
+}
+
+impl UrlPattern {
+    fn parse(pattern: &str) -> Result<Self, ToolError> {
+        if pattern.is_empty() {
+            return Err(ToolError::invalid_params("url_pattern is empty"));
+        }
+        if let Some(body) = regex_literal(pattern) {
+            let (source, flags) = body;
+            let mut prefix = String::new();
+            for flag in flags.chars().filter(|f| matches!(f, 'i' | 'm' | 's')) {
+                prefix.push(flag);
+            }
+            let source = if prefix.is_empty() {
+                source.to_string()
+            } else {
+                format!("(?{prefix}){source}")
+            };
+            return Regex::new(&source).map(UrlPattern::Regex).map_err(|e| {
+                ToolError::invalid_params(format!("url_pattern is not a valid regex: {e}"))
+            });
+        }
+        if pattern.contains(['*', '?']) {
+            return Ok(UrlPattern::Regex(glob_regex(pattern)?));
+        }
+        Ok(UrlPattern::Contains(pattern.to_string()))
+    }
+
+    fn matches(&self, url: &str) -> bool {
+        match self {
+            UrlPattern::Regex(re) => re.is_match(url),
+            UrlPattern::Contains(text) => url.contains(text.as_str()),
+        }
+    }
+}
+
+/// `/source/flags` → (source, flags); a path like `/account/settings` is not one.
+fn regex_literal(pattern: &str) -> Option<(&str, &str)> {
+    let rest = pattern.strip_prefix('/')?;
+    let end = rest.rfind('/')?;
+    let flags = &rest[end + 1..];
+    (end > 0 && flags.chars().all(|c| "dgimsuy".contains(c))).then_some((&rest[..end], flags))
+}
+
+/// A glob as an anchored regex: `**` any text, `*` any text without `/`, `?` one character.
+fn glob_regex(glob: &str) -> Result<Regex, ToolError> {
+    let mut source = String::from("^");
+    let mut chars = glob.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' if chars.peek() == Some(&'*') => {
+                chars.next();
+                source.push_str(".*");
+            }
+            '*' => source.push_str("[^/]*"),
+            '?' => source.push('.'),
+            c => source.push_str(&regex_lite::escape(&c.to_string())),
+        }
+    }
+    source.push('$');
+    Regex::new(&source).map_err(|e| ToolError::invalid_params(format!("bad glob: {e}")))
+}
+
+async fn wait_for_url(ctx: &Ctx, p: WaitUrlParams) -> ToolResult {
+    let pattern = UrlPattern::parse(&p.url_pattern)?;
+    let tab = ctx.tab().await?;
+    let what = format!("the URL did not match {:?}", p.url_pattern);
+    poll(limit(p.timeout), POLL, &what, || async {
+        let state = ctx.tab_state(tab).await?;
+        let url = state["url"].as_str().unwrap_or_default();
+        Ok(if pattern.matches(url) {
+            Look::Done(json!({"url": url}))
+        } else {
+            Look::Seen(url.to_string())
+        })
+    })
+    .await
+}
+
+async fn wait_for_load(ctx: &Ctx, p: WaitLoadParams) -> ToolResult {
+    let state = p.state.unwrap_or(LoadState::Load);
+    let tab = ctx.tab().await?;
+    let name = serde_json::to_value(state).unwrap_or_default();
+    let what = format!("the page did not reach {}", name.as_str().unwrap_or("load"));
+    poll(limit(p.timeout), POLL, &what, || async {
+        let tab_state = ctx.tab_state(tab).await?;
+        let nav = &tab_state["nav"];
+        let started = nav["started"].as_u64().unwrap_or(0);
+        let finished = nav["finished"].as_u64().unwrap_or(0);
+        let loaded = finished > 0 && finished >= started && tab_state["loading"] == false;
+        let network = &tab_state["network"];
+        let reached = match state {
+            LoadState::Load => loaded,
+            LoadState::Networkidle => {
+                loaded
+                    && network["inflight"] == 0
+                    && network["quiet_ms"].as_u64().unwrap_or(0) >= NETWORK_IDLE_MS
+            }
+            LoadState::Domcontentloaded => {
+                loaded || matches!(ctx.page_info(tab).await, Ok(info) if info["ready"] != "loading")
+            }
+        };
+        Ok(if reached {
+            Look::Done(json!({"state": name, "url": tab_state["url"]}))
+        } else {
+            Look::Seen(format!(
+                "loading {}, {} requests in flight",
+                !loaded, network["inflight"]
+            ))
+        })
+    })
+    .await
+}
+
+async fn wait_for_fn(ctx: &Ctx, p: WaitFnParams) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let every = Duration::from_millis(p.polling.unwrap_or(100).clamp(10, 10_000));
+    let what = "the script did not give a truthy value".to_string();
+    let script = p.script;
+    poll(limit(p.timeout), every, &what, || async {
+        let result = ctx
+            .app
+            .browser
+            .call_value(Command::Eval {
+                tab,
+                script: script.clone(),
+            })
+            .await;
+        match result {
+            Ok(result) if truthy(&result["value"], &result["type"]) => {
+                Ok(Look::Done(json!({"value": result["value"]})))
+            }
+            Ok(result) => Ok(Look::Seen(format!("{}", result["value"]))),
+            // A syntax error will not go away; other exceptions may (the page is still changing).
+            Err(e) if e.message.contains("SyntaxError") => {
+                Err(ToolError::invalid_params(e.message))
+            }
+            Err(e) => Ok(Look::Seen(format!("an exception: {}", e.message))),
+        }
+    })
+    .await
+}
+
+/// JavaScript truthiness of an eval result (`type` tells undefined from null).
+fn truthy(value: &Value, kind: &Value) -> bool {
+    if kind == "undefined" {
+        return false;
+    }
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0 && !f.is_nan()),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn url_patterns_are_globs_regexes_or_text() {
+        let glob = UrlPattern::parse("**/done?x=*").unwrap();
+        assert!(glob.matches("http://a.test/path/done?x=1"));
+        assert!(!glob.matches("http://a.test/path/done?x=1/2"));
+        let star = UrlPattern::parse("http://*.test/*").unwrap();
+        assert!(star.matches("http://a.test/page"));
+        assert!(!star.matches("http://a.test/deep/page"));
+        let regex = UrlPattern::parse("/DONE\\.html$/i").unwrap();
+        assert!(regex.matches("http://a.test/done.html"));
+        assert!(!regex.matches("http://a.test/done.html?x"));
+        let text = UrlPattern::parse("/checkout").unwrap();
+        assert!(text.matches("http://a.test/checkout/step"));
+        let path = UrlPattern::parse("/account/settings").unwrap();
+        assert!(path.matches("http://a.test/account/settings"));
+        assert!(UrlPattern::parse("/[/").is_err());
+        assert!(UrlPattern::parse("").is_err());
+    }
+
+    #[test]
+    fn truthiness_follows_javascript() {
+        assert!(!truthy(&json!(null), &json!("undefined")));
+        assert!(!truthy(&json!(null), &json!("null")));
+        assert!(!truthy(&json!(0), &json!("number")));
+        assert!(!truthy(&json!(""), &json!("string")));
+        assert!(!truthy(&json!(false), &json!("boolean")));
+        assert!(truthy(&json!("0"), &json!("string")));
+        assert!(truthy(&json!([]), &json!("object")));
+        assert!(truthy(&json!(2), &json!("number")));
     }
 }

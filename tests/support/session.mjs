@@ -1,6 +1,7 @@
 // The usual start of a browsing test file: fixture pages, the browser, an
 // MCP client, and a logged-in identity; stop() ends them all.
-import { startBrowser } from './browser.mjs';
+import { before, after } from 'node:test';
+import { startBrowser, withBrowserLog } from './browser.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { TEST_NSEC, callJson, connectMcp } from './mcp.mjs';
 
@@ -18,5 +19,23 @@ export async function startLoggedIn(opts = {}) {
       await browser.stop();
       await fixtures.close();
     },
+  };
+}
+
+/**
+ * For a describe block: starts a logged-in session before its tests and stops
+ * it after. Gives the MCP client, the fixtures, `call` (a tool's JSON result)
+ * and `logged` (a test body that prints the browser's log when it fails).
+ */
+export function loggedInSuite(opts = {}) {
+  let session;
+  before(async () => { session = await startLoggedIn(opts); }, { timeout: 90_000 });
+  after(async () => { await session?.stop(); });
+  return {
+    get session() { return session; },
+    get mcp() { return session.mcp; },
+    get fixtures() { return session.fixtures; },
+    call: (tool, args = {}) => callJson(session.mcp, tool, args),
+    logged: (fn) => withBrowserLog(() => session.browser, fn),
   };
 }

@@ -1,0 +1,100 @@
+//! select, check, uncheck: form controls set as a person sets them.
+
+use super::error::{ErrorCode, ToolError};
+use super::inspection::TargetParams;
+use super::interaction::click_target;
+use super::page::{target, with};
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "select",
+            "Choose options of a <select> (by ref or CSS selector) by value or visible text; a list chooses several in a multiple select. Fires input and change. Returns the chosen values and texts.",
+            ACTION,
+            |ctx: Ctx, p: SelectParams| async move {
+                let tab = ctx.tab().await?;
+                let values = match p.value {
+                    OneOrMany::One(v) => vec![v],
+                    OneOrMany::Many(list) => list,
+                };
+                let args = with(target(&p.r#ref, &p.selector)?, json!({"values": values}));
+                let mut chosen = ctx.agent(tab, "select", args).await?;
+                // Script-set options: the page's input and change events are not trusted ones.
+                chosen["trusted_events"] = false.into();
+                Ok(ToolOutput::json(chosen))
+            },
+        ),
+        tool(
+            "check",
+            "Check a checkbox, radio button or switch (by ref or CSS selector; a label works too) by clicking it, so page handlers run; verifies it ended up checked. Already checked: nothing to do.",
+            ACTION,
+            |ctx: Ctx, p: TargetParams| async move { set_checked(&ctx, &p, true).await },
+        ),
+        tool(
+            "uncheck",
+            "Uncheck a checkbox or switch (by ref or CSS selector) by clicking it, so page handlers run; verifies it ended up unchecked. Already unchecked: nothing to do.",
+            ACTION,
+            |ctx: Ctx, p: TargetParams| async move { set_checked(&ctx, &p, false).await },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SelectParams {
+    /// Element ref from snapshot, e.g. @e5.
+    #[serde(default)]
+    r#ref: Option<String>,
+    /// CSS selector (first match).
+    #[serde(default)]
+    selector: Option<String>,
+    /// Option value or visible text; a list for a multiple select.
+    value: OneOrMany,
+}
+
+async fn set_checked(ctx: &Ctx, p: &TargetParams, want: bool) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let before = ctx
+        .agent(tab, "checkable", target(&p.r#ref, &p.selector)?)
+        .await?;
+    if before["checked"] == json!(want) {
+        return Ok(ToolOutput::json(json!({"checked": want, "changed": false})));
+    }
+    if !want && before["radio"] == true {
+        return Err(ToolError::invalid_params(
+            "a radio button cannot be unchecked by clicking it; check another option of its group",
+        ));
+    }
+    // The control itself (a label was given, perhaps): its ref from the agent.
+    let control = json!({"ref": before["ref"]});
+    let clicked = click_target(ctx, tab, control.clone(), 1).await?;
+    if clicked["navigated"] == true {
+        return Ok(ToolOutput::json(with(
+            clicked,
+            json!({"checked": Value::Null, "changed": true}),
+        )));
+    }
+    let after = ctx.agent(tab, "checkable", control).await?;
+    if after["checked"] != json!(want) {
+        let verb = if want { "check" } else { "uncheck" };
+        return Err(ToolError::new(
+            ErrorCode::NotInteractable,
+            format!(
+                "clicking did not {verb} it (a page script may have undone it); it is now {}",
+                after["checked"]
+            ),
+        ));
+    }
+    Ok(ToolOutput::json(json!({"checked": want, "changed": true})))
+}

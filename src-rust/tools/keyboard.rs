@@ -1,0 +1,122 @@
+//! keyboard_type, insert_text, keydown, keyup: the keyboard, aimed at
+//! whatever has focus (press is with the other input tools).
+
+use super::error::{ErrorCode, ToolError};
+use super::interaction::PressParams;
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::bridge::Command;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "keyboard_type",
+            "Type text with real key presses into whatever has focus (no target: click or focus a field first). Pages see trusted keydown, keypress, input and keyup. Returns what has focus and its value.",
+            ACTION,
+            |ctx: Ctx, p: TextParams| async move { keyboard_type(&ctx, p.value).await },
+        ),
+        tool(
+            "insert_text",
+            "Insert text at the caret of the focused field in one go, as a paste or an input method would (one input event, no key events). Returns the field's value.",
+            ACTION,
+            |ctx: Ctx, p: TextParams| async move { insert_text(&ctx, p.value).await },
+        ),
+        tool(
+            "keydown",
+            "Press a key and keep it down (Shift, Control, Alt, Meta, or any key name): held modifiers apply to later keys and clicks until keyup.",
+            ACTION,
+            |ctx: Ctx, p: PressParams| async move { key_phase(&ctx, p.key, true).await },
+        ),
+        tool(
+            "keyup",
+            "Release a key pressed with keydown.",
+            ACTION,
+            |ctx: Ctx, p: PressParams| async move { key_phase(&ctx, p.key, false).await },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextParams {
+    /// Text to enter.
+    value: String,
+}
+
+async fn focused(ctx: &Ctx, tab: u64) -> Result<Value, ToolError> {
+    ctx.agent(tab, "focused", json!({})).await
+}
+
+async fn keyboard_type(ctx: &Ctx, text: String) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let before = focused(ctx, tab).await?;
+    let typed = text.chars().count();
+    ctx.app
+        .browser
+        .call_value(Command::TypeText {
+            tab,
+            text: text.clone(),
+        })
+        .await?;
+    // Key events land one by one: read back once the text shows (or settles).
+    let expected = before["value"].as_str().map(|v| format!("{v}{text}"));
+    let start = Instant::now();
+    loop {
+        let now = focused(ctx, tab).await?;
+        let done = match (&expected, now["value"].as_str()) {
+            (Some(expected), Some(value)) => value == expected,
+            _ => true,
+        };
+        if done || start.elapsed() > Duration::from_millis(1500) {
+            let mut result = json!({"typed": typed, "focused": now["focused"]});
+            if let Some(value) = now.get("value") {
+                result["value"] = value.clone();
+            }
+            return Ok(ToolOutput::json(result));
+        }
+        tokio::time::sleep(Duration::from_millis(15)).await;
+    }
+}
+
+async fn insert_text(ctx: &Ctx, text: String) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let before = focused(ctx, tab).await?;
+    if before.get("value").is_none() {
+        return Err(ToolError::new(
+            ErrorCode::NotInteractable,
+            "no text field has focus; click or focus one first",
+        ));
+    }
+    ctx.app
+        .browser
+        .call_value(Command::Edit {
+            tab,
+            command: "InsertText",
+            argument: Some(text),
+        })
+        .await?;
+    let now = focused(ctx, tab).await?;
+    Ok(ToolOutput::json(
+        json!({"focused": now["focused"], "value": now["value"]}),
+    ))
+}
+
+async fn key_phase(ctx: &Ctx, key: String, down: bool) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let state = ctx
+        .app
+        .browser
+        .call_value(Command::KeyPhase {
+            tab,
+            combo: key.clone(),
+            down,
+        })
+        .await?;
+    let verb = if down { "down" } else { "up" };
+    Ok(ToolOutput::json(
+        json!({"key": key, verb: true, "held": state["held"]}),
+    ))
+}

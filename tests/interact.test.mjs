@@ -1,0 +1,122 @@
+// Extended interaction: dblclick, select, check/uncheck, scroll_into_view,
+// keyboard_type, insert_text, keydown/keyup, drag, close_all. Each proves its
+// effect the way a user would see it on the page, and each refuses what a
+// user could not do (hidden, disabled, covered, stale).
+import { describe, it, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { loggedInSuite } from './support/session.mjs';
+import { callError, callText } from './support/mcp.mjs';
+import { refOf } from './support/snapshot.mjs';
+
+describe('extended interaction', { timeout: 180_000 }, () => {
+  const suite = loggedInSuite();
+  const { call, logged } = suite;
+  let mcp;
+  beforeEach(() => { mcp = suite.mcp; });
+  const text = async (selector) => (await callText(mcp, 'get_text', { selector })).trim();
+  const page = (script) => call('eval', { script }).then((r) => r.value);
+  const open = () => call('open', { url: suite.fixtures.url('interact.html') });
+
+  it('dblclick sends two trusted clicks and a trusted dblclick', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const result = await call('dblclick', { selector: '#dbl' });
+    assert.equal(result.double_clicked, true);
+    assert.equal(await text('#dbl-out'), 'dblclick true after 2 clicks');
+    await callError(mcp, 'dblclick', { ref: '@e9999' }, 'ELEMENT_NOT_FOUND');
+  }));
+
+  it('select chooses by value or text, several in a multiple select, and fires input and change', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const snap = await callText(mcp, 'snapshot');
+    const one = await call('select', { ref: refOf(snap, 'combobox', 'Country'), value: 'Japan' });
+    assert.deepEqual([one.value, one.text], ['jp', 'Japan']);
+    const many = await call('select', { selector: '#toppings', value: ['ham', 'Olive'] });
+    assert.deepEqual(many.value, ['ham', 'olive']);
+    assert.deepEqual(await page("[...document.querySelector('#toppings').selectedOptions].map(o => o.value)"), ['ham', 'olive']);
+    assert.equal(await text('#select-log'), 'country:input country:change toppings:input toppings:change');
+    assert.match(await callError(mcp, 'select', { selector: '#country', value: 'Mars' }, 'ELEMENT_NOT_FOUND'), /options: "France", "Japan"/);
+    await callError(mcp, 'select', { selector: '#country', value: ['fr', 'jp'] }, 'INVALID_PARAMS');
+    await callError(mcp, 'select', { selector: '#country', value: 'no' }, 'NOT_INTERACTABLE');
+    await callError(mcp, 'select', { selector: '#locked', value: 'Only' }, 'NOT_INTERACTABLE');
+    await callError(mcp, 'select', { selector: '#kb', value: 'x' }, 'INVALID_PARAMS');
+  }));
+
+  it('check and uncheck click like a person and verify the result', { timeout: 30_000 }, logged(async () => {
+    await open();
+    assert.deepEqual(await call('check', { selector: '#news' }), { checked: true, changed: true });
+    assert.equal(await text('#check-log'), 'news:true', 'the page saw a trusted click');
+    assert.deepEqual(await call('check', { selector: '#news' }), { checked: true, changed: false });
+    assert.deepEqual(await call('uncheck', { selector: '#news' }), { checked: false, changed: true });
+    assert.equal(await page("document.querySelector('#news').checked"), false);
+    // A checkbox styled away is checked through its label.
+    await call('check', { selector: '#terms-box' });
+    assert.equal(await page("document.querySelector('#terms-box').checked"), true);
+    assert.match(await callError(mcp, 'check', { selector: '#off' }, 'NOT_INTERACTABLE'), /disabled/);
+    assert.match(await callError(mcp, 'check', { selector: '#covered' }, 'NOT_INTERACTABLE'), /covered by span#cover/);
+    assert.match(await callError(mcp, 'check', { selector: '#stubborn' }, 'NOT_INTERACTABLE'), /did not check it/);
+    await call('check', { selector: '#large' });
+    assert.equal(await page("document.querySelector('#small').checked"), false);
+    await callError(mcp, 'uncheck', { selector: '#large' }, 'INVALID_PARAMS');
+    await call('check', { selector: '#wifi' });
+    assert.deepEqual(await call('is_checked', { selector: '#wifi' }), { checked: true });
+    await callError(mcp, 'check', { selector: '#kb' }, 'INVALID_PARAMS');
+  }));
+
+  it('scroll_into_view brings a far element into the viewport', { timeout: 30_000 }, logged(async () => {
+    await open();
+    assert.equal((await call('get_box', { selector: '#far' })).in_viewport, false);
+    const box = await call('scroll_into_view', { selector: '#far' });
+    assert.equal(box.in_viewport, true);
+    assert.ok(await page('window.scrollY') > 1000);
+    await page("document.querySelector('#far').style.display = 'none'");
+    await callError(mcp, 'scroll_into_view', { selector: '#far' }, 'NOT_INTERACTABLE');
+  }));
+
+  it('keyboard_type, keydown/keyup with held Shift, and insert_text', { timeout: 30_000 }, logged(async () => {
+    await open();
+    await call('focus', { selector: '#kb' });
+    assert.deepEqual((await call('keydown', { key: 'Shift' })).held, ['Shift']);
+    const typed = await call('keyboard_type', { value: 'ab' });
+    assert.deepEqual([typed.value, typed.focused], ['AB', 'input#kb']);
+    assert.deepEqual((await call('keyup', { key: 'Shift' })).held, []);
+    assert.equal((await call('keyboard_type', { value: 'c!' })).value, 'ABc!');
+    assert.equal(await page("window.keys.join(' ')"), 'Shift:true:true A:true:true B:true:true c:true:false !:true:true');
+    // A held modifier applies to clicks too.
+    await call('keydown', { key: 'Shift' });
+    await call('click', { selector: 'h1' });
+    await call('keyup', { key: 'Shift' });
+    assert.equal(await text('#key-log'), 'shift-click');
+    await call('click', { selector: '#editor' });
+    await page("getSelection().collapse(document.querySelector('#editor').firstChild, 5)");
+    assert.equal((await call('insert_text', { value: ' more' })).value, 'start more');
+    await call('click', { selector: 'h1' });
+    await callError(mcp, 'insert_text', { value: 'x' }, 'NOT_INTERACTABLE');
+    await callError(mcp, 'keydown', { key: 'NoSuchKey' }, 'INVALID_PARAMS');
+  }));
+
+  it('drag drops with HTML drag and drop, and moves mouse-driven sliders', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const drop = await call('drag', { src_selector: '#item', tgt_selector: '#zone' });
+    assert.equal(drop.dragged, true);
+    assert.equal(drop.input, 'xtest');
+    assert.equal(await text('#drop-log'), 'dropped item true');
+    const slide = await call('drag', { src_selector: '#knob', tgt_selector: '#track' });
+    assert.equal(slide.input, 'gdk');
+    assert.ok(Number(await text('#knob-log')) > 100, 'the knob followed the pointer');
+    await callError(mcp, 'drag', { src_selector: '#item' }, 'INVALID_PARAMS');
+    await callError(mcp, 'drag', { src_selector: '#nope', tgt_selector: '#zone' }, 'ELEMENT_NOT_FOUND');
+  }));
+
+  it('close_all leaves one blank tab and stale refs fail', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const ref = refOf(await callText(mcp, 'snapshot'), 'textbox', 'Keyboard field');
+    await call('tab_new', { url: suite.fixtures.url('form.html') });
+    assert.equal((await call('tab_list')).tabs.length, 2);
+    const closed = await call('close_all');
+    assert.deepEqual(closed, { closed: 2, tabs: 1 });
+    const list = await call('tab_list');
+    assert.equal(list.tabs.length, 1);
+    assert.equal(list.tabs[0].url, 'about:blank');
+    await callError(mcp, 'click', { ref }, 'ELEMENT_NOT_FOUND');
+  }));
+});
