@@ -1247,7 +1247,15 @@
 
   function opPageInfo(args, table) {
     const doc = table.doc;
-    return { url: location.href, title: doc.title, ready: doc.readyState };
+    return {
+      url: location.href,
+      title: doc.title,
+      ready: doc.readyState,
+      scrollX: Math.round(scrollX),
+      scrollY: Math.round(scrollY),
+      width: innerWidth,
+      height: innerHeight,
+    };
   }
 
   function opQuery(args, table) {
@@ -2326,6 +2334,51 @@
   }
 
   // ---------------------------------------------------------------------------------------
+  // Web storage of the page's origin: local or session.
+
+  function opStorage(args, table) {
+    const area = args.area === 'session' ? 'sessionStorage' : 'localStorage';
+    const origin = location.origin === 'null' ? location.href : location.origin;
+    let store;
+    try {
+      store = table.doc.defaultView[area];
+    } catch (e) {
+      throw fail('UNSUPPORTED', `this page (${origin}) has no ${area}: ${e && e.message}`);
+    }
+    if (!store) throw fail('UNSUPPORTED', `this page (${origin}) has no ${area}`);
+    const key = () => {
+      if (typeof args.key !== 'string') throw fail('INVALID_PARAMS', 'key must be a string');
+      return args.key;
+    };
+    switch (args.action) {
+      case 'get': {
+        const items = {};
+        for (let i = 0; i < store.length; i++) {
+          const k = store.key(i);
+          items[k] = store.getItem(k);
+        }
+        return { origin, count: store.length, items };
+      }
+      case 'get_key':
+        return { origin, key: key(), value: store.getItem(key()) };
+      case 'set':
+        try {
+          store.setItem(key(), String(args.value));
+        } catch (e) {
+          throw fail('INVALID_PARAMS', `${area} refused the value: ${e && e.message}`);
+        }
+        return { origin, key: key(), value: store.getItem(key()) };
+      case 'clear': {
+        const cleared = store.length;
+        store.clear();
+        return { origin, cleared };
+      }
+      default:
+        throw fail('INTERNAL', `unknown storage action ${String(args.action)}`);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------
   // Entry point
 
   const OPS = new Map([
@@ -2348,6 +2401,7 @@
     ['select', opSelect],
     ['has_text', opHasText],
     ['focused', opFocused],
+    ['storage', opStorage],
   ]);
 
   function errorResult(op, error) {

@@ -52,6 +52,57 @@ pub enum MouseAction {
     Up {
         button: u32,
     },
+    /// A wheel turn, in CSS pixels to scroll.
+    Wheel {
+        dx: f64,
+        dy: f64,
+    },
+}
+
+/// One cookie to add, every attribute given.
+#[derive(Debug, Clone)]
+pub struct CookieSpec {
+    pub name: String,
+    pub value: String,
+    pub domain: String,
+    pub path: String,
+    /// Unix seconds; none: a session cookie.
+    pub expires: Option<i64>,
+    pub secure: bool,
+    pub http_only: bool,
+    /// "strict", "lax" or "none".
+    pub same_site: String,
+}
+
+/// What to do with the profile's cookies.
+#[derive(Debug, Clone)]
+pub enum CookieOp {
+    /// Those a request to the URL would carry; none: every cookie.
+    Get {
+        url: Option<String>,
+    },
+    Set(CookieSpec),
+    /// Every cookie, or one domain's.
+    Clear {
+        domain: Option<String>,
+    },
+}
+
+/// A setting agents change for the whole browser.
+#[derive(Debug, Clone)]
+pub enum SettingsChange {
+    /// Extra request headers on the navigations the browser starts.
+    Headers(Vec<(String, String)>),
+    /// User name and password for HTTP authentication; none: ask the person.
+    Credentials(Option<(String, String)>),
+    Offline(bool),
+    /// prefers-color-scheme: dark (true) or light.
+    DarkScheme(bool),
+    /// The size of the page's viewport in CSS pixels.
+    Viewport {
+        width: u32,
+        height: u32,
+    },
 }
 
 /// How to answer a JavaScript dialog.
@@ -109,11 +160,15 @@ pub enum Command {
         tab: TabId,
         script: String,
     },
+    /// A pointer action at (x, y) of the viewport; none: where the pointer is.
     Mouse {
         tab: TabId,
-        x: f64,
-        y: f64,
+        at: Option<(f64, f64)>,
         action: MouseAction,
+    },
+    /// The GTK clipboard: read its text, or write text to it.
+    Clipboard {
+        write: Option<String>,
     },
     /// The X server's own pointer (XTEST): moves there, then optionally
     /// presses (true) or releases a button. For HTML drag and drop.
@@ -145,6 +200,15 @@ pub enum Command {
     },
     Screenshot {
         tab: TabId,
+    },
+    Settings {
+        tab: TabId,
+        change: SettingsChange,
+    },
+    /// The profile's cookies (the tab only locates the profile).
+    Cookies {
+        tab: TabId,
+        op: CookieOp,
     },
     Dialog {
         tab: TabId,
@@ -225,12 +289,15 @@ fn command_name(command: &Command) -> &'static str {
         Command::Agent { .. } => "the page operation",
         Command::Eval { .. } => "the script",
         Command::Mouse { .. } => "the mouse action",
+        Command::Clipboard { .. } => "the clipboard",
         Command::RealPointer { .. } => "the pointer action",
         Command::TypeText { .. } => "typing",
         Command::PressKey { .. } => "the key press",
         Command::KeyPhase { .. } => "the key press",
         Command::Edit { .. } => "the editing command",
         Command::Screenshot { .. } => "the screenshot",
+        Command::Cookies { .. } => "the cookie operation",
+        Command::Settings { .. } => "changing the setting",
         Command::Dialog { .. } => "the dialog action",
     }
 }

@@ -96,6 +96,13 @@ impl Chrome {
         pause.set_widget_name("pause-agents");
         let identity = gtk::Label::new(Some("Not logged in"));
         identity.set_widget_name("identity");
+        // Long texts shorten rather than hold the window wide (set_viewport
+        // may ask for a narrow one).
+        address.set_width_chars(8);
+        for label in [&activity, &identity] {
+            label.set_ellipsize(gtk::pango::EllipsizeMode::End);
+            label.set_max_width_chars(40);
+        }
         let panel = button("Panel", "Open the control panel");
         for w in [
             back.upcast_ref::<gtk::Widget>(),

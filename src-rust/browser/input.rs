@@ -18,6 +18,34 @@ thread_local! {
     static HELD: Cell<u32> = const { Cell::new(0) };
 }
 
+thread_local! {
+    /// Where the last pointer event put the pointer, in viewport pixels.
+    static POINTER: Cell<(f64, f64)> = const { Cell::new((0.0, 0.0)) };
+}
+
+thread_local! {
+    /// Until when (monotonic µs) a context menu belongs to an agent's right click.
+    static AGENT_CONTEXT_MENU_UNTIL: Cell<i64> = const { Cell::new(0) };
+}
+
+/// Whether a context menu about to open comes from an agent's right click:
+/// it is not shown (a GTK menu would grab the pointer and keyboard), while
+/// the page still got its contextmenu event.
+pub fn context_menu_is_agents() -> bool {
+    AGENT_CONTEXT_MENU_UNTIL.with(Cell::get) > glib::monotonic_time()
+}
+
+fn note_right_press(button: u32) {
+    if button == 3 {
+        AGENT_CONTEXT_MENU_UNTIL.with(|t| t.set(glib::monotonic_time() + 1_000_000));
+    }
+}
+
+/// Where the pointer is, as the last pointer event left it.
+pub fn pointer_position() -> (f64, f64) {
+    POINTER.with(Cell::get)
+}
+
 fn held() -> u32 {
     HELD.with(Cell::get)
 }
@@ -93,9 +121,12 @@ pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(),
     let t = pointer_target(view)?;
     let (wx, wy) = (x + t.dx, y + t.dy);
     dispatch(motion_event(&t, wx, wy));
+    POINTER.with(|p| p.set((x, y)));
     match *action {
         MouseAction::Move => {}
+        MouseAction::Wheel { dx, dy } => dispatch(scroll_event(&t, wx, wy, dx, dy)),
         MouseAction::Down { button } => {
+            note_right_press(button);
             dispatch(button_event(
                 &t,
                 gdk_sys::GDK_BUTTON_PRESS,
@@ -123,6 +154,7 @@ pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(),
 }
 
 fn click(t: &Target, wx: f64, wy: f64, button: u32, count: u32) {
+    note_right_press(button);
     let mask = button_mask(button);
     for n in 1..=count.max(1) {
         // GTK sends a double click as press, release, press, 2BUTTON_PRESS,
@@ -176,6 +208,31 @@ fn motion_event(t: &Target, x: f64, y: f64) -> gdk::Event {
         (*m).x_root = x + t.root_x;
         (*m).y_root = y + t.root_y;
         (*m).state = held();
+        gdk_sys::gdk_event_set_device(raw, t.device.to_glib_none().0);
+        from_glib_full(raw)
+    }
+}
+
+/// Pixels WebKitGTK scrolls for one unit of a smooth scroll event (measured:
+/// a page's wheel event then reports deltaY equal to the pixels asked).
+const PIXELS_PER_SCROLL_UNIT: f64 = 87.0;
+
+fn scroll_event(t: &Target, x: f64, y: f64, dx: f64, dy: f64) -> gdk::Event {
+    // SAFETY: as in motion_event, for a smooth scroll event.
+    unsafe {
+        let raw = gdk_sys::gdk_event_new(gdk_sys::GDK_SCROLL);
+        let s = raw as *mut gdk_sys::GdkEventScroll;
+        (*s).window = t.window.to_glib_full();
+        (*s).send_event = 0;
+        (*s).time = event_time();
+        (*s).x = x;
+        (*s).y = y;
+        (*s).x_root = x + t.root_x;
+        (*s).y_root = y + t.root_y;
+        (*s).state = held();
+        (*s).direction = gdk_sys::GDK_SCROLL_SMOOTH;
+        (*s).delta_x = dx / PIXELS_PER_SCROLL_UNIT;
+        (*s).delta_y = dy / PIXELS_PER_SCROLL_UNIT;
         gdk_sys::gdk_event_set_device(raw, t.device.to_glib_none().0);
         from_glib_full(raw)
     }

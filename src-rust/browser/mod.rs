@@ -4,14 +4,18 @@
 
 pub mod capture;
 pub mod chrome;
+mod cookies;
 pub mod downloads;
 mod frames;
 pub mod input;
 pub mod script;
+mod settings;
 pub mod tab;
 mod xtest;
 
-use crate::bridge::{Command, DialogAction, Navigation, Output, Reply, TabId};
+use crate::bridge::{
+    Command, CookieOp, DialogAction, Navigation, Output, Reply, SettingsChange, TabId,
+};
 use crate::tools::error::{ErrorCode, ToolError};
 use gtk::prelude::*;
 use serde_json::{json, Value};
@@ -90,6 +94,7 @@ pub struct Browser {
     panel_url: Option<String>,
     chrome: Rc<chrome::Chrome>,
     search_url: Option<String>,
+    settings: Rc<settings::AgentSettings>,
     me: Weak<RefCell<Browser>>,
 }
 
@@ -145,6 +150,7 @@ impl Browser {
             panel_url: None,
             chrome,
             search_url: options.search_url.clone(),
+            settings: settings::AgentSettings::new(options.proxy.clone()),
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
@@ -188,6 +194,7 @@ impl Browser {
         if let Some(manager) = webkit.user_content_manager() {
             frames::listen(&manager, &state);
         }
+        self.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state);
         self.connect_window_signals(&webkit, id);
         self.chrome.add_tab(id, self.tabs.len());
@@ -275,7 +282,7 @@ impl Browser {
 
     fn load(&self, id: TabId, url: &str) {
         if let Ok(tab) = self.tab(id) {
-            tab.webkit.load_uri(url);
+            self.settings.load(&tab.webkit, url);
         }
     }
 
@@ -334,6 +341,39 @@ impl Browser {
         })
     }
 
+    fn change_setting(&self, id: TabId, change: SettingsChange) -> Result<Value, ToolError> {
+        let view = self.tab(id)?.webkit.clone();
+        match change {
+            SettingsChange::Headers(headers) => Ok(self.settings.set_headers(headers)),
+            SettingsChange::Credentials(credentials) => {
+                Ok(self.settings.set_credentials(credentials))
+            }
+            SettingsChange::Offline(offline) => self.settings.set_offline(&view, offline),
+            SettingsChange::DarkScheme(dark) => {
+                // WebKitGTK answers prefers-color-scheme from the GTK theme variant.
+                let gtk_settings = gtk::Settings::default()
+                    .ok_or_else(|| ToolError::internal("no GTK settings"))?;
+                gtk_settings.set_gtk_application_prefer_dark_theme(dark);
+                Ok(json!({"color_scheme": if dark { "dark" } else { "light" }}))
+            }
+            SettingsChange::Viewport { width, height } => {
+                // The window also holds the toolbar and tab strip: add their size.
+                let allocation = view.allocation();
+                let inner = self
+                    .window
+                    .inner_size()
+                    .to_logical::<f64>(self.window.scale_factor());
+                let extra_w = (inner.width - f64::from(allocation.width())).max(0.0);
+                let extra_h = (inner.height - f64::from(allocation.height())).max(0.0);
+                self.window.set_inner_size(LogicalSize::new(
+                    f64::from(width) + extra_w,
+                    f64::from(height) + extra_h,
+                ));
+                Ok(json!({"width": width, "height": height}))
+            }
+        }
+    }
+
     fn tab_state_json(&self, id: TabId) -> Result<Value, ToolError> {
         let index = self
             .index_of(id)
@@ -344,6 +384,7 @@ impl Browser {
         info["dialog"] = tab::dialog_status(state);
         info["crashed"] = state.crashed.get().into();
         info["network"] = state.network.json();
+        info["auth_required"] = state.auth.borrow().clone().into();
         Ok(info)
     }
 }
@@ -628,10 +669,42 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
                 }
             }
         }
-        Command::Mouse { tab, x, y, action } => {
+        Command::Mouse { tab, at, action } => {
             with_front_tab(browser, tab, reply, move |view| {
-                input::mouse(view, x, y, &action).map(|_| json!({}))
+                let (x, y) = at.unwrap_or_else(input::pointer_position);
+                input::mouse(view, x, y, &action).map(|_| json!({"x": x, "y": y}))
             });
+        }
+        Command::Clipboard { write } => {
+            let clipboard = gtk::Clipboard::get(&gdk::SELECTION_CLIPBOARD);
+            match write {
+                Some(text) => {
+                    clipboard.set_text(&text);
+                    let _ = reply.send(Ok(Output::Value(json!({"written": text.chars().count()}))));
+                }
+                None => clipboard.request_text(move |_, text| {
+                    let text = text.map(|t| t.to_string());
+                    let _ = reply.send(Ok(Output::Value(json!({"text": text}))));
+                }),
+            }
+        }
+        Command::Settings { tab, change } => {
+            let result = browser.borrow().change_setting(tab, change);
+            let _ = reply.send(value(result));
+        }
+        Command::Cookies { tab, op } => {
+            let view = match browser.borrow().tab(tab) {
+                Ok(t) => t.webkit.clone(),
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                    return;
+                }
+            };
+            match op {
+                CookieOp::Get { url } => cookies::get(&view, url, reply),
+                CookieOp::Set(spec) => cookies::set(&view, spec, reply),
+                CookieOp::Clear { domain } => cookies::clear(&view, domain, reply),
+            }
         }
         Command::RealPointer { tab, x, y, button } => {
             with_front_tab(browser, tab, reply, move |view| {
@@ -706,16 +779,22 @@ fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Value, ToolError>
         }
     }
     let before = tab.state.nav.get();
+    // A challenge left unanswered belongs to the page being left.
+    tab.state.auth.borrow_mut().take();
     let view = &tab.webkit;
     let mut same_document = false;
     match nav {
         Navigation::Load(url) => {
             same_document = is_fragment_change(view.uri().as_deref(), &url);
-            view.load_uri(&url);
+            b.settings.load(view, &url);
         }
         Navigation::Back if view.can_go_back() => view.go_back(),
         Navigation::Forward if view.can_go_forward() => view.go_forward(),
-        Navigation::Reload => view.reload_bypass_cache(),
+        Navigation::Reload => match view.uri() {
+            // A reload repeats the request as it was: load again to add the headers.
+            Some(uri) if b.settings.has_headers() => b.settings.load(view, &uri),
+            _ => view.reload_bypass_cache(),
+        },
         Navigation::Back | Navigation::Forward => {
             return Err(ToolError::new(
                 ErrorCode::NavigationFailed,
@@ -735,8 +814,6 @@ fn is_fragment_change(current: Option<&str>, target: &str) -> bool {
     }
 }
 
-/// Runs trusted input on a tab, bringing it to the front first (input needs
-/// a mapped, allocated view; give GTK a moment to lay it out).
 /// [`with_front_tab`] for a key chord, refused before anything happens
 /// when it does not parse.
 fn with_chord(
@@ -754,6 +831,8 @@ fn with_chord(
     }
 }
 
+/// Runs trusted input on a tab, bringing it to the front first (input needs
+/// a mapped, allocated view; give GTK a moment to lay it out).
 fn with_front_tab(
     browser: &SharedBrowser,
     tab: TabId,

@@ -45,6 +45,8 @@ pub struct TabState {
     /// Answers from the agents of cross-origin frames.
     pub frames: Rc<FrameRelay>,
     pub network: NetworkActivity,
+    /// A site's HTTP authentication challenge nobody answered: where, realm.
+    pub auth: RefCell<Option<String>>,
 }
 
 /// Requests of the tab's pages in flight, for waits on a quiet network.
@@ -97,6 +99,7 @@ impl TabState {
             crashed: Cell::new(false),
             frames: Rc::new(FrameRelay::default()),
             network: NetworkActivity::new(),
+            auth: RefCell::new(None),
         }
     }
 
@@ -184,6 +187,7 @@ pub fn connect(view: &WebView, state: &Rc<TabState>) {
         match event {
             LoadEvent::Started => {
                 nav.started += 1;
+                s.auth.borrow_mut().take();
                 s.crashed.set(false);
             }
             LoadEvent::Committed => {
@@ -222,6 +226,8 @@ pub fn connect(view: &WebView, state: &Rc<TabState>) {
         decision.download();
         true
     });
+
+    view.connect_context_menu(|_, _, _, _| super::input::context_menu_is_agents());
 
     let s = state.clone();
     view.connect_script_dialog(move |_, dialog| {

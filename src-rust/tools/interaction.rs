@@ -168,7 +168,11 @@ pub async fn mouse(
     );
     ctx.app
         .browser
-        .call_value(Command::Mouse { tab, x, y, action })
+        .call_value(Command::Mouse {
+            tab,
+            at: Some((x, y)),
+            action,
+        })
         .await?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 //! exports them as a list; [`Registry`] joins the lists.
 
 pub mod batch;
+pub mod devices;
 pub mod dialogs;
 pub mod error;
 pub mod find;
@@ -19,8 +20,10 @@ pub mod page;
 pub mod reference;
 pub mod schema;
 pub mod sessions;
+pub mod settings;
 pub mod snapshot_diff;
 pub mod state;
+pub mod storage;
 pub mod tabs;
 pub mod wait;
 
@@ -208,6 +211,9 @@ impl Registry {
         tools.extend(tabs::tools());
         tools.extend(wait::tools());
         tools.extend(batch::tools());
+        tools.extend(storage::tools());
+        tools.extend(devices::tools());
+        tools.extend(settings::tools());
         tools.extend(find::tools());
         tools.extend(dialogs::tools());
         tools.extend(sessions::tools());

@@ -76,6 +76,13 @@ impl Ctx {
             let nav = &state["nav"];
             let started = nav["started"].as_u64().unwrap_or(0);
             let finished = nav["finished"].as_u64().unwrap_or(0);
+            if let (true, Some(site)) = (started > started_before, state["auth_required"].as_str())
+            {
+                return Err(ToolError::new(
+                    ErrorCode::NavigationFailed,
+                    format!("{site} asks for a user name and password (HTTP authentication); call set_credentials, then open the page again"),
+                ));
+            }
             if started > started_before {
                 if let Some(failure) = nav["failure"].as_object() {
                     if failure["seq"].as_u64().unwrap_or(0) > started_before {

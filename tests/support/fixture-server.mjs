@@ -88,6 +88,38 @@ async function handle(root, req, res) {
     return;
   }
 
+  if (u.pathname === '/set-cookie') {
+    // Sets the cookie named in the query, HttpOnly when asked.
+    const name = u.searchParams.get('name') || 'session';
+    const value = u.searchParams.get('value') || 'abc';
+    const flags = u.searchParams.get('httponly') ? '; HttpOnly' : '';
+    res.writeHead(200, { 'Content-Type': TYPES['.html'], 'Set-Cookie': `${name}=${value}; Path=/${flags}` });
+    res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Cookie set</title></head><body><p>Set ${escapeHtml(name)}</p></body></html>\n`);
+    return;
+  }
+
+  if (u.pathname === '/auth') {
+    // HTTP Basic authentication: user "agent", password "s3cret".
+    const expected = 'Basic ' + Buffer.from('agent:s3cret').toString('base64');
+    if (req.headers.authorization !== expected) {
+      res.writeHead(401, { 'Content-Type': TYPES['.html'], 'WWW-Authenticate': 'Basic realm="fixtures"' });
+      res.end('<!doctype html><html><head><meta charset="utf-8"><title>Refused</title></head><body><p id="auth">refused</p></body></html>\n');
+      return;
+    }
+    send(res, 200, TYPES['.html'],
+      '<!doctype html><html><head><meta charset="utf-8"><title>Welcome</title></head><body><p id="auth">welcome agent</p></body></html>\n');
+    return;
+  }
+
+  if (u.pathname === '/echo') {
+    // What the browser sent: the request's headers, as JSON in the page.
+    const body = JSON.stringify({ method: req.method, url: req.url, headers: req.headers });
+    send(res, 200, TYPES['.html'],
+      `<!doctype html><html><head><meta charset="utf-8"><title>Echo</title></head>` +
+      `<body><pre id="echo">${escapeHtml(body)}</pre></body></html>\n`);
+    return;
+  }
+
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, TYPES['.txt'], 'method not allowed\n');
     return;

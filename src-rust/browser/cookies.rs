@@ -1,0 +1,221 @@
+//! Cookies of the profile, through WebKit's cookie manager: every
+//! attribute visible (HttpOnly included), set with all of them, cleared all
+//! at once or by domain. Listing every cookie uses
+//! `webkit_cookie_manager_get_all_cookies` (WebKitGTK 2.42), which the Rust
+//! binding predates: a small hand-written binding below.
+
+use crate::bridge::{CookieSpec, Reply};
+use crate::tools::error::{ErrorCode, ToolError};
+use glib::translate::{FromGlibPtrContainer, ToGlibPtr};
+use serde_json::{json, Value};
+use webkit2gtk::{
+    CookieManager, CookieManagerExt as _, WebViewExt as _, WebsiteDataManagerExt as _,
+    WebsiteDataManagerExtManual as _, WebsiteDataTypes,
+};
+
+type CookiesDone = Box<dyn FnOnce(Result<Vec<soup::Cookie>, glib::Error>)>;
+
+extern "C" {
+    fn webkit_cookie_manager_get_all_cookies(
+        manager: *mut webkit2gtk::ffi::WebKitCookieManager,
+        cancellable: *mut gio::ffi::GCancellable,
+        callback: gio::ffi::GAsyncReadyCallback,
+        user_data: glib::ffi::gpointer,
+    );
+    fn webkit_cookie_manager_get_all_cookies_finish(
+        manager: *mut webkit2gtk::ffi::WebKitCookieManager,
+        result: *mut gio::ffi::GAsyncResult,
+        error: *mut *mut glib::ffi::GError,
+    ) -> *mut glib::ffi::GList;
+}
+
+fn manager(view: &webkit2gtk::WebView) -> Result<CookieManager, ToolError> {
+    view.website_data_manager()
+        .and_then(|m| m.cookie_manager())
+        .ok_or_else(|| ToolError::internal("the profile has no cookie manager"))
+}
+
+/// Every cookie of the profile.
+fn all_cookies(manager: &CookieManager, done: CookiesDone) {
+    unsafe extern "C" fn finished(
+        source: *mut glib::gobject_ffi::GObject,
+        result: *mut gio::ffi::GAsyncResult,
+        data: glib::ffi::gpointer,
+    ) {
+        // SAFETY: `data` is the box leaked below, taken back exactly once;
+        // the list and its cookies are ours (transfer full).
+        let done = Box::from_raw(data as *mut CookiesDone);
+        let mut error = std::ptr::null_mut();
+        let list = webkit_cookie_manager_get_all_cookies_finish(
+            source as *mut webkit2gtk::ffi::WebKitCookieManager,
+            result,
+            &mut error,
+        );
+        if error.is_null() {
+            done(Ok(FromGlibPtrContainer::from_glib_full(list)));
+        } else {
+            done(Err(glib::translate::from_glib_full(error)));
+        }
+    }
+    let data = Box::into_raw(Box::new(done)) as glib::ffi::gpointer;
+    // SAFETY: a live cookie manager; the callback runs once on this thread.
+    unsafe {
+        webkit_cookie_manager_get_all_cookies(
+            manager.to_glib_none().0,
+            std::ptr::null_mut(),
+            Some(finished),
+            data,
+        );
+    }
+}
+
+/// Cookies a request to `url` would carry, or every cookie of the profile.
+pub fn get(view: &webkit2gtk::WebView, url: Option<String>, reply: Reply) {
+    let manager = match manager(view) {
+        Ok(m) => m,
+        Err(e) => return send(reply, Err(e)),
+    };
+    let done: CookiesDone = Box::new(move |result| {
+        send(
+            reply,
+            result
+                .map(|cookies| {
+                    let list: Vec<Value> = cookies.into_iter().map(cookie_json).collect();
+                    json!({"count": list.len(), "cookies": list})
+                })
+                .map_err(cookie_error),
+        )
+    });
+    match url {
+        Some(url) => manager.cookies(&url, None::<&gio::Cancellable>, done),
+        None => all_cookies(&manager, done),
+    }
+}
+
+/// Adds (or replaces) one cookie.
+pub fn set(view: &webkit2gtk::WebView, spec: CookieSpec, reply: Reply) {
+    let manager = match manager(view) {
+        Ok(m) => m,
+        Err(e) => return send(reply, Err(e)),
+    };
+    let mut cookie = soup::Cookie::new(&spec.name, &spec.value, &spec.domain, &spec.path, -1);
+    if let Some(expires) = spec.expires {
+        match glib::DateTime::from_unix_utc(expires) {
+            Ok(when) => cookie.set_expires(&when),
+            Err(_) => {
+                return send(
+                    reply,
+                    Err(ToolError::invalid_params("expires is not a valid time")),
+                )
+            }
+        }
+    }
+    cookie.set_secure(spec.secure);
+    cookie.set_http_only(spec.http_only);
+    cookie.set_same_site_policy(match spec.same_site.as_str() {
+        "strict" => soup::SameSitePolicy::Strict,
+        "none" => soup::SameSitePolicy::None,
+        _ => soup::SameSitePolicy::Lax,
+    });
+    let shown = cookie_json(cookie.clone());
+    manager.add_cookie(&mut cookie, None::<&gio::Cancellable>, move |result| {
+        send(
+            reply,
+            result.map(|_| json!({"set": shown})).map_err(cookie_error),
+        )
+    });
+}
+
+/// Removes every cookie, or those of one domain (and its subdomains'
+/// entries WebKit files under it).
+pub fn clear(view: &webkit2gtk::WebView, domain: Option<String>, reply: Reply) {
+    let Some(data) = view.website_data_manager() else {
+        return send(
+            reply,
+            Err(ToolError::internal("the profile has no data manager")),
+        );
+    };
+    let Some(domain) = domain else {
+        let done = move |result: Result<(), glib::Error>| {
+            send(
+                reply,
+                result
+                    .map(|_| json!({"cleared": "all"}))
+                    .map_err(cookie_error),
+            )
+        };
+        data.clear(
+            WebsiteDataTypes::COOKIES,
+            glib::TimeSpan(0),
+            None::<&gio::Cancellable>,
+            done,
+        );
+        return;
+    };
+    let wanted = domain.trim_start_matches('.').to_ascii_lowercase();
+    let data2 = data.clone();
+    data.fetch(
+        WebsiteDataTypes::COOKIES,
+        None::<&gio::Cancellable>,
+        move |result| {
+            let records = match result {
+                Ok(records) => records,
+                Err(e) => return send(reply, Err(cookie_error(e))),
+            };
+            let matching: Vec<webkit2gtk::WebsiteData> = records
+                .into_iter()
+                .filter(|r| {
+                    r.name().is_some_and(|n| {
+                        let n = n.trim_start_matches('.').to_ascii_lowercase();
+                        n == wanted || n.ends_with(&format!(".{wanted}"))
+                    })
+                })
+                .collect();
+            let count = matching.len();
+            if count == 0 {
+                // WebKit never answers a removal of nothing.
+                return send(reply, Ok(json!({"cleared": domain, "domains": 0})));
+            }
+            let refs: Vec<&webkit2gtk::WebsiteData> = matching.iter().collect();
+            data2.remove(
+                WebsiteDataTypes::COOKIES,
+                &refs,
+                None::<&gio::Cancellable>,
+                move |result| {
+                    send(
+                        reply,
+                        result
+                            .map(|_| json!({"cleared": domain, "domains": count}))
+                            .map_err(cookie_error),
+                    )
+                },
+            );
+        },
+    );
+}
+
+fn cookie_json(mut cookie: soup::Cookie) -> Value {
+    let same_site = match cookie.same_site_policy() {
+        soup::SameSitePolicy::Strict => "Strict",
+        soup::SameSitePolicy::None => "None",
+        _ => "Lax",
+    };
+    json!({
+        "name": cookie.name().map(|s| s.to_string()),
+        "value": cookie.value().map(|s| s.to_string()),
+        "domain": cookie.domain().map(|s| s.to_string()),
+        "path": cookie.path().map(|s| s.to_string()),
+        "expires": cookie.expires().map(|d| d.to_unix()),
+        "secure": cookie.is_secure(),
+        "httpOnly": cookie.is_http_only(),
+        "sameSite": same_site,
+    })
+}
+
+fn cookie_error(error: glib::Error) -> ToolError {
+    ToolError::new(ErrorCode::Internal, format!("cookie storage: {error}"))
+}
+
+fn send(reply: Reply, result: Result<Value, ToolError>) {
+    let _ = reply.send(result.map(crate::bridge::Output::Value));
+}

@@ -1,0 +1,132 @@
+//! What agents change about how the browser talks to sites: extra request
+//! headers on the navigations it starts, answers to HTTP authentication,
+//! and being offline.
+
+use super::tab::TabState;
+use crate::tools::error::ToolError;
+use glib::translate::ToGlibPtr;
+use serde_json::{json, Value};
+use std::cell::RefCell;
+use std::rc::Rc;
+use webkit2gtk::{
+    AuthenticationRequestExt as _, URIRequest, URIRequestExt as _, WebView, WebViewExt as _,
+    WebsiteDataManagerExt as _,
+};
+
+/// A proxy nobody listens on: every request fails at once, as offline.
+const OFFLINE_PROXY: &str = "http://127.0.0.1:9";
+
+#[derive(Default)]
+pub struct AgentSettings {
+    headers: RefCell<Vec<(String, String)>>,
+    credentials: RefCell<Option<(String, String)>>,
+    /// The proxy the browser was started with, restored when back online.
+    pub start_proxy: Option<String>,
+    offline: std::cell::Cell<bool>,
+}
+
+impl AgentSettings {
+    pub fn new(start_proxy: Option<String>) -> Rc<Self> {
+        Rc::new(AgentSettings {
+            start_proxy,
+            ..Default::default()
+        })
+    }
+
+    pub fn set_headers(&self, headers: Vec<(String, String)>) -> Value {
+        let names: Vec<&str> = headers.iter().map(|(n, _)| n.as_str()).collect();
+        let shown = json!({"headers": names});
+        *self.headers.borrow_mut() = headers;
+        shown
+    }
+
+    pub fn set_credentials(&self, credentials: Option<(String, String)>) -> Value {
+        let set = credentials.is_some();
+        *self.credentials.borrow_mut() = credentials;
+        json!({"credentials": set})
+    }
+
+    /// Sends every request through a proxy that refuses (offline) or the
+    /// start-up one (online again).
+    pub fn set_offline(&self, view: &WebView, offline: bool) -> Result<Value, ToolError> {
+        let manager = view
+            .website_data_manager()
+            .ok_or_else(|| ToolError::internal("the profile has no data manager"))?;
+        let proxy = if offline {
+            Some(OFFLINE_PROXY)
+        } else {
+            self.start_proxy.as_deref()
+        };
+        match proxy {
+            Some(proxy) => {
+                let mut settings = webkit2gtk::NetworkProxySettings::new(Some(proxy), &[]);
+                manager.set_network_proxy_settings(
+                    webkit2gtk::NetworkProxyMode::Custom,
+                    Some(&mut settings),
+                );
+            }
+            None => manager.set_network_proxy_settings(webkit2gtk::NetworkProxyMode::Default, None),
+        }
+        self.offline.set(offline);
+        Ok(json!({"offline": offline}))
+    }
+
+    /// Hooks one tab's view: answers to its authentication challenges.
+    pub fn connect(self: &Rc<Self>, view: &WebView, state: &Rc<TabState>) {
+        let me = self.clone();
+        let state = state.clone();
+        view.connect_authenticate(move |_, request| {
+            let Some((user, password)) = me.credentials.borrow().clone() else {
+                // WebKit asks the person; an agent waiting on the load hears why.
+                let host = request.host().map(|h| h.to_string()).unwrap_or_default();
+                let realm = request.realm().map(|r| r.to_string()).unwrap_or_default();
+                *state.auth.borrow_mut() = Some(format!("{host} (realm {realm:?})"));
+                return false;
+            };
+            // Refused credentials are not sent again: the site's own answer shows.
+            let credential = (!request.is_retry()).then(|| {
+                webkit2gtk::Credential::new(
+                    &user,
+                    &password,
+                    webkit2gtk::CredentialPersistence::ForSession,
+                )
+            });
+            let raw = credential.as_ref().map_or(std::ptr::null_mut(), |c| {
+                ToGlibPtr::<*const webkit2gtk::ffi::WebKitCredential>::to_glib_none(c).0 as *mut _
+            });
+            // SAFETY: a live request and a credential (or none) WebKit copies;
+            // the binding lacks this call.
+            unsafe {
+                webkit2gtk::ffi::webkit_authentication_request_authenticate(
+                    request.to_glib_none().0,
+                    raw,
+                );
+            }
+            true
+        });
+    }
+
+    /// Loads `url` in `view`, with the agent's extra headers when there
+    /// are any. WebKit offers no hook to change the requests a page makes
+    /// (links, forms, frames, sub-resources) from here, so only the
+    /// navigations the browser starts carry them.
+    pub fn load(&self, view: &WebView, url: &str) {
+        let headers = self.headers.borrow();
+        if headers.is_empty() {
+            view.load_uri(url);
+            return;
+        }
+        let request = URIRequest::new(url);
+        if let Some(sent) = request.http_headers() {
+            for (name, value) in headers.iter() {
+                sent.replace(name, value);
+            }
+        }
+        view.load_request(&request);
+    }
+
+    /// Whether navigations the browser starts carry extra headers.
+    pub fn has_headers(&self) -> bool {
+        !self.headers.borrow().is_empty()
+    }
+}

@@ -1,0 +1,188 @@
+//! mouse_move, mouse_down, mouse_up, mouse_wheel (trusted pointer events at
+//! viewport coordinates) and clipboard_read, clipboard_write, clipboard_copy,
+//! clipboard_paste (the real GTK clipboard).
+
+use super::identity::NoParams;
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::bridge::{Command, MouseAction};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use std::time::Duration;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "mouse_move",
+            "Move the mouse to x, y (CSS pixels of the viewport), with trusted mousemove/hover events; a held button makes it a drag.",
+            ACTION,
+            |ctx: Ctx, p: PointParams| async move { pointer(&ctx, Some((p.x, p.y)), MouseAction::Move).await },
+        ),
+        tool(
+            "mouse_down",
+            "Press a mouse button (left, middle, right; default left) where the mouse is, and keep it down until mouse_up.",
+            ACTION,
+            |ctx: Ctx, p: ButtonParams| async move {
+                pointer(&ctx, None, MouseAction::Down { button: p.button.number() }).await
+            },
+        ),
+        tool(
+            "mouse_up",
+            "Release a mouse button (default left) where the mouse is.",
+            ACTION,
+            |ctx: Ctx, p: ButtonParams| async move {
+                pointer(&ctx, None, MouseAction::Up { button: p.button.number() }).await
+            },
+        ),
+        tool(
+            "mouse_wheel",
+            "Turn the mouse wheel where the mouse is: dy pixels down (negative: up), dx right. Returns the page's scroll position afterwards.",
+            ACTION,
+            |ctx: Ctx, p: WheelParams| async move { wheel(&ctx, p).await },
+        ),
+        tool(
+            "clipboard_read",
+            "The text on the system clipboard (null when it holds no text).",
+            READ_ONLY,
+            |ctx: Ctx, _: NoParams| async move {
+                Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write: None }).await?))
+            },
+        ),
+        tool(
+            "clipboard_write",
+            "Put text on the system clipboard, ready for clipboard_paste or a person's paste.",
+            ACTION,
+            |ctx: Ctx, p: TextParams| async move {
+                let write = Some(p.text);
+                Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write }).await?))
+            },
+        ),
+        tool(
+            "clipboard_copy",
+            "Copy the page's current selection to the clipboard, as Ctrl+C does (the page sees a copy event).",
+            ACTION,
+            |ctx: Ctx, _: NoParams| async move { edit(&ctx, "Copy").await },
+        ),
+        tool(
+            "clipboard_paste",
+            "Paste the clipboard into the focused field, as Ctrl+V does (the page sees a paste event).",
+            ACTION,
+            |ctx: Ctx, _: NoParams| async move { edit(&ctx, "Paste").await },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PointParams {
+    /// CSS pixels from the viewport's left edge.
+    x: f64,
+    /// CSS pixels from the viewport's top edge.
+    y: f64,
+}
+
+#[derive(Deserialize, JsonSchema, Default, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum Button {
+    #[default]
+    Left,
+    Middle,
+    Right,
+}
+
+impl Button {
+    fn number(self) -> u32 {
+        match self {
+            Button::Left => 1,
+            Button::Middle => 2,
+            Button::Right => 3,
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ButtonParams {
+    /// left (default), middle or right.
+    #[serde(default)]
+    button: Button,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WheelParams {
+    /// Pixels down; negative scrolls up.
+    dy: f64,
+    /// Pixels right; negative scrolls left.
+    #[serde(default)]
+    dx: Option<f64>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TextParams {
+    text: String,
+}
+
+async fn pointer(ctx: &Ctx, at: Option<(f64, f64)>, action: MouseAction) -> ToolResult {
+    if let Some((x, y)) = at {
+        if !x.is_finite() || !y.is_finite() || x < 0.0 || y < 0.0 {
+            return Err(super::error::ToolError::invalid_params(
+                "x and y must be CSS pixels inside the viewport (0 or more)",
+            ));
+        }
+    }
+    let tab = ctx.tab().await?;
+    let command = Command::Mouse { tab, at, action };
+    Ok(ToolOutput::json(ctx.app.browser.call_value(command).await?))
+}
+
+async fn wheel(ctx: &Ctx, p: WheelParams) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let (dx, dy) = (p.dx.unwrap_or(0.0), p.dy);
+    if !dx.is_finite() || !dy.is_finite() {
+        return Err(super::error::ToolError::invalid_params(
+            "dx and dy must be numbers",
+        ));
+    }
+    let action = MouseAction::Wheel { dx, dy };
+    ctx.app
+        .browser
+        .call_value(Command::Mouse {
+            tab,
+            at: None,
+            action,
+        })
+        .await?;
+    // The page scrolls smoothly after the event: report where it comes to rest.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut info = ctx.page_info(tab).await?;
+    for _ in 0..20 {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let now = ctx.page_info(tab).await?;
+        let still = now["scrollX"] == info["scrollX"] && now["scrollY"] == info["scrollY"];
+        info = now;
+        if still {
+            break;
+        }
+    }
+    Ok(ToolOutput::json(json!({
+        "dx": dx,
+        "dy": dy,
+        "scrollX": info["scrollX"],
+        "scrollY": info["scrollY"],
+    })))
+}
+
+async fn edit(ctx: &Ctx, command: &'static str) -> ToolResult {
+    let tab = ctx.tab().await?;
+    ctx.app
+        .browser
+        .call_value(Command::Edit {
+            tab,
+            command,
+            argument: None,
+        })
+        .await?;
+    Ok(ToolOutput::json(json!({"done": command.to_lowercase()})))
+}

@@ -1,0 +1,183 @@
+//! set_viewport, set_offline, set_headers, set_credentials, set_media: how
+//! the browser presents itself to sites, for every tab.
+
+use super::error::ToolError;
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::bridge::{Command, SettingsChange};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::time::{Duration, Instant};
+
+/// Sizes a viewport may take.
+const VIEWPORT_MIN: u32 = 200;
+const VIEWPORT_MAX: u32 = 7680;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "set_viewport",
+            "Resize the page's viewport to width x height CSS pixels (the window grows around it); returns the page's innerWidth and innerHeight afterwards.",
+            ACTION,
+            |ctx: Ctx, p: ViewportParams| async move { set_viewport(&ctx, p).await },
+        ),
+        tool(
+            "set_offline",
+            "Take the browser offline (every request fails as with no network) or back online.",
+            ACTION,
+            |ctx: Ctx, p: OfflineParams| async move { change(&ctx, SettingsChange::Offline(p.offline)).await },
+        ),
+        tool(
+            "set_headers",
+            "Send extra HTTP headers, e.g. {\"X-Test\": \"1\"}, on the navigations the browser starts (open, tab_new, reload); links, forms and sub-resources of pages go without them. {} removes them.",
+            ACTION,
+            |ctx: Ctx, p: HeadersParams| async move { set_headers(&ctx, p).await },
+        ),
+        tool(
+            "set_credentials",
+            "Answer HTTP authentication (Basic, Digest) with a user name and password; wrong ones show the site's refusal. No user: ask the person again.",
+            ACTION,
+            |ctx: Ctx, p: CredentialsParams| async move {
+                let credentials = match (p.user, p.pass) {
+                    (Some(user), pass) => Some((user, pass.unwrap_or_default())),
+                    (None, None) => None,
+                    (None, Some(_)) => return Err(ToolError::invalid_params("give user with pass")),
+                };
+                change(&ctx, SettingsChange::Credentials(credentials)).await
+            },
+        ),
+        tool(
+            "set_media",
+            "Make pages see prefers-color-scheme dark or light (CSS media queries and matchMedia).",
+            ACTION,
+            |ctx: Ctx, p: MediaParams| async move {
+                change(&ctx, SettingsChange::DarkScheme(matches!(p.color_scheme, Scheme::Dark))).await
+            },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ViewportParams {
+    /// CSS pixels.
+    width: u32,
+    /// CSS pixels.
+    height: u32,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OfflineParams {
+    /// true: offline; false: back online.
+    offline: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HeadersParams {
+    /// Header names and values.
+    #[serde(default)]
+    headers: Option<Map<String, Value>>,
+    /// The same as a JSON string.
+    #[serde(default)]
+    headers_json: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CredentialsParams {
+    #[serde(default)]
+    user: Option<String>,
+    #[serde(default)]
+    pass: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum Scheme {
+    Dark,
+    Light,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MediaParams {
+    /// dark or light.
+    color_scheme: Scheme,
+}
+
+async fn change(ctx: &Ctx, change: SettingsChange) -> ToolResult {
+    let tab = ctx.tab().await?;
+    Ok(ToolOutput::json(
+        ctx.app
+            .browser
+            .call_value(Command::Settings { tab, change })
+            .await?,
+    ))
+}
+
+async fn set_viewport(ctx: &Ctx, p: ViewportParams) -> ToolResult {
+    for (name, v) in [("width", p.width), ("height", p.height)] {
+        if !(VIEWPORT_MIN..=VIEWPORT_MAX).contains(&v) {
+            return Err(ToolError::invalid_params(format!(
+                "{name} must be from {VIEWPORT_MIN} to {VIEWPORT_MAX} pixels"
+            )));
+        }
+    }
+    let tab = ctx.tab().await?;
+    let (width, height) = (p.width, p.height);
+    let change = SettingsChange::Viewport { width, height };
+    ctx.app
+        .browser
+        .call_value(Command::Settings { tab, change })
+        .await?;
+    // The window resizes asynchronously: wait (bounded) until the page sees it.
+    let start = Instant::now();
+    loop {
+        let info = ctx.page_info(tab).await?;
+        let seen = (info["width"].as_u64(), info["height"].as_u64());
+        if seen == (Some(width.into()), Some(height.into()))
+            || start.elapsed() > Duration::from_secs(3)
+        {
+            return Ok(ToolOutput::json(
+                json!({"width": info["width"], "height": info["height"]}),
+            ));
+        }
+        tokio::time::sleep(Duration::from_millis(30)).await;
+    }
+}
+
+async fn set_headers(ctx: &Ctx, p: HeadersParams) -> ToolResult {
+    let map = match (p.headers, p.headers_json) {
+        (Some(map), None) => map,
+        (None, Some(text)) => serde_json::from_str::<Map<String, Value>>(&text).map_err(|e| {
+            ToolError::invalid_params(format!("headers_json is not a JSON object: {e}"))
+        })?,
+        (None, None) => Map::new(),
+        (Some(_), Some(_)) => {
+            return Err(ToolError::invalid_params(
+                "give headers or headers_json, not both",
+            ))
+        }
+    };
+    let mut headers = Vec::with_capacity(map.len());
+    for (name, value) in map {
+        let valid_name = !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b));
+        let Some(value) = value.as_str().map(str::to_string) else {
+            return Err(ToolError::invalid_params(format!(
+                "header {name}: the value must be a string"
+            )));
+        };
+        if !valid_name || value.contains(['\r', '\n']) {
+            return Err(ToolError::invalid_params(format!(
+                "header {name:?} is not a valid header"
+            )));
+        }
+        headers.push((name, value));
+    }
+    change(ctx, SettingsChange::Headers(headers)).await
+}

@@ -1,0 +1,283 @@
+//! cookies_get, cookies_set, cookies_clear (the profile's cookie store,
+//! HttpOnly cookies included) and storage_local_* / storage_session_* (web
+//! storage of the page's origin).
+
+use super::error::ToolError;
+use super::identity::NoParams;
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
+use crate::bridge::{Command, CookieOp, CookieSpec};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// One web storage area and how its four tools are called.
+struct Area {
+    area: &'static str,
+    /// get, get_key, set, clear.
+    names: [&'static str; 4],
+    descriptions: [&'static str; 4],
+}
+
+const LOCAL: Area = Area {
+    area: "local",
+    names: [
+        "storage_local_get",
+        "storage_local_get_key",
+        "storage_local_set",
+        "storage_local_clear",
+    ],
+    descriptions: [
+        "Every localStorage item of the current page's origin.",
+        "One localStorage item of the current page's origin (null when absent).",
+        "Set a localStorage item of the current page's origin.",
+        "Remove every localStorage item of the current page's origin.",
+    ],
+};
+
+const SESSION: Area = Area {
+    area: "session",
+    names: [
+        "storage_session_get",
+        "storage_session_get_key",
+        "storage_session_set",
+        "storage_session_clear",
+    ],
+    descriptions: [
+        "Every sessionStorage item of the current page's origin (this tab only).",
+        "One sessionStorage item of the current page's origin (null when absent).",
+        "Set a sessionStorage item of the current page's origin.",
+        "Remove every sessionStorage item of the current page's origin.",
+    ],
+};
+
+fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
+    let area = a.area;
+    vec![
+        tool(
+            a.names[0],
+            a.descriptions[0],
+            READ_ONLY,
+            move |ctx: Ctx, _: NoParams| async move { storage(&ctx, area, "get", json!({})).await },
+        ),
+        tool(
+            a.names[1],
+            a.descriptions[1],
+            READ_ONLY,
+            move |ctx: Ctx, p: KeyParams| async move {
+                storage(&ctx, area, "get_key", json!({"key": p.key})).await
+            },
+        ),
+        tool(
+            a.names[2],
+            a.descriptions[2],
+            super::ACTION,
+            move |ctx: Ctx, p: SetParams| async move {
+                storage(&ctx, area, "set", json!({"key": p.key, "value": p.value})).await
+            },
+        ),
+        tool(
+            a.names[3],
+            a.descriptions[3],
+            DESTRUCTIVE,
+            move |ctx: Ctx, _: NoParams| async move { storage(&ctx, area, "clear", json!({})).await },
+        ),
+    ]
+}
+
+pub fn tools() -> Vec<ToolDef> {
+    let mut tools = cookie_tools();
+    tools.extend(storage_tools(&LOCAL));
+    tools.extend(storage_tools(&SESSION));
+    tools
+}
+
+fn cookie_tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "cookies_get",
+            "Cookies with every attribute (HttpOnly ones too): those the current page gets, those a request to `url` would carry, or with all=true every cookie of the profile.",
+            READ_ONLY,
+            |ctx: Ctx, p: CookiesGetParams| async move {
+                let tab = ctx.tab().await?;
+                let url = match (p.all.unwrap_or(false), p.url) {
+                    (true, _) => None,
+                    (false, Some(url)) => Some(url),
+                    (false, None) => Some(page_url(&ctx, tab).await?),
+                };
+                let op = CookieOp::Get { url };
+                Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Cookies { tab, op }).await?))
+            },
+        ),
+        tool(
+            "cookies_set",
+            "Set a cookie: name and value, plus domain (default the current page's host), path (default /), expires (Unix seconds; none: a session cookie), secure, httpOnly, sameSite (strict, lax, none).",
+            super::ACTION,
+            |ctx: Ctx, p: CookieSetParams| async move { cookies_set(&ctx, p).await },
+        ),
+        tool(
+            "cookies_clear",
+            "Delete every cookie of the profile, or only those of a domain (its subdomains too).",
+            DESTRUCTIVE,
+            |ctx: Ctx, p: CookiesClearParams| async move {
+                let tab = ctx.tab().await?;
+                let op = CookieOp::Clear { domain: p.domain };
+                Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Cookies { tab, op }).await?))
+            },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CookiesGetParams {
+    /// Cookies a request to this URL would carry (default: the current page).
+    #[serde(default)]
+    url: Option<String>,
+    /// Every cookie of the profile.
+    #[serde(default)]
+    all: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum SameSite {
+    Strict,
+    Lax,
+    None,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CookieSetParams {
+    name: String,
+    value: String,
+    /// Default: the current page's host.
+    #[serde(default)]
+    domain: Option<String>,
+    /// Default /.
+    #[serde(default)]
+    path: Option<String>,
+    /// Unix seconds; none: a session cookie.
+    #[serde(default)]
+    expires: Option<i64>,
+    #[serde(default)]
+    secure: Option<bool>,
+    #[serde(default, rename = "httpOnly")]
+    http_only: Option<bool>,
+    /// Default lax.
+    #[serde(default, rename = "sameSite")]
+    same_site: Option<SameSite>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CookiesClearParams {
+    /// Only this domain's cookies (default: all).
+    #[serde(default)]
+    domain: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct KeyParams {
+    key: String,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SetParams {
+    key: String,
+    value: String,
+}
+
+async fn page_url(ctx: &Ctx, tab: u64) -> Result<String, ToolError> {
+    let state = ctx.tab_state(tab).await?;
+    let url = state["url"].as_str().unwrap_or_default().to_string();
+    if !url.starts_with("http://") && !url.starts_with("https://") {
+        return Err(ToolError::invalid_params(format!(
+            "the current page ({url}) has no cookies; give url, or all: true"
+        )));
+    }
+    Ok(url)
+}
+
+async fn cookies_set(ctx: &Ctx, p: CookieSetParams) -> ToolResult {
+    if p.name.is_empty() || p.name.contains([';', '=', ' ', '\t', '\n', '\r', ',']) {
+        return Err(ToolError::invalid_params(
+            "name must be non-empty, without ; = , or whitespace",
+        ));
+    }
+    if p.value.contains([';', '\n', '\r']) {
+        return Err(ToolError::invalid_params(
+            "value must not contain ; or line breaks",
+        ));
+    }
+    let tab = ctx.tab().await?;
+    let domain = match p.domain {
+        Some(domain) if !domain.trim().is_empty() => domain.trim().to_string(),
+        _ => {
+            let url = page_url(ctx, tab).await?;
+            host_of(&url).ok_or_else(|| ToolError::invalid_params("give domain"))?
+        }
+    };
+    let same_site = match p.same_site.unwrap_or(SameSite::Lax) {
+        SameSite::Strict => "strict",
+        SameSite::Lax => "lax",
+        SameSite::None => "none",
+    };
+    let spec = CookieSpec {
+        name: p.name,
+        value: p.value,
+        domain,
+        path: p.path.unwrap_or_else(|| "/".into()),
+        expires: p.expires,
+        secure: p.secure.unwrap_or(false),
+        http_only: p.http_only.unwrap_or(false),
+        same_site: same_site.into(),
+    };
+    let op = CookieOp::Set(spec);
+    Ok(ToolOutput::json(
+        ctx.app
+            .browser
+            .call_value(Command::Cookies { tab, op })
+            .await?,
+    ))
+}
+
+/// The host part of an http(s) URL.
+fn host_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let host = if host.starts_with('[') {
+        host.split_inclusive(']').next()?
+    } else {
+        host.split(':').next()?
+    };
+    (!host.is_empty()).then(|| host.to_ascii_lowercase())
+}
+
+async fn storage(ctx: &Ctx, area: &str, action: &str, extra: Value) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let args = super::page::with(json!({"area": area, "action": action}), extra);
+    Ok(ToolOutput::json(ctx.agent(tab, "storage", args).await?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_come_from_urls() {
+        assert_eq!(
+            host_of("http://127.0.0.1:8080/a?b").as_deref(),
+            Some("127.0.0.1")
+        );
+        assert_eq!(
+            host_of("https://user@Example.COM/x").as_deref(),
+            Some("example.com")
+        );
+        assert_eq!(host_of("http://[::1]:80/").as_deref(), Some("[::1]"));
+        assert_eq!(host_of("about:blank"), None);
+    }
+}

@@ -1,0 +1,98 @@
+// mouse_*, clipboard_*, set_viewport, set_offline, set_headers, set_credentials
+// and set_media, each checked by what the page or the fixture server saw.
+import { describe, it, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { loggedInSuite } from './support/session.mjs';
+import { callError, callText } from './support/mcp.mjs';
+import { waitFor } from './support/wait.mjs';
+
+describe('mouse, clipboard and settings', { timeout: 180_000 }, () => {
+  const suite = loggedInSuite();
+  const { call, logged } = suite;
+  let mcp;
+  beforeEach(() => { mcp = suite.mcp; });
+  const page = (script) => call('eval', { script }).then((r) => r.value);
+  const text = async (selector) => (await callText(mcp, 'get_text', { selector })).trim();
+  const open = (path) => call('open', { url: suite.fixtures.url(path) });
+
+  it('mouse_move, mouse_down, mouse_up and mouse_wheel are trusted events where the mouse is', { timeout: 30_000 }, logged(async () => {
+    await open('interact.html');
+    // A mouse-driven slider: press on the knob, move, release.
+    const knob = await call('get_box', { selector: '#knob' });
+    const track = await call('get_box', { selector: '#track' });
+    await call('mouse_move', { x: knob.x + 10, y: knob.y + 10 });
+    await call('mouse_down');
+    await call('mouse_move', { x: track.x + 200, y: knob.y + 10 });
+    await call('mouse_up');
+    assert.equal(await text('#knob-log'), '190', 'the knob followed the held button');
+    await open('media.html');
+    await call('mouse_move', { x: 200, y: 200 });
+    await call('mouse_down', { button: 'middle' });
+    await call('mouse_up', { button: 'middle' });
+    await call('mouse_down', { button: 'right' });
+    assert.deepEqual(await page('window.buttons'),
+      ['mousedown:1:true', 'mouseup:1:true', 'mousedown:2:true', 'contextmenu:2:true']);
+    await call('mouse_up', { button: 'right' });
+    const wheel = await call('mouse_wheel', { dy: 300 });
+    assert.deepEqual(await page('window.wheels'), ['300:true']);
+    assert.ok(wheel.scrollY >= 300, `the page scrolled (${wheel.scrollY})`);
+    await callError(mcp, 'mouse_move', { x: -5, y: 10 }, 'INVALID_PARAMS');
+    await callError(mcp, 'mouse_down', { button: 'fourth' }, 'INVALID_PARAMS');
+  }));
+
+  it('clipboard_write then clipboard_paste reaches the page; clipboard_copy then clipboard_read', { timeout: 30_000 }, logged(async () => {
+    await open('media.html');
+    await call('clipboard_write', { text: 'pasted by the agent' });
+    assert.deepEqual(await call('clipboard_read'), { text: 'pasted by the agent' });
+    await call('click', { selector: '#field' });
+    await call('clipboard_paste');
+    assert.equal((await call('get_value', { selector: '#field' })).value, 'pasted by the agent');
+    assert.equal(await text('#pasted'), 'paste true: pasted by the agent');
+    await page("getSelection().selectAllChildren(document.getElementById('copy-source')); 1");
+    await call('clipboard_copy');
+    assert.deepEqual(await call('clipboard_read'), { text: 'Copy this sentence' });
+  }));
+
+  it('set_viewport, set_media', { timeout: 30_000 }, logged(async () => {
+    await open('media.html');
+    assert.deepEqual(await call('set_viewport', { width: 800, height: 600 }), { width: 800, height: 600 });
+    assert.equal(await text('#size'), '800x600', 'the page saw the resize');
+    assert.deepEqual(await call('set_viewport', { width: 1024, height: 700 }), { width: 1024, height: 700 });
+    await callError(mcp, 'set_viewport', { width: 50, height: 600 }, 'INVALID_PARAMS');
+    await call('set_media', { color_scheme: 'dark' });
+    await waitFor(async () => (await text('#scheme')) === 'dark', 'matchMedia to report dark');
+    const dark = await call('get_styles', { selector: 'body', properties: ['background-color'] });
+    assert.equal(dark.styles['background-color'], 'rgb(0, 0, 0)', 'the dark CSS applies');
+    await call('set_media', { color_scheme: 'light' });
+    await waitFor(async () => (await text('#scheme')) === 'light', 'matchMedia to report light');
+    await callError(mcp, 'set_media', { color_scheme: 'sepia' }, 'INVALID_PARAMS');
+  }));
+
+  it('set_headers reach the server; set_offline fails requests and comes back; set_credentials answers HTTP auth', { timeout: 60_000 }, logged(async () => {
+    const echoed = async () => JSON.parse(await text('#echo')).headers;
+    await call('set_headers', { headers: { 'X-Agent': 'sovereign', 'X-Run': '7' } });
+    await open('echo');
+    const sent = await echoed();
+    assert.deepEqual([sent['x-agent'], sent['x-run']], ['sovereign', '7']);
+    await call('reload');
+    assert.equal((await echoed())['x-agent'], 'sovereign', 'a reload carries them too');
+    await call('set_headers', { headers_json: '{}' });
+    await open('echo');
+    assert.equal((await echoed())['x-agent'], undefined);
+    await callError(mcp, 'set_headers', { headers: { 'Bad Name': 'x' } }, 'INVALID_PARAMS');
+
+    await call('set_offline', { offline: true });
+    assert.match(await callError(mcp, 'open', { url: suite.fixtures.url('form.html') }, 'NAVIGATION_FAILED'), /connect/i);
+    await call('set_offline', { offline: false });
+    assert.equal((await open('form.html')).title, 'Sign up');
+
+    assert.match(await callError(mcp, 'open', { url: suite.fixtures.url('auth') }, 'NAVIGATION_FAILED'), /set_credentials/);
+    await call('set_credentials', { user: 'agent', pass: 'wrong' });
+    await open('auth');
+    assert.equal(await text('#auth'), 'refused', 'wrong credentials show the refusal');
+    await call('set_credentials', { user: 'agent', pass: 's3cret' });
+    await open('auth');
+    assert.equal(await text('#auth'), 'welcome agent');
+    await call('set_credentials', {});
+  }));
+});
