@@ -908,7 +908,9 @@
       const visibility = cachedVisibility(el, ctx);
       if (visibility === SUBTREE_HIDDEN) return;
       if (visibility === VISIBLE) {
-        lines.push(lineFor(describe(el, role, tag, ctx, interactive)));
+        const node = describe(el, role, tag, ctx, interactive);
+        lines.push(lineFor(node));
+        if (ctx.marks && node.ref) ctx.marks.push({ el, node });
         if (role === 'listbox' && tag === 'select') pushOptionLines(el, ctx, lines);
       }
     }
@@ -2117,6 +2119,10 @@
     if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
       return { value: el.value, checked: el.checked };
     }
+    if (tag === 'input' && el.type === 'file') {
+      const files = Array.from(el.files || [], (f) => ({ name: f.name, size: f.size, type: f.type }));
+      return { value: el.value, files };
+    }
     if (tag === 'select') {
       const chosen = Array.from(el.selectedOptions);
       if (el.multiple) return { value: chosen.map((o) => o.value), text: chosen.map((o) => normalize(o.text)) };
@@ -2379,6 +2385,78 @@
   }
 
   // ---------------------------------------------------------------------------------------
+  // Highlight: an outline a person (or a screenshot) sees, removed after a while.
+
+  const highlights = new WeakMap();
+
+  function opHighlight(args, table) {
+    const el = resolveTarget(args, table);
+    const ms = intArg(args, 'ms', 2000, 0);
+    const rect = sizedRectOf(el);
+    if (!rect) throw fail('NOT_INTERACTABLE', 'element is hidden (not displayed or zero size)');
+    const previous = highlights.get(el);
+    if (previous) clearTimeout(previous.timer);
+    const saved = previous ? previous.saved : {
+      outline: el.style.getPropertyValue('outline'),
+      priority: el.style.getPropertyPriority('outline'),
+      offset: el.style.getPropertyValue('outline-offset'),
+    };
+    el.style.setProperty('outline', '3px solid rgb(230, 40, 40)', 'important');
+    el.style.setProperty('outline-offset', '2px');
+    const restore = () => {
+      el.style.setProperty('outline', saved.outline, saved.priority);
+      el.style.setProperty('outline-offset', saved.offset);
+      highlights.delete(el);
+    };
+    const timer = ms > 0 ? setTimeout(restore, ms) : 0;
+    highlights.set(el, { saved, timer });
+    return Object.assign({ highlighted: true, ms }, stateBox(el, table));
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // Files and annotations
+
+  // upload: the file input a ref, selector or label names, and what it takes.
+  function opFileInput(args, table) {
+    let el = resolveTarget(args, table);
+    if (el.localName === 'label' && el.control) el = el.control;
+    if (el.localName !== 'input' || el.type !== 'file') {
+      throw fail('INVALID_PARAMS', `element is ${shortDescription(el)}, not an <input type=file>`);
+    }
+    if (isDisabled(el, 'input')) throw fail('NOT_INTERACTABLE', 'the file input is disabled');
+    return { ref: '@' + refText(refOf(table, el)), multiple: el.multiple, accept: el.accept || null };
+  }
+
+  // screenshot_annotated: each interactive element in view, with its ref and box.
+  function opAnnotations(args, table) {
+    const ctx = newContext(table, {
+      interactive: true, compact: true, maxDepth: Infinity, visibility: new Map(), skip: new WeakSet(),
+      marks: [],
+    });
+    const root = modalDialog(table.doc) || table.doc.body;
+    if (root) visitInteractive(root, ctx, []);
+    const view = { width: innerWidth, height: innerHeight };
+    const marks = [];
+    for (const { el, node } of ctx.marks) {
+      const rect = el.getBoundingClientRect();
+      if (rect.width <= 0 || rect.height <= 0) continue;
+      const chain = frameChain(el.ownerDocument, table.doc) || [];
+      const corner = toTopPoint({ x: rect.left, y: rect.top }, chain);
+      if (corner.x >= view.width || corner.y >= view.height) continue;
+      if (corner.x + rect.width <= 0 || corner.y + rect.height <= 0) continue;
+      marks.push({
+        ref: refText(node.ref),
+        line: lineFor(node),
+        x: corner.x,
+        y: corner.y,
+        width: rect.width,
+        height: rect.height,
+      });
+    }
+    return { marks, next: table.next };
+  }
+
+  // ---------------------------------------------------------------------------------------
   // Entry point
 
   const OPS = new Map([
@@ -2402,6 +2480,9 @@
     ['has_text', opHasText],
     ['focused', opFocused],
     ['storage', opStorage],
+    ['highlight', opHighlight],
+    ['file_input', opFileInput],
+    ['annotations', opAnnotations],
   ]);
 
   function errorResult(op, error) {

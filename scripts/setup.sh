@@ -38,7 +38,7 @@ usage: scripts/setup.sh [--with-test-deps]
 Installs the missing system packages needed to build Sovereign Browser and
 checks for the Rust toolchain.
 
-  --with-test-deps   also make sure Node.js, npm and Chromium are present
+  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool and pdftotext are present
                      and install the test suite's npm packages
 EOF
 }
@@ -103,6 +103,8 @@ setup_install_missing() {
 		fi
 		# Real X input for the window tests (a person's clicks and keys).
 		command -v xdotool >/dev/null 2>&1 || SETUP_MISSING+=(xdotool)
+		# A PDF reader to check the PDFs the browser prints.
+		command -v pdftotext >/dev/null 2>&1 || SETUP_MISSING+=(poppler-utils)
 	fi
 
 	if ((${#SETUP_MISSING[@]} == 0)); then

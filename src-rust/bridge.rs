@@ -59,6 +59,16 @@ pub enum MouseAction {
     },
 }
 
+/// A box drawn on an annotated screenshot, with its label.
+#[derive(Debug, Clone)]
+pub struct Mark {
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
 /// One cookie to add, every attribute given.
 #[derive(Debug, Clone)]
 pub struct CookieSpec {
@@ -198,12 +208,33 @@ pub enum Command {
         command: &'static str,
         argument: Option<String>,
     },
+    /// The visible area as PNG, with `marks` (label, x, y, width, height
+    /// in viewport pixels) drawn on it.
     Screenshot {
         tab: TabId,
+        marks: Vec<Mark>,
+    },
+    /// The page as a PDF file at `path` (none: a new file in the downloads folder).
+    Pdf {
+        tab: TabId,
+        path: Option<std::path::PathBuf>,
+    },
+    /// Files the next file chooser of the tab gets (none: let the person choose).
+    ArmUpload {
+        tab: TabId,
+        files: Option<Vec<String>>,
     },
     Settings {
         tab: TabId,
         change: SettingsChange,
+    },
+    /// The tab's console messages (or uncaught errors): the newest `limit`.
+    Console {
+        tab: TabId,
+        errors: bool,
+        level: Option<String>,
+        limit: usize,
+        clear: bool,
     },
     /// The profile's cookies (the tab only locates the profile).
     Cookies {
@@ -296,8 +327,11 @@ fn command_name(command: &Command) -> &'static str {
         Command::KeyPhase { .. } => "the key press",
         Command::Edit { .. } => "the editing command",
         Command::Screenshot { .. } => "the screenshot",
+        Command::Pdf { .. } => "printing to PDF",
+        Command::ArmUpload { .. } => "preparing the upload",
         Command::Cookies { .. } => "the cookie operation",
         Command::Settings { .. } => "changing the setting",
+        Command::Console { .. } => "reading the console",
         Command::Dialog { .. } => "the dialog action",
     }
 }

@@ -1,11 +1,16 @@
-//! Screenshots of a tab's visible area as PNG (works for hidden tabs too).
+//! Screenshots of a tab's visible area as PNG (works for hidden tabs too),
+//! optionally with labelled boxes drawn on them, and the page as PDF.
 
-use crate::bridge::{Output, Reply};
-use crate::tools::error::ToolError;
-use webkit2gtk::WebViewExt as _;
+use crate::bridge::{Mark, Output, Reply};
+use crate::tools::error::{ErrorCode, ToolError};
+use serde_json::json;
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::rc::Rc;
+use webkit2gtk::{PrintOperationExt as _, WebViewExt as _};
 use webkit2gtk::{SnapshotOptions, SnapshotRegion, WebView};
 
-pub fn screenshot(view: &WebView, reply: Reply) {
+pub fn screenshot(view: &WebView, marks: Vec<Mark>, reply: Reply) {
     view.snapshot(
         SnapshotRegion::Visible,
         SnapshotOptions::NONE,
@@ -13,15 +18,64 @@ pub fn screenshot(view: &WebView, reply: Reply) {
         move |result| {
             let png = result
                 .map_err(|e| ToolError::internal(format!("screenshot failed: {}", e.message())))
-                .and_then(encode_png);
+                .and_then(|surface| encode_png(surface, &marks));
             let _ = reply.send(png.map(Output::Png));
         },
     );
 }
 
-fn encode_png(surface: cairo::Surface) -> Result<Vec<u8>, ToolError> {
-    let image = cairo::ImageSurface::try_from(surface)
+fn annotated_copy(
+    snapshot: &cairo::ImageSurface,
+    marks: &[Mark],
+) -> Result<cairo::ImageSurface, cairo::Error> {
+    let copy =
+        cairo::ImageSurface::create(cairo::Format::ARgb32, snapshot.width(), snapshot.height())?;
+    {
+        let cr = cairo::Context::new(&copy)?;
+        cr.set_source_surface(snapshot, 0.0, 0.0)?;
+        cr.paint()?;
+    }
+    draw_marks(&copy, marks)?;
+    copy.flush();
+    Ok(copy)
+}
+
+/// Red boxes around the marked elements, each with its label on a tag at
+/// its top-left corner (inside the image).
+fn draw_marks(image: &cairo::ImageSurface, marks: &[Mark]) -> Result<(), cairo::Error> {
+    let cr = cairo::Context::new(image)?;
+    cr.select_font_face(
+        "sans-serif",
+        cairo::FontSlant::Normal,
+        cairo::FontWeight::Bold,
+    );
+    cr.set_font_size(11.0);
+    cr.set_line_width(2.0);
+    for mark in marks {
+        cr.set_source_rgb(0.9, 0.1, 0.1);
+        cr.rectangle(mark.x, mark.y, mark.width, mark.height);
+        cr.stroke()?;
+        let extents = cr.text_extents(&mark.label)?;
+        let (w, h) = (extents.x_advance() + 6.0, 14.0);
+        let tx = mark.x.clamp(0.0, (f64::from(image.width()) - w).max(0.0));
+        let ty = (mark.y - h).max(0.0);
+        cr.rectangle(tx, ty, w, h);
+        cr.fill()?;
+        cr.set_source_rgb(1.0, 1.0, 1.0);
+        cr.move_to(tx + 3.0, ty + 11.0);
+        cr.show_text(&mark.label)?;
+    }
+    Ok(())
+}
+
+fn encode_png(surface: cairo::Surface, marks: &[Mark]) -> Result<Vec<u8>, ToolError> {
+    let mut image = cairo::ImageSurface::try_from(surface)
         .map_err(|_| ToolError::internal("the snapshot is not an image surface"))?;
+    if !marks.is_empty() {
+        // WebKit's surface is not ours to draw on: copy it, then draw.
+        image = annotated_copy(&image, marks)
+            .map_err(|e| ToolError::internal(format!("drawing the labels failed: {e}")))?;
+    }
     let mut png = Vec::with_capacity(64 * 1024);
     image
         .write_to_png(&mut png)
@@ -43,4 +97,43 @@ pub fn window_png(window: &gtk::ApplicationWindow) -> Result<Vec<u8>, ToolError>
     pixbuf
         .save_to_bufferv("png", &[])
         .map_err(|e| ToolError::internal(format!("PNG encoding failed: {e}")))
+}
+
+/// Prints the page to a PDF file at `path` (no dialog), answering once the
+/// file is written.
+pub fn pdf(view: &WebView, path: PathBuf, reply: Reply) {
+    let uri = match glib::filename_to_uri(&path, None) {
+        Ok(uri) => uri,
+        Err(e) => {
+            let _ = reply.send(Err(ToolError::invalid_params(format!("bad path: {e}"))));
+            return;
+        }
+    };
+    let settings = gtk::PrintSettings::new();
+    settings.set_printer("Print to File");
+    settings.set(gtk::PRINT_SETTINGS_OUTPUT_FILE_FORMAT, Some("pdf"));
+    settings.set(gtk::PRINT_SETTINGS_OUTPUT_URI, Some(uri.as_str()));
+    let operation = webkit2gtk::PrintOperation::new(view);
+    operation.set_print_settings(&settings);
+    // One answer, whichever signal comes first; the operation lives until then.
+    let pending = Rc::new(RefCell::new(Some((reply, operation.clone()))));
+    let failed = pending.clone();
+    operation.connect_failed(move |_, error| {
+        if let Some((reply, _)) = failed.borrow_mut().take() {
+            let message = format!("printing to PDF failed: {error}");
+            let _ = reply.send(Err(ToolError::new(ErrorCode::Unsupported, message)));
+        }
+    });
+    operation.connect_finished(move |_| {
+        if let Some((reply, _)) = pending.borrow_mut().take() {
+            let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+            let result = if size > 0 {
+                Ok(Output::Value(json!({"path": path, "bytes": size})))
+            } else {
+                Err(ToolError::internal("printing finished but wrote no PDF"))
+            };
+            let _ = reply.send(result);
+        }
+    });
+    operation.print();
 }

@@ -35,6 +35,16 @@ impl Downloads {
 
     /// Picks the destination (the suggested name, in our folder, never
     /// overwriting) and records the download. Returns false to refuse it.
+    /// A new file name in the downloads folder: `stem-<time>.ext`.
+    pub fn new_file(&self, stem: &str, ext: &str) -> PathBuf {
+        let ms = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis());
+        // The folder is made on first use.
+        let _ = std::fs::create_dir_all(&self.dir);
+        self.dir.join(format!("{stem}-{ms}.{ext}"))
+    }
+
     pub fn start(&self, url: String, suggested: &mut PathBuf) -> bool {
         if std::fs::create_dir_all(&self.dir).is_err() {
             tracing::warn!(dir = %self.dir.display(), "cannot create the downloads folder");

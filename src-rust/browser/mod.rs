@@ -4,6 +4,7 @@
 
 pub mod capture;
 pub mod chrome;
+mod console;
 mod cookies;
 pub mod downloads;
 mod frames;
@@ -88,6 +89,7 @@ pub struct Browser {
     next_id: TabId,
     proxy: EventLoopProxy<UserEvent>,
     agent_script: UserScript,
+    console_script: UserScript,
     downloads: downloads::Downloads,
     /// The control panel's own window (not a tab: agents never see it).
     panel: Option<(Window, wry::WebView)>,
@@ -145,6 +147,7 @@ impl Browser {
             next_id: 1,
             proxy: proxy.clone(),
             agent_script,
+            console_script: console::script(),
             downloads: downloads::Downloads::new(options.downloads.clone(), proxy.clone()),
             panel: None,
             panel_url: None,
@@ -192,7 +195,9 @@ impl Browser {
         }
         let state = Rc::new(TabState::new(id));
         if let Some(manager) = webkit.user_content_manager() {
+            manager.add_script(&self.console_script);
             frames::listen(&manager, &state);
+            console::listen(&manager, &state);
         }
         self.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state);
@@ -385,6 +390,7 @@ impl Browser {
         info["crashed"] = state.crashed.get().into();
         info["network"] = state.network.json();
         info["auth_required"] = state.auth.borrow().clone().into();
+        info["upload_pending"] = state.upload.borrow().is_some().into();
         Ok(info)
     }
 }
@@ -688,6 +694,19 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
                 }),
             }
         }
+        Command::Console {
+            tab,
+            errors,
+            level,
+            limit,
+            clear,
+        } => {
+            let result = browser
+                .borrow()
+                .tab(tab)
+                .map(|t| t.state.console.read(errors, level.as_deref(), limit, clear));
+            let _ = reply.send(value(result));
+        }
         Command::Settings { tab, change } => {
             let result = browser.borrow().change_setting(tab, change);
             let _ = reply.send(value(result));
@@ -742,14 +761,31 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             });
             let _ = reply.send(value(result));
         }
-        Command::Screenshot { tab } => {
+        Command::Pdf { tab, path } => match browser.borrow().tab(tab) {
+            Ok(t) => {
+                let path =
+                    path.unwrap_or_else(|| browser.borrow().downloads.new_file("page", "pdf"));
+                capture::pdf(&t.webkit, path, reply)
+            }
+            Err(e) => {
+                let _ = reply.send(Err(e));
+            }
+        },
+        Command::ArmUpload { tab, files } => {
+            let result = browser.borrow().tab(tab).map(|t| {
+                *t.state.upload.borrow_mut() = files;
+                json!({})
+            });
+            let _ = reply.send(value(result));
+        }
+        Command::Screenshot { tab, marks } => {
             let b = browser.borrow();
             match b.tab(tab) {
                 Ok(t) => match t.state.blocked() {
                     Some(e) => {
                         let _ = reply.send(Err(e));
                     }
-                    None => capture::screenshot(&t.webkit, reply),
+                    None => capture::screenshot(&t.webkit, marks, reply),
                 },
                 Err(e) => {
                     let _ = reply.send(Err(e));

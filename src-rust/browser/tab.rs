@@ -1,6 +1,7 @@
 //! One tab: its web view and the per-tab state that WebKit signals update
 //! (navigation counters, refs, a pending dialog, calls awaiting a reply).
 
+use super::console::ConsoleLog;
 use super::frames::FrameRelay;
 use crate::bridge::{Output, Reply, TabId};
 use crate::tools::error::{ErrorCode, ToolError};
@@ -10,6 +11,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Instant;
+use webkit2gtk::FileChooserRequestExt as _;
 use webkit2gtk::WebResourceExt as _;
 use webkit2gtk::WebViewExt as _;
 use webkit2gtk::{
@@ -47,6 +49,9 @@ pub struct TabState {
     pub network: NetworkActivity,
     /// A site's HTTP authentication challenge nobody answered: where, realm.
     pub auth: RefCell<Option<String>>,
+    pub console: ConsoleLog,
+    /// Files for the next file chooser this tab opens (the upload tool).
+    pub upload: RefCell<Option<Vec<String>>>,
 }
 
 /// Requests of the tab's pages in flight, for waits on a quiet network.
@@ -100,6 +105,8 @@ impl TabState {
             frames: Rc::new(FrameRelay::default()),
             network: NetworkActivity::new(),
             auth: RefCell::new(None),
+            console: ConsoleLog::default(),
+            upload: RefCell::new(None),
         }
     }
 
@@ -228,6 +235,22 @@ pub fn connect(view: &WebView, state: &Rc<TabState>) {
     });
 
     view.connect_context_menu(|_, _, _, _| super::input::context_menu_is_agents());
+
+    let s = state.clone();
+    view.connect_run_file_chooser(move |_, request| {
+        // Files an agent armed go in; otherwise the person gets the dialog.
+        let Some(files) = s.upload.borrow_mut().take() else {
+            return false;
+        };
+        let names: Vec<&str> = files.iter().map(String::as_str).collect();
+        let allowed = if request.selects_multiple() {
+            &names[..]
+        } else {
+            &names[..1]
+        };
+        request.select_files(allowed);
+        true
+    });
 
     let s = state.clone();
     view.connect_script_dialog(move |_, dialog| {

@@ -88,7 +88,8 @@ pub fn tools() -> Vec<ToolDef> {
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
                 let tab = ctx.tab().await?;
-                match ctx.app.browser.call(Command::Screenshot { tab }).await? {
+                let marks = Vec::new();
+                match ctx.app.browser.call(Command::Screenshot { tab, marks }).await? {
                     Output::Png(png) => Ok(ToolOutput::Png(png)),
                     Output::Value(_) => Err(ToolError::internal("the screenshot came back without an image")),
                 }

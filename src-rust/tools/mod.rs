@@ -5,9 +5,11 @@
 //! exports them as a list; [`Registry`] joins the lists.
 
 pub mod batch;
+pub mod debug;
 pub mod devices;
 pub mod dialogs;
 pub mod error;
+pub mod files;
 pub mod find;
 pub mod forms;
 pub mod identity;
@@ -216,6 +218,8 @@ impl Registry {
         tools.extend(settings::tools());
         tools.extend(find::tools());
         tools.extend(dialogs::tools());
+        tools.extend(debug::tools());
+        tools.extend(files::tools());
         tools.extend(sessions::tools());
         Registry { tools }
     }

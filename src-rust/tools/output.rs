@@ -11,6 +11,8 @@ pub enum ToolOutput {
     Json(Map<String, Value>),
     /// A PNG image.
     Png(Vec<u8>),
+    /// A PNG image with text that explains it (a legend).
+    PngWithText(Vec<u8>, String),
 }
 
 impl ToolOutput {
@@ -37,6 +39,12 @@ impl ToolOutput {
             ToolOutput::Png(png) => json!({
                 "content": [{"type": "image", "data": base64_png(png), "mimeType": "image/png"}],
             }),
+            ToolOutput::PngWithText(png, text) => json!({
+                "content": [
+                    {"type": "image", "data": base64_png(png), "mimeType": "image/png"},
+                    {"type": "text", "text": text},
+                ],
+            }),
         }
     }
 
@@ -46,6 +54,9 @@ impl ToolOutput {
             ToolOutput::Text(text) => json!({"text": text}),
             ToolOutput::Json(map) => Value::Object(map.clone()),
             ToolOutput::Png(png) => json!({"mimeType": "image/png", "data": base64_png(png)}),
+            ToolOutput::PngWithText(png, text) => {
+                json!({"mimeType": "image/png", "data": base64_png(png), "text": text})
+            }
         }
     }
 }

@@ -1,0 +1,121 @@
+//! console, errors, highlight: what the page logged and threw, and showing
+//! a person which element an agent means.
+
+use super::page::{target, with};
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::bridge::Command;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+/// Entries one call returns unless asked for fewer or more.
+const DEFAULT_LIMIT: usize = 100;
+const MAX_LIMIT: usize = 1000;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "console",
+            "Console messages of this tab's pages since they started (all frames): level, text, URL, time; the newest first cut at limit (default 100). level filters (log, info, warn, error, debug); clear empties the log after reading.",
+            READ_ONLY,
+            |ctx: Ctx, p: ConsoleParams| async move {
+                read(&ctx, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await
+            },
+        ),
+        tool(
+            "errors",
+            "Uncaught exceptions and unhandled promise rejections of this tab's pages: message, source URL, line, column, stack. clear empties the log after reading.",
+            READ_ONLY,
+            |ctx: Ctx, p: ErrorsParams| async move { read(&ctx, true, None, p.limit, p.clear).await },
+        ),
+        tool(
+            "highlight",
+            "Outline an element (by ref or CSS selector) in red for ms milliseconds (default 2000; 0 keeps it) so a person or a screenshot sees which one is meant. Returns its box.",
+            ACTION,
+            |ctx: Ctx, p: HighlightParams| async move {
+                let tab = ctx.tab().await?;
+                let args = with(target(&p.r#ref, &p.selector)?, json!({"ms": p.ms}));
+                Ok(ToolOutput::json(ctx.agent(tab, "highlight", args).await?))
+            },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Log,
+    Info,
+    Warn,
+    Error,
+    Debug,
+}
+
+impl Level {
+    fn as_str(self) -> &'static str {
+        match self {
+            Level::Log => "log",
+            Level::Info => "info",
+            Level::Warn => "warn",
+            Level::Error => "error",
+            Level::Debug => "debug",
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ConsoleParams {
+    /// Only this level.
+    #[serde(default)]
+    level: Option<Level>,
+    /// Newest entries to return, default 100.
+    #[serde(default)]
+    limit: Option<usize>,
+    /// Empty the log after reading.
+    #[serde(default)]
+    clear: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ErrorsParams {
+    /// Newest entries to return, default 100.
+    #[serde(default)]
+    limit: Option<usize>,
+    /// Empty the log after reading.
+    #[serde(default)]
+    clear: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HighlightParams {
+    /// Element ref from snapshot, e.g. @e5.
+    #[serde(default)]
+    r#ref: Option<String>,
+    /// CSS selector (first match).
+    #[serde(default)]
+    selector: Option<String>,
+    /// Milliseconds, default 2000; 0 keeps the outline.
+    #[serde(default)]
+    ms: Option<u64>,
+}
+
+async fn read(
+    ctx: &Ctx,
+    errors: bool,
+    level: Option<String>,
+    limit: Option<usize>,
+    clear: Option<bool>,
+) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let command = Command::Console {
+        tab,
+        errors,
+        level,
+        limit: limit.unwrap_or(DEFAULT_LIMIT).min(MAX_LIMIT),
+        clear: clear.unwrap_or(false),
+    };
+    Ok(ToolOutput::json(ctx.app.browser.call_value(command).await?))
+}

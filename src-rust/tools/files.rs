@@ -1,0 +1,195 @@
+//! upload, pdf, screenshot_annotated: files in and out of pages, and a
+//! screenshot a model can match to refs.
+
+use super::error::{ErrorCode, ToolError};
+use super::identity::NoParams;
+use super::interaction::click_target;
+use super::page::target;
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::bridge::{Command, Mark, Output};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// How long a clicked file input may take to open its chooser.
+const CHOOSER_WAIT: Duration = Duration::from_secs(3);
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "upload",
+            "Put files (absolute paths on this machine) into a file input (by ref or CSS selector; a label works too), as a person choosing them would: the page's change handler sees name, size and content. Several files need a multiple input.",
+            ACTION,
+            |ctx: Ctx, p: UploadParams| async move { upload(&ctx, p).await },
+        ),
+        tool(
+            "pdf",
+            "Print the page to a PDF file: at path (absolute, in an existing folder) or a new file in the downloads folder. Returns the path and size.",
+            ACTION,
+            |ctx: Ctx, p: PdfParams| async move {
+                let path = p.path.as_deref().map(pdf_path).transpose()?;
+                let tab = ctx.tab().await?;
+                Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Pdf { tab, path }).await?))
+            },
+        ),
+        tool(
+            "screenshot_annotated",
+            "A screenshot with every interactive element in view boxed and labelled with its ref, plus a legend (ref, role, name): point at what you see, then act by ref.",
+            READ_ONLY,
+            |ctx: Ctx, _: NoParams| async move { annotated(&ctx).await },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UploadParams {
+    /// Element ref from snapshot, e.g. @e5.
+    #[serde(default)]
+    r#ref: Option<String>,
+    /// CSS selector (first match).
+    #[serde(default)]
+    selector: Option<String>,
+    /// Absolute paths of the files.
+    files: Vec<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PdfParams {
+    /// Absolute path of the PDF to write; default a new file in downloads.
+    #[serde(default)]
+    path: Option<String>,
+}
+
+/// An existing, readable regular file, by absolute path.
+fn readable_file(path: &str) -> Result<String, ToolError> {
+    let p = Path::new(path);
+    if !p.is_absolute() {
+        return Err(ToolError::invalid_params(format!(
+            "{path}: give an absolute path"
+        )));
+    }
+    let meta =
+        std::fs::metadata(p).map_err(|e| ToolError::invalid_params(format!("{path}: {e}")))?;
+    if !meta.is_file() {
+        return Err(ToolError::invalid_params(format!(
+            "{path}: not a regular file"
+        )));
+    }
+    std::fs::File::open(p)
+        .map_err(|e| ToolError::invalid_params(format!("{path}: cannot read it: {e}")))?;
+    Ok(p.to_string_lossy().into_owned())
+}
+
+/// Where a PDF may go: an absolute path in an existing folder, not a folder.
+fn pdf_path(path: &str) -> Result<PathBuf, ToolError> {
+    let p = PathBuf::from(path);
+    if !p.is_absolute() {
+        return Err(ToolError::invalid_params(format!(
+            "{path}: give an absolute path"
+        )));
+    }
+    if p.is_dir() {
+        return Err(ToolError::invalid_params(format!(
+            "{path} is a folder; give a file name"
+        )));
+    }
+    match p.parent() {
+        Some(dir) if dir.is_dir() => Ok(p),
+        _ => Err(ToolError::invalid_params(format!(
+            "{path}: its folder does not exist"
+        ))),
+    }
+}
+
+async fn upload(ctx: &Ctx, p: UploadParams) -> ToolResult {
+    if p.files.is_empty() {
+        return Err(ToolError::invalid_params(
+            "files is empty; give at least one path",
+        ));
+    }
+    let files = p
+        .files
+        .iter()
+        .map(|f| readable_file(f))
+        .collect::<Result<Vec<_>, _>>()?;
+    let tab = ctx.tab().await?;
+    let input = ctx
+        .agent(tab, "file_input", target(&p.r#ref, &p.selector)?)
+        .await?;
+    if files.len() > 1 && input["multiple"] != true {
+        return Err(ToolError::invalid_params(format!(
+            "this file input takes one file, and {} were given",
+            files.len()
+        )));
+    }
+    let control = json!({"ref": input["ref"]});
+    let arm = |files| {
+        ctx.app
+            .browser
+            .call_value(Command::ArmUpload { tab, files })
+    };
+    arm(Some(files.clone())).await?;
+    // A person's click opens the chooser; the armed files answer it.
+    let clicked = click_target(ctx, tab, control.clone(), 1).await;
+    let start = Instant::now();
+    let mut opened = false;
+    while clicked.is_ok() && start.elapsed() < CHOOSER_WAIT {
+        if ctx.tab_state(tab).await?["upload_pending"] == false {
+            opened = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    if !opened {
+        arm(None).await?;
+        clicked?;
+        return Err(ToolError::new(
+            ErrorCode::NotInteractable,
+            "the click did not open a file chooser (a page script may prevent it)",
+        ));
+    }
+    let state = ctx
+        .agent(tab, "state", json!({"what": "value", "ref": input["ref"]}))
+        .await?;
+    Ok(ToolOutput::json(
+        json!({"ref": input["ref"], "files": state["files"]}),
+    ))
+}
+
+async fn annotated(ctx: &Ctx) -> ToolResult {
+    let tab = ctx.tab().await?;
+    let found = ctx.agent(tab, "annotations", json!({})).await?;
+    let items = found["marks"].as_array().cloned().unwrap_or_default();
+    let number = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
+    let marks: Vec<Mark> = items
+        .iter()
+        .map(|m| Mark {
+            label: m["ref"].as_str().unwrap_or_default().to_string(),
+            x: number(m, "x"),
+            y: number(m, "y"),
+            width: number(m, "width"),
+            height: number(m, "height"),
+        })
+        .collect();
+    let legend: Vec<&str> = items.iter().filter_map(|m| m["line"].as_str()).collect();
+    let legend = if legend.is_empty() {
+        "(no interactive elements in view)".to_string()
+    } else {
+        legend.join("\n")
+    };
+    match ctx
+        .app
+        .browser
+        .call(Command::Screenshot { tab, marks })
+        .await?
+    {
+        Output::Png(png) => Ok(ToolOutput::PngWithText(png, legend)),
+        Output::Value(_) => Err(ToolError::internal(
+            "the screenshot came back without an image",
+        )),
+    }
+}

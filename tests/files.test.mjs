@@ -1,0 +1,114 @@
+// console, errors, highlight, upload, pdf and screenshot_annotated, each
+// checked by what a user would look at: the log, the page, the file, the image.
+import { describe, it, beforeEach, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loggedInSuite } from './support/session.mjs';
+import { callError, callText } from './support/mcp.mjs';
+import { decodePng } from './support/png.mjs';
+import { waitFor } from './support/wait.mjs';
+
+describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
+  const suite = loggedInSuite();
+  const { call, logged } = suite;
+  let mcp;
+  let dir;
+  beforeEach(() => { mcp = suite.mcp; });
+  before(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-')); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const open = (p) => call('open', { url: suite.fixtures.url(p) });
+  const text = async (selector) => (await callText(mcp, 'get_text', { selector })).trim();
+
+  it('console and errors collect from page start, all frames, with levels, sources and lines', { timeout: 30_000 }, logged(async () => {
+    await open('console.html');
+    await call('click', { selector: '#warn' });
+    await call('click', { selector: '#throw' });
+    await call('click', { selector: '#reject' });
+    await waitFor(async () => (await call('errors')).count === 3, 'three errors');
+    const log = await call('console');
+    assert.deepEqual(log.entries.map((e) => `${e.level} ${e.text}`), [
+      'log early log {"n":1}', 'error about to fail', 'info from the frame', 'warn warned on click',
+    ]);
+    assert.match(log.entries[2].url, /console-frame\.html$/);
+    const errors = (await call('errors')).entries;
+    assert.equal(errors[0].text, "ReferenceError: Can't find variable: undefinedFunctionCall");
+    assert.match(errors[0].source, /console-error\.js$/);
+    assert.equal(errors[0].line, 3);
+    assert.match(errors[1].text, /TypeError: thrown on click/);
+    assert.equal(errors[2].kind, 'rejection');
+    assert.match(errors[2].text, /rejected on click/);
+    const warns = await call('console', { level: 'warn', clear: true });
+    assert.deepEqual(warns.entries.map((e) => e.text), ['warned on click']);
+    assert.equal((await call('console')).count, 0, 'clear emptied the log');
+    assert.equal((await call('console', { limit: 1 })).shown, 0);
+    await callError(mcp, 'console', { level: 'loud' }, 'INVALID_PARAMS');
+  }));
+
+  it('highlight outlines an element a person can see', { timeout: 30_000 }, logged(async () => {
+    await open('form.html');
+    const box = await call('highlight', { selector: 'h1', ms: 0 });
+    assert.equal(box.highlighted, true);
+    const style = await call('get_styles', { selector: 'h1', properties: ['outline-color', 'outline-style'] });
+    assert.deepEqual(style.styles, { 'outline-color': 'rgb(230, 40, 40)', 'outline-style': 'solid' });
+    await call('highlight', { selector: 'h1', ms: 100 });
+    await waitFor(async () => (await call('get_styles', { selector: 'h1', properties: ['outline-style'] })).styles['outline-style'] === 'none',
+      'the outline to go after its time');
+    await callError(mcp, 'highlight', { selector: '#nothing' }, 'ELEMENT_NOT_FOUND');
+  }));
+
+  it('upload gives the page real files, through a label too; bad paths and inputs are refused', { timeout: 30_000 }, logged(async () => {
+    const alpha = path.join(dir, 'alpha.txt');
+    const bravo = path.join(dir, 'bravo.txt');
+    writeFileSync(alpha, 'alpha file');
+    writeFileSync(bravo, 'bravo');
+    await open('upload.html');
+    const one = await call('upload', { selector: '#one', files: [alpha] });
+    assert.deepEqual(one.files, [{ name: 'alpha.txt', size: 10, type: 'text/plain' }]);
+    await call('upload', { selector: '#many', files: [alpha, bravo] });
+    await call('upload', { selector: '#hidden-input', files: [bravo] });
+    await waitFor(async () => (await text('#seen')).split('\n').length === 4, 'the change handlers');
+    assert.equal(await text('#seen'), [
+      'one: alpha.txt 10 "alpha file"', 'many: alpha.txt 10 "alpha file"', 'many: bravo.txt 5 "bravo"',
+      'hidden-input: bravo.txt 5 "bravo"'].join('\n'));
+    await callError(mcp, 'upload', { selector: '#one', files: [alpha, bravo] }, 'INVALID_PARAMS');
+    await callError(mcp, 'upload', { selector: '#off', files: [alpha] }, 'NOT_INTERACTABLE');
+    assert.match(await callError(mcp, 'upload', { selector: '#one', files: [path.join(dir, 'missing.txt')] }, 'INVALID_PARAMS'), /No such file/);
+    await callError(mcp, 'upload', { selector: '#one', files: ['alpha.txt'] }, 'INVALID_PARAMS');
+    await callError(mcp, 'upload', { selector: '#one', files: [dir] }, 'INVALID_PARAMS');
+    await callError(mcp, 'upload', { selector: 'h1', files: [alpha] }, 'INVALID_PARAMS');
+  }));
+
+  it('pdf writes a PDF a reader opens, with the page text', { timeout: 60_000 }, logged(async () => {
+    await open('form.html');
+    const target = path.join(dir, 'page.pdf');
+    const written = await call('pdf', { path: target });
+    assert.equal(written.path, target);
+    assert.ok(written.bytes > 1000);
+    const textOfPdf = execFileSync('pdftotext', [target, '-'], { encoding: 'utf8' });
+    assert.match(textOfPdf, /Sign up/);
+    const fallback = await call('pdf');
+    assert.ok(existsSync(fallback.path), 'a PDF in the downloads folder');
+    await callError(mcp, 'pdf', { path: 'relative.pdf' }, 'INVALID_PARAMS');
+    await callError(mcp, 'pdf', { path: path.join(dir, 'no-such-folder', 'x.pdf') }, 'INVALID_PARAMS');
+    await callError(mcp, 'pdf', { path: dir }, 'INVALID_PARAMS');
+  }));
+
+  it('screenshot_annotated draws each ref on its element and gives the legend', { timeout: 30_000 }, logged(async () => {
+    await open('form.html');
+    const result = await mcp.callTool('screenshot_annotated', {});
+    const [image, legend] = result.content;
+    assert.equal(image.type, 'image');
+    assert.match(legend.text, /^- textbox "Name" \[ref=e\d+\]$/m);
+    assert.match(legend.text, /^- button "Create account" \[ref=e\d+\]$/m);
+    const png = decodePng(Buffer.from(image.data, 'base64'));
+    const box = await call('get_box', { selector: '#name' });
+    const [r, g, b] = png.pixel(box.x + box.width / 2, box.y);
+    assert.ok(r > 180 && g < 90 && b < 90, `a red box edge on the Name field, got ${r},${g},${b}`);
+    const plain = (await mcp.callTool('screenshot', {})).content[0];
+    const [pr, pg, pb] = decodePng(Buffer.from(plain.data, 'base64')).pixel(box.x + box.width / 2, box.y);
+    assert.ok(!(pr > 180 && pg < 90 && pb < 90), 'the plain screenshot has no box there');
+  }));
+});
