@@ -277,7 +277,7 @@
   function resolveTarget(args, table) {
     if (args.ref != null && args.ref !== '') return resolveRef(table, args.ref);
     if (args.selector != null && args.selector !== '') {
-      const el = querySelectorChecked(table.doc, args.selector);
+      const el = querySelectorChecked(scopeOf(table), args.selector);
       if (!el) {
         throw fail('ELEMENT_NOT_FOUND',
           `no element matches selector ${args.selector}; check it, or take a snapshot and use a ref`);
@@ -847,7 +847,8 @@
       name,
       fromContent,
       nameFromText,
-      ref: interactive ? refOf(ctx.table, el) : 0,
+      // A frame gets a ref too: frame_switch takes it.
+      ref: interactive || shownRole === 'iframe' ? refOf(ctx.table, el) : 0,
       states: statesOf(el, shownRole, tag, name) + (el === ctx.modal ? ' [modal]' : ''),
       value: valueOf(el, shownRole, tag),
       children: NO_CHILDREN,
@@ -1175,7 +1176,7 @@
     const compact = args.compact !== false;
     const maxChars = intArg(args, 'max_chars', DEFAULT_MAX_CHARS, 1);
     const maxDepth = intArg(args, 'depth', Infinity, 0);
-    const doc = table.doc;
+    const doc = scopeOf(table);
     // While a modal dialog is open the rest of the page is inert: show only the dialog.
     const modal = hasTarget(args) ? null : modalDialog(doc);
     const root = hasTarget(args) ? resolveTarget(args, table) : modal || doc.body || doc.documentElement;
@@ -1261,7 +1262,7 @@
   }
 
   function opQuery(args, table) {
-    const el = querySelectorChecked(table.doc, args.selector);
+    const el = querySelectorChecked(scopeOf(table), args.selector);
     if (!el) return { found: false, visible: false, ref: null, next: table.next };
     const ref = '@' + refText(refOf(table, el));
     return { found: true, visible: isRendered(el), ref, next: table.next };
@@ -1420,6 +1421,38 @@
     }
     const args = Object.assign({}, params, { ref: routed.rest, floor: Math.max(Number(params.next) || 0, table.next) });
     return { __forwarded: askFrame(frame, table, op, args) };
+  }
+
+  // frame_switch: a session's tools act in a frame. A same-origin frame is searched in
+  // place (refs stay the page's); a cross-origin frame's agent runs the op itself.
+  function inFrame(op, params, table, handler) {
+    const frame = resolveRef(table, params.frame);
+    if (frame.localName !== 'iframe' && frame.localName !== 'frame') {
+      throw fail('INVALID_PARAMS', `the frame_switch target is ${shortDescription(frame)}, not a frame`);
+    }
+    const args = Object.assign({}, params);
+    delete args.frame;
+    const inner = sameOriginDocument(frame);
+    if (!inner) {
+      if (!frame.contentWindow) throw fail('STALE_REF', 'the frame chosen with frame_switch has no page; call frame_main');
+      if (GEOMETRY_OPS.has(op) && !isFullyInView(frame.getBoundingClientRect(), viewportSize(document))) {
+        scrollIntoViewInstant(frame);
+      }
+      args.floor = Math.max(Number(params.next) || 0, table.next);
+      return { __forwarded: askFrame(frame, table, op, args) };
+    }
+    const outer = table.scope;
+    table.scope = inner;
+    try {
+      return handler(args, table);
+    } finally {
+      table.scope = outer;
+    }
+  }
+
+  // Where selectors, snapshots and searches look: the page, or the frame chosen.
+  function scopeOf(table) {
+    return table.scope || table.doc;
   }
 
   // The top-left corner of a frame's viewport in its parent's viewport.
@@ -1881,14 +1914,15 @@
     const amount = args.amount === undefined || args.amount === null ? DEFAULT_SCROLL : Number(args.amount);
     if (!Number.isFinite(amount)) throw fail('INVALID_PARAMS', 'amount must be a number of CSS pixels');
     const [dx, dy] = scrollDelta(args.direction, amount);
-    const before = [scrollX, scrollY];
+    const win = scopeOf(table).defaultView;
+    const before = [win.scrollX, win.scrollY];
     withInstantBehavior(
-      (behavior) => scrollBy({ left: dx, top: dy, behavior }),
-      () => scrollBy(dx, dy),
+      (behavior) => win.scrollBy({ left: dx, top: dy, behavior }),
+      () => win.scrollBy(dx, dy),
     );
-    const result = { scrollX: Math.round(scrollX), scrollY: Math.round(scrollY) };
-    if (scrollX === before[0] && scrollY === before[1] && amount !== 0) {
-      const pane = scrollablePaneAtCentre(table.doc, dx, dy);
+    const result = { scrollX: Math.round(win.scrollX), scrollY: Math.round(win.scrollY) };
+    if (win.scrollX === before[0] && win.scrollY === before[1] && amount !== 0) {
+      const pane = scrollablePaneAtCentre(scopeOf(table), dx, dy);
       if (pane) {
         withInstantBehavior(
           (behavior) => pane.scrollBy({ left: dx, top: dy, behavior }),
@@ -1947,7 +1981,7 @@
   }
 
   function candidates(args, table) {
-    const doc = table.doc;
+    const doc = scopeOf(table);
     const exact = args.exact === true;
     switch (args.by) {
       case 'role': {
@@ -2058,7 +2092,7 @@
     const matches = shown.length ? shown : all;
     const what = args.what || args.by;
     if (!matches.length) {
-      const frames = hasCrossOriginFrame(table.doc)
+      const frames = hasCrossOriginFrame(scopeOf(table))
         ? ' (cross-origin frames are not searched: their elements are in the snapshot)'
         : '';
       throw fail('ELEMENT_NOT_FOUND', `nothing on the page matches ${what}${frames}; take a snapshot to see what is there`);
@@ -2100,7 +2134,7 @@
   function opState(args, table) {
     switch (args.what) {
       case 'value': return stateValue(resolveTarget(args, table));
-      case 'count': return { count: selectorMatches(table.doc, requireString(args, 'selector')).length };
+      case 'count': return { count: selectorMatches(scopeOf(table), requireString(args, 'selector')).length };
       case 'box': return stateBox(resolveTarget(args, table), table);
       case 'styles': return stateStyles(resolveTarget(args, table), args.properties);
       case 'visible': return visibilityReport(resolveTarget(args, table));
@@ -2318,7 +2352,7 @@
         if (inner) collect(inner);
       }
     };
-    collect(table.doc);
+    collect(scopeOf(table));
     const found = texts.some((t) => t.includes(wanted));
     const all = texts.join(' ');
     return { found, length: all.length, start: clamp(all, 80) };
@@ -2326,8 +2360,9 @@
 
   // The focused element, for keyboard tools: what it is and what it holds now.
   function opFocused(args, table) {
-    const el = deepActiveElement(table.doc);
-    if (!el || el === table.doc.body || el === table.doc.documentElement) return { focused: null };
+    const scope = scopeOf(table);
+    const el = deepActiveElement(scope);
+    if (!el || el === scope.body || el === scope.documentElement) return { focused: null };
     let inner = el;
     while ((inner.localName === 'iframe' || inner.localName === 'frame') && sameOriginDocument(inner)) {
       const next = deepActiveElement(sameOriginDocument(inner));
@@ -2344,10 +2379,11 @@
 
   function opStorage(args, table) {
     const area = args.area === 'session' ? 'sessionStorage' : 'localStorage';
-    const origin = location.origin === 'null' ? location.href : location.origin;
+    const where = scopeOf(table).location;
+    const origin = where.origin === 'null' ? where.href : where.origin;
     let store;
     try {
-      store = table.doc.defaultView[area];
+      store = scopeOf(table).defaultView[area];
     } catch (e) {
       throw fail('UNSUPPORTED', `this page (${origin}) has no ${area}: ${e && e.message}`);
     }
@@ -2433,7 +2469,7 @@
       interactive: true, compact: true, maxDepth: Infinity, visibility: new Map(), skip: new WeakSet(),
       marks: [],
     });
-    const root = modalDialog(table.doc) || table.doc.body;
+    const root = modalDialog(scopeOf(table)) || scopeOf(table).body;
     if (root) visitInteractive(root, ctx, []);
     const view = { width: innerWidth, height: innerHeight };
     const marks = [];
@@ -2454,6 +2490,25 @@
       });
     }
     return { marks, next: table.next };
+  }
+
+  // frame_switch: the frame a ref or selector names, and what it shows.
+  function opFrameTarget(args, table) {
+    const frame = resolveTarget(args, table);
+    if (frame.localName !== 'iframe' && frame.localName !== 'frame') {
+      throw fail('INVALID_PARAMS', `element is ${shortDescription(frame)}, not an iframe or frame`);
+    }
+    if (place !== TOP_PLACE) {
+      throw fail('UNSUPPORTED',
+        'a frame inside a cross-origin frame cannot be chosen; use the refs its elements have in a snapshot');
+    }
+    const inner = sameOriginDocument(frame);
+    return {
+      ref: '@' + refText(refOf(table, frame)),
+      url: inner ? inner.location.href : frame.src || null,
+      same_origin: !!inner,
+      name: nameOf(frame, 'iframe', newContext(table)),
+    };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -2483,6 +2538,7 @@
     ['highlight', opHighlight],
     ['file_input', opFileInput],
     ['annotations', opAnnotations],
+    ['frame_target', opFrameTarget],
   ]);
 
   function errorResult(op, error) {
@@ -2509,7 +2565,10 @@
       const table = tableFor(document);
       applyFloor(table, params.floor);
       const routed = frameRefOf(params.ref);
-      const value = routed ? forwardToFrame(op, params, routed, table) : handler(params, table);
+      let value;
+      if (routed) value = forwardToFrame(op, params, routed, table);
+      else if (params.frame) value = inFrame(op, params, table, handler);
+      else value = handler(params, table);
       return { ok: true, value: value === undefined ? null : value };
     } catch (error) {
       return errorResult(op, error);

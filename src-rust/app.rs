@@ -21,6 +21,8 @@ pub struct App {
     pub paused: Arc<std::sync::atomic::AtomicBool>,
     /// What the agents are doing, for the window.
     pub activity: Arc<crate::activity::Activity>,
+    /// Where state_save keeps named state files (in the profile).
+    pub states_dir: std::path::PathBuf,
 }
 
 /// What the server checks on every request.
@@ -39,6 +41,7 @@ impl App {
         remembered: RememberedStore,
         paused: Arc<std::sync::atomic::AtomicBool>,
         activity: Arc<crate::activity::Activity>,
+        states_dir: std::path::PathBuf,
     ) -> Arc<App> {
         Arc::new(App {
             browser,
@@ -50,6 +53,7 @@ impl App {
             security,
             paused,
             activity,
+            states_dir,
         })
     }
 }

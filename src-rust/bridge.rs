@@ -31,6 +31,11 @@ pub type Reply = oneshot::Sender<Result<Output, ToolError>>;
 /// A navigation of a tab's history or location.
 #[derive(Debug, Clone)]
 pub enum Navigation {
+    /// A document from text, with the origin of `base` (no request is made).
+    Html {
+        html: String,
+        base: String,
+    },
     Load(String),
     Back,
     Forward,

@@ -127,6 +127,7 @@ fn run(args: Args) -> anyhow::Result<()> {
         remembered,
         paused,
         activity,
+        profile.dir.join("states"),
     );
     runtime.spawn({
         let app = app.clone();

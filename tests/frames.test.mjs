@@ -73,7 +73,7 @@ describe('frames', { timeout: 120_000 }, () => {
 
     // The full tree puts the frame's content under the iframe, indented.
     const full = await callText(mcp, 'snapshot', { interactive: false });
-    assert.match(full, /- iframe "Cross frame"\n {2}(?:.*\n {2})*- textbox "Secret note"/);
+    assert.match(full, /- iframe "Cross frame" \[ref=e\d+\]\n {2}(?:.*\n {2})*- textbox "Secret note"/);
     assert.equal(full.includes('\u0001'), false, 'no frame marker is left in the text');
     const missing = await callError(mcp, 'find_text', { text: 'Cross button' }, 'ELEMENT_NOT_FOUND');
     assert.match(missing, /cross-origin frames are not searched/);

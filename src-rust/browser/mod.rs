@@ -824,6 +824,7 @@ fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Value, ToolError>
             same_document = is_fragment_change(view.uri().as_deref(), &url);
             b.settings.load(view, &url);
         }
+        Navigation::Html { html, base } => view.load_html(&html, Some(&base)),
         Navigation::Back if view.can_go_back() => view.go_back(),
         Navigation::Forward if view.can_go_forward() => view.go_forward(),
         Navigation::Reload => match view.uri() {

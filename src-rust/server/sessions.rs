@@ -35,6 +35,8 @@ pub struct Session {
     last_active: Mutex<Instant>,
     calls: AtomicU64,
     tab: Mutex<Option<TabId>>,
+    /// The frame tools act in (frame_switch): its tab and the frame's ref.
+    frame: Mutex<Option<(TabId, String)>>,
     /// clientInfo and protocol version from MCP initialize.
     client: Mutex<Option<(Value, String)>>,
     /// The last snapshot text taken of each tab (for `diff`).
@@ -56,6 +58,7 @@ impl Session {
             last_active: Mutex::new(Instant::now()),
             calls: AtomicU64::new(0),
             tab: Mutex::new(None),
+            frame: Mutex::new(None),
             client: Mutex::new(None),
             snapshots: Mutex::new(HashMap::new()),
             closed: watch::channel(false).0,
@@ -73,6 +76,19 @@ impl Session {
 
     pub fn set_tab(&self, tab: Option<TabId>) {
         *lock(&self.tab) = tab;
+    }
+
+    /// The ref of the frame this session's tools act in on `tab`, if any.
+    pub fn frame(&self, tab: TabId) -> Option<String> {
+        lock(&self.frame)
+            .as_ref()
+            .filter(|(t, _)| *t == tab)
+            .map(|(_, r)| r.clone())
+    }
+
+    /// Chooses the frame tools act in (none: the page itself).
+    pub fn set_frame(&self, frame: Option<(TabId, String)>) {
+        *lock(&self.frame) = frame;
     }
 
     /// Forgets the current tab (it was closed); returns what it was.

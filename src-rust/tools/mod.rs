@@ -12,6 +12,7 @@ pub mod error;
 pub mod files;
 pub mod find;
 pub mod forms;
+pub mod frames;
 pub mod identity;
 pub mod inspection;
 pub mod interaction;
@@ -20,6 +21,7 @@ pub mod navigation;
 pub mod output;
 pub mod page;
 pub mod reference;
+pub mod saved_state;
 pub mod schema;
 pub mod sessions;
 pub mod settings;
@@ -218,7 +220,9 @@ impl Registry {
         tools.extend(settings::tools());
         tools.extend(find::tools());
         tools.extend(dialogs::tools());
+        tools.extend(frames::tools());
         tools.extend(debug::tools());
+        tools.extend(saved_state::tools());
         tools.extend(files::tools());
         tools.extend(sessions::tools());
         Registry { tools }

@@ -73,6 +73,8 @@ pub struct OpenParams {
 pub const LOAD_LIMIT: Duration = Duration::from_secs(25);
 
 async fn navigate(ctx: &Ctx, nav: Navigation) -> ToolResult {
+    // A new page: the frame chosen on the old one is gone.
+    ctx.session.set_frame(None);
     let tab = ctx.tab().await?;
     let target = match &nav {
         Navigation::Load(url) => Some(url.clone()),

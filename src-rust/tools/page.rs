@@ -29,14 +29,18 @@ impl Ctx {
         self.app.browser.call_value(Command::TabState { tab }).await
     }
 
-    /// Runs an agent-library operation once the page is ready for it.
+    /// Runs an agent-library operation once the page is ready for it, in
+    /// the frame this session chose with frame_switch, if any.
     pub async fn agent(
         &self,
         tab: TabId,
         op: &'static str,
-        args: Value,
+        mut args: Value,
     ) -> Result<Value, ToolError> {
         self.wait_until_loaded(tab, Duration::from_secs(10)).await?;
+        if let (Some(frame), Value::Object(map)) = (self.session.frame(tab), &mut args) {
+            map.insert("frame".into(), frame.into());
+        }
         self.app
             .browser
             .call_value(Command::Agent { tab, op, args })

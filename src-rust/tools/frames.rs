@@ -1,0 +1,34 @@
+//! frame_switch, frame_main: a session's tools act inside one frame of the
+//! page (cross-origin frames included) until it switches back.
+
+use super::identity::NoParams;
+use super::inspection::TargetParams;
+use super::page::target;
+use super::{tool, Ctx, ToolDef, ToolOutput, ACTION};
+use serde_json::json;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "frame_switch",
+            "Make every tool act inside an iframe (by ref from snapshot or CSS selector), cross-origin frames included: snapshot, find, selectors, clicks, storage. Until frame_main or a new page.",
+            ACTION,
+            |ctx: Ctx, p: TargetParams| async move {
+                let tab = ctx.tab().await?;
+                let frame = ctx.agent(tab, "frame_target", target(&p.r#ref, &p.selector)?).await?;
+                let reference = frame["ref"].as_str().unwrap_or_default().to_string();
+                ctx.session.set_frame(Some((tab, reference)));
+                Ok(ToolOutput::json(frame))
+            },
+        ),
+        tool(
+            "frame_main",
+            "Make tools act on the whole page again after frame_switch.",
+            ACTION,
+            |ctx: Ctx, _: NoParams| async move {
+                ctx.session.set_frame(None);
+                Ok(ToolOutput::json(json!({"frame": "main"})))
+            },
+        ),
+    ]
+}

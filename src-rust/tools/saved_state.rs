@@ -1,0 +1,240 @@
+//! state_save, state_load: the profile's cookies and the local storage of
+//! the open pages, written to a state file (owner-only: it holds logins)
+//! and restored into another run, another profile even, so a site stays
+//! logged in.
+
+use super::error::{ErrorCode, ToolError};
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::bridge::{Command, CookieOp, CookieSpec, Navigation, TabId};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use std::path::PathBuf;
+use std::time::Duration;
+
+const FORMAT: &str = "sovereign-browser-state";
+const VERSION: u64 = 1;
+/// A document of an origin, made without asking the site, to restore its storage.
+const RESTORE_PAGE: &str = "<!doctype html><title>Restoring saved state</title>";
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "state_save",
+            "Save the profile's cookies and the localStorage of the open pages to a state file: by name (in the profile, default \"default\") or absolute path. The file is readable by its owner only.",
+            ACTION,
+            |ctx: Ctx, p: StateParams| async move { save(&ctx, p).await },
+        ),
+        tool(
+            "state_load",
+            "Restore cookies and localStorage from a state file written by state_save (by name or absolute path), e.g. to stay logged in to a site in a fresh profile.",
+            ACTION,
+            |ctx: Ctx, p: StateParams| async move { load(&ctx, p).await },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StateParams {
+    /// A name (letters, digits, - and _) for a file in the profile.
+    #[serde(default)]
+    name: Option<String>,
+    /// An absolute path instead.
+    #[serde(default)]
+    path: Option<String>,
+}
+
+fn state_path(ctx: &Ctx, p: &StateParams) -> Result<PathBuf, ToolError> {
+    match (&p.name, &p.path) {
+        (Some(_), Some(_)) => Err(ToolError::invalid_params("give name or path, not both")),
+        (_, Some(path)) => {
+            let path = PathBuf::from(path);
+            if !path.is_absolute() {
+                return Err(ToolError::invalid_params("path must be absolute"));
+            }
+            Ok(path)
+        }
+        (name, None) => {
+            let name = name.as_deref().unwrap_or("default");
+            let valid = !name.is_empty()
+                && name.len() <= 64
+                && name
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+            if !valid {
+                return Err(ToolError::invalid_params(
+                    "name may have letters, digits, - and _ only (up to 64)",
+                ));
+            }
+            Ok(ctx.app.states_dir.join(format!("{name}.json")))
+        }
+    }
+}
+
+async fn save(ctx: &Ctx, p: StateParams) -> ToolResult {
+    let path = state_path(ctx, &p)?;
+    let tab = ctx.tab().await?;
+    let op = CookieOp::Get { url: None };
+    let cookies = ctx
+        .app
+        .browser
+        .call_value(Command::Cookies { tab, op })
+        .await?;
+    let mut origins = Map::new();
+    for id in tab_ids(ctx).await? {
+        let args = json!({"area": "local", "action": "get"});
+        let command = Command::Agent {
+            tab: id,
+            op: "storage",
+            args,
+        };
+        // Pages without storage (about:blank, errors) have nothing to save.
+        if let Ok(found) = ctx.app.browser.call_value(command).await {
+            if let (Some(origin), Some(items)) =
+                (found["origin"].as_str(), found["items"].as_object())
+            {
+                if origin.starts_with("http") && !items.is_empty() {
+                    origins.insert(origin.to_string(), Value::Object(items.clone()));
+                }
+            }
+        }
+    }
+    let state = json!({
+        "format": FORMAT,
+        "version": VERSION,
+        "saved": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        "cookies": cookies["cookies"],
+        "local_storage": origins,
+    });
+    if let Some(dir) = path.parent() {
+        if path.starts_with(&ctx.app.states_dir) {
+            std::fs::create_dir_all(dir).map_err(|e| file_error(&path, e))?;
+        } else if !dir.is_dir() {
+            return Err(ToolError::invalid_params(format!(
+                "{}: its folder does not exist",
+                path.display()
+            )));
+        }
+    }
+    let bytes =
+        serde_json::to_vec_pretty(&state).map_err(|e| ToolError::internal(e.to_string()))?;
+    crate::profile::write_private(&path, &bytes).map_err(|e| file_error(&path, e))?;
+    Ok(ToolOutput::json(json!({
+        "path": path,
+        "cookies": state["cookies"].as_array().map_or(0, Vec::len),
+        "origins": origins.keys().collect::<Vec<_>>(),
+    })))
+}
+
+async fn load(ctx: &Ctx, p: StateParams) -> ToolResult {
+    let path = state_path(ctx, &p)?;
+    let bytes = std::fs::read(&path).map_err(|e| {
+        let code = if e.kind() == std::io::ErrorKind::NotFound {
+            ErrorCode::InvalidParams
+        } else {
+            ErrorCode::Internal
+        };
+        ToolError::new(code, format!("{}: {e}", path.display()))
+    })?;
+    let state: Value = serde_json::from_slice(&bytes).map_err(|e| {
+        ToolError::invalid_params(format!("{} is not a state file: {e}", path.display()))
+    })?;
+    if state["format"] != FORMAT || state["version"] != VERSION {
+        return Err(ToolError::invalid_params(format!(
+            "{} is not a state file of this browser",
+            path.display()
+        )));
+    }
+    let tab = ctx.tab().await?;
+    let cookies = state["cookies"].as_array().cloned().unwrap_or_default();
+    for cookie in &cookies {
+        let spec = cookie_spec(cookie)?;
+        let op = CookieOp::Set(spec);
+        ctx.app
+            .browser
+            .call_value(Command::Cookies { tab, op })
+            .await?;
+    }
+    let origins = state["local_storage"]
+        .as_object()
+        .cloned()
+        .unwrap_or_default();
+    if !origins.is_empty() {
+        restore_storage(ctx, &origins).await?;
+        ctx.app
+            .browser
+            .call_value(Command::BringToFront { tab })
+            .await?;
+    }
+    Ok(ToolOutput::json(json!({
+        "path": path,
+        "cookies": cookies.len(),
+        "origins": origins.keys().collect::<Vec<_>>(),
+    })))
+}
+
+fn cookie_spec(cookie: &Value) -> Result<CookieSpec, ToolError> {
+    let text = |k: &str| cookie[k].as_str().map(str::to_string);
+    let name =
+        text("name").ok_or_else(|| ToolError::invalid_params("a saved cookie has no name"))?;
+    Ok(CookieSpec {
+        name,
+        value: text("value").unwrap_or_default(),
+        domain: text("domain").unwrap_or_default(),
+        path: text("path").unwrap_or_else(|| "/".into()),
+        expires: cookie["expires"].as_i64(),
+        secure: cookie["secure"].as_bool().unwrap_or(false),
+        http_only: cookie["httpOnly"].as_bool().unwrap_or(false),
+        same_site: text("sameSite")
+            .unwrap_or_else(|| "Lax".into())
+            .to_ascii_lowercase(),
+    })
+}
+
+/// Writes each origin's items from a document of that origin, made in a
+/// tab of its own (no request reaches the site), then closes the tab.
+async fn restore_storage(ctx: &Ctx, origins: &Map<String, Value>) -> Result<(), ToolError> {
+    let opened = ctx
+        .app
+        .browser
+        .call_value(Command::NewTab { url: None })
+        .await?;
+    let tab: TabId = opened["id"]
+        .as_u64()
+        .ok_or_else(|| ToolError::internal("tab without id"))?;
+    let result = async {
+        ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
+        for (origin, items) in origins {
+            if !(origin.starts_with("http://") || origin.starts_with("https://")) {
+                continue;
+            }
+            let before = ctx.tab_state(tab).await?["nav"]["started"].as_u64().unwrap_or(0);
+            let nav = Navigation::Html { html: RESTORE_PAGE.into(), base: format!("{origin}/") };
+            ctx.app.browser.call_value(Command::Navigate { tab, nav }).await?;
+            ctx.settle(tab, before, Duration::from_secs(3), Duration::from_secs(10)).await?;
+            for (key, value) in items.as_object().into_iter().flatten() {
+                let args = json!({"area": "local", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()});
+                ctx.app.browser.call_value(Command::Agent { tab, op: "storage", args }).await?;
+            }
+        }
+        Ok::<(), ToolError>(())
+    }
+    .await;
+    let closed = ctx.app.browser.call_value(Command::CloseTab { tab }).await;
+    result.and(closed.map(|_| ()))
+}
+
+async fn tab_ids(ctx: &Ctx) -> Result<Vec<TabId>, ToolError> {
+    let list = ctx.app.browser.call_value(Command::ListTabs).await?;
+    Ok(list["tabs"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t["id"].as_u64())
+        .collect())
+}
+
+fn file_error(path: &std::path::Path, e: std::io::Error) -> ToolError {
+    ToolError::new(ErrorCode::Internal, format!("{}: {e}", path.display()))
+}

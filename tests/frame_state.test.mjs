@@ -1,0 +1,85 @@
+// frame_switch/frame_main (same-origin and cross-origin frames), and
+// state_save/state_load carrying a login into a fresh browser.
+import { describe, it, beforeEach, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startBrowser } from './support/browser.mjs';
+import { loggedInSuite } from './support/session.mjs';
+import { TEST_NSEC, callError, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { waitFor } from './support/wait.mjs';
+
+describe('frame_switch and saved state', { timeout: 180_000 }, () => {
+  const suite = loggedInSuite();
+  const { call, logged } = suite;
+  let mcp;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-state-'));
+  beforeEach(() => { mcp = suite.mcp; });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  const snapshot = (args = {}) => callText(mcp, 'snapshot', args);
+
+  for (const [page, inner, origin] of [
+    ['frames.html', 'Inner button', 'same-origin'],
+    ['frames-cross.html', 'Cross button', 'cross-origin'],
+  ]) {
+    it(`frame_switch makes every tool act in a ${origin} frame until frame_main`, { timeout: 30_000 }, logged(async () => {
+      await call('open', { url: suite.fixtures.url(page) });
+      await waitFor(async () => (await snapshot()).includes(inner), 'the frame to load');
+      const chosen = await call('frame_switch', { selector: 'iframe' });
+      assert.equal(chosen.same_origin, origin === 'same-origin');
+      const inside = await snapshot();
+      assert.doesNotMatch(inside, /Outer button/, 'the snapshot shows the frame only');
+      assert.match(inside, new RegExp(`button "${inner}"`));
+      assert.equal((await call('get_count', { selector: 'button' })).count, 1, 'selectors look in the frame');
+      await call('click', { selector: 'button' });
+      await waitFor(async () => /clicked true/.test(await snapshot({ interactive: false })), 'the click in the frame');
+      assert.equal((await call('fill', { selector: 'input', value: 'typed inside' })).value, 'typed inside');
+      const stored = await call('storage_local_set', { key: 'where', value: origin });
+      assert.match(stored.origin, origin === 'same-origin' ? /127\.0\.0\.1/ : /localhost/, 'the frame\'s own origin');
+      await call('frame_main');
+      assert.match(await snapshot(), /Outer button/);
+      await call('frame_switch', { selector: 'iframe' });
+      await call('open', { url: suite.fixtures.url('form.html') });
+      assert.match(await snapshot(), /Create account/, 'a new page leaves the frame');
+    }));
+  }
+
+  it('frame_switch refuses what is not a frame', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('frames.html') });
+    await callError(mcp, 'frame_switch', { selector: 'h1' }, 'INVALID_PARAMS');
+    await callError(mcp, 'frame_switch', { selector: '#none' }, 'ELEMENT_NOT_FOUND');
+  }));
+
+  it('state_save and state_load carry cookies and local storage into a fresh browser', { timeout: 90_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('set-cookie?name=sid&value=logged-in&httponly=1') });
+    await call('storage_local_set', { key: 'token', value: 'tok-1' });
+    const file = path.join(dir, 'site.json');
+    const saved = await call('state_save', { path: file });
+    assert.deepEqual([saved.path, saved.cookies, saved.origins], [file, 1, [suite.fixtures.origin]]);
+    assert.equal(statSync(file).mode & 0o777, 0o600, 'the state file is owner-only');
+    assert.equal((await call('state_save', { name: 'named' })).cookies, 1);
+    await callError(mcp, 'state_save', { name: '../escape' }, 'INVALID_PARAMS');
+    await callError(mcp, 'state_save', { path: 'relative.json' }, 'INVALID_PARAMS');
+    await callError(mcp, 'state_load', { path: path.join(dir, 'missing.json') }, 'INVALID_PARAMS');
+
+    // A second browser with a fresh profile, on the same site.
+    const fresh = await startBrowser();
+    const other = await connectMcp(fresh);
+    try {
+      await callJson(other, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(other, 'open', { url: suite.fixtures.url('echo') });
+      assert.equal(JSON.parse(await callText(other, 'get_text', { selector: '#echo' })).headers.cookie, undefined);
+      const loaded = await callJson(other, 'state_load', { path: file });
+      assert.deepEqual([loaded.cookies, loaded.origins], [1, [suite.fixtures.origin]]);
+      assert.equal((await callJson(other, 'tab_list')).tabs.length, 1, 'the restoring tab is gone');
+      await callJson(other, 'open', { url: suite.fixtures.url('echo') });
+      assert.equal(JSON.parse(await callText(other, 'get_text', { selector: '#echo' })).headers.cookie, 'sid=logged-in',
+        'the site sees the saved login');
+      assert.equal((await callJson(other, 'storage_local_get_key', { key: 'token' })).value, 'tok-1');
+    } finally {
+      await other.close().catch(() => {});
+      await fresh.stop();
+    }
+  }));
+});
