@@ -33,27 +33,35 @@ pub struct Security {
     pub addr: SocketAddr,
 }
 
+/// Start-up choices the program is made with.
+pub struct Setup {
+    pub session_idle: std::time::Duration,
+    /// Where named state files go (in the profile).
+    pub states_dir: std::path::PathBuf,
+    /// The tools offered (all, or the subset --tools asked for).
+    pub tools: Registry,
+}
+
 impl App {
     pub fn new(
         browser: BrowserHandle,
         security: Security,
-        session_idle: std::time::Duration,
         remembered: RememberedStore,
         paused: Arc<std::sync::atomic::AtomicBool>,
         activity: Arc<crate::activity::Activity>,
-        states_dir: std::path::PathBuf,
+        setup: Setup,
     ) -> Arc<App> {
         Arc::new(App {
             browser,
             identity: IdentityState::default(),
             remembered,
-            sessions: Sessions::new(session_idle),
+            sessions: Sessions::new(setup.session_idle),
             calls: CallLog::default(),
-            tools: Registry::new(),
+            tools: setup.tools,
             security,
             paused,
             activity,
-            states_dir,
+            states_dir: setup.states_dir,
         })
     }
 }

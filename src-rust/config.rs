@@ -71,6 +71,12 @@ pub struct Args {
     #[arg(long)]
     pub search_url: Option<String>,
 
+    /// Tools to offer: all (the default), core (the 30 basic tools), or a
+    /// comma-separated list of tool names and sets, e.g. core,cookies_get.
+    /// The identity tools are always offered.
+    #[arg(long, default_value = "all")]
+    pub tools: String,
+
     /// Window size as WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x900", value_parser = parse_size)]
     pub window_size: (u32, u32),

@@ -4,7 +4,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use sovereign_browser::app::{App, Security};
+use sovereign_browser::app::{App, Security, Setup};
 use sovereign_browser::bridge::{BrowserHandle, Command};
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
@@ -12,6 +12,7 @@ use sovereign_browser::headless::Xvfb;
 use sovereign_browser::identity::remembered::RememberedStore;
 use sovereign_browser::profile::Profile;
 use sovereign_browser::server;
+use sovereign_browser::tools::Registry;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
 use tao::event::{Event, WindowEvent};
@@ -23,8 +24,14 @@ fn main() {
         eprintln!("sovereign-browser: {message}");
         std::process::exit(2);
     }
+    // Checked before anything starts: a mistyped tool name is a start-up error.
+    let mut tools = Registry::new();
+    if let Err(message) = tools.select(&args.tools) {
+        eprintln!("sovereign-browser: --tools: {message}");
+        std::process::exit(2);
+    }
     init_logging(&args.log_level);
-    if let Err(error) = run(args) {
+    if let Err(error) = run(args, tools) {
         eprintln!("sovereign-browser: {error:#}");
         std::process::exit(1);
     }
@@ -40,7 +47,7 @@ fn init_logging(level: &str) {
         .init();
 }
 
-fn run(args: Args) -> anyhow::Result<()> {
+fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     let profile = Profile::open(args.profile.clone(), args.ephemeral)
         .context("cannot open the profile directory")?;
     let token = match (args.no_token, &args.token) {
@@ -123,11 +130,14 @@ fn run(args: Args) -> anyhow::Result<()> {
             token: token.clone(),
             addr,
         },
-        args.session_idle(),
         remembered,
         paused,
         activity,
-        profile.dir.join("states"),
+        Setup {
+            session_idle: args.session_idle(),
+            states_dir: profile.dir.join("states"),
+            tools,
+        },
     );
     runtime.spawn({
         let app = app.clone();

@@ -170,7 +170,12 @@ async fn handle(
                 .as_str()
                 .ok_or((INVALID_PARAMS, "tools/call needs params.name".to_string()))?;
             if app.tools.get(name).is_none() {
-                return Err((INVALID_PARAMS, format!("unknown tool: {name}")));
+                let message = if app.tools.exists(name) {
+                    format!("tool {name} is not offered: the browser was started with a --tools list without it")
+                } else {
+                    format!("unknown tool: {name}")
+                };
+                return Err((INVALID_PARAMS, message));
             }
             let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
             Ok(match dispatch(app, session, name, arguments).await {

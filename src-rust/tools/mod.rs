@@ -191,9 +191,45 @@ fn json_type(v: &Value) -> &'static str {
     }
 }
 
-/// Every tool, in catalogue order.
+/// The 30 basic tools of the first plan: `--tools core`.
+pub const CORE_TOOLS: [&str; 30] = [
+    "login_status",
+    "login",
+    "logout",
+    "switch_identity",
+    "open",
+    "back",
+    "forward",
+    "reload",
+    "get_url",
+    "get_title",
+    "snapshot",
+    "get_text",
+    "get_html",
+    "get_attr",
+    "eval",
+    "click",
+    "fill",
+    "type",
+    "press",
+    "scroll",
+    "hover",
+    "focus",
+    "close",
+    "tab_list",
+    "tab_new",
+    "tab_switch",
+    "tab_close",
+    "wait",
+    "wait_for",
+    "screenshot",
+];
+
+/// Every tool, in catalogue order, and which of them are offered.
 pub struct Registry {
     tools: Vec<ToolDef>,
+    /// Offered public tools; none: all of them.
+    offered: Option<std::collections::HashSet<&'static str>>,
 }
 
 impl Default for Registry {
@@ -225,11 +261,58 @@ impl Registry {
         tools.extend(saved_state::tools());
         tools.extend(files::tools());
         tools.extend(sessions::tools());
-        Registry { tools }
+        Registry {
+            tools,
+            offered: None,
+        }
+    }
+
+    /// Offers only some tools: `all`, `core`, or a comma-separated list of
+    /// tool names and those two sets. The identity tools are always on
+    /// (nothing works without a login), and so are the panel's own.
+    pub fn select(&mut self, spec: &str) -> Result<usize, String> {
+        let mut offered = std::collections::HashSet::new();
+        for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+            match item {
+                "all" => {
+                    self.offered = None;
+                    return Ok(self.public().count());
+                }
+                "core" => offered.extend(CORE_TOOLS),
+                name => {
+                    let def = self
+                        .tools
+                        .iter()
+                        .find(|t| t.name == name && !t.hidden)
+                        .ok_or_else(|| {
+                            format!("no tool or set is called {name:?} (sets: all, core)")
+                        })?;
+                    offered.insert(def.name);
+                }
+            }
+        }
+        if offered.is_empty() {
+            return Err("name at least one tool, or all or core".into());
+        }
+        offered.extend(CORE_TOOLS[..4].iter().copied());
+        self.offered = Some(offered);
+        Ok(self.public().count())
+    }
+
+    /// Whether a tool of that name exists, offered or not.
+    pub fn exists(&self, name: &str) -> bool {
+        self.tools.iter().any(|t| t.name == name)
+    }
+
+    fn is_offered(&self, def: &ToolDef) -> bool {
+        def.hidden || self.offered.as_ref().is_none_or(|o| o.contains(def.name))
     }
 
     pub fn get(&self, name: &str) -> Option<&ToolDef> {
-        self.tools.iter().find(|t| t.name == name)
+        self.tools
+            .iter()
+            .find(|t| t.name == name)
+            .filter(|t| self.is_offered(t))
     }
 
     pub fn all(&self) -> &[ToolDef] {
@@ -238,7 +321,9 @@ impl Registry {
 
     /// The public catalogue: what tools/list shows.
     pub fn public(&self) -> impl Iterator<Item = &ToolDef> {
-        self.tools.iter().filter(|t| !t.hidden)
+        self.tools
+            .iter()
+            .filter(|t| !t.hidden && self.is_offered(t))
     }
 }
 
@@ -324,10 +409,14 @@ async fn run(
     params: Value,
     depth: u32,
 ) -> ToolResult {
-    let def = app
-        .tools
-        .get(name)
-        .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, format!("unknown tool: {name}")))?;
+    let def = app.tools.get(name).ok_or_else(|| {
+        let message = if app.tools.exists(name) {
+            format!("tool {name} is not offered: the browser was started with a --tools list without it")
+        } else {
+            format!("unknown tool: {name}")
+        };
+        ToolError::new(ErrorCode::UnknownTool, message)
+    })?;
     if def.gated && !app.identity.is_logged_in() {
         return Err(ToolError::new(
             ErrorCode::NotLoggedIn,
@@ -402,40 +491,9 @@ mod tests {
 
     #[test]
     fn the_seed_core_tools_are_declared_once() {
-        let core = [
-            "login_status",
-            "login",
-            "logout",
-            "switch_identity",
-            "open",
-            "back",
-            "forward",
-            "reload",
-            "get_url",
-            "get_title",
-            "snapshot",
-            "get_text",
-            "get_html",
-            "get_attr",
-            "eval",
-            "click",
-            "fill",
-            "type",
-            "press",
-            "scroll",
-            "hover",
-            "focus",
-            "close",
-            "tab_list",
-            "tab_new",
-            "tab_switch",
-            "tab_close",
-            "wait",
-            "wait_for",
-            "screenshot",
-        ];
         let registry = Registry::new();
-        for name in core {
+        assert_eq!(registry.public().count(), 100, "the plan's 100 tools");
+        for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
         }
         let mut names: Vec<_> = registry.all().iter().map(|t| t.name).collect();
@@ -443,6 +501,27 @@ mod tests {
         names.sort();
         names.dedup();
         assert_eq!(names.len(), total, "a tool is declared twice");
+    }
+
+    #[test]
+    fn a_subset_offers_only_what_was_asked_plus_identity() {
+        let mut registry = Registry::new();
+        assert_eq!(registry.select("core").unwrap(), 30);
+        assert!(registry.get("cookies_get").is_none());
+        assert!(registry.get("session_end").is_some(), "panel tools stay");
+        assert_eq!(registry.select("snapshot, click").unwrap(), 6);
+        assert!(registry.get("login").is_some() && registry.get("open").is_none());
+        assert_eq!(registry.select("core,cookies_get").unwrap(), 31);
+        assert!(registry
+            .select("nonsense")
+            .unwrap_err()
+            .contains("nonsense"));
+        assert!(registry.select(" , ").is_err());
+        assert!(
+            registry.select("session_end").is_err(),
+            "hidden tools are not offered"
+        );
+        assert_eq!(registry.select("all").unwrap(), 100);
     }
 
     #[test]
