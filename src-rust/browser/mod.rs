@@ -335,12 +335,19 @@ impl Browser {
 
     fn tab_json(&self, index: usize) -> Value {
         let tab = &self.tabs[index];
+        let stayed = tab.state.stayed.get();
+        let url = if stayed {
+            Some(tab.state.page_url.borrow().clone())
+        } else {
+            tab.webkit.uri().map(|u| u.to_string())
+        };
         json!({
             "id": tab.state.id,
             "index": index,
-            "url": tab.webkit.uri().map(|u| u.to_string()).or_else(|| tab.requested_url.clone()).unwrap_or_default(),
+            "url": url.or_else(|| tab.requested_url.clone()).unwrap_or_default(),
             "title": tab.webkit.title().map(|t| t.to_string()).unwrap_or_default(),
-            "loading": tab.webkit.is_loading(),
+            "loading": tab.webkit.is_loading() && !stayed,
+            "stayed": stayed,
             "front": tab.state.id == self.front.get(),
             "opener": tab.opener,
         })
@@ -797,7 +804,13 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let result = b.tab(tab).and_then(|t| match &action {
                 DialogAction::Status => Ok(tab::dialog_status(&t.state)),
                 DialogAction::Accept(text) => tab::answer_dialog(&t.state, true, text.as_deref()),
-                DialogAction::Dismiss => tab::answer_dialog(&t.state, false, None),
+                DialogAction::Dismiss => {
+                    let answered = tab::answer_dialog(&t.state, false, None)?;
+                    if answered["answered"] == "beforeunload" {
+                        t.state.stayed.set(true);
+                    }
+                    Ok(answered)
+                }
             });
             let _ = reply.send(value(result));
         }

@@ -52,6 +52,11 @@ pub struct TabState {
     pub console: ConsoleLog,
     /// Files for the next file chooser this tab opens (the upload tool).
     pub upload: RefCell<Option<Vec<String>>>,
+    /// The page's own address: set at each commit and same-document move.
+    pub page_url: RefCell<String>,
+    /// A beforeunload prompt was answered "stay": WebKit keeps the abandoned
+    /// target as its URI, so the page's own address is the truth.
+    pub stayed: Cell<bool>,
 }
 
 /// Requests of the tab's pages in flight, for waits on a quiet network.
@@ -107,6 +112,8 @@ impl TabState {
             auth: RefCell::new(None),
             console: ConsoleLog::default(),
             upload: RefCell::new(None),
+            page_url: RefCell::new(String::new()),
+            stayed: Cell::new(false),
         }
     }
 
@@ -189,16 +196,27 @@ pub fn connect(view: &WebView, state: &Rc<TabState>) {
     });
 
     let s = state.clone();
-    view.connect_load_changed(move |_, event| {
+    view.connect_uri_notify(move |view| {
+        // Moves within the document (pushState, fragments) commit nothing.
+        if !view.is_loading() {
+            *s.page_url.borrow_mut() = view.uri().map(|u| u.to_string()).unwrap_or_default();
+        }
+    });
+
+    let s = state.clone();
+    view.connect_load_changed(move |view, event| {
         let mut nav = s.nav.get();
         match event {
             LoadEvent::Started => {
                 nav.started += 1;
+                s.stayed.set(false);
                 s.auth.borrow_mut().take();
                 s.crashed.set(false);
             }
             LoadEvent::Committed => {
                 nav.committed += 1;
+                s.stayed.set(false);
+                *s.page_url.borrow_mut() = view.uri().map(|u| u.to_string()).unwrap_or_default();
                 // Refs of the old document must never name elements of the new one.
                 s.ref_floor.set(s.ref_next.get());
             }

@@ -95,6 +95,12 @@ async fn navigate(ctx: &Ctx, nav: Navigation) -> ToolResult {
         || ctx
             .settle(tab, before, Duration::from_secs(3), LOAD_LIMIT)
             .await?;
+    if !loaded && ctx.tab_state(tab).await?["stayed"] == true {
+        return Err(ToolError::new(
+            ErrorCode::NavigationFailed,
+            "the page asked to stay (beforeunload) and the dialog was dismissed, so it was not left",
+        ));
+    }
     let mut summary = ctx.page_summary(tab).await?;
     // A URL that downloads a file leaves the page as it was: report the file.
     let downloads = ctx.downloads_since(before_downloads, LOAD_LIMIT).await?;
