@@ -10,6 +10,7 @@ pub mod address;
 pub mod app;
 pub mod bridge;
 pub mod browser;
+pub mod cli;
 pub mod config;
 pub mod headless;
 pub mod identity;

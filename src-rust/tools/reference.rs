@@ -1,4 +1,5 @@
-//! The README's tool table and the golden tools/list file, both generated
+//! The README's tool table and assets/tools-list.json (the catalogue the
+//! command-line client reads), both generated
 //! from the declarations so they cannot drift from what clients receive.
 
 use super::Registry;
@@ -83,7 +84,7 @@ mod tests {
 
     #[test]
     fn golden_tools_list_matches_the_declarations() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/tools-list.json");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/tools-list.json");
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         check_or_update(&path, &current, &tools_list_json(&Registry::new()));
     }

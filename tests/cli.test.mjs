@@ -1,0 +1,113 @@
+// The command-line client against the running browser: one tool per run,
+// refs as bare words, readable output and --json, exit codes, a batch from
+// standard input, and a clear message when no browser runs.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { browserBinary } from './support/browser.mjs';
+import { startLoggedIn } from './support/session.mjs';
+import { assertPng } from './support/png.mjs';
+import { refOf } from './support/snapshot.mjs';
+
+const CLI = path.join(path.dirname(browserBinary()), 'sovereign');
+
+/** Runs the client; resolves { code, stdout, stderr }. */
+function sovereign(args, { env = {}, input = null, cwd } = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(CLI, args, { env: { ...process.env, ...env }, cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    if (input !== null) child.stdin.end(input);
+    else child.stdin.end();
+  });
+}
+
+describe('the sovereign command', { timeout: 120_000 }, () => {
+  let session;
+  let env;
+  let dir;
+  before(async () => {
+    session = await startLoggedIn();
+    env = { SOVEREIGN_ADDR: `127.0.0.1:${session.browser.port}`, SOVEREIGN_TOKEN: session.browser.token };
+    dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-cli-'));
+  }, { timeout: 90_000 });
+  after(async () => {
+    await session?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  const run = (args, opts = {}) => sovereign(args, { env, ...opts });
+
+  it('opens, snapshots, fills and clicks by ref, reads text', async () => {
+    const opened = await run(['open', session.fixtures.url('form.html')]);
+    assert.equal(opened.code, 0, opened.stderr);
+    assert.match(opened.stdout, /^url: http:\/\/127\.0\.0\.1:\d+\/form\.html\ntitle: Sign up\n/);
+    const snap = await run(['snapshot']);
+    assert.equal(snap.code, 0);
+    assert.match(snap.stdout, /^url: .*\ntitle: Sign up\n- heading "Sign up" \[level=1\]\n- textbox "Name" \[ref=e\d+\]/, 'the tree, not JSON');
+    const name = refOf(snap.stdout, 'textbox', 'Name');
+    const filled = await run(['fill', name, 'Typed from a shell']);
+    assert.equal(filled.stdout, 'value: Typed from a shell\n');
+    const text = await run(['get_text', name]);
+    assert.equal(text.stdout.trim(), 'Typed from a shell');
+    await run(['check', '#agree']);
+    const clicked = await run(['--json', 'click', refOf(snap.stdout, 'button', 'Create account')]);
+    assert.equal(clicked.code, 0, clicked.stderr);
+    const result = JSON.parse(clicked.stdout);
+    assert.equal(result.navigated, true);
+    assert.match(result.url, /\/submit/);
+  });
+
+  it('writes screenshots to a file and prints its path', async () => {
+    const shot = await run(['screenshot', '--out', path.join(dir, 'shot.png')]);
+    assert.equal(shot.code, 0, shot.stderr);
+    assert.match(shot.stdout, /file: .*shot\.png/);
+    assertPng(readFileSync(path.join(dir, 'shot.png')));
+  });
+
+  it('exit codes: 1 for a tool error with its code, 2 for usage, 3 without a browser', async () => {
+    const stale = await run(['click', '@e99999']);
+    assert.equal(stale.code, 1);
+    assert.match(stale.stderr, /^ELEMENT_NOT_FOUND: /);
+    for (const args of [['scroll', 'sideways'], ['no_such_tool'], ['open'], ['wait', 'soon'], ['get_url', '--what', '1']]) {
+      const usage = await run(args);
+      assert.equal(usage.code, 2, `${args.join(' ')}: ${usage.stderr}`);
+      assert.match(usage.stderr, /^sovereign: /);
+    }
+    const none = await sovereign(['get_url'], { env: { SOVEREIGN_ADDR: '127.0.0.1:9', SOVEREIGN_TOKEN: 'x'.repeat(20) } });
+    assert.equal(none.code, 3);
+    assert.match(none.stderr, /no browser is running at 127\.0\.0\.1:9.*start one with/);
+    const wrongToken = await sovereign(['get_url'], { env: { ...env, SOVEREIGN_TOKEN: 'not-the-token-at-all' } });
+    assert.equal(wrongToken.code, 3);
+    assert.match(wrongToken.stderr, /401/);
+  });
+
+  it('lists the tools and explains one', async () => {
+    const tools = await run(['tools']);
+    assert.equal(tools.stdout.trim().split('\n').length, 100);
+    const help = await run(['help', 'fill']);
+    assert.match(help.stdout, /--value <string, required>/);
+  });
+
+  it('runs a batch from standard input over one connection', async () => {
+    const input = [
+      `open ${session.fixtures.url('form.html')}`,
+      '# a comment',
+      `fill '#name' "Batch of 'three'"`,
+      'get_value #name',
+      '',
+    ].join('\n');
+    const batch = await run(['-'], { input });
+    assert.equal(batch.code, 0, batch.stderr);
+    assert.match(batch.stdout, /value: Batch of 'three'\n$/);
+    const failing = await run(['-'], { input: 'get_url\nclick @e99999\nget_title\n' });
+    assert.equal(failing.code, 1, 'stops at the failing line');
+    assert.doesNotMatch(failing.stdout, /title:/);
+  });
+});
