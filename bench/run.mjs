@@ -11,7 +11,7 @@
 //
 // It builds nothing. Results are printed as a table and written to
 // bench/results.json.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
 import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
@@ -253,6 +253,22 @@ async function cheapCallsRaw(browser) {
   return { tool: 'get_url', client: 'raw keep-alive HTTP', calls: CHEAP_CALLS, p50Ms: round(median(times), 2), p99Ms: round(percentile(times, 99), 2) };
 }
 
+// The command-line client, a process per call: start to printed result.
+const CLI_CALLS = 30;
+function cliCalls(browser) {
+  const cli = path.join(path.dirname(BIN), 'sovereign');
+  if (!existsSync(cli)) return null;
+  const env = { ...process.env, SOVEREIGN_ADDR: `127.0.0.1:${browser.port}`, SOVEREIGN_TOKEN: browser.token };
+  const times = [];
+  for (let i = 0; i < CLI_CALLS; i++) {
+    const t = performance.now();
+    const out = execFileSync(cli, ['get_url'], { env, encoding: 'utf8' });
+    times.push(performance.now() - t);
+    if (!out.startsWith('url: ')) throw new Error(`sovereign get_url printed ${out}`);
+  }
+  return { tool: 'get_url', client: 'sovereign (new process per call)', calls: CLI_CALLS, p50Ms: round(median(times), 2), p99Ms: round(percentile(times, 99), 2) };
+}
+
 async function snapshots(mcp, url) {
   await callJson(mcp, 'open', { url });
   let t = performance.now();
@@ -300,6 +316,7 @@ function report(r) {
     ['Cheap call get_url p99, minimal client', fmt(r.cheapCallRaw.p99Ms, 'ms'), '', ''],
     [`Cheap call get_url p50, official SDK client (${r.cheapCall.calls} calls)`, fmt(r.cheapCall.p50Ms, 'ms'), fmt(REFERENCE.cheapCallMs, 'ms'), ratio(r.cheapCall.p50Ms, REFERENCE.cheapCallMs)],
     ['Cheap call get_url p99, official SDK client', fmt(r.cheapCall.p99Ms, 'ms'), '', ''],
+    ...(r.cliCall ? [[`get_url from the shell, sovereign start to result p50 (${r.cliCall.calls} runs)`, fmt(r.cliCall.p50Ms, 'ms'), '', '']] : []),
     [`Snapshot large.html p50 (${L.calls} calls)`, fmt(L.p50Ms, 'ms'), fmt(REFERENCE.snapshotLargeMs, 'ms'), ratio(L.p50Ms, REFERENCE.snapshotLargeMs)],
     ['Snapshot large.html p90', fmt(L.p90Ms, 'ms'), '', ''],
     ['Snapshot large.html first call', fmt(L.firstMs, 'ms'), '', ''],
@@ -382,6 +399,8 @@ async function main() {
     log(`get_url p50 ${cheapCall.p50Ms} ms, p99 ${cheapCall.p99Ms} ms`);
     const cheapCallRaw = await cheapCallsRaw(browser);
     log(`get_url (raw client) p50 ${cheapCallRaw.p50Ms} ms, p99 ${cheapCallRaw.p99Ms} ms`);
+    const cliCall = cliCalls(browser);
+    if (cliCall) log(`get_url (sovereign command) p50 ${cliCall.p50Ms} ms, p99 ${cliCall.p99Ms} ms`);
     sample('after cheap calls');
 
     // (3) Snapshots.
@@ -415,6 +434,7 @@ async function main() {
       },
       cheapCall,
       cheapCallRaw,
+      cliCall,
       snapshot: { large, form, tokenNote: 'cl100k_base tokens of the text block the client receives' },
       toolsList,
       pss: {

@@ -6,7 +6,7 @@ import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import {
   TEST_NSEC, connectMcp, callJson, errorResult, httpRequest, initializeParams, mcpPost, rpc,
 } from './support/mcp.mjs';
-import { tryAgentHandshake } from './support/agent.mjs';
+import { connectAgent, tryAgentHandshake } from './support/agent.mjs';
 
 describe('security', { timeout: 240_000 }, () => {
   let browser;
@@ -167,5 +167,41 @@ describe('security', { timeout: 240_000 }, () => {
     const r = await tryAgentHandshake(`${browser.agentUrl}?token=${browser.token}`, { Origin: 'http://evil.example' });
     assert.equal(r.opened, false, 'the WebSocket opened for a foreign Origin');
     if (r.status !== undefined) assert.equal(r.status, 403);
+  });
+
+  test('JSON-RPC oddities: batches, deep nesting, wrong types, no method; the server keeps serving', async () => {
+    const expect = async (body, code, what) => {
+      const r = await mcpPost(browser, body);
+      assert.equal(r.status, 400, `${what}: HTTP ${r.status} ${r.text}`);
+      assert.equal(r.message?.error?.code, code, `${what}: ${r.text}`);
+    };
+    await expect([rpc('ping'), rpc('ping')], -32600, 'a batch array');
+    await expect('{"jsonrpc":"2.0","id":1,"method":"ping","params":' + '['.repeat(5000) + ']'.repeat(5000) + '}', -32700, 'deep nesting');
+    await expect({ jsonrpc: '2.0', id: { a: 1 }, method: 'ping' }, -32600, 'an object id');
+    await expect({ jsonrpc: '2.0', id: 4, method: 5 }, -32600, 'a number as method');
+    await expect({ jsonrpc: '2.0', id: 5 }, -32600, 'a request without method');
+    await expect({ jsonrpc: '1.0', id: 6, method: 'ping' }, -32600, 'jsonrpc 1.0');
+    await expect(null, -32600, 'null');
+    const answer = await mcpPost(browser, { jsonrpc: '2.0', id: 7, result: {} });
+    assert.equal(answer.status, 202, 'a client\'s response to the server is accepted');
+    const init = await mcpPost(browser, initialize());
+    const again = await mcpPost(browser, { jsonrpc: '2.0', id: 8, method: 'ping' }, { sessionId: init.sessionId });
+    assert.deepEqual(again.message, { jsonrpc: '2.0', id: 8, result: {} }, 'still serving');
+  });
+
+  test('/agent answers every malformed message and keeps the connection', async () => {
+    const agent = await connectAgent(browser);
+    try {
+      const bad = ['not json', '[1,2]', '{"id":1}', '{"id":2,"tool":5}', '{"id":3,"tool":"nope"}',
+        '['.repeat(3000) + ']'.repeat(3000), '{"id":4,"tool":"get_url","params":[1]}'];
+      for (const text of bad) agent.sendRaw(text);
+      const codes = [];
+      for (let i = 0; i < bad.length; i++) codes.push((await agent.nextUnmatched()).error?.code);
+      assert.equal(codes.length, bad.length);
+      assert.ok(codes.every((c) => ['INVALID_PARAMS', 'UNKNOWN_TOOL', 'NOT_LOGGED_IN'].includes(c)), codes.join(','));
+      assert.equal((await agent.call('login_status')).ok, true, 'the connection still works');
+    } finally {
+      await agent.close();
+    }
   });
 });

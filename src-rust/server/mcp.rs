@@ -65,11 +65,33 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
         return rpc_error(StatusCode::BAD_REQUEST, Value::Null, INVALID_REQUEST, why);
     };
     let id = obj.get("id").cloned().filter(|id| !id.is_null());
-    let method = obj
-        .get("method")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let (Some(method), Some(id)) = (method, id) else {
+    if id
+        .as_ref()
+        .is_some_and(|id| !id.is_string() && !id.is_number())
+    {
+        let why = "id must be a string or a number";
+        return rpc_error(StatusCode::BAD_REQUEST, Value::Null, INVALID_REQUEST, why);
+    }
+    let method = match obj.get("method") {
+        None => None,
+        Some(Value::String(method)) => Some(method.clone()),
+        Some(_) => {
+            let id = id.unwrap_or(Value::Null);
+            return rpc_error(
+                StatusCode::BAD_REQUEST,
+                id,
+                INVALID_REQUEST,
+                "method must be a string",
+            );
+        }
+    };
+    let is_response = obj.contains_key("result") || obj.contains_key("error");
+    let (Some(method), Some(id)) = (method.clone(), id.clone()) else {
+        if method.is_none() && !is_response {
+            let id = id.unwrap_or(Value::Null);
+            let why = "a request needs \"method\"";
+            return rpc_error(StatusCode::BAD_REQUEST, id, INVALID_REQUEST, why);
+        }
         // Notifications and responses: nothing to answer.
         return StatusCode::ACCEPTED.into_response();
     };

@@ -429,6 +429,12 @@ async fn run(
             "a person has taken over the browser and paused the agents; nothing reaches the pages until they resume. Wait and try again later.",
         ));
     }
+    if has_nul(&params) {
+        // GTK, WebKit and C strings end at NUL: such text cannot be passed on.
+        return Err(ToolError::invalid_params(
+            "arguments must not contain NUL characters (U+0000)",
+        ));
+    }
     let limit = call_limit(&params);
     let ctx = Ctx {
         app: app.clone(),
@@ -444,6 +450,15 @@ async fn run(
             .unwrap_or_else(|_| Err(timed_out(name, limit)));
     }
     result
+}
+
+fn has_nul(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains('\0'),
+        Value::Array(items) => items.iter().any(has_nul),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
+        _ => false,
+    }
 }
 
 fn timed_out(name: &str, limit: Duration) -> ToolError {
