@@ -47,6 +47,17 @@ impl Xvfb {
             display: format!(":{number}"),
         })
     }
+
+    /// Asks the server to end (it removes its lock files) without waiting:
+    /// at program exit, waiting would let threads still connected to it
+    /// see the connection drop first, and Xlib then exits with status 1.
+    pub fn terminate(self) {
+        // SAFETY: a signal to our own child, by its pid.
+        unsafe {
+            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
+        }
+        std::mem::forget(self);
+    }
 }
 
 impl Drop for Xvfb {

@@ -177,9 +177,14 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
                 tracing::info!("shutting down");
                 profile.cleanup();
                 // The display goes last: nothing may draw after it.
-                drop(xvfb.take());
+                if let Some(xvfb) = xvfb.take() {
+                    xvfb.terminate();
+                }
                 let _ = &runtime;
-                std::process::exit(0);
+                // Not exit(): GTK's and WebKit's exit handlers would talk to
+                // the display being closed, and X's error handler exits 1.
+                // SAFETY: ends the process at once; nothing is left to run.
+                unsafe { libc::_exit(0) };
             }
             _ => {}
         }

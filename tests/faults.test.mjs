@@ -1,0 +1,130 @@
+// Faults: a tab whose web process crashes, a page stuck in a loop, clients
+// that vanish mid-call, many sessions at once, and a clean shutdown that
+// leaves no process behind.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { startBrowser } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { TEST_NSEC, callError, callJson, connectMcp, mcpPost, rpc, initializeParams } from './support/mcp.mjs';
+import { waitFor } from './support/wait.mjs';
+
+/** Every process below `pid`, with its command name. */
+function descendants(pid) {
+  const children = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const comm = stat.slice(stat.indexOf('(') + 1, close);
+      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
+      if (!children.has(ppid)) children.set(ppid, []);
+      children.get(ppid).push({ pid: Number(entry), comm });
+    } catch { /* gone meanwhile */ }
+  }
+  const out = [];
+  const walk = (p) => { for (const c of children.get(p) ?? []) { out.push(c); walk(c.pid); } };
+  walk(pid);
+  return out;
+}
+
+describe('faults', { timeout: 240_000 }, () => {
+  it('a crashed web process is reported, reload recovers, the server stays up', { timeout: 90_000 }, async () => {
+    const fixtures = await startFixtureServer();
+    const browser = await startBrowser();
+    const mcp = await connectMcp(browser);
+    try {
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(mcp, 'open', { url: fixtures.url('form.html') });
+      const web = descendants(browser.pid).filter((p) => p.comm.startsWith('WebKitWebProces'));
+      assert.ok(web.length >= 1, 'a web process runs the page');
+      for (const p of web) process.kill(p.pid, 'SIGKILL');
+      await waitFor(async () => {
+        const r = await mcp.callTool('get_text', { selector: 'h1' });
+        return r.structuredContent?.error?.code === 'NAVIGATION_FAILED' && /web process (crashed|ended)/.test(r.content[0].text);
+      }, 'the crash to be reported');
+      const ping = await mcpPost(browser, rpc('initialize', initializeParams()));
+      assert.equal(ping.status, 200, 'the server answers meanwhile');
+      await callJson(mcp, 'reload');
+      assert.equal((await callJson(mcp, 'get_title')).title, 'Sign up', 'reload brought the page back');
+    } finally {
+      await mcp.close().catch(() => {});
+      await browser.stop();
+      await fixtures.close();
+    }
+  });
+
+  it('a page stuck in a loop costs its call a timeout, not the server', { timeout: 90_000 }, async () => {
+    const fixtures = await startFixtureServer();
+    const browser = await startBrowser();
+    const mcp = await connectMcp(browser);
+    const other = await connectMcp(browser);
+    try {
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(mcp, 'open', { url: fixtures.url('form.html') });
+      await callJson(mcp, 'eval', { script: 'setTimeout(() => { for (;;) {} }, 10); 1' });
+      const started = Date.now();
+      const stuck = mcp.callTool('wait_for_text', { text: 'never', timeout: 2000 });
+      // Meanwhile another session is served at once.
+      const t = Date.now();
+      assert.equal((await callJson(other, 'login_status')).logged_in, true);
+      const pingMs = Date.now() - t;
+      const result = await stuck;
+      const took = Date.now() - started;
+      assert.equal(result.structuredContent?.error?.code, 'TIMEOUT', JSON.stringify(result).slice(0, 300));
+      assert.ok(took < 10_000, `the stuck call ended after ${took} ms`);
+      assert.ok(pingMs < 2000, `another session waited ${pingMs} ms`);
+    } finally {
+      await mcp.close().catch(() => {});
+      await other.close().catch(() => {});
+      await browser.stop();
+      await fixtures.close();
+    }
+  });
+
+  it('clients that vanish mid-call and fifty sessions at once leave the server serving', { timeout: 60_000 }, async () => {
+    const browser = await startBrowser();
+    try {
+      const sessions = await Promise.all(Array.from({ length: 50 }, () => mcpPost(browser, rpc('initialize', initializeParams()))));
+      assert.ok(sessions.every((s) => s.status === 200 && s.sessionId), 'fifty sessions');
+      assert.equal(new Set(sessions.map((s) => s.sessionId)).size, 50);
+      // Start slow calls and walk away from them.
+      const aborts = sessions.slice(0, 10).map((s) => {
+        const controller = new AbortController();
+        fetch(browser.mcpUrl, {
+          method: 'POST',
+          signal: controller.signal,
+          headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${browser.token}`, 'Mcp-Session-Id': s.sessionId },
+          body: JSON.stringify(rpc('tools/call', { name: 'wait', arguments: { ms: 3000 } })),
+        }).catch(() => {});
+        return controller;
+      });
+      await new Promise((r) => setTimeout(r, 200));
+      for (const c of aborts) c.abort();
+      const mcp = await connectMcp(browser);
+      assert.equal((await callJson(mcp, 'login_status')).logged_in, false, 'still serving');
+      await mcp.close();
+    } finally {
+      await browser.stop();
+    }
+  });
+
+  it('SIGTERM ends the browser cleanly: no process is left behind', { timeout: 60_000 }, async () => {
+    const fixtures = await startFixtureServer();
+    const browser = await startBrowser();
+    const mcp = await connectMcp(browser);
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+    await callJson(mcp, 'open', { url: fixtures.url('form.html') });
+    await mcp.close();
+    const family = descendants(browser.pid);
+    assert.ok(family.some((p) => p.comm.startsWith('WebKit')), 'WebKit processes ran');
+    assert.ok(family.some((p) => p.comm === 'Xvfb'), 'the private Xvfb ran');
+    const exit = await browser.stop();
+    assert.equal(exit.code ?? 0, 0, `exit ${JSON.stringify(exit)}: ${browser.stderrTail(2000)}`);
+    await waitFor(async () => family.every((p) => !existsSync(`/proc/${p.pid}`) || readFileSync(`/proc/${p.pid}/stat`, 'utf8').includes(') Z ')),
+      'every child process to end');
+    await fixtures.close();
+  });
+});
