@@ -13,12 +13,13 @@
 // bench/results.json.
 import { execFileSync, spawn } from 'node:child_process';
 import http from 'node:http';
-import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, startBrowser } from '../tests/support/browser.mjs';
+import { treePss } from './pss.mjs';
 import { startFixtureServer } from '../tests/support/fixture-server.mjs';
 import { TEST_NSEC, callJson, connectMcp, textResult } from '../tests/support/mcp.mjs';
 import { encode as cl100kEncode } from 'gpt-tokenizer/encoding/cl100k_base';
@@ -114,54 +115,6 @@ async function startXvfb() {
 
 // ---------------------------------------------------------------------------
 // Memory: PSS of the browser and all its descendants (not Xvfb)
-
-function readProcs() {
-  const procs = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-      procs.set(Number(entry), { pid: Number(entry), ppid, comm });
-    } catch { /* exited meanwhile */ }
-  }
-  return procs;
-}
-
-/** The program's file name (comm is cut at 15 characters). */
-function programName(p) {
-  try {
-    const argv0 = readFileSync(`/proc/${p.pid}/cmdline`, 'utf8').split('\0')[0];
-    if (argv0) return path.basename(argv0);
-  } catch { /* exited meanwhile */ }
-  return p.comm;
-}
-
-function treePss(rootPid) {
-  const procs = readProcs();
-  const tree = [];
-  const queue = [rootPid];
-  while (queue.length) {
-    const pid = queue.shift();
-    const p = procs.get(pid);
-    if (!p) continue;
-    if (p.comm !== 'Xvfb') tree.push(p);
-    for (const child of procs.values()) if (child.ppid === pid) queue.push(child.pid);
-  }
-  let totalKiB = 0;
-  const processes = [];
-  for (const p of tree) {
-    try {
-      const rollup = readFileSync(`/proc/${p.pid}/smaps_rollup`, 'utf8');
-      const kib = Number(/^Pss:\s+(\d+) kB/m.exec(rollup)?.[1] ?? 0);
-      totalKiB += kib;
-      processes.push({ pid: p.pid, comm: programName(p), pssMiB: round(kib / 1024) });
-    } catch { /* exited meanwhile */ }
-  }
-  return { totalMiB: round(totalKiB / 1024), processes };
-}
 
 // ---------------------------------------------------------------------------
 // Measurements

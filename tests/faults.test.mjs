@@ -3,32 +3,12 @@
 // leaves no process behind.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { startBrowser } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { TEST_NSEC, callError, callJson, connectMcp, mcpPost, rpc, initializeParams } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
-
-/** Every process below `pid`, with its command name. */
-function descendants(pid) {
-  const children = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const close = stat.lastIndexOf(')');
-      const comm = stat.slice(stat.indexOf('(') + 1, close);
-      const ppid = Number(stat.slice(close + 2).split(' ')[1]);
-      if (!children.has(ppid)) children.set(ppid, []);
-      children.get(ppid).push({ pid: Number(entry), comm });
-    } catch { /* gone meanwhile */ }
-  }
-  const out = [];
-  const walk = (p) => { for (const c of children.get(p) ?? []) { out.push(c); walk(c.pid); } };
-  walk(pid);
-  return out;
-}
+import { descendants } from './support/procs.mjs';
 
 describe('faults', { timeout: 240_000 }, () => {
   it('a crashed web process is reported, reload recovers, the server stays up', { timeout: 90_000 }, async () => {
