@@ -48,14 +48,12 @@ impl Xvfb {
         })
     }
 
-    /// Asks the server to end (it removes its lock files) without waiting:
-    /// at program exit, waiting would let threads still connected to it
-    /// see the connection drop first, and Xlib then exits with status 1.
-    pub fn terminate(self) {
-        // SAFETY: a signal to our own child, by its pid.
-        unsafe {
-            libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM);
-        }
+    /// Leaves the server running for the rest of this process: when the
+    /// process ends the kernel sends it SIGTERM (see `die_with_parent`),
+    /// and it removes its lock files. Ending it earlier would let threads
+    /// still connected to it see the connection drop, and Xlib's handler
+    /// then exits the program with status 1.
+    pub fn outlive(self) {
         std::mem::forget(self);
     }
 }
@@ -67,14 +65,14 @@ impl Drop for Xvfb {
     }
 }
 
-/// Asks the kernel to end the child when this process dies, even by SIGKILL,
-/// so no Xvfb is left behind.
+/// Asks the kernel to end the child (SIGTERM: it cleans up after itself)
+/// when this process dies, even by SIGKILL, so no Xvfb is left behind.
 fn die_with_parent(command: &mut Command) {
     use std::os::unix::process::CommandExt;
     // SAFETY: prctl is async-signal-safe and touches no memory of the parent.
     unsafe {
         command.pre_exec(|| {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
             Ok(())
         });
     }

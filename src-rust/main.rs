@@ -176,13 +176,13 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             Event::LoopDestroyed => {
                 tracing::info!("shutting down");
                 profile.cleanup();
-                // The display goes last: nothing may draw after it.
+                // The display goes last, after this process: nothing may draw after it.
                 if let Some(xvfb) = xvfb.take() {
-                    xvfb.terminate();
+                    xvfb.outlive();
                 }
                 let _ = &runtime;
-                // Not exit(): GTK's and WebKit's exit handlers would talk to
-                // the display being closed, and X's error handler exits 1.
+                // Not exit(): GTK's and WebKit's exit handlers may still talk
+                // to the display, which goes as this process ends.
                 // SAFETY: ends the process at once; nothing is left to run.
                 unsafe { libc::_exit(0) };
             }

@@ -64,6 +64,25 @@ describe('faults', { timeout: 240_000 }, () => {
     }
   });
 
+  it('a page that never finishes loading ends open at its timeout; the tab moves on', { timeout: 60_000 }, async () => {
+    const fixtures = await startFixtureServer();
+    const browser = await startBrowser();
+    const mcp = await connectMcp(browser);
+    try {
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+      const started = Date.now();
+      const message = await callError(mcp, 'open', { url: fixtures.url('slow?ms=60000'), timeout: 1500 }, 'TIMEOUT');
+      const took = Date.now() - started;
+      assert.match(message, /still loading after 1500 ms/);
+      assert.ok(took < 8000, `open gave up after ${took} ms`);
+      assert.equal((await callJson(mcp, 'open', { url: fixtures.url('form.html') })).title, 'Sign up');
+    } finally {
+      await mcp.close().catch(() => {});
+      await browser.stop();
+      await fixtures.close();
+    }
+  });
+
   it('clients that vanish mid-call and fifty sessions at once leave the server serving', { timeout: 60_000 }, async () => {
     const browser = await startBrowser();
     try {

@@ -97,5 +97,7 @@ describe('identity', { timeout: 180_000 }, () => {
     for (const secret of [TEST_NSEC, PRIVKEY_HEX, 'correct horse', 'bleak badge arrange', 'garlic valid proud']) {
       assert.ok(!haystack.includes(secret), `a secret leaked: ${secret.slice(0, 12)}...`);
     }
+    // The server's bearer token is a secret too: never in the log.
+    assert.ok(browser.token && !log.includes(browser.token), 'the bearer token appears in the log');
   });
 });

@@ -14,30 +14,33 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "open",
-            "Navigate this session's tab to a URL and wait for the page to load. Returns the final URL and title; a failed load is an error.",
+            "Navigate this session's tab to a URL and wait for the page to load (timeout in ms, default 25000). Returns the final URL and title; a failed load is an error.",
             NAVIGATES,
             |ctx: Ctx, p: OpenParams| async move {
                 let url = normalize_url(&p.url)?;
-                navigate(&ctx, Navigation::Load(url)).await
+                let limit = p.timeout.map_or(LOAD_LIMIT, |ms| {
+                    Duration::from_millis(ms.clamp(100, MAX_LOAD_MS))
+                });
+                navigate(&ctx, Navigation::Load(url), limit).await
             },
         ),
         tool(
             "back",
             "Go back in this tab's history and wait for the page. Returns URL and title.",
             NAVIGATES,
-            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Back).await },
+            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Back, LOAD_LIMIT).await },
         ),
         tool(
             "forward",
             "Go forward in this tab's history and wait for the page. Returns URL and title.",
             NAVIGATES,
-            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Forward).await },
+            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Forward, LOAD_LIMIT).await },
         ),
         tool(
             "reload",
             "Reload the current page, bypassing the cache, and wait for it. Returns URL and title.",
             NAVIGATES,
-            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Reload).await },
+            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Reload, LOAD_LIMIT).await },
         ),
         tool(
             "get_url",
@@ -67,12 +70,16 @@ pub fn tools() -> Vec<ToolDef> {
 pub struct OpenParams {
     /// URL to open (a bare host name gets https://).
     url: String,
+    /// Milliseconds to wait for the load, default 25000.
+    #[serde(default)]
+    timeout: Option<u64>,
 }
 
 /// Time allowed for a page to load.
 pub const LOAD_LIMIT: Duration = Duration::from_secs(25);
+const MAX_LOAD_MS: u64 = 300_000;
 
-async fn navigate(ctx: &Ctx, nav: Navigation) -> ToolResult {
+async fn navigate(ctx: &Ctx, nav: Navigation, limit: Duration) -> ToolResult {
     // A new page: the frame chosen on the old one is gone.
     ctx.session.set_frame(None);
     let tab = ctx.tab().await?;
@@ -93,7 +100,7 @@ async fn navigate(ctx: &Ctx, nav: Navigation) -> ToolResult {
     let same_document = started["same_document"].as_bool().unwrap_or(false);
     let loaded = same_document
         || ctx
-            .settle(tab, before, Duration::from_secs(3), LOAD_LIMIT)
+            .settle(tab, before, Duration::from_secs(3), limit)
             .await?;
     if !loaded && ctx.tab_state(tab).await?["stayed"] == true {
         return Err(ToolError::new(
