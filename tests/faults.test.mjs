@@ -3,7 +3,10 @@
 // leaves no process behind.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { startBrowser } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { TEST_NSEC, callError, callJson, connectMcp, mcpPost, rpc, initializeParams } from './support/mcp.mjs';
@@ -80,6 +83,45 @@ describe('faults', { timeout: 240_000 }, () => {
       await mcp.close().catch(() => {});
       await browser.stop();
       await fixtures.close();
+    }
+  });
+
+  it('a signer that stops answering fails the login within its timeout; pings keep answering', { timeout: 60_000 }, async () => {
+    // A device that accepts the connection and then says nothing, ever.
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-silent-'));
+    const socketPath = path.join(dir, 'silent.sock');
+    const silent = net.createServer((socket) => { socket.on('data', () => {}); });
+    await new Promise((r) => silent.listen(socketPath, r));
+    const browser = await startBrowser();
+    const mcp = await connectMcp(browser);
+    const init = await mcpPost(browser, rpc('initialize', initializeParams()));
+    try {
+      const started = Date.now();
+      const login = mcp.callTool('login', { method: 'nsigner', transport: 'unix', device: socketPath });
+      const pings = [];
+      let done = false;
+      login.finally(() => { done = true; });
+      while (!done && Date.now() - started < 40_000) {
+        const t = Date.now();
+        const pong = await mcpPost(browser, rpc('ping'), { sessionId: init.sessionId });
+        pings.push(Date.now() - t);
+        assert.deepEqual(pong.message.result, {}, 'ping answers meanwhile');
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      const result = await login;
+      const took = Date.now() - started;
+      const code = result.structuredContent?.error?.code;
+      assert.ok(['SIGNER_UNAVAILABLE', 'TIMEOUT'].includes(code), JSON.stringify(result).slice(0, 300));
+      assert.ok(took < 30_000, `the login gave up after ${took} ms`);
+      assert.ok(pings.length > 3, 'pings ran while the login waited');
+      const worst = Math.max(...pings);
+      console.log(`# ping while the signer hung: ${pings.length} pings, worst ${worst} ms, login ended after ${took} ms`);
+      assert.equal((await callJson(mcp, 'login_status')).logged_in, false);
+    } finally {
+      await mcp.close().catch(() => {});
+      await browser.stop();
+      silent.close();
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 
