@@ -168,4 +168,33 @@ describe('faults', { timeout: 240_000 }, () => {
       'every child process to end');
     await fixtures.close();
   });
+
+  it('a persistent profile keeps its cookies and local storage across a shutdown', { timeout: 90_000 }, async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-profile-'));
+    const fixtures = await startFixtureServer();
+    try {
+      for (const round of ['before', 'after']) {
+        const browser = await startBrowser({ baseArgs: ['--headless', '--no-panel', '--port', '0', '--profile', dir] });
+        const mcp = await connectMcp(browser);
+        try {
+          await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+          await callJson(mcp, 'open', { url: fixtures.url('form.html') });
+          if (round === 'before') {
+            await callJson(mcp, 'cookies_set', { name: 'kept', value: 'yes', expires: Math.floor(Date.now() / 1000) + 86_400 });
+            await callJson(mcp, 'storage_local_set', { key: 'kept', value: 'too' });
+          } else {
+            const cookies = (await callJson(mcp, 'cookies_get', { all: true })).cookies;
+            assert.deepEqual(cookies.map((c) => `${c.name}=${c.value}`), ['kept=yes']);
+            assert.equal((await callJson(mcp, 'storage_local_get_key', { key: 'kept' })).value, 'too');
+          }
+        } finally {
+          await mcp.close().catch(() => {});
+          assert.equal((await browser.stop()).code, 0);
+        }
+      }
+    } finally {
+      await fixtures.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
