@@ -192,12 +192,7 @@ async fn handle(
                 .as_str()
                 .ok_or((INVALID_PARAMS, "tools/call needs params.name".to_string()))?;
             if app.tools.get(name).is_none() {
-                let message = if app.tools.exists(name) {
-                    format!("tool {name} is not offered: the browser was started with a --tools list without it")
-                } else {
-                    format!("unknown tool: {name}")
-                };
-                return Err((INVALID_PARAMS, message));
+                return Err((INVALID_PARAMS, app.tools.why_missing(name)));
             }
             let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
             Ok(match dispatch(app, session, name, arguments).await {

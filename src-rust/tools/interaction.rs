@@ -177,23 +177,12 @@ pub async fn mouse(
     Ok(())
 }
 
-/// Tab ids that exist now, to spot tabs an action opens.
-async fn tab_ids(ctx: &Ctx) -> Result<Vec<u64>, ToolError> {
-    let list = ctx.app.browser.call_value(Command::ListTabs).await?;
-    Ok(list["tabs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["id"].as_u64())
-        .collect())
-}
-
 /// Runs an input action, then reports the navigation and new tabs it caused.
 pub async fn act_and_settle<F>(ctx: &Ctx, tab: TabId, action: F) -> Result<Value, ToolError>
 where
     F: std::future::Future<Output = Result<(), ToolError>>,
 {
-    let before_tabs = tab_ids(ctx).await?;
+    let before_tabs = ctx.tab_ids().await?;
     let before_downloads = ctx.download_count().await?;
     let before = ctx.tab_state(tab).await?["nav"]["started"]
         .as_u64()

@@ -299,9 +299,13 @@ impl Registry {
         Ok(self.public().count())
     }
 
-    /// Whether a tool of that name exists, offered or not.
-    pub fn exists(&self, name: &str) -> bool {
-        self.tools.iter().any(|t| t.name == name)
+    /// Why `get` found no tool of that name: none exists, or --tools left it out.
+    pub fn why_missing(&self, name: &str) -> String {
+        if self.tools.iter().any(|t| t.name == name) {
+            format!("tool {name} is not offered: the browser was started with a --tools list without it")
+        } else {
+            format!("unknown tool: {name}")
+        }
     }
 
     fn is_offered(&self, def: &ToolDef) -> bool {
@@ -409,14 +413,10 @@ async fn run(
     params: Value,
     depth: u32,
 ) -> ToolResult {
-    let def = app.tools.get(name).ok_or_else(|| {
-        let message = if app.tools.exists(name) {
-            format!("tool {name} is not offered: the browser was started with a --tools list without it")
-        } else {
-            format!("unknown tool: {name}")
-        };
-        ToolError::new(ErrorCode::UnknownTool, message)
-    })?;
+    let def = app
+        .tools
+        .get(name)
+        .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, app.tools.why_missing(name)))?;
     if def.gated && !app.identity.is_logged_in() {
         return Err(ToolError::new(
             ErrorCode::NotLoggedIn,

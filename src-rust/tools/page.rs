@@ -25,6 +25,17 @@ impl Ctx {
         Ok(id)
     }
 
+    /// The ids of every open tab, in order.
+    pub async fn tab_ids(&self) -> Result<Vec<TabId>, ToolError> {
+        let list = self.app.browser.call_value(Command::ListTabs).await?;
+        Ok(list["tabs"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|t| t["id"].as_u64())
+            .collect())
+    }
+
     pub async fn tab_state(&self, tab: TabId) -> Result<Value, ToolError> {
         self.app.browser.call_value(Command::TabState { tab }).await
     }

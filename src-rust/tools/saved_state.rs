@@ -82,7 +82,7 @@ async fn save(ctx: &Ctx, p: StateParams) -> ToolResult {
         .call_value(Command::Cookies { tab, op })
         .await?;
     let mut origins = Map::new();
-    for id in tab_ids(ctx).await? {
+    for id in ctx.tab_ids().await? {
         let args = json!({"area": "local", "action": "get"});
         let command = Command::Agent {
             tab: id,
@@ -223,16 +223,6 @@ async fn restore_storage(ctx: &Ctx, origins: &Map<String, Value>) -> Result<(), 
     .await;
     let closed = ctx.app.browser.call_value(Command::CloseTab { tab }).await;
     result.and(closed.map(|_| ()))
-}
-
-async fn tab_ids(ctx: &Ctx) -> Result<Vec<TabId>, ToolError> {
-    let list = ctx.app.browser.call_value(Command::ListTabs).await?;
-    Ok(list["tabs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["id"].as_u64())
-        .collect())
 }
 
 fn file_error(path: &std::path::Path, e: std::io::Error) -> ToolError {

@@ -30,15 +30,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Close every tab, of every session; one blank tab remains.",
             DESTRUCTIVE,
             |ctx: Ctx, _: NoParams| async move {
-                let list = ctx.app.browser.call_value(Command::ListTabs).await?;
-                let ids: Vec<TabId> = list["tabs"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|t| t["id"].as_u64())
-                    .collect();
                 let mut closed = 0;
-                for tab in ids {
+                for tab in ctx.tab_ids().await? {
                     match ctx.app.browser.call_value(Command::CloseTab { tab }).await {
                         Ok(_) => closed += 1,
                         // Closed meanwhile (by a page or another session): fine.
