@@ -58,6 +58,7 @@ import { initIdentity } from './identity.js';
 import { initClients } from './clients.js';
 import { initSessions } from './sessions.js';
 import { initLog } from './log.js';
+import { initNostr } from './nostr.js';
 
 const TOKEN_KEY = 'sovereign-browser.token';
 
@@ -85,6 +86,7 @@ function start() {
   const identity = initIdentity({ call });
   const clients = initClients({ getToken });
   const sessions = initSessions({ call });
+  const nostr = initNostr({ call });
   // Addresses from this page's own origin until the browser says more.
   clients.render({ server: {} });
 
@@ -96,6 +98,7 @@ function start() {
       identity.render(data);
       clients.render(data);
       sessions.render(data);
+      nostr.render(data);
       renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
     } else if (name === 'calls') {

@@ -23,6 +23,8 @@ pub struct App {
     pub activity: Arc<crate::activity::Activity>,
     /// Where state_save keeps named state files (in the profile).
     pub states_dir: std::path::PathBuf,
+    /// window.nostr for pages: decisions and waiting prompts.
+    pub nip07: crate::nip07::Nip07,
 }
 
 /// What the server checks on every request.
@@ -40,6 +42,7 @@ pub struct Setup {
     pub states_dir: std::path::PathBuf,
     /// The tools offered (all, or the subset --tools asked for).
     pub tools: Registry,
+    pub nip07: crate::nip07::Nip07,
 }
 
 impl App {
@@ -62,6 +65,7 @@ impl App {
             paused,
             activity,
             states_dir: setup.states_dir,
+            nip07: setup.nip07,
         })
     }
 }

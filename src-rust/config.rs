@@ -52,6 +52,11 @@ pub struct Args {
     #[arg(long, default_value_t = 1800)]
     pub session_idle: u64,
 
+    /// Seconds a web page's window.nostr request waits for a person's
+    /// answer before it is rejected.
+    #[arg(long, default_value_t = 60)]
+    pub nostr_prompt_timeout: u64,
+
     /// Do not open the control panel window at start-up (it stays reachable
     /// at the printed address).
     #[arg(long)]
@@ -103,6 +108,10 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 impl Args {
     pub fn session_idle(&self) -> Duration {
         Duration::from_secs(self.session_idle.max(1))
+    }
+
+    pub fn nostr_prompt_timeout(&self) -> Duration {
+        Duration::from_secs(self.nostr_prompt_timeout.clamp(1, 3600))
     }
 
     /// Checks combinations clap cannot express.

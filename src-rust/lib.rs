@@ -14,6 +14,7 @@ pub mod cli;
 pub mod config;
 pub mod headless;
 pub mod identity;
+pub mod nip07;
 pub mod profile;
 pub mod server;
 pub mod tools;

@@ -10,6 +10,8 @@ use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
 use sovereign_browser::headless::Xvfb;
 use sovereign_browser::identity::remembered::RememberedStore;
+use sovereign_browser::nip07::permissions::Permissions;
+use sovereign_browser::nip07::Nip07;
 use sovereign_browser::profile::Profile;
 use sovereign_browser::server;
 use sovereign_browser::tools::Registry;
@@ -93,6 +95,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     let paused = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let activity = Arc::new(sovereign_browser::activity::Activity::default());
     let proxy = event_loop.create_proxy();
+    let (nostr_calls, nostr_incoming) = tokio::sync::mpsc::unbounded_channel();
     let browser = Browser::create(
         &event_loop,
         proxy.clone(),
@@ -106,6 +109,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             search_url: args.search_url.clone(),
             paused: paused.clone(),
             activity: activity.clone(),
+            nostr_calls,
         },
     )?;
 
@@ -137,6 +141,10 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             session_idle: args.session_idle(),
             states_dir: profile.dir.join("states"),
             tools,
+            nip07: Nip07::new(
+                Permissions::load(Some(profile.nostr_permissions_path())),
+                args.nostr_prompt_timeout(),
+            ),
         },
     );
     runtime.spawn({
@@ -150,6 +158,8 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     runtime.spawn(server::expire_sessions(app.clone()));
     runtime.spawn(shutdown_on_signal(proxy.clone()));
     runtime.spawn(show_identity(app.clone(), proxy.clone()));
+    runtime.spawn(show_nostr_prompts(app.clone(), proxy.clone()));
+    runtime.spawn(sovereign_browser::nip07::serve(app.clone(), nostr_incoming));
 
     // Ready once the start page has loaded: a load still pending from
     // start-up would race the first navigation a client asks for.
@@ -229,6 +239,19 @@ async fn show_identity(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<Use
     loop {
         let summary = changes.borrow_and_update().clone();
         if proxy.send_event(UserEvent::Identity(summary)).is_err()
+            || changes.changed().await.is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// Notes waiting window.nostr requests in the window.
+async fn show_nostr_prompts(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<UserEvent>) {
+    let mut changes = app.nip07.prompts.watch();
+    loop {
+        let line = changes.borrow_and_update().clone();
+        if proxy.send_event(UserEvent::NostrPrompts(line)).is_err()
             || changes.changed().await.is_err()
         {
             return;

@@ -39,6 +39,11 @@ impl Profile {
         self.dir.join("identities.json")
     }
 
+    /// The person's window.nostr decisions for web pages.
+    pub fn nostr_permissions_path(&self) -> PathBuf {
+        self.dir.join("nostr-permissions.json")
+    }
+
     pub fn token_path(&self) -> PathBuf {
         self.dir.join("token")
     }

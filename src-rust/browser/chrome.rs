@@ -52,6 +52,10 @@ pub struct Chrome {
     strip: gtk::Box,
     tabs: RefCell<HashMap<TabId, TabButton>>,
     downloads: gtk::Label,
+    /// Shown while web pages' window.nostr requests wait for the person.
+    nostr_bar: gtk::Box,
+    nostr_text: gtk::Label,
+    nostr_review: gtk::Button,
     new_tab: gtk::Button,
     panel: gtk::Button,
     proxy: EventLoopProxy<UserEvent>,
@@ -127,11 +131,31 @@ impl Chrome {
         downloads.set_xalign(0.0);
         downloads.set_selectable(true);
 
+        let nostr_bar = gtk::Box::new(gtk::Orientation::Horizontal, 8);
+        nostr_bar.set_border_width(4);
+        nostr_bar.set_widget_name("nostr-prompts");
+        let nostr_text = gtk::Label::new(None);
+        nostr_text.set_xalign(0.0);
+        nostr_text.set_ellipsize(gtk::pango::EllipsizeMode::End);
+        let nostr_review = button(
+            "Answer in the control panel",
+            "Open the control panel to allow or deny",
+        );
+        nostr_review.set_relief(gtk::ReliefStyle::Normal);
+        nostr_bar.pack_start(&gtk::Label::new(Some("🔑")), false, false, 4);
+        nostr_bar.pack_start(&nostr_text, true, true, 0);
+        nostr_bar.pack_end(&nostr_review, false, false, 0);
+        nostr_bar.show_all();
+        nostr_bar.set_no_show_all(true);
+        nostr_bar.hide();
+
         vbox.pack_start(&toolbar, false, false, 0);
         vbox.pack_start(&strip, false, false, 0);
+        vbox.pack_start(&nostr_bar, false, false, 0);
         vbox.reorder_child(&toolbar, 0);
         vbox.reorder_child(&strip, 1);
-        vbox.reorder_child(stack, 2);
+        vbox.reorder_child(&nostr_bar, 2);
+        vbox.reorder_child(stack, 3);
         vbox.pack_end(&downloads, false, false, 2);
         toolbar.show_all();
         strip.show_all();
@@ -156,6 +180,8 @@ impl Chrome {
         new_tab.connect_clicked(move |_| post(&p, ChromeAction::NewTab));
         let p = proxy.clone();
         panel.connect_clicked(move |_| post(&p, ChromeAction::OpenPanel));
+        let p = proxy.clone();
+        nostr_review.connect_clicked(move |_| post(&p, ChromeAction::OpenPanel));
         pause.set_active(paused.load(Ordering::SeqCst));
         let flag = paused.clone();
         pause.connect_toggled(move |b| {
@@ -187,6 +213,9 @@ impl Chrome {
             strip,
             tabs: RefCell::new(HashMap::new()),
             downloads,
+            nostr_bar,
+            nostr_text,
+            nostr_review,
             new_tab,
             panel,
             proxy,
@@ -319,6 +348,18 @@ impl Chrome {
         self.identity.set_text(summary);
     }
 
+    /// Notes (or, with "", clears) the window.nostr requests waiting.
+    pub fn show_nostr_prompts(&self, line: &str) {
+        if line.is_empty() {
+            self.nostr_bar.hide();
+        } else {
+            self.nostr_text.set_text(&format!(
+                "A web page asks to use your Nostr identity: {line}"
+            ));
+            self.nostr_bar.show();
+        }
+    }
+
     pub fn download_done(&self, path: &str, ok: bool) {
         let text = match ok {
             true => format!("Downloaded: {path}"),
@@ -356,6 +397,8 @@ impl Chrome {
             "activity": self.activity.text().to_string(),
             "identity": self.identity.text().to_string(),
             "downloads": self.downloads.text().to_string(),
+            "nostr_prompts": self.nostr_bar.is_visible().then(|| self.nostr_text.text().to_string()),
+            "nostr_review": rect(self.nostr_review.upcast_ref()),
             "tabs": strip.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
         })
     }

@@ -9,6 +9,7 @@ mod cookies;
 pub mod downloads;
 mod frames;
 pub mod input;
+mod nostr;
 pub mod script;
 mod settings;
 pub mod tab;
@@ -46,6 +47,8 @@ pub enum UserEvent {
     Chrome(chrome::ChromeAction),
     /// The identity in use changed (method and short npub, or "Not logged in").
     Identity(String),
+    /// window.nostr requests wait for the person ("" when none does).
+    NostrPrompts(String),
     /// A download ended: path, and whether it succeeded.
     DownloadDone(String, bool),
     Shutdown,
@@ -66,6 +69,8 @@ pub struct BrowserOptions {
     pub paused: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// What the agents are doing (shown in the toolbar).
     pub activity: std::sync::Arc<crate::activity::Activity>,
+    /// Where the pages' window.nostr calls go.
+    pub nostr_calls: crate::nip07::PageCalls,
 }
 
 const APP_TITLE: &str = "Sovereign Browser";
@@ -90,6 +95,8 @@ pub struct Browser {
     proxy: EventLoopProxy<UserEvent>,
     agent_script: UserScript,
     console_script: UserScript,
+    nostr_scripts: nostr::NostrScripts,
+    nostr_calls: crate::nip07::PageCalls,
     downloads: downloads::Downloads,
     /// The control panel's own window (not a tab: agents never see it).
     panel: Option<(Window, wry::WebView)>,
@@ -148,6 +155,8 @@ impl Browser {
             proxy: proxy.clone(),
             agent_script,
             console_script: console::script(),
+            nostr_scripts: nostr::NostrScripts::new(),
+            nostr_calls: options.nostr_calls.clone(),
             downloads: downloads::Downloads::new(options.downloads.clone(), proxy.clone()),
             panel: None,
             panel_url: None,
@@ -198,6 +207,7 @@ impl Browser {
             manager.add_script(&self.console_script);
             frames::listen(&manager, &state);
             console::listen(&manager, &state);
+            nostr::install(&manager, &self.nostr_scripts, &self.nostr_calls);
         }
         self.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state);
@@ -518,6 +528,7 @@ pub fn handle_event(
         }
         UserEvent::Chrome(action) => chrome_action(browser, action, target),
         UserEvent::Identity(summary) => browser.borrow().chrome.set_identity(&summary),
+        UserEvent::NostrPrompts(line) => browser.borrow().chrome.show_nostr_prompts(&line),
         UserEvent::DownloadDone(path, ok) => browser.borrow().chrome.download_done(&path, ok),
         UserEvent::Shutdown => {}
     }

@@ -77,41 +77,83 @@ async fn handle(
     session: &Arc<super::sessions::Session>,
     mut text: String,
 ) -> Value {
-    let parsed = serde_json::from_str::<Value>(&text);
+    let parsed = parse_request(&text);
     // Arguments may hold secrets (a login's nsec): wipe the raw message now.
     zeroize::Zeroize::zeroize(&mut text);
-    let mut request = match parsed {
-        Ok(v) => v,
-        Err(e) => {
-            return error_reply(
-                Value::Null,
-                &ToolError::invalid_params(format!("message is not JSON: {e}")),
-            )
-        }
+    let request = match parsed {
+        Ok(request) => request,
+        Err((id, error)) => return error_reply(id, &error),
     };
+    match dispatch(app, session, &request.tool, request.params).await {
+        Ok(output) => json!({"id": request.id, "ok": true, "result": output.to_agent()}),
+        Err(error) => error_reply(request.id, &error),
+    }
+}
+
+/// One `/agent` message: `{"id": any, "tool": name, "params": {...}}`.
+#[derive(Debug, PartialEq)]
+pub struct AgentRequest {
+    /// Echoed in the reply as it came (null when absent).
+    pub id: Value,
+    pub tool: String,
+    pub params: Value,
+}
+
+/// Reads one message; a refusal carries the id when there was one.
+/// Pure, so it is fuzzed on its own.
+pub fn parse_request(text: &str) -> Result<AgentRequest, (Value, ToolError)> {
+    let mut request = serde_json::from_str::<Value>(text).map_err(|e| {
+        let error = ToolError::invalid_params(format!("message is not JSON: {e}"));
+        (Value::Null, error)
+    })?;
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let Some(tool) = request
         .get("tool")
         .and_then(Value::as_str)
         .map(str::to_string)
     else {
-        return error_reply(
-            id,
-            &ToolError::invalid_params(
-                "message needs \"tool\" (a tool name) and optional \"params\"",
-            ),
+        let error = ToolError::invalid_params(
+            "message needs \"tool\" (a tool name) and optional \"params\"",
         );
+        return Err((id, error));
     };
     let params = request
         .as_object_mut()
         .and_then(|o| o.remove("params"))
         .unwrap_or(Value::Null);
-    match dispatch(app, session, &tool, params).await {
-        Ok(output) => json!({"id": id, "ok": true, "result": output.to_agent()}),
-        Err(error) => error_reply(id, &error),
-    }
+    Ok(AgentRequest { id, tool, params })
 }
 
 fn error_reply(id: Value, error: &ToolError) -> Value {
     json!({"id": id, "ok": false, "error": {"code": error.code, "message": error.message}})
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tools::error::ErrorCode;
+
+    #[test]
+    fn a_message_gives_its_id_tool_and_params() {
+        let r = parse_request(r#"{"id":[1],"tool":"open","params":{"url":"x"}}"#).unwrap();
+        assert_eq!(r.id, json!([1]));
+        assert_eq!(r.tool, "open");
+        assert_eq!(r.params, json!({"url": "x"}));
+        let r = parse_request(r#"{"tool":"get_url"}"#).unwrap();
+        assert_eq!((r.id, r.params), (Value::Null, Value::Null));
+    }
+
+    #[test]
+    fn malformed_messages_are_invalid_params_with_their_id() {
+        for (text, id) in [
+            ("not json", Value::Null),
+            ("[1,2]", Value::Null),
+            (r#"{"id":2,"tool":5}"#, json!(2)),
+            (r#"{"id":"x"}"#, json!("x")),
+        ] {
+            let (got, error) = parse_request(text).unwrap_err();
+            assert_eq!(got, id, "{text}");
+            assert_eq!(error.code, ErrorCode::InvalidParams, "{text}");
+        }
+    }
 }

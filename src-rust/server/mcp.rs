@@ -2,6 +2,7 @@
 //! JSON), a GET notification stream, DELETE to end a session. Tool calls go
 //! to the shared dispatch.
 
+use super::jsonrpc::{self, Incoming, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND};
 use super::sessions::{Session, Transport};
 use crate::app::App;
 use crate::tools::dispatch;
@@ -27,11 +28,7 @@ Call login first (browser tools answer NOT_LOGGED_IN until then). Then open a UR
 to see the page with element refs (@e5), and act with click/fill/type/press using those refs. \
 Take a new snapshot after the page changes; errors carry a code (STALE_REF, DIALOG_OPEN...) and say what to do.";
 
-// JSON-RPC error codes.
-const PARSE_ERROR: i64 = -32700;
-const INVALID_REQUEST: i64 = -32600;
-const METHOD_NOT_FOUND: i64 = -32601;
-const INVALID_PARAMS: i64 = -32602;
+/// JSON-RPC error code of a request naming a session that has ended.
 const SESSION_NOT_FOUND: i64 = -32001;
 
 pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
@@ -42,70 +39,22 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
         )
             .into_response();
     }
-    let parsed = serde_json::from_slice::<Value>(&body);
+    let classified = jsonrpc::classify(&body);
     // Arguments may hold secrets (a login's nsec): wipe the raw body now.
     wipe(body);
-    let message = match parsed {
-        Ok(v) => v,
-        Err(e) => {
+    let (id, method, params) = match classified {
+        Ok(Incoming::Request { id, method, params }) => (id, method, params),
+        Ok(Incoming::Accepted) => return StatusCode::ACCEPTED.into_response(),
+        Err(rejection) => {
             return rpc_error(
                 StatusCode::BAD_REQUEST,
-                Value::Null,
-                PARSE_ERROR,
-                &format!("parse error: {e}"),
+                rejection.id,
+                rejection.code,
+                &rejection.message,
             )
         }
     };
-    let Value::Object(mut obj) = message else {
-        let why = if message.is_array() {
-            "batch requests are not supported"
-        } else {
-            "a JSON-RPC message must be an object"
-        };
-        return rpc_error(StatusCode::BAD_REQUEST, Value::Null, INVALID_REQUEST, why);
-    };
-    let id = obj.get("id").cloned().filter(|id| !id.is_null());
-    if id
-        .as_ref()
-        .is_some_and(|id| !id.is_string() && !id.is_number())
-    {
-        let why = "id must be a string or a number";
-        return rpc_error(StatusCode::BAD_REQUEST, Value::Null, INVALID_REQUEST, why);
-    }
-    let method = match obj.get("method") {
-        None => None,
-        Some(Value::String(method)) => Some(method.clone()),
-        Some(_) => {
-            let id = id.unwrap_or(Value::Null);
-            return rpc_error(
-                StatusCode::BAD_REQUEST,
-                id,
-                INVALID_REQUEST,
-                "method must be a string",
-            );
-        }
-    };
-    let is_response = obj.contains_key("result") || obj.contains_key("error");
-    let (Some(method), Some(id)) = (method.clone(), id.clone()) else {
-        if method.is_none() && !is_response {
-            let id = id.unwrap_or(Value::Null);
-            let why = "a request needs \"method\"";
-            return rpc_error(StatusCode::BAD_REQUEST, id, INVALID_REQUEST, why);
-        }
-        // Notifications and responses: nothing to answer.
-        return StatusCode::ACCEPTED.into_response();
-    };
-    if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-        return rpc_error(
-            StatusCode::BAD_REQUEST,
-            id,
-            INVALID_REQUEST,
-            "jsonrpc must be \"2.0\"",
-        );
-    }
     let sse = accepts_sse(&headers);
-    // Moved, not copied: the arguments end up (and are wiped) in the tool's params.
-    let params = obj.remove("params").unwrap_or(Value::Null);
     if method == "initialize" {
         let session = app.sessions.create(Transport::Mcp);
         let result = initialize(&session, &params);
@@ -169,7 +118,7 @@ fn initialize(session: &Session, params: &Value) -> Value {
     session.set_client(params["clientInfo"].clone(), version.to_string());
     json!({
         "protocolVersion": version,
-        "capabilities": {"tools": {"listChanged": false}, "logging": {}},
+        "capabilities": {"tools": {"listChanged": true}, "logging": {}},
         "serverInfo": {"name": "sovereign-browser", "title": "Sovereign Browser", "version": env!("CARGO_PKG_VERSION")},
         "instructions": INSTRUCTIONS,
     })
@@ -184,7 +133,7 @@ async fn handle(
     match method {
         "ping" | "logging/setLevel" => Ok(json!({})),
         "tools/list" => {
-            let tools: Vec<Value> = app.tools.public().map(|t| t.mcp_json()).collect();
+            let tools: Vec<Value> = app.tools.listed(app).map(|t| t.mcp_json()).collect();
             Ok(json!({"tools": tools}))
         }
         "tools/call" => {
@@ -231,11 +180,31 @@ pub async fn get(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
     };
     let connected =
         stream::once(async { Ok::<_, Infallible>(Event::default().comment("connected")) });
-    let until_closed = stream::once(async move {
-        session.closed().await;
-        Ok::<_, Infallible>(Event::default().comment("session ended"))
-    });
-    Sse::new(connected.chain(until_closed))
+    // Tells the client when the tools offered change, until the session ends.
+    let changes = stream::unfold(
+        (session, app.sessions.watch_tools(), false),
+        |(session, mut tools, ended)| async move {
+            if ended {
+                return None;
+            }
+            tokio::select! {
+                _ = session.closed() => {
+                    let event = Event::default().comment("session ended");
+                    Some((Ok::<_, Infallible>(event), (session, tools, true)))
+                }
+                changed = tools.changed() => {
+                    let event = match changed {
+                        Ok(()) => Event::default().event("message").data(
+                            json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}).to_string(),
+                        ),
+                        Err(_) => Event::default().comment("session ended"),
+                    };
+                    Some((Ok(event), (session, tools, changed.is_err())))
+                }
+            }
+        },
+    );
+    Sse::new(connected.chain(changes))
         .keep_alive(KeepAlive::default())
         .into_response()
 }

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod calls;
 pub mod guard;
+pub mod jsonrpc;
 pub mod mcp;
 pub mod panel;
 pub mod panel_live;

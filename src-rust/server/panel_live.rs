@@ -75,6 +75,7 @@ async fn state(app: &App, me: &Session) -> Value {
         },
         "you": me.id,
         "paused": app.paused.load(std::sync::atomic::Ordering::SeqCst),
+        "nostr": app.nip07.state(),
     })
 }
 
@@ -84,6 +85,15 @@ fn without_clocks(state: &Value) -> Value {
     for session in copy["sessions"].as_array_mut().into_iter().flatten() {
         if let Value::Object(map) = session {
             map.remove("idle_ms");
+        }
+    }
+    for prompt in copy["nostr"]["prompts"]
+        .as_array_mut()
+        .into_iter()
+        .flatten()
+    {
+        if let Value::Object(map) = prompt {
+            map.remove("expires_in_ms");
         }
     }
     copy

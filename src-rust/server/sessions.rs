@@ -160,6 +160,8 @@ pub struct Sessions {
     idle_limit: Duration,
     /// Shared by MCP requests that carry no session id (lenient mode).
     lenient: Arc<Session>,
+    /// Bumped when the tools offered change (MCP notifies its clients).
+    tool_list: watch::Sender<u64>,
 }
 
 impl Sessions {
@@ -168,7 +170,18 @@ impl Sessions {
             map: Mutex::new(HashMap::new()),
             idle_limit,
             lenient: Arc::new(Session::new(Transport::Mcp)),
+            tool_list: watch::channel(0).0,
         }
+    }
+
+    /// The tools offered changed: clients are told to list them again.
+    pub fn tools_changed(&self) {
+        self.tool_list.send_modify(|n| *n += 1);
+    }
+
+    /// Follows changes of the tools offered.
+    pub fn watch_tools(&self) -> watch::Receiver<u64> {
+        self.tool_list.subscribe()
     }
 
     pub fn create(&self, transport: Transport) -> Arc<Session> {

@@ -18,6 +18,7 @@ pub mod inspection;
 pub mod interaction;
 pub mod keyboard;
 pub mod navigation;
+pub mod nostr;
 pub mod output;
 pub mod page;
 pub mod reference;
@@ -93,7 +94,14 @@ pub struct ToolDef {
     pub gated: bool,
     /// Dispatch entries for the panel that tools/list does not show.
     pub hidden: bool,
+    /// Refused to every client but the control panel.
+    pub panel_only: bool,
+    /// Offered (listed and callable) only while this holds; not in the
+    /// public catalogue.
+    pub shown_when: Option<fn(&App) -> bool>,
     handler: Handler,
+    /// Reads arguments as the handler would, without running it.
+    parse: fn(Value) -> Result<(), ToolError>,
 }
 
 /// Declares a tool whose parameters deserialize into `P`.
@@ -116,6 +124,9 @@ where
         hints,
         gated: true,
         hidden: false,
+        panel_only: false,
+        shown_when: None,
+        parse: |params| parse_params::<P>(params).map(drop),
         handler: Box::new(move |ctx, params| {
             let handler = handler.clone();
             Box::pin(async move {
@@ -137,6 +148,26 @@ impl ToolDef {
     pub fn hidden(mut self) -> Self {
         self.hidden = true;
         self
+    }
+
+    /// A person's own action: hidden, and refused to all but the panel.
+    pub fn panel_only(mut self) -> Self {
+        self.hidden = true;
+        self.panel_only = true;
+        self
+    }
+
+    /// Offered only while `condition` holds (a person allowed it).
+    pub fn shown_when(mut self, condition: fn(&App) -> bool) -> Self {
+        self.shown_when = Some(condition);
+        self
+    }
+
+    /// Checks arguments the way a call does before its handler runs:
+    /// no NUL characters, and each parameter of its declared type.
+    pub fn check_params(&self, params: Value) -> Result<(), ToolError> {
+        reject_nul(&params)?;
+        (self.parse)(params)
     }
 
     /// The tools/list entry.
@@ -261,6 +292,7 @@ impl Registry {
         tools.extend(saved_state::tools());
         tools.extend(files::tools());
         tools.extend(sessions::tools());
+        tools.extend(nostr::tools());
         Registry {
             tools,
             offered: None,
@@ -309,7 +341,9 @@ impl Registry {
     }
 
     fn is_offered(&self, def: &ToolDef) -> bool {
-        def.hidden || self.offered.as_ref().is_none_or(|o| o.contains(def.name))
+        def.hidden
+            || def.shown_when.is_some()
+            || self.offered.as_ref().is_none_or(|o| o.contains(def.name))
     }
 
     pub fn get(&self, name: &str) -> Option<&ToolDef> {
@@ -327,7 +361,17 @@ impl Registry {
     pub fn public(&self) -> impl Iterator<Item = &ToolDef> {
         self.tools
             .iter()
-            .filter(|t| !t.hidden && self.is_offered(t))
+            .filter(|t| !t.hidden && t.shown_when.is_none() && self.is_offered(t))
+    }
+
+    /// What tools/list shows now: the public tools and the conditional
+    /// ones whose condition holds.
+    pub fn listed<'a>(&'a self, app: &'a App) -> impl Iterator<Item = &'a ToolDef> {
+        let conditional = self
+            .tools
+            .iter()
+            .filter(move |t| !t.hidden && t.shown_when.is_some_and(|shown| shown(app)));
+        self.public().chain(conditional)
     }
 }
 
@@ -417,6 +461,17 @@ async fn run(
         .tools
         .get(name)
         .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, app.tools.why_missing(name)))?;
+    if def.panel_only && session.transport != crate::server::sessions::Transport::Panel {
+        return Err(ToolError::new(
+            ErrorCode::UnknownTool,
+            format!(
+                "{name} is a person's own action in the control panel; no other client may call it"
+            ),
+        ));
+    }
+    if def.shown_when.is_some_and(|shown| !shown(app)) {
+        return Err(nostr::not_allowed());
+    }
     if def.gated && !app.identity.is_logged_in() {
         return Err(ToolError::new(
             ErrorCode::NotLoggedIn,
@@ -429,12 +484,7 @@ async fn run(
             "a person has taken over the browser and paused the agents; nothing reaches the pages until they resume. Wait and try again later.",
         ));
     }
-    if has_nul(&params) {
-        // GTK, WebKit and C strings end at NUL: such text cannot be passed on.
-        return Err(ToolError::invalid_params(
-            "arguments must not contain NUL characters (U+0000)",
-        ));
-    }
+    reject_nul(&params)?;
     let limit = call_limit(&params);
     let ctx = Ctx {
         app: app.clone(),
@@ -450,6 +500,16 @@ async fn run(
             .unwrap_or_else(|_| Err(timed_out(name, limit)));
     }
     result
+}
+
+/// GTK, WebKit and C strings end at NUL: such text cannot be passed on.
+fn reject_nul(params: &Value) -> Result<(), ToolError> {
+    if has_nul(params) {
+        return Err(ToolError::invalid_params(
+            "arguments must not contain NUL characters (U+0000)",
+        ));
+    }
+    Ok(())
 }
 
 fn has_nul(value: &Value) -> bool {
@@ -571,5 +631,20 @@ mod tests {
             "{}",
             typed.message
         );
+    }
+
+    #[test]
+    fn checking_arguments_runs_nothing_and_names_the_fault() {
+        let tools = Registry::new();
+        let open = tools.get("open").unwrap();
+        assert!(open
+            .check_params(json!({"url": "http://127.0.0.1/"}))
+            .is_ok());
+        let nul = open.check_params(json!({"url": "a\u{0}b"})).unwrap_err();
+        assert!(nul.message.contains("NUL"), "{}", nul.message);
+        let missing = open.check_params(json!({})).unwrap_err();
+        assert!(missing.message.contains("url"), "{}", missing.message);
+        let batch = tools.get("batch").unwrap();
+        assert!(batch.check_params(json!({"commands": "no"})).is_err());
     }
 }

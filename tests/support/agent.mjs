@@ -127,3 +127,21 @@ export function agentError(reply, code, what = 'agent call') {
 export async function agentCall(agent, tool, params = {}) {
   return agentOk(await agent.call(tool, params), `${tool}(${show(params)})`);
 }
+
+/**
+ * Connect to the control panel's own WebSocket (/api/panel), as the panel
+ * page does: the same calls as /agent, plus live `state` pushes (kept as
+ * unmatched messages).
+ */
+export function connectPanel(browser, { timeout = 10_000 } = {}) {
+  const url = `${browser.base.replace(/^http/, 'ws')}/api/panel?token=${encodeURIComponent(browser.token)}`;
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { handshakeTimeout: timeout });
+    ws.once('open', () => resolve(new AgentClient(ws)));
+    ws.once('unexpected-response', (_req, res) => {
+      reject(Object.assign(new Error(`/api/panel refused: HTTP ${res.statusCode}`), { status: res.statusCode }));
+      ws.terminate();
+    });
+    ws.once('error', reject);
+  });
+}

@@ -1,0 +1,248 @@
+//! `window.nostr` (NIP-07) for web pages, backed by the logged-in signer.
+//!
+//! A frame's call reaches [`answer_page`] with the frame's origin, read by
+//! the browser's own script in its isolated world (a page cannot change
+//! it). Each origin and capability needs a person's decision: a standing
+//! one from [`permissions`], or an answer to a prompt shown in the control
+//! panel and noted in the window. Unanswered prompts end as a rejection.
+
+pub mod permissions;
+pub mod prompts;
+pub mod request;
+
+use crate::app::App;
+use crate::identity::{Method, SignerError};
+use nostr::{Kind, Tag, Timestamp, UnsignedEvent};
+use permissions::Permissions;
+use prompts::{Answer, Prompt, Prompts};
+use request::{Capability, Request, Scheme};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::sync::Arc;
+use std::time::Duration;
+use tokio::sync::{mpsc, oneshot};
+
+/// How long a prompt waits for a person by default.
+pub const DEFAULT_PROMPT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The provider's state: standing decisions and waiting prompts.
+pub struct Nip07 {
+    pub permissions: Permissions,
+    pub prompts: Prompts,
+    pub prompt_timeout: Duration,
+}
+
+impl Nip07 {
+    pub fn new(permissions: Permissions, prompt_timeout: Duration) -> Nip07 {
+        Nip07 {
+            permissions,
+            prompts: Prompts::default(),
+            prompt_timeout,
+        }
+    }
+
+    /// What the panel shows: waiting prompts, decisions, the assistant switch.
+    pub fn state(&self) -> Value {
+        json!({
+            "prompts": self.prompts.list(),
+            "permissions": self.permissions.list(),
+            "assistant_answers": self.permissions.assistant_answers(),
+            "prompt_timeout_ms": self.prompt_timeout.as_millis() as u64,
+        })
+    }
+
+    /// Answers a waiting prompt; "always" is kept for its origin and capability.
+    pub fn answer(&self, id: &str, answer: Answer) -> Result<Value, String> {
+        let prompt = self.prompts.answer(id, answer)?;
+        if answer.remember {
+            let origin = prompt["origin"].as_str().unwrap_or_default();
+            let capability = prompt["capability"].as_str().and_then(Capability::parse);
+            if let Some(capability) = capability {
+                self.permissions.remember(origin, capability, answer.allow);
+            }
+        }
+        Ok(prompt)
+    }
+}
+
+/// One call from a page, as the browser's isolated script sends it.
+#[derive(Debug, Deserialize)]
+pub struct PageCall {
+    /// The calling frame's origin.
+    pub origin: String,
+    /// The tab's top origin, when the frame is nested.
+    #[serde(default)]
+    pub top_origin: Option<String>,
+    pub method: String,
+    #[serde(default)]
+    pub params: Value,
+}
+
+/// Page calls from the browser's main thread: the call's JSON, and where
+/// the answer's JSON (`{"ok": true, "result": ...}` or `{"ok": false,
+/// "error": "..."}`) goes.
+pub type PageCalls = mpsc::UnboundedSender<(String, oneshot::Sender<String>)>;
+
+/// Answers the pages' calls, each on its own (a prompt may wait a minute).
+pub async fn serve(
+    app: Arc<App>,
+    mut calls: mpsc::UnboundedReceiver<(String, oneshot::Sender<String>)>,
+) {
+    while let Some((text, reply)) = calls.recv().await {
+        let app = app.clone();
+        tokio::spawn(async move {
+            let answer = match serde_json::from_str::<PageCall>(&text) {
+                Ok(call) => answer_page(&app, call).await,
+                Err(error) => Err(format!("window.nostr: malformed request: {error}")),
+            };
+            let answer = match answer {
+                Ok(result) => json!({"ok": true, "result": result}),
+                Err(error) => json!({"ok": false, "error": error}),
+            };
+            let _ = reply.send(answer.to_string());
+        });
+    }
+}
+
+/// Answers one page call: the value the page's promise resolves with, or
+/// the message it is rejected with.
+pub async fn answer_page(app: &App, call: PageCall) -> Result<Value, String> {
+    check_origin(&call.origin)?;
+    let request = request::parse(&call.method, &call.params)?;
+    let Some(capability) = request.capability() else {
+        // getRelays: an empty map, as NIP-07 allowed; it reveals nothing.
+        return Ok(json!({}));
+    };
+    let signer = app.identity.current().ok_or(
+        "Sovereign Browser: no identity is logged in; log in from the control panel first",
+    )?;
+    if capability.needs_secret() && signer.method() == Method::Readonly {
+        return Err(format!(
+            "Sovereign Browser: the identity is read-only (npub), so it cannot {}",
+            capability.describe()
+        ));
+    }
+    let nip07 = &app.nip07;
+    let allowed = match nip07.permissions.decision(&call.origin, capability) {
+        Some(allow) => allow,
+        None => ask(nip07, &call, capability, request.clone()).await?,
+    };
+    if !allowed {
+        return Err(format!(
+            "Sovereign Browser: the person denied {} permission to {}",
+            call.origin,
+            capability.describe()
+        ));
+    }
+    // The signer is read again: it may have changed while the person decided.
+    let signer = app
+        .identity
+        .current()
+        .ok_or("Sovereign Browser: the identity logged out before the request ran")?;
+    let done = match request {
+        Request::GetPublicKey | Request::GetRelays => Ok(json!(signer.public_key().to_hex())),
+        Request::SignEvent(template) => {
+            let tags = template
+                .tags
+                .into_iter()
+                .map(Tag::parse)
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| format!("signEvent: a tag is not valid: {e}"))?;
+            let created_at = template
+                .created_at
+                .map_or_else(Timestamp::now, Timestamp::from_secs);
+            let unsigned = UnsignedEvent::new(
+                signer.public_key(),
+                created_at,
+                Kind::from(template.kind),
+                tags,
+                template.content,
+            );
+            signer
+                .sign_event(unsigned)
+                .await
+                .map(|event| serde_json::to_value(&event).unwrap_or(Value::Null))
+        }
+        Request::Encrypt {
+            scheme,
+            peer,
+            plaintext,
+        } => match scheme {
+            Scheme::Nip04 => signer.nip04_encrypt(peer, plaintext).await,
+            Scheme::Nip44 => signer.nip44_encrypt(peer, plaintext).await,
+        }
+        .map(Value::from),
+        Request::Decrypt {
+            scheme,
+            peer,
+            ciphertext,
+        } => match scheme {
+            Scheme::Nip04 => signer.nip04_decrypt(peer, ciphertext).await,
+            Scheme::Nip44 => signer.nip44_decrypt(peer, ciphertext).await,
+        }
+        .map(Value::from),
+    };
+    done.map_err(|error| match error {
+        SignerError::Rejected(why) => format!("Sovereign Browser: the signer refused: {why}"),
+        SignerError::Unavailable(why) => {
+            format!("Sovereign Browser: the signer is unavailable: {why}")
+        }
+        SignerError::BadInput(why) => format!("Sovereign Browser: {why}"),
+    })
+}
+
+/// Shows a prompt and waits for the answer or the timeout (a rejection).
+async fn ask(
+    nip07: &Nip07,
+    call: &PageCall,
+    capability: Capability,
+    request: Request,
+) -> Result<bool, String> {
+    let prompt = Prompt::new(
+        call.origin.clone(),
+        call.top_origin.clone(),
+        capability,
+        request,
+        nip07.prompt_timeout,
+    );
+    let (id, answer) = nip07.prompts.ask(prompt);
+    tracing::info!(origin = %call.origin, capability = %capability.key(), prompt = %id, "window.nostr asks the person");
+    match tokio::time::timeout(nip07.prompt_timeout, answer).await {
+        Ok(Ok(answer)) => Ok(answer.allow),
+        Ok(Err(_)) => Err("Sovereign Browser: the request was withdrawn".into()),
+        Err(_) => {
+            nip07.prompts.withdraw(&id);
+            Err(format!(
+                "Sovereign Browser: nobody answered within {} s, so the request was rejected",
+                nip07.prompt_timeout.as_secs()
+            ))
+        }
+    }
+}
+
+/// Pages without a real origin (sandboxed frames, data: and file: URLs)
+/// cannot be told apart, so they get nothing.
+fn check_origin(origin: &str) -> Result<(), String> {
+    let ok = (origin.starts_with("http://") || origin.starts_with("https://"))
+        && origin.len() < 300
+        && !origin[origin.find("://").map_or(0, |i| i + 3)..].is_empty();
+    if ok {
+        Ok(())
+    } else {
+        Err("Sovereign Browser: window.nostr works on http and https pages only".into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_web_origins_are_served() {
+        assert!(check_origin("http://127.0.0.1:8000").is_ok());
+        assert!(check_origin("https://example.com").is_ok());
+        for bad in ["null", "file://", "http://", "about:blank", "data:x"] {
+            assert!(check_origin(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,244 @@
+//! Requests from pages waiting for a person's answer. Each waits until it
+//! is answered or its time runs out (a rejection); an answer "always"
+//! settles the other waiting requests for the same origin and capability.
+
+use super::request::{Capability, Request};
+use serde_json::{json, Value};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use tokio::sync::{oneshot, watch};
+
+/// Longest content shown in a prompt; the rest is counted, not shown.
+const SHOWN_CONTENT: usize = 2000;
+
+/// A person's (or an allowed assistant's) answer to one prompt.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Answer {
+    pub allow: bool,
+    /// Keep it for this origin and capability ("always").
+    pub remember: bool,
+}
+
+/// What the person is asked about.
+pub struct Prompt {
+    pub id: String,
+    /// The asking frame's origin.
+    pub origin: String,
+    /// The tab's top origin, when the request came from a frame of another origin.
+    pub top_origin: Option<String>,
+    pub capability: Capability,
+    request: Request,
+    asked_at: Instant,
+    timeout: Duration,
+}
+
+impl Prompt {
+    pub fn new(
+        origin: String,
+        top_origin: Option<String>,
+        capability: Capability,
+        request: Request,
+        timeout: Duration,
+    ) -> Prompt {
+        let top_origin = top_origin.filter(|top| *top != origin);
+        Prompt {
+            id: crate::profile::random_hex(8),
+            origin,
+            top_origin,
+            capability,
+            request,
+            asked_at: Instant::now(),
+            timeout,
+        }
+    }
+
+    /// The prompt as the panel and the assistant tool show it.
+    pub fn to_json(&self) -> Value {
+        let left = self.timeout.saturating_sub(self.asked_at.elapsed());
+        let mut shown = json!({
+            "id": self.id,
+            "origin": self.origin,
+            "in_frame_of": self.top_origin,
+            "method": self.request.method(),
+            "capability": self.capability.key(),
+            "asks_to": self.capability.describe(),
+            "expires_in_ms": left.as_millis() as u64,
+        });
+        match &self.request {
+            Request::SignEvent(event) => {
+                let (content, cut) = shorten(&event.content);
+                shown["kind"] = event.kind.into();
+                shown["content"] = content.into();
+                if cut > 0 {
+                    shown["content_cut_bytes"] = cut.into();
+                }
+                shown["tags"] = json!(event.tags.iter().take(50).collect::<Vec<_>>());
+            }
+            Request::Encrypt { peer, .. } | Request::Decrypt { peer, .. } => {
+                shown["peer"] = peer.to_hex().into();
+            }
+            Request::GetPublicKey | Request::GetRelays => {}
+        }
+        shown
+    }
+
+    /// One line for the browser window.
+    fn line(&self) -> String {
+        let host = self
+            .origin
+            .split_once("://")
+            .map_or(self.origin.as_str(), |(_, h)| h);
+        format!("{host} asks to {}", self.capability.describe())
+    }
+}
+
+fn shorten(text: &str) -> (&str, usize) {
+    if text.len() <= SHOWN_CONTENT {
+        return (text, 0);
+    }
+    let mut end = SHOWN_CONTENT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    (&text[..end], text.len() - end)
+}
+
+/// The waiting prompts, in the order they were asked.
+pub struct Prompts {
+    waiting: Mutex<Vec<(Prompt, oneshot::Sender<Answer>)>>,
+    /// One line for the window ("" when nothing waits).
+    summary: watch::Sender<String>,
+}
+
+impl Default for Prompts {
+    fn default() -> Self {
+        Prompts {
+            waiting: Mutex::default(),
+            summary: watch::channel(String::new()).0,
+        }
+    }
+}
+
+impl Prompts {
+    /// Adds a prompt; the receiver gets its answer.
+    pub fn ask(&self, prompt: Prompt) -> (String, oneshot::Receiver<Answer>) {
+        let (tx, rx) = oneshot::channel();
+        let id = prompt.id.clone();
+        self.lock().push((prompt, tx));
+        self.changed();
+        (id, rx)
+    }
+
+    /// Answers one prompt; with `remember`, also the others waiting for
+    /// the same origin and capability. Returns the answered prompt's JSON.
+    pub fn answer(&self, id: &str, answer: Answer) -> Result<Value, String> {
+        let answered = {
+            let mut waiting = self.lock();
+            let index = waiting
+                .iter()
+                .position(|(p, _)| p.id == id)
+                .ok_or_else(|| format!("no waiting prompt {id} (answered or expired)"))?;
+            let (prompt, tx) = waiting.remove(index);
+            let _ = tx.send(answer);
+            if answer.remember {
+                let same =
+                    |p: &Prompt| p.origin == prompt.origin && p.capability == prompt.capability;
+                for (_, tx) in extract(&mut waiting, same) {
+                    let _ = tx.send(answer);
+                }
+            }
+            prompt.to_json()
+        };
+        self.changed();
+        Ok(answered)
+    }
+
+    /// Takes a prompt away unanswered (its time ran out, or its page went).
+    pub fn withdraw(&self, id: &str) {
+        let removed = {
+            let mut waiting = self.lock();
+            let before = waiting.len();
+            waiting.retain(|(p, _)| p.id != id);
+            before != waiting.len()
+        };
+        if removed {
+            self.changed();
+        }
+    }
+
+    pub fn list(&self) -> Vec<Value> {
+        self.lock().iter().map(|(p, _)| p.to_json()).collect()
+    }
+
+    /// Follows the window's one-line summary.
+    pub fn watch(&self) -> watch::Receiver<String> {
+        self.summary.subscribe()
+    }
+
+    fn changed(&self) {
+        let line = {
+            let waiting = self.lock();
+            match waiting.first() {
+                None => String::new(),
+                Some((first, _)) if waiting.len() == 1 => first.line(),
+                Some((first, _)) => format!("{} (and {} more)", first.line(), waiting.len() - 1),
+            }
+        };
+        self.summary.send_replace(line);
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Prompt, oneshot::Sender<Answer>)>> {
+        self.waiting.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Removes and returns the entries whose prompt matches.
+fn extract<T>(list: &mut Vec<(Prompt, T)>, matches: impl Fn(&Prompt) -> bool) -> Vec<(Prompt, T)> {
+    let (taken, kept) = std::mem::take(list)
+        .into_iter()
+        .partition(|(p, _)| matches(p));
+    *list = kept;
+    taken
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn prompt(origin: &str, capability: Capability) -> Prompt {
+        Prompt::new(
+            origin.into(),
+            None,
+            capability,
+            Request::GetPublicKey,
+            Duration::from_secs(60),
+        )
+    }
+
+    #[tokio::test]
+    async fn remembering_settles_the_same_requests_only() {
+        let prompts = Prompts::default();
+        let (first, a) = prompts.ask(prompt("http://a:1", Capability::PublicKey));
+        let (_, b) = prompts.ask(prompt("http://a:1", Capability::PublicKey));
+        let (_, other_origin) = prompts.ask(prompt("http://a:2", Capability::PublicKey));
+        assert!(prompts.watch().borrow().contains("(and 2 more)"));
+        let answer = Answer {
+            allow: true,
+            remember: true,
+        };
+        prompts.answer(&first, answer).unwrap();
+        assert_eq!(a.await.unwrap(), answer);
+        assert_eq!(b.await.unwrap(), answer);
+        assert_eq!(prompts.list().len(), 1);
+        assert!(prompts.answer(&first, answer).is_err());
+        drop(other_origin);
+    }
+
+    #[test]
+    fn long_content_is_cut_at_a_character() {
+        let text = "é".repeat(SHOWN_CONTENT);
+        let (shown, cut) = shorten(&text);
+        assert_eq!(shown.len() + cut, text.len());
+        assert!(shown.len() <= SHOWN_CONTENT);
+    }
+}

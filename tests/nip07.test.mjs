@@ -1,0 +1,386 @@
+// window.nostr (NIP-07) for web pages: a fixture app on 127.0.0.1 asks
+// through the real provider, a person answers in the control panel (its
+// WebSocket, and in one test its page in Chromium), and the signatures are
+// checked with an independent library (nostr-tools).
+import { describe, test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { verifyEvent } from 'nostr-tools/pure';
+import * as nip44 from 'nostr-tools/nip44';
+import * as nip19 from 'nostr-tools/nip19';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { connectPanel } from './support/agent.mjs';
+import { startBunker } from './support/bunker.mjs';
+import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp } from './support/mcp.mjs';
+import { waitFor, sleep } from './support/wait.mjs';
+
+const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
+
+/** A page script that settles to {ok, value} or {ok: false, error}. */
+const settle = (expression) => `(${expression}).then((value) => ({ ok: true, value }), (e) => ({ ok: false, error: e.message }))`;
+
+const note = (content, created_at = 1_760_000_000) => ({ kind: 1, content, tags: [['t', 'sovereign']], created_at });
+
+describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
+  let fixtures; let other; let browser; let mcp; let panel;
+  const appA = () => fixtures.url('/nostr-app.html');
+  const originA = () => fixtures.origin;
+  const originB = () => other.origin;
+
+  /** Runs a page script in the current tab; its promise is awaited. */
+  const inPage = async (script) => (await callJson(mcp, 'eval', { script })).value;
+  const panelCall = async (tool, params = {}) => {
+    const reply = await panel.call(tool, params);
+    assert.equal(reply.ok, true, `${tool}: ${JSON.stringify(reply.error)}`);
+    return reply.result;
+  };
+  const state = () => panelCall('nostr_permissions');
+  /** The waiting prompt from `origin` (and the method, when given). */
+  const promptFrom = (origin, method) => waitFor(async () => (await state()).prompts
+    .find((p) => p.origin === origin && (!method || p.method === method)), `a prompt from ${origin}`);
+  const answer = (prompt, allow, remember = false) => panelCall('nostr_prompt_answer', { id: prompt.id, allow, remember });
+  const logged = (fn) => withBrowserLog(() => browser, fn);
+
+  before(async () => {
+    fixtures = await startFixtureServer();
+    other = await startFixtureServer();
+    browser = await startBrowser({ args: ['--nostr-prompt-timeout', '30'] });
+    mcp = await connectMcp(browser);
+    panel = await connectPanel(browser);
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await panel?.close();
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+    await fixtures?.close();
+    await other?.close();
+  });
+
+  test('every page has a provider a page cannot replace, and no way to the browser itself', logged(async () => {
+    await callJson(mcp, 'open', { url: appA() });
+    const seen = await inPage(`(() => {
+      const d = Object.getOwnPropertyDescriptor(window, 'nostr');
+      const before = window.nostr;
+      try { window.nostr = { getPublicKey: async () => 'forged' }; } catch (_) {}
+      try { delete window.nostr; } catch (_) {}
+      return {
+        methods: Object.keys(window.nostr).sort(),
+        nip44: Object.keys(window.nostr.nip44).sort(),
+        writable: d.writable, configurable: d.configurable,
+        same: window.nostr === before, frozen: Object.isFrozen(window.nostr),
+        handler: typeof (window.webkit && window.webkit.messageHandlers && window.webkit.messageHandlers.sovereignNostr),
+      };
+    })()`);
+    assert.deepEqual(seen.methods, ['getPublicKey', 'getRelays', 'nip04', 'nip44', 'signEvent']);
+    assert.deepEqual(seen.nip44, ['decrypt', 'encrypt']);
+    assert.equal(seen.writable, false);
+    assert.equal(seen.configurable, false);
+    assert.equal(seen.same, true, 'the page replaced window.nostr');
+    assert.equal(seen.frozen, true);
+    assert.equal(seen.handler, 'undefined', 'the browser\'s message handler is visible to the page');
+    assert.deepEqual(await inPage(settle('window.nostr.getRelays()')), { ok: true, value: {} }, 'getRelays asks nothing and reveals nothing');
+    assert.deepEqual((await state()).prompts, [], 'getRelays prompted');
+  }));
+
+  test('signing: the prompt shows origin, kind and content; "allow once" signs once, verified by nostr-tools', logged(async () => {
+    await callJson(mcp, 'open', { url: appA() });
+    const signing = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('hello from a web page'))})`));
+    const prompt = await promptFrom(originA(), 'signEvent');
+    assert.equal(prompt.kind, 1);
+    assert.equal(prompt.content, 'hello from a web page');
+    assert.equal(prompt.capability, 'sign:1');
+    assert.match(prompt.asks_to, /sign events of kind 1/);
+    assert.deepEqual(prompt.tags, [['t', 'sovereign']]);
+    assert.equal(prompt.in_frame_of, null);
+    const layout = await panelCall('window_layout');
+    assert.match(layout.nostr_prompts ?? '', new RegExp(`${new URL(originA()).host} asks to sign events of kind 1`),
+      'the browser window notes the waiting request');
+    await answer(prompt, true);
+    const signed = await signing;
+    assert.equal(signed.ok, true, signed.error);
+    const event = signed.value;
+    assert.equal(verifyEvent(event), true, `nostr-tools rejects the signature: ${JSON.stringify(event)}`);
+    assert.equal(event.pubkey, TEST_PUBKEY);
+    assert.equal(event.content, 'hello from a web page');
+    assert.equal(event.created_at, 1_760_000_000);
+    assert.deepEqual(event.tags, [['t', 'sovereign']]);
+    await waitFor(async () => (await panelCall('window_layout')).nostr_prompts === null, 'the window note to go');
+
+    // Once means once: the next signature asks again, and a denial rejects.
+    const again = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('second'))})`));
+    await answer(await promptFrom(originA(), 'signEvent'), false);
+    const denied = await again;
+    assert.equal(denied.ok, false);
+    assert.match(denied.error, /denied/);
+    assert.deepEqual((await state()).permissions, [], '"just this time" answers are not kept');
+  }));
+
+  test('"always" is kept per origin and capability, listed, and revocable', logged(async () => {
+    await callJson(mcp, 'open', { url: appA() });
+    const first = inPage(settle('window.nostr.getPublicKey()'));
+    await answer(await promptFrom(originA(), 'getPublicKey'), true, true);
+    assert.deepEqual(await first, { ok: true, value: TEST_PUBKEY });
+    assert.deepEqual(await inPage(settle('window.nostr.getPublicKey()')), { ok: true, value: TEST_PUBKEY },
+      'an allowed origin is not asked again');
+
+    const dm = inPage(settle(`window.nostr.signEvent({ kind: 4, content: 'x', tags: [] })`));
+    await answer(await promptFrom(originA(), 'signEvent'), false, true);
+    assert.match((await dm).error, /denied/);
+    const t0 = Date.now();
+    const deniedAgain = await inPage(settle(`window.nostr.signEvent({ kind: 4, content: 'y', tags: [] })`));
+    assert.match(deniedAgain.error, /denied/, 'a denied capability is refused without asking');
+    assert.ok(Date.now() - t0 < 5000);
+
+    // Another kind is another capability: it asks.
+    const kind7 = inPage(settle(`window.nostr.signEvent({ kind: 7, content: '+', tags: [] })`));
+    await answer(await promptFrom(originA(), 'signEvent'), false);
+    await kind7;
+
+    const kept = (await state()).permissions.map((d) => `${d.origin} ${d.capability} ${d.allow}`).sort();
+    assert.deepEqual(kept, [`${originA()} public_key true`, `${originA()} sign:4 false`]);
+
+    assert.equal((await panelCall('nostr_permission_revoke', { origin: originA(), capability: 'public_key' })).revoked, 1);
+    const asksAgain = inPage(settle('window.nostr.getPublicKey()'));
+    await answer(await promptFrom(originA(), 'getPublicKey'), true, true);
+    assert.equal((await asksAgain).value, TEST_PUBKEY);
+    assert.equal((await panelCall('nostr_permission_revoke', { origin: originA() })).revoked, 2, 'revoking an origin forgets all of it');
+    assert.deepEqual((await state()).permissions, []);
+  }));
+
+  test('two origins keep separate permissions, and a cross-origin frame is asked with its own origin', logged(async () => {
+    await callJson(mcp, 'open', { url: appA() });
+    const a = inPage(settle('window.nostr.getPublicKey()'));
+    await answer(await promptFrom(originA(), 'getPublicKey'), true, true);
+    assert.equal((await a).value, TEST_PUBKEY);
+
+    // The other origin, on its own page, is asked although the first is allowed.
+    await callJson(mcp, 'open', { url: other.url('/nostr-app.html') });
+    const b = inPage(settle('window.nostr.getPublicKey()'));
+    await answer(await promptFrom(originB(), 'getPublicKey'), false);
+    assert.match((await b).error, /denied/);
+
+    // A frame of the other origin inside the allowed page asks for itself.
+    await callJson(mcp, 'open', { url: `${appA()}?frame=${encodeURIComponent(other.url('/nostr-frame.html'))}` });
+    const framed = await promptFrom(originB(), 'getPublicKey');
+    assert.equal(framed.in_frame_of, originA(), 'the prompt says which page the frame is in');
+    await answer(framed, true);
+    const report = await waitFor(async () => (await inPage('window.frameReports'))[0], 'the frame\'s report');
+    assert.deepEqual(report, { from: originB(), ok: true, pubkey: TEST_PUBKEY });
+    const kept = (await state()).permissions.map((d) => `${d.origin} ${d.capability}`);
+    assert.deepEqual(kept, [`${originA()} public_key`], 'the frame\'s answer was once, for its own origin');
+    await panelCall('nostr_permission_revoke', { origin: originA() });
+  }));
+
+  test('a forged request names the page\'s real origin, never the one it claims', logged(async () => {
+    await callJson(mcp, 'open', { url: appA() });
+    const forged = inPage(`new Promise((resolve) => {
+      window.addEventListener('__sovereign_nostr_reply', (e) => resolve(JSON.parse(e.detail)));
+      window.dispatchEvent(new CustomEvent('__sovereign_nostr_request', { detail: JSON.stringify({
+        id: 999, method: 'getPublicKey', params: {}, origin: 'https://trusted.example', top_origin: 'https://trusted.example',
+      }) }));
+    })`);
+    const prompt = await promptFrom(originA(), 'getPublicKey');
+    assert.equal(prompt.in_frame_of, null);
+    assert.ok(!(await state()).prompts.some((p) => p.origin.includes('trusted.example')));
+    await answer(prompt, false);
+    assert.equal((await forged).reply.ok, false);
+  }));
+
+  test('encryption: nip44 and nip04 round trips; the nip44 text opens with nostr-tools', logged(async () => {
+    await callJson(mcp, 'open', { url: appA() });
+    const peer = TEST_PUBKEY;
+    const encrypting = inPage(settle(`window.nostr.nip44.encrypt('${peer}', 'meet at noon')`));
+    await answer(await promptFrom(originA(), 'nip44.encrypt'), true, true);
+    const sealed = await encrypting;
+    assert.equal(sealed.ok, true, sealed.error);
+    const secret = nip19.decode(TEST_NSEC).data;
+    const key = nip44.v2.utils.getConversationKey(secret, peer);
+    assert.equal(nip44.v2.decrypt(sealed.value, key), 'meet at noon');
+
+    const opening = inPage(settle(`window.nostr.nip44.decrypt('${peer}', ${JSON.stringify(nip44.v2.encrypt('from nostr-tools', key))})`));
+    await answer(await promptFrom(originA(), 'nip44.decrypt'), true, true);
+    assert.deepEqual(await opening, { ok: true, value: 'from nostr-tools' });
+
+    const old = await inPage(settle(`window.nostr.nip04.encrypt('${peer}', 'legacy').then((c) => window.nostr.nip04.decrypt('${peer}', c))`));
+    assert.deepEqual(old, { ok: true, value: 'legacy' }, 'encrypt and decrypt were allowed always, for both schemes');
+    const bad = await inPage(settle(`window.nostr.nip44.encrypt('not-a-key', 'x')`));
+    assert.match(bad.error, /pubkey/);
+    await panelCall('nostr_permission_revoke', { origin: originA() });
+  }));
+
+  test('assistants answer only when a person allows it; their tool is listed only then', logged(async () => {
+    const listed = async () => (await mcp.listTools()).map((t) => t.name);
+    assert.ok(!(await listed()).includes('nostr_prompts'));
+    assert.equal((await listed()).length, 100, 'the public catalogue is the plan\'s 100 tools');
+    const refused = await mcp.callTool('nostr_prompts', {});
+    assert.equal(refused.isError, true);
+    assert.equal(refused.structuredContent.error.code, 'UNKNOWN_TOOL');
+    const panelOnly = await mcp.callTool('nostr_prompt_answer', { id: 'x', allow: true });
+    assert.equal(panelOnly.structuredContent.error.code, 'UNKNOWN_TOOL', 'an agent called the panel\'s own answer');
+    const toggling = await mcp.callTool('nostr_assistant_answers', { allowed: true });
+    assert.equal(toggling.structuredContent.error.code, 'UNKNOWN_TOOL', 'an agent allowed itself');
+
+    let changed = 0;
+    mcp.client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed += 1; });
+    await panelCall('nostr_assistant_answers', { allowed: true });
+    await waitFor(() => changed > 0, 'notifications/tools/list_changed');
+    assert.ok((await listed()).includes('nostr_prompts'));
+
+    await callJson(mcp, 'open', { url: appA() });
+    const signing = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('approved by an assistant'))})`));
+    const waiting = await waitFor(async () => (await callJson(mcp, 'nostr_prompts')).prompts[0], 'the assistant to see the prompt');
+    assert.equal(waiting.content, 'approved by an assistant');
+    const answered = await callJson(mcp, 'nostr_prompts', { id: waiting.id, allow: true });
+    assert.equal(answered.allow, true);
+    const signed = await signing;
+    assert.equal(verifyEvent(signed.value), true);
+    assert.deepEqual((await state()).permissions, [], 'an assistant\'s answer is never kept');
+
+    await panelCall('nostr_assistant_answers', { allowed: false });
+    await waitFor(() => changed > 1, 'the second list_changed');
+    assert.ok(!(await listed()).includes('nostr_prompts'));
+    const pending = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('nobody allowed this'))})`));
+    const prompt = await promptFrom(originA(), 'signEvent');
+    const late = await mcp.callTool('nostr_prompts', { id: prompt.id, allow: true });
+    assert.equal(late.structuredContent.error.code, 'UNKNOWN_TOOL', 'an assistant answered after the person took it back');
+    await answer(prompt, false);
+    assert.match((await pending).error, /denied/, 'no signature without a person\'s approval');
+  }));
+
+  test('read-only and logged out: clear rejections', logged(async () => {
+    await callJson(mcp, 'switch_identity', { method: 'readonly', npub: TEST_NPUB });
+    await callJson(mcp, 'open', { url: appA() });
+    const key = inPage(settle('window.nostr.getPublicKey()'));
+    await answer(await promptFrom(originA(), 'getPublicKey'), true);
+    assert.deepEqual(await key, { ok: true, value: TEST_PUBKEY }, 'a read-only identity has a public key');
+    const sign = await inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('x'))})`));
+    assert.match(sign.error, /read-only/, 'a read-only identity cannot sign');
+    assert.deepEqual((await state()).prompts, [], 'nothing to ask about what cannot be done');
+
+    // The call starts logged in, and the page asks after the logout.
+    const later = inPage(`new Promise((r) => setTimeout(r, 1500)).then(() => ${settle('window.nostr.getPublicKey()')})`);
+    await sleep(300);
+    await callJson(mcp, 'logout');
+    const out = await later;
+    assert.equal(out.ok, false);
+    assert.match(out.error, /no identity is logged in/);
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+  }));
+
+  test('the control panel in Chromium shows a prompt, answers it, lists and revokes the decision', logged(async () => {
+    const chrome = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
+    });
+    try {
+      const page = await chrome.newPage();
+      page.setDefaultTimeout(15_000);
+      await page.goto(browser.panelUrl);
+      await page.locator('#nostr-prompts-empty').waitFor({ state: 'visible' });
+      await callJson(mcp, 'open', { url: appA() });
+      const signing = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('<b>shown as text</b>'))})`));
+      const card = page.locator('#nostr-prompts li');
+      await card.waitFor();
+      assert.equal(await card.locator('.origin').textContent(), originA());
+      assert.match(await card.locator('.prompt-asks').textContent(), /sign events of kind 1/);
+      assert.equal(await card.locator('.prompt-content').textContent(), '<b>shown as text</b>');
+      assert.match(await page.title(), /^\(1\) /, 'the tab title counts waiting prompts');
+      await card.getByRole('button', { name: 'Always allow' }).click();
+      const signed = await signing;
+      assert.equal(verifyEvent(signed.value), true);
+      assert.equal(signed.value.content, '<b>shown as text</b>');
+      const row = page.locator('#nostr-permissions tbody tr');
+      await row.waitFor();
+      assert.equal(await row.locator('.origin').textContent(), originA());
+      assert.equal(await row.locator('.capability').textContent(), 'Sign events of kind 1');
+      assert.equal(await row.locator('.decision').textContent(), 'Allowed');
+      assert.equal((await inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('again'))})`))).ok, true,
+        'kept: no prompt the second time');
+      await row.getByRole('button', { name: 'Revoke' }).click();
+      await row.waitFor({ state: 'detached' });
+      assert.deepEqual((await state()).permissions, []);
+    } finally {
+      await chrome.close();
+    }
+  }));
+});
+
+describe('window.nostr: timeouts, persistence and a NIP-46 bunker', { timeout: 300_000 }, () => {
+  let fixtures; let dir;
+  before(async () => {
+    fixtures = await startFixtureServer();
+    dir = mkdtempSync(path.join(tmpdir(), 'sovereign-nip07-'));
+  });
+  after(async () => {
+    await fixtures?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  const start = () => startBrowser({
+    baseArgs: ['--headless', '--no-panel', '--port', '0', '--log-level', 'info', '--profile', dir, '--nostr-prompt-timeout', '2'],
+  });
+
+  test('an unanswered prompt is a rejection; "always" survives a restart', async () => {
+    let browser = await start();
+    try {
+      const mcp = await connectMcp(browser);
+      const panel = await connectPanel(browser);
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(mcp, 'open', { url: fixtures.url('/nostr-app.html') });
+      const t0 = Date.now();
+      const r = (await callJson(mcp, 'eval', { script: settle('window.nostr.getPublicKey()') })).value;
+      assert.equal(r.ok, false);
+      assert.match(r.error, /nobody answered within 2 s/);
+      assert.ok(Date.now() - t0 < 10_000);
+      assert.deepEqual((await panel.call('nostr_permissions')).result.prompts, [], 'the expired prompt is gone');
+
+      const signing = callJson(mcp, 'eval', { script: settle(`window.nostr.signEvent(${JSON.stringify(note('kept'))})`) });
+      const prompt = await waitFor(async () => (await panel.call('nostr_permissions')).result.prompts[0], 'the prompt');
+      await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
+      assert.equal((await signing).value.ok, true);
+      await panel.close();
+      await mcp.close();
+      await browser.stop();
+
+      browser = await start();
+      const again = await connectMcp(browser);
+      await callJson(again, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(again, 'open', { url: fixtures.url('/nostr-app.html') });
+      const signed = (await callJson(again, 'eval', { script: settle(`window.nostr.signEvent(${JSON.stringify(note('after a restart'))})`) })).value;
+      assert.equal(signed.ok, true, `the kept decision was lost: ${signed.error}`);
+      assert.equal(verifyEvent(signed.value), true);
+      await again.close();
+    } finally {
+      await browser.stop();
+    }
+  });
+
+  test('with a NIP-46 bunker login the signature comes from the bunker', async () => {
+    const bunker = await startBunker();
+    const browser = await start();
+    try {
+      const mcp = await connectMcp(browser);
+      const login = await callJson(mcp, 'login', { method: 'nip46', bunker_url: bunker.url });
+      assert.equal(login.pubkey, bunker.user);
+      await callJson(mcp, 'open', { url: fixtures.url('/nostr-app.html') });
+      // sign:1 for this origin was kept by the previous test's profile.
+      const signed = (await callJson(mcp, 'eval', { script: settle(`window.nostr.signEvent(${JSON.stringify(note('signed by the bunker'))})`) })).value;
+      assert.equal(signed.ok, true, signed.error);
+      assert.equal(signed.value.pubkey, bunker.user);
+      assert.notEqual(signed.value.pubkey, TEST_PUBKEY);
+      assert.equal(verifyEvent(signed.value), true);
+      await mcp.close();
+    } finally {
+      await browser.stop();
+      bunker.stop();
+    }
+  });
+});
