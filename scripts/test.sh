@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Installs what is missing and runs the whole test suite: formatting, lints,
-# the debug build, the Rust unit tests, then the integration tests (node's
-# test runner over tests/, which starts the real browser under its own Xvfb).
+# the debug build, the Rust unit tests, the integration tests (node's test
+# runner over tests/, which starts the real browser under its own Xvfb), then
+# a minute of fuzzing the request parsing (scripts/fuzz.sh).
 #
 #   scripts/test.sh
 #
 # Stops at the first stage that fails and exits with its status. target/ is
 # kept between runs (CARGO_TARGET_DIR is honoured); nothing is cleaned.
+# SOVEREIGN_FUZZ_SECONDS sets how long the fuzzing runs (default 60).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -14,7 +16,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if (($# > 0)); then
 	case $1 in
 	-h | --help)
-		sed -n '2,10s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+		sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 		exit 0
 		;;
 	*)
@@ -37,7 +39,7 @@ target_dir=${CARGO_TARGET_DIR:-target}
 [[ $target_dir == /* ]] || target_dir="$root/$target_dir"
 export SOVEREIGN_BIN="${SOVEREIGN_BIN:-$target_dir/debug/sovereign-browser}"
 
-stage_names=("cargo fmt" "cargo clippy" "cargo build" "cargo test" "npm test")
+stage_names=("cargo fmt" "cargo clippy" "cargo build" "cargo test" "npm test" "fuzz")
 stage_results=()
 
 summary() {
@@ -67,11 +69,22 @@ run_stage() {
 	fi
 }
 
-run_stage 0 cargo fmt --all -- --check
-run_stage 1 cargo clippy --all-targets -- -D warnings
+# The fuzz crate is a workspace of its own: checked alongside.
+check_format() {
+	cargo fmt --all -- --check && cargo fmt --manifest-path fuzz/Cargo.toml -- --check
+}
+
+lint() {
+	cargo clippy --all-targets -- -D warnings &&
+		cargo clippy --manifest-path fuzz/Cargo.toml --target-dir "$target_dir" -- -D warnings
+}
+
+run_stage 0 check_format
+run_stage 1 lint
 run_stage 2 cargo build --all-targets
 run_stage 3 cargo test
 run_stage 4 npm test
+run_stage 5 scripts/fuzz.sh "${SOVEREIGN_FUZZ_SECONDS:-60}"
 
 summary
 echo "test: all ${#stage_names[@]} stages ok"

@@ -204,4 +204,25 @@ describe('security', { timeout: 240_000 }, () => {
       await agent.close();
     }
   });
+
+  test('duplicate ids: each request is answered, /agent and MCP alike', async () => {
+    const agent = await connectAgent(browser);
+    try {
+      agent.sendRaw(JSON.stringify({ id: 'same', tool: 'login_status' }));
+      agent.sendRaw(JSON.stringify({ id: 'same', tool: 'no_such_tool' }));
+      const replies = [await agent.nextUnmatched(), await agent.nextUnmatched()];
+      assert.deepEqual(replies.map((r) => r.id), ['same', 'same']);
+      assert.deepEqual(replies.map((r) => r.ok).sort(), [false, true], JSON.stringify(replies));
+    } finally {
+      await agent.close();
+    }
+    const init = await mcpPost(browser, initialize());
+    const both = await Promise.all([
+      mcpPost(browser, { jsonrpc: '2.0', id: 42, method: 'ping' }, { sessionId: init.sessionId }),
+      mcpPost(browser, { jsonrpc: '2.0', id: 42, method: 'no/such' }, { sessionId: init.sessionId }),
+    ]);
+    assert.deepEqual(both[0].message, { jsonrpc: '2.0', id: 42, result: {} });
+    assert.equal(both[1].message.id, 42);
+    assert.equal(both[1].message.error.code, -32601);
+  });
 });

@@ -1,0 +1,93 @@
+//! Everything the browser reads from a client before a tool runs: the
+//! JSON-RPC message posted to /mcp, the /agent message, and the arguments
+//! of each tool; and a web page's window.nostr call. Any input must end in
+//! a value or a clear error, never a panic or a hang.
+//!
+//! The whole input is read as an /mcp body, as an /agent message and as a
+//! page's call; then its first byte picks a tool and the rest is that
+//! tool's arguments, so every tool's parameters are reached directly too.
+
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+use sovereign_browser::nip07::{request, PageCall};
+use sovereign_browser::server::agent::parse_request;
+use sovereign_browser::server::jsonrpc::{self, classify, Incoming};
+use sovereign_browser::tools::error::ErrorCode;
+use sovereign_browser::tools::Registry;
+use std::sync::OnceLock;
+
+fn tools() -> &'static Registry {
+    static TOOLS: OnceLock<Registry> = OnceLock::new();
+    TOOLS.get_or_init(Registry::new)
+}
+
+/// A tool call's arguments: accepted, or refused as INVALID_PARAMS.
+fn check_call(name: &str, arguments: Value) {
+    if let Some(tool) = tools().get(name) {
+        if let Err(error) = tool.check_params(arguments) {
+            assert_eq!(error.code, ErrorCode::InvalidParams, "{name}: {error}");
+            assert!(!error.message.is_empty());
+        }
+    }
+}
+
+fn mcp_message(data: &[u8]) {
+    match classify(data) {
+        Ok(Incoming::Request { id, method, params }) => {
+            assert!(id.is_string() || id.is_number(), "request id {id}");
+            if method == "tools/call" {
+                if let Some(name) = params.get("name").and_then(Value::as_str) {
+                    let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+                    check_call(name, arguments);
+                }
+            }
+        }
+        Ok(Incoming::Accepted) => {}
+        Err(rejection) => {
+            assert!(
+                [jsonrpc::PARSE_ERROR, jsonrpc::INVALID_REQUEST].contains(&rejection.code),
+                "code {}",
+                rejection.code
+            );
+            assert!(rejection.id.is_null() || rejection.id.is_string() || rejection.id.is_number());
+            assert!(!rejection.message.is_empty());
+        }
+    }
+}
+
+fn agent_message(text: &str) {
+    match parse_request(text) {
+        Ok(request) => check_call(&request.tool, request.params),
+        Err((_, error)) => assert_eq!(error.code, ErrorCode::InvalidParams),
+    }
+}
+
+fn page_call(data: &[u8]) {
+    if let Ok(call) = serde_json::from_slice::<PageCall>(data) {
+        if let Err(why) = request::parse(&call.method, &call.params) {
+            assert!(!why.is_empty());
+        }
+    }
+}
+
+fn tool_arguments(data: &[u8]) {
+    let Some((&pick, rest)) = data.split_first() else {
+        return;
+    };
+    let all = tools().all();
+    let tool = &all[pick as usize % all.len()];
+    if let Ok(arguments) = serde_json::from_slice::<Value>(rest) {
+        check_call(tool.name, arguments);
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    mcp_message(data);
+    if let Ok(text) = std::str::from_utf8(data) {
+        agent_message(text);
+    }
+    page_call(data);
+    tool_arguments(data);
+});
