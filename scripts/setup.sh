@@ -38,7 +38,7 @@ usage: scripts/setup.sh [--with-test-deps]
 Installs the missing system packages needed to build Sovereign Browser and
 checks for the Rust toolchain.
 
-  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool and pdftotext are present
+  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool, pdftotext and python3 are present
                      and install the test suite's npm packages
 EOF
 }
@@ -105,6 +105,8 @@ setup_install_missing() {
 		command -v xdotool >/dev/null 2>&1 || SETUP_MISSING+=(xdotool)
 		# A PDF reader to check the PDFs the browser prints.
 		command -v pdftotext >/dev/null 2>&1 || SETUP_MISSING+=(poppler-utils)
+		# Closing the window as a window manager would (tests/support/close_window.py).
+		command -v python3 >/dev/null 2>&1 || SETUP_MISSING+=(python3)
 	fi
 
 	if ((${#SETUP_MISSING[@]} == 0)); then

@@ -7,10 +7,11 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { startBrowser } from './support/browser.mjs';
+import { execFileSync } from 'node:child_process';
+import { REPO_ROOT, startBrowser } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { TEST_NSEC, callError, callJson, connectMcp, mcpPost, rpc, initializeParams } from './support/mcp.mjs';
-import { waitFor } from './support/wait.mjs';
+import { sleep, waitFor } from './support/wait.mjs';
 import { descendants } from './support/procs.mjs';
 
 describe('faults', { timeout: 240_000 }, () => {
@@ -152,22 +153,42 @@ describe('faults', { timeout: 240_000 }, () => {
     }
   });
 
-  it('SIGTERM ends the browser cleanly: no process is left behind', { timeout: 60_000 }, async () => {
-    const fixtures = await startFixtureServer();
-    const browser = await startBrowser();
-    const mcp = await connectMcp(browser);
-    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
-    await callJson(mcp, 'open', { url: fixtures.url('form.html') });
-    await mcp.close();
-    const family = descendants(browser.pid);
-    assert.ok(family.some((p) => p.comm.startsWith('WebKit')), 'WebKit processes ran');
-    assert.ok(family.some((p) => p.comm === 'Xvfb'), 'the private Xvfb ran');
-    const exit = await browser.stop();
-    assert.equal(exit.code ?? 0, 0, `exit ${JSON.stringify(exit)}: ${browser.stderrTail(2000)}`);
-    await waitFor(async () => family.every((p) => !existsSync(`/proc/${p.pid}`) || readFileSync(`/proc/${p.pid}/stat`, 'utf8').includes(') Z ')),
-      'every child process to end');
-    await fixtures.close();
-  });
+  // SIGTERM, SIGINT, or a person closing the window: the same clean end.
+  const endings = {
+    SIGTERM: (browser) => browser.stop(),
+    SIGINT: (browser) => { browser.proc.kill('SIGINT'); return browser.exited; },
+    'closing the window': (browser) => {
+      const display = browser.stderr().match(/private Xvfb display display=(:\d+)/)?.[1];
+      assert.ok(display, 'the browser says which display it started');
+      const env = { ...process.env, DISPLAY: display };
+      const window = execFileSync('xdotool', ['search', '--name', 'Sovereign Browser'], { env }).toString().trim().split('\n')[0];
+      execFileSync('python3', [path.join(REPO_ROOT, 'tests/support/close_window.py'), window], { env });
+      return browser.exited;
+    },
+  };
+  for (const [ending, end] of Object.entries(endings)) {
+    it(`${ending} ends the browser cleanly: no process is left behind`, { timeout: 60_000 }, async () => {
+      const fixtures = await startFixtureServer();
+      const browser = await startBrowser();
+      try {
+        const mcp = await connectMcp(browser);
+        await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+        await callJson(mcp, 'open', { url: fixtures.url('form.html') });
+        await mcp.close();
+        const family = descendants(browser.pid);
+        assert.ok(family.some((p) => p.comm.startsWith('WebKit')), 'WebKit processes ran');
+        assert.ok(family.some((p) => p.comm === 'Xvfb'), 'the private Xvfb ran');
+        const exit = await Promise.race([end(browser), sleep(20_000).then(() => 'still running')]);
+        assert.notEqual(exit, 'still running', `${ending} did not end the browser`);
+        assert.equal(exit.code ?? 0, 0, `exit ${JSON.stringify(exit)}: ${browser.stderrTail(2000)}`);
+        await waitFor(async () => family.every((p) => !existsSync(`/proc/${p.pid}`) || readFileSync(`/proc/${p.pid}/stat`, 'utf8').includes(') Z ')),
+          'every child process to end');
+      } finally {
+        await browser.stop();
+        await fixtures.close();
+      }
+    });
+  }
 
   it('a persistent profile keeps its cookies and local storage across a shutdown', { timeout: 90_000 }, async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-profile-'));

@@ -205,7 +205,10 @@ async fn ask(
         request,
         nip07.prompt_timeout,
     );
-    let (id, answer) = nip07.prompts.ask(prompt);
+    let (id, answer) = nip07
+        .prompts
+        .ask(prompt)
+        .map_err(|why| format!("Sovereign Browser: {why}"))?;
     tracing::info!(origin = %call.origin, capability = %capability.key(), prompt = %id, "window.nostr asks the person");
     match tokio::time::timeout(nip07.prompt_timeout, answer).await {
         Ok(Ok(answer)) => Ok(answer.allow),

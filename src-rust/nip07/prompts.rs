@@ -10,6 +10,8 @@ use tokio::sync::{oneshot, watch};
 
 /// Longest content shown in a prompt; the rest is counted, not shown.
 const SHOWN_CONTENT: usize = 2000;
+/// Prompts one origin may have waiting: a page cannot flood the panel.
+pub const MAX_WAITING_PER_ORIGIN: usize = 8;
 
 /// A person's (or an allowed assistant's) answer to one prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,13 +122,26 @@ impl Default for Prompts {
 }
 
 impl Prompts {
-    /// Adds a prompt; the receiver gets its answer.
-    pub fn ask(&self, prompt: Prompt) -> (String, oneshot::Receiver<Answer>) {
+    /// Adds a prompt; the receiver gets its answer. Refused when its
+    /// origin already has [`MAX_WAITING_PER_ORIGIN`] waiting.
+    pub fn ask(&self, prompt: Prompt) -> Result<(String, oneshot::Receiver<Answer>), String> {
         let (tx, rx) = oneshot::channel();
         let id = prompt.id.clone();
-        self.lock().push((prompt, tx));
+        {
+            let mut waiting = self.lock();
+            let same_origin = waiting
+                .iter()
+                .filter(|(p, _)| p.origin == prompt.origin)
+                .count();
+            if same_origin >= MAX_WAITING_PER_ORIGIN {
+                return Err(format!(
+                    "{same_origin} requests from this site already wait for an answer; try again after they are answered"
+                ));
+            }
+            waiting.push((prompt, tx));
+        }
         self.changed();
-        (id, rx)
+        Ok((id, rx))
     }
 
     /// Answers one prompt; with `remember`, also the others waiting for
@@ -218,9 +233,15 @@ mod tests {
     #[tokio::test]
     async fn remembering_settles_the_same_requests_only() {
         let prompts = Prompts::default();
-        let (first, a) = prompts.ask(prompt("http://a:1", Capability::PublicKey));
-        let (_, b) = prompts.ask(prompt("http://a:1", Capability::PublicKey));
-        let (_, other_origin) = prompts.ask(prompt("http://a:2", Capability::PublicKey));
+        let (first, a) = prompts
+            .ask(prompt("http://a:1", Capability::PublicKey))
+            .unwrap();
+        let (_, b) = prompts
+            .ask(prompt("http://a:1", Capability::PublicKey))
+            .unwrap();
+        let (_, other_origin) = prompts
+            .ask(prompt("http://a:2", Capability::PublicKey))
+            .unwrap();
         assert!(prompts.watch().borrow().contains("(and 2 more)"));
         let answer = Answer {
             allow: true,
@@ -232,6 +253,27 @@ mod tests {
         assert_eq!(prompts.list().len(), 1);
         assert!(prompts.answer(&first, answer).is_err());
         drop(other_origin);
+    }
+
+    #[test]
+    fn one_origin_cannot_flood_the_prompts() {
+        let prompts = Prompts::default();
+        let mut kept = Vec::new();
+        for _ in 0..MAX_WAITING_PER_ORIGIN {
+            kept.push(
+                prompts
+                    .ask(prompt("http://a:1", Capability::PublicKey))
+                    .unwrap(),
+            );
+        }
+        let refused = prompts
+            .ask(prompt("http://a:1", Capability::Encrypt))
+            .unwrap_err();
+        assert!(refused.contains("already wait"), "{refused}");
+        assert!(prompts
+            .ask(prompt("http://b:1", Capability::PublicKey))
+            .is_ok());
+        assert_eq!(prompts.list().len(), MAX_WAITING_PER_ORIGIN + 1);
     }
 
     #[test]
