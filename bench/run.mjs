@@ -22,6 +22,8 @@ import { REPO_ROOT, startBrowser } from '../tests/support/browser.mjs';
 import { treePss } from './pss.mjs';
 import { startFixtureServer } from '../tests/support/fixture-server.mjs';
 import { TEST_NSEC, callJson, connectMcp, textResult } from '../tests/support/mcp.mjs';
+import { connectPanel } from '../tests/support/agent.mjs';
+import { waitFor } from '../tests/support/wait.mjs';
 import { encode as cl100kEncode } from 'gpt-tokenizer/encoding/cl100k_base';
 
 /** Tokens as an OpenAI cl100k tokenizer counts them (the peers' reference unit). */
@@ -33,6 +35,7 @@ const COLD_RUNS = Math.max(1, Number(process.env.BENCH_COLD_RUNS) || 3);
 const CHEAP_WARMUP = 20;
 const CHEAP_CALLS = 500;
 const SNAPSHOT_CALLS = 20;
+const NOSTR_CALLS = 200;
 const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url));
 
 // Playwright MCP 0.0.83 with headless Chromium on a 2-core machine (medians),
@@ -246,6 +249,38 @@ async function snapshots(mcp, url) {
   };
 }
 
+/**
+ * window.nostr.signEvent as a web app sees it: measured in the page, from the
+ * call to the signed event, once the origin is always allowed (local key).
+ */
+async function nostrSigning(browser, mcp, url) {
+  await callJson(mcp, 'open', { url });
+  const panel = await connectPanel(browser);
+  try {
+    const sign = 'window.nostr.signEvent({ kind: 1, content: "bench", tags: [] })';
+    const first = callJson(mcp, 'eval', { script: sign });
+    const prompt = await waitFor(async () => (await panel.call('nostr_permissions')).result.prompts[0], 'the prompt');
+    await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
+    await first;
+    const script = `(async () => {
+      const times = [];
+      const began = performance.now();
+      for (let i = 0; i < ${NOSTR_CALLS}; i++) {
+        const start = performance.now();
+        await window.nostr.signEvent({ kind: 1, content: 'bench ' + i, tags: [['t', 'bench']] });
+        times.push(performance.now() - start);
+      }
+      return { times, total: performance.now() - began };
+    })()`;
+    const { times, total } = (await callJson(mcp, 'eval', { script })).value;
+    await panel.call('nostr_permission_revoke', { origin: new URL(url).origin });
+    return { calls: NOSTR_CALLS, meanMs: round(total / NOSTR_CALLS, 2), p50Ms: round(median(times), 2), p99Ms: round(percentile(times, 99), 2),
+      note: 'in the page, call to signed event, origin always allowed, local key; WebKit rounds performance.now() to 1 ms, so the mean is the finer figure' };
+  } finally {
+    await panel.close();
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Report
 
@@ -280,6 +315,7 @@ function report(r) {
     ['Snapshot form.html p90', fmt(F.p90Ms, 'ms'), '', ''],
     ['Snapshot form.html size', `${fmt(F.chars, 'chars')} ${fmt(F.tokens, 'tokens')}`, fmt(REFERENCE.snapshotFormTokens, 'tokens'), ratio(F.tokens, REFERENCE.snapshotFormTokens)],
     ['Snapshot form.html refs', fmt(F.refs, 'refs'), '', ''],
+    ...(r.nostrSign ? [[`window.nostr.signEvent in the page, mean / p99 (${r.nostrSign.calls} calls)`, `${fmt(r.nostrSign.meanMs, 'ms')} / ${fmt(r.nostrSign.p99Ms, 'ms')}`, '', '']] : []),
     ['Process tree PSS, 1 tab, end of run', fmt(r.pss.finalMiB, 'MiB'), '', ''],
     ['Process tree PSS, 1 tab, highest sample', fmt(r.pss.peakMiB, 'MiB'), `${fmt(REFERENCE.pssPeakMiB, 'MB')} (peak)`, ratio(r.pss.peakMiB, REFERENCE.pssPeakMiB)],
   ];
@@ -365,6 +401,8 @@ async function main() {
     const toolsList = { tools: tools.length, tokens: countTokens(JSON.stringify(tools)) };
     log(`form.html snapshot p50 ${form.p50Ms} ms, ${form.chars} chars, ${form.refs} refs`);
     sample('after form.html snapshots');
+    const nostrSign = await nostrSigning(browser, mcp, formUrl);
+    log(`window.nostr.signEvent mean ${nostrSign.meanMs} ms, p99 ${nostrSign.p99Ms} ms`);
 
     // (4) Memory, one tab.
     const tabs = (await callJson(mcp, 'tab_list')).tabs.length;
@@ -388,6 +426,7 @@ async function main() {
       cheapCall,
       cheapCallRaw,
       cliCall,
+      nostrSign,
       snapshot: { large, form, tokenNote: 'cl100k_base tokens of the text block the client receives' },
       toolsList,
       pss: {
