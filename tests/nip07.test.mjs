@@ -193,6 +193,20 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.equal((await forged).reply.ok, false);
   }));
 
+  test('a prompt goes when the page that asked goes (a new page, or its tab closed)', logged(async () => {
+    await callJson(mcp, 'open', { url: appA() });
+    await inPage(`window.nostr.signEvent(${JSON.stringify(note('left behind'))}); 'asked'`);
+    await promptFrom(originA(), 'signEvent');
+    await callJson(mcp, 'open', { url: other.url('/nostr-app.html') });
+    await waitFor(async () => (await state()).prompts.length === 0, 'the prompt of the page left to go', 5000);
+
+    await callJson(mcp, 'tab_new', { url: appA() });
+    await inPage(`window.nostr.getPublicKey(); 'asked'`);
+    await promptFrom(originA(), 'getPublicKey');
+    await callJson(mcp, 'close');
+    await waitFor(async () => (await state()).prompts.length === 0, 'the prompt of the closed tab to go', 5000);
+  }));
+
   test('encryption: nip44 and nip04 round trips; the nip44 text opens with nostr-tools', logged(async () => {
     await callJson(mcp, 'open', { url: appA() });
     const peer = TEST_PUBKEY;

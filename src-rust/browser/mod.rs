@@ -207,8 +207,8 @@ impl Browser {
             manager.add_script(&self.console_script);
             frames::listen(&manager, &state);
             console::listen(&manager, &state);
-            nostr::install(&manager, &self.nostr_scripts, &self.nostr_calls);
         }
+        nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         self.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state);
         self.connect_window_signals(&webkit, id);
@@ -326,6 +326,9 @@ impl Browser {
             .index_of(id)
             .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
         let tab = self.tabs.remove(index);
+        let _ = self
+            .nostr_calls
+            .send(crate::nip07::PageEvent::PageGone { tab: id });
         self.stack.remove(&tab.webkit);
         self.chrome.remove_tab(id);
         drop(tab);

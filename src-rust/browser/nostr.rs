@@ -6,7 +6,8 @@
 //! answer reaches the frame that asked, cross-origin frames included.
 
 use super::script::AGENT_WORLD;
-use crate::nip07::PageCalls;
+use crate::bridge::TabId;
+use crate::nip07::{PageCalls, PageEvent};
 use glib::translate::ToGlibPtr as _;
 use glib::ObjectExt as _;
 use glib::ToValue as _;
@@ -17,8 +18,8 @@ use webkit2gtk::ffi::{
     webkit_script_message_reply_unref, WebKitScriptMessageReply,
 };
 use webkit2gtk::{
-    UserContentInjectedFrames, UserContentManager, UserContentManagerExt as _, UserScript,
-    UserScriptInjectionTime,
+    LoadEvent, UserContentInjectedFrames, UserContentManagerExt as _, UserScript,
+    UserScriptInjectionTime, WebView, WebViewExt as _,
 };
 
 /// The message handler's name, as the bridge calls it.
@@ -81,8 +82,18 @@ impl Drop for Reply {
     }
 }
 
-/// Adds window.nostr to one tab and passes its calls to `calls`.
-pub fn install(manager: &UserContentManager, scripts: &NostrScripts, calls: &PageCalls) {
+/// Adds window.nostr to one tab and passes its calls to `calls`; a new
+/// page in the tab withdraws the old page's waiting prompts.
+pub fn install(view: &WebView, tab: TabId, scripts: &NostrScripts, calls: &PageCalls) {
+    let Some(manager) = view.user_content_manager() else {
+        return;
+    };
+    let gone = calls.clone();
+    view.connect_load_changed(move |_, event| {
+        if event == LoadEvent::Committed {
+            let _ = gone.send(PageEvent::PageGone { tab });
+        }
+    });
     manager.add_script(&scripts.provider);
     manager.add_script(&scripts.bridge);
     manager.register_script_message_handler_with_reply(HANDLER, AGENT_WORLD);
@@ -106,7 +117,13 @@ pub fn install(manager: &UserContentManager, scripts: &NostrScripts, calls: &Pag
                 String::new()
             };
             let (tx, rx) = tokio::sync::oneshot::channel();
-            let sent = calls.send((text, tx)).is_ok();
+            let sent = calls
+                .send(PageEvent::Call {
+                    text,
+                    tab,
+                    reply: tx,
+                })
+                .is_ok();
             glib::MainContext::default().spawn_local(async move {
                 let answer = match rx.await {
                     Ok(answer) if sent => answer,

@@ -76,23 +76,44 @@ pub struct PageCall {
     pub method: String,
     #[serde(default)]
     pub params: Value,
+    /// The tab it came from (set by the browser, never by the page).
+    #[serde(skip)]
+    pub tab: Option<u64>,
 }
 
-/// Page calls from the browser's main thread: the call's JSON, and where
-/// the answer's JSON (`{"ok": true, "result": ...}` or `{"ok": false,
-/// "error": "..."}`) goes.
-pub type PageCalls = mpsc::UnboundedSender<(String, oneshot::Sender<String>)>;
+/// What the browser's main thread tells the provider.
+pub enum PageEvent {
+    /// A call from a frame of `tab`: its JSON, and where the answer's JSON
+    /// (`{"ok": true, "result": ...}` or `{"ok": false, "error": "..."}`) goes.
+    Call {
+        text: String,
+        tab: u64,
+        reply: oneshot::Sender<String>,
+    },
+    /// The tab's page went (a new page, or the tab closed): its waiting
+    /// prompts are withdrawn, since nobody would receive the answer.
+    PageGone { tab: u64 },
+}
+
+pub type PageCalls = mpsc::UnboundedSender<PageEvent>;
 
 /// Answers the pages' calls, each on its own (a prompt may wait a minute).
-pub async fn serve(
-    app: Arc<App>,
-    mut calls: mpsc::UnboundedReceiver<(String, oneshot::Sender<String>)>,
-) {
-    while let Some((text, reply)) = calls.recv().await {
+pub async fn serve(app: Arc<App>, mut events: mpsc::UnboundedReceiver<PageEvent>) {
+    while let Some(event) = events.recv().await {
+        let (text, tab, reply) = match event {
+            PageEvent::Call { text, tab, reply } => (text, tab, reply),
+            PageEvent::PageGone { tab } => {
+                app.nip07.prompts.withdraw_tab(tab);
+                continue;
+            }
+        };
         let app = app.clone();
         tokio::spawn(async move {
             let answer = match serde_json::from_str::<PageCall>(&text) {
-                Ok(call) => answer_page(&app, call).await,
+                Ok(mut call) => {
+                    call.tab = Some(tab);
+                    answer_page(&app, call).await
+                }
                 Err(error) => Err(format!("window.nostr: malformed request: {error}")),
             };
             let answer = match answer {
@@ -204,7 +225,8 @@ async fn ask(
         capability,
         request,
         nip07.prompt_timeout,
-    );
+    )
+    .from_tab(call.tab);
     let (id, answer) = nip07
         .prompts
         .ask(prompt)
@@ -212,7 +234,7 @@ async fn ask(
     tracing::info!(origin = %call.origin, capability = %capability.key(), prompt = %id, "window.nostr asks the person");
     match tokio::time::timeout(nip07.prompt_timeout, answer).await {
         Ok(Ok(answer)) => Ok(answer.allow),
-        Ok(Err(_)) => Err("Sovereign Browser: the request was withdrawn".into()),
+        Ok(Err(_)) => Err("Sovereign Browser: the page went away before an answer".into()),
         Err(_) => {
             nip07.prompts.withdraw(&id);
             Err(format!(

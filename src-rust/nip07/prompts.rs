@@ -29,6 +29,8 @@ pub struct Prompt {
     /// The tab's top origin, when the request came from a frame of another origin.
     pub top_origin: Option<String>,
     pub capability: Capability,
+    /// The tab whose page asked, when known.
+    tab: Option<u64>,
     request: Request,
     asked_at: Instant,
     timeout: Duration,
@@ -48,10 +50,17 @@ impl Prompt {
             origin,
             top_origin,
             capability,
+            tab: None,
             request,
             asked_at: Instant::now(),
             timeout,
         }
+    }
+
+    /// Notes the tab whose page asked.
+    pub fn from_tab(mut self, tab: Option<u64>) -> Prompt {
+        self.tab = tab;
+        self
     }
 
     /// The prompt as the panel and the assistant tool show it.
@@ -181,6 +190,19 @@ impl Prompts {
         }
     }
 
+    /// Takes away the prompts of a tab whose page went (their askers are gone).
+    pub fn withdraw_tab(&self, tab: u64) {
+        let removed = {
+            let mut waiting = self.lock();
+            let before = waiting.len();
+            waiting.retain(|(p, _)| p.tab != Some(tab));
+            before != waiting.len()
+        };
+        if removed {
+            self.changed();
+        }
+    }
+
     pub fn list(&self) -> Vec<Value> {
         self.lock().iter().map(|(p, _)| p.to_json()).collect()
     }
@@ -253,6 +275,21 @@ mod tests {
         assert_eq!(prompts.list().len(), 1);
         assert!(prompts.answer(&first, answer).is_err());
         drop(other_origin);
+    }
+
+    #[tokio::test]
+    async fn a_page_that_went_takes_its_prompts_along() {
+        let prompts = Prompts::default();
+        let (_, gone) = prompts
+            .ask(prompt("http://a:1", Capability::PublicKey).from_tab(Some(3)))
+            .unwrap();
+        let (_, kept) = prompts
+            .ask(prompt("http://a:1", Capability::PublicKey).from_tab(Some(4)))
+            .unwrap();
+        prompts.withdraw_tab(3);
+        assert!(gone.await.is_err(), "the withdrawn prompt's asker is told");
+        assert_eq!(prompts.list().len(), 1);
+        drop(kept);
     }
 
     #[test]
