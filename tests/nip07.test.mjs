@@ -133,10 +133,8 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     const dm = inPage(settle(`window.nostr.signEvent({ kind: 4, content: 'x', tags: [] })`));
     await answer(await promptFrom(originA(), 'signEvent'), false, true);
     assert.match((await dm).error, /denied/);
-    const t0 = Date.now();
     const deniedAgain = await inPage(settle(`window.nostr.signEvent({ kind: 4, content: 'y', tags: [] })`));
     assert.match(deniedAgain.error, /denied/, 'a denied capability is refused without asking');
-    assert.ok(Date.now() - t0 < 5000);
 
     // Another kind is another capability: it asks.
     const kind7 = inPage(settle(`window.nostr.signEvent({ kind: 7, content: '+', tags: [] })`));
@@ -349,11 +347,9 @@ describe('window.nostr: timeouts, persistence and a NIP-46 bunker', { timeout: 3
       const panel = await connectPanel(browser);
       await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(mcp, 'open', { url: fixtures.url('/nostr-app.html') });
-      const t0 = Date.now();
       const r = (await callJson(mcp, 'eval', { script: settle('window.nostr.getPublicKey()') })).value;
       assert.equal(r.ok, false);
       assert.match(r.error, /nobody answered within 2 s/);
-      assert.ok(Date.now() - t0 < 10_000);
       assert.deepEqual((await panel.call('nostr_permissions')).result.prompts, [], 'the expired prompt is gone');
 
       const signing = callJson(mcp, 'eval', { script: settle(`window.nostr.signEvent(${JSON.stringify(note('kept'))})`) });

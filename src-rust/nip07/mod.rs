@@ -55,13 +55,10 @@ impl Nip07 {
     pub fn answer(&self, id: &str, answer: Answer) -> Result<Value, String> {
         let prompt = self.prompts.answer(id, answer)?;
         if answer.remember {
-            let origin = prompt["origin"].as_str().unwrap_or_default();
-            let capability = prompt["capability"].as_str().and_then(Capability::parse);
-            if let Some(capability) = capability {
-                self.permissions.remember(origin, capability, answer.allow);
-            }
+            self.permissions
+                .remember(&prompt.origin, prompt.capability, answer.allow);
         }
-        Ok(prompt)
+        Ok(prompt.to_json())
     }
 }
 

@@ -154,8 +154,8 @@ impl Prompts {
     }
 
     /// Answers one prompt; with `remember`, also the others waiting for
-    /// the same origin and capability. Returns the answered prompt's JSON.
-    pub fn answer(&self, id: &str, answer: Answer) -> Result<Value, String> {
+    /// the same origin and capability. Returns the answered prompt.
+    pub fn answer(&self, id: &str, answer: Answer) -> Result<Prompt, String> {
         let answered = {
             let mut waiting = self.lock();
             let index = waiting
@@ -171,7 +171,7 @@ impl Prompts {
                     let _ = tx.send(answer);
                 }
             }
-            prompt.to_json()
+            prompt
         };
         self.changed();
         Ok(answered)

@@ -470,7 +470,10 @@ async fn run(
         ));
     }
     if def.shown_when.is_some_and(|shown| !shown(app)) {
-        return Err(nostr::not_allowed());
+        return Err(ToolError::new(
+            ErrorCode::UnknownTool,
+            format!("{name} is offered only while a person allows it in the control panel"),
+        ));
     }
     if def.gated && !app.identity.is_logged_in() {
         return Err(ToolError::new(

@@ -3,7 +3,7 @@
 //! other client; `nostr_prompts`, the assistant's way to answer, is listed
 //! and callable only while a person has switched that on in the panel.
 
-use super::error::{ErrorCode, ToolError};
+use super::error::ToolError;
 use super::identity::NoParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
 use crate::app::App;
@@ -102,14 +102,6 @@ With id and allow: answer one, just this time. A person allowed assistants to do
 
 fn assistants_may_answer(app: &App) -> bool {
     app.nip07.permissions.assistant_answers()
-}
-
-/// Why an assistant cannot call `nostr_prompts` now.
-pub fn not_allowed() -> ToolError {
-    ToolError::new(
-        ErrorCode::UnknownTool,
-        "nostr_prompts is offered only while a person lets assistants answer window.nostr prompts (in the control panel)",
-    )
 }
 
 #[derive(Deserialize, JsonSchema)]
