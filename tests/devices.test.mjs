@@ -40,6 +40,29 @@ describe('mouse, clipboard and settings', { timeout: 180_000 }, () => {
     await callError(mcp, 'mouse_down', { button: 'fourth' }, 'INVALID_PARAMS');
   }));
 
+  // Regression: the input tools answered as soon as GTK had queued their
+  // events, before the page got them (issue: right button's mousedown seen late).
+  it('input tools answer once a busy page has handled every event they sent', { timeout: 30_000 }, logged(async () => {
+    await open('slow-input.html');
+    const pad = await call('get_box', { selector: '#pad' });
+    await call('mouse_move', { x: pad.x + 20, y: pad.y + 20 });
+    await call('mouse_down');
+    await call('mouse_up');
+    assert.deepEqual(await page('window.seen'), ['mousedown', 'mouseup', 'click']);
+    await call('mouse_down', { button: 'right' });
+    assert.deepEqual((await page('window.seen')).slice(3), ['mousedown', 'contextmenu']);
+    await call('mouse_up', { button: 'right' });
+    await call('focus', { selector: '#field' });
+    await page('window.seen = []; 1');
+    await call('keydown', { key: 'Shift' });
+    await call('press', { key: 'a' });
+    await call('keyup', { key: 'Shift' });
+    assert.deepEqual(await page('window.seen'),
+      ['keydown:Shift', 'keydown:A', 'keyup:A', 'keyup:Shift']);
+    await call('keyboard_type', { value: 'bc' });
+    assert.equal(await page("document.getElementById('field').value"), 'Abc');
+  }));
+
   it('clipboard_write then clipboard_paste reaches the page; clipboard_copy then clipboard_read', { timeout: 30_000 }, logged(async () => {
     await open('media.html');
     await call('clipboard_write', { text: 'pasted by the agent' });

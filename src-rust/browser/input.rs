@@ -1,6 +1,7 @@
 //! Trusted input: GDK events handed to GTK with `main_do_event`, so pages
 //! see real user actions (`isTrusted`, text typed into fields, focus moves).
 
+use super::delivery::{Kind, Tally};
 use crate::bridge::MouseAction;
 use glib::translate::{from_glib_full, ToGlibPtr};
 use gtk::prelude::*;
@@ -21,6 +22,44 @@ thread_local! {
 thread_local! {
     /// Where the last pointer event put the pointer, in viewport pixels.
     static POINTER: Cell<(f64, f64)> = const { Cell::new((0.0, 0.0)) };
+}
+
+thread_local! {
+    /// The events agents have handed to GTK so far, by the kind a page
+    /// receives, for [`super::delivery`] to wait until the page has them.
+    static SENT: Cell<Tally> = const { Cell::new(Tally::ZERO) };
+}
+
+/// The running count of events agents handed to GTK.
+pub fn sent() -> Tally {
+    SENT.with(Cell::get)
+}
+
+thread_local! {
+    /// How many events went to a popup (a `<select>`'s menu) that held GTK's
+    /// grab when they were sent: the page never hears of those.
+    static DIVERTED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The running count of events a popup took from the page.
+pub fn diverted() -> u64 {
+    DIVERTED.with(Cell::get)
+}
+
+/// Whether a popup window (a `<select>`'s menu) holds GTK's grab, so that
+/// events handed to GTK now go there rather than to the page.
+fn popup_has_grab() -> bool {
+    gtk::grab_get_current()
+        .and_then(|grab| grab.downcast::<gtk::Window>().ok())
+        .is_some_and(|window| window.window_type() == gtk::WindowType::Popup)
+}
+
+fn count(kind: Kind) {
+    SENT.with(|sent| {
+        let mut tally = sent.get();
+        tally.add(kind);
+        sent.set(tally);
+    });
 }
 
 thread_local! {
@@ -121,7 +160,10 @@ pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(),
     let t = pointer_target(view)?;
     let (wx, wy) = (x + t.dx, y + t.dy);
     dispatch(motion_event(&t, wx, wy));
-    POINTER.with(|p| p.set((x, y)));
+    // A page hears of a move only when the pointer went somewhere.
+    if POINTER.with(|p| p.replace((x, y))) != (x, y) {
+        count(Kind::MouseMove);
+    }
     match *action {
         MouseAction::Move => {}
         MouseAction::Wheel { dx, dy } => dispatch(scroll_event(&t, wx, wy, dx, dy)),
@@ -187,10 +229,39 @@ fn button_mask(button: u32) -> u32 {
 }
 
 fn dispatch(mut event: gdk::Event) {
+    if popup_has_grab() {
+        DIVERTED.with(|n| n.set(n.get() + 1));
+    }
     // Agents' keys must not trigger the window's shortcuts (Ctrl+W...).
     super::chrome::AGENT_INPUT.with(|flag| flag.set(true));
     gtk::main_do_event(&mut event);
     super::chrome::AGENT_INPUT.with(|flag| flag.set(false));
+    match event.event_type() {
+        gdk::EventType::ButtonPress | gdk::EventType::DoubleButtonPress => {
+            count(button_kind(&event, Kind::MouseDown))
+        }
+        // WebKit gives the right button's release to the context menu its
+        // press opened, and the page hears nothing of it.
+        gdk::EventType::ButtonRelease if event.button() != Some(3) => {
+            count(button_kind(&event, Kind::MouseUp))
+        }
+        gdk::EventType::Scroll => count(Kind::Wheel),
+        gdk::EventType::KeyPress => count(Kind::KeyDown),
+        gdk::EventType::KeyRelease => count(Kind::KeyUp),
+        _ => {}
+    }
+}
+
+/// A page hears of a press as pointerdown and of a release as pointerup
+/// only when no other button is down; otherwise as a pointermove.
+fn button_kind(event: &gdk::Event, kind: Kind) -> Kind {
+    let this = event.button().map(button_mask).unwrap_or(0);
+    let buttons = gdk_sys::GDK_BUTTON1_MASK | gdk_sys::GDK_BUTTON2_MASK | gdk_sys::GDK_BUTTON3_MASK;
+    if held() & buttons & !this != 0 {
+        Kind::MouseMove
+    } else {
+        kind
+    }
 }
 
 fn motion_event(t: &Target, x: f64, y: f64) -> gdk::Event {

@@ -6,6 +6,7 @@ pub mod capture;
 pub mod chrome;
 mod console;
 mod cookies;
+mod delivery;
 pub mod downloads;
 mod frames;
 pub mod input;
@@ -94,6 +95,7 @@ pub struct Browser {
     next_id: TabId,
     proxy: EventLoopProxy<UserEvent>,
     agent_script: UserScript,
+    input_script: UserScript,
     console_script: UserScript,
     nostr_scripts: nostr::NostrScripts,
     nostr_calls: crate::nip07::PageCalls,
@@ -154,6 +156,7 @@ impl Browser {
             next_id: 1,
             proxy: proxy.clone(),
             agent_script,
+            input_script: delivery::script(),
             console_script: console::script(),
             nostr_scripts: nostr::NostrScripts::new(),
             nostr_calls: options.nostr_calls.clone(),
@@ -205,6 +208,8 @@ impl Browser {
         let state = Rc::new(TabState::new(id));
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.console_script);
+            manager.add_script(&self.input_script);
+            delivery::listen(&manager, &state);
             frames::listen(&manager, &state);
             console::listen(&manager, &state);
         }
@@ -773,14 +778,22 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             command,
             argument,
         } => {
-            let result = browser.borrow().tab(tab).map(|t| {
-                match &argument {
-                    Some(arg) => t.webkit.execute_editing_command_with_argument(command, arg),
-                    None => t.webkit.execute_editing_command(command),
+            let b = browser.borrow();
+            match b.tab(tab) {
+                Ok(t) => {
+                    match &argument {
+                        Some(arg) => t.webkit.execute_editing_command_with_argument(command, arg),
+                        None => t.webkit.execute_editing_command(command),
+                    }
+                    // Answer once the page ran it: a copy is then on the clipboard.
+                    delivery::after_edit(&t.webkit, move || {
+                        let _ = reply.send(Ok(Output::Value(json!({}))));
+                    });
                 }
-                json!({})
-            });
-            let _ = reply.send(value(result));
+                Err(e) => {
+                    let _ = reply.send(Err(e));
+                }
+            }
         }
         Command::Pdf { tab, path } => match browser.borrow().tab(tab) {
             Ok(t) => {
@@ -896,17 +909,18 @@ fn with_chord(
 }
 
 /// Runs trusted input on a tab, bringing it to the front first (input needs
-/// a mapped, allocated view; give GTK a moment to lay it out).
+/// a mapped, allocated view; give GTK a moment to lay it out), and answers
+/// once the page has handled every event the input sent.
 fn with_front_tab(
     browser: &SharedBrowser,
     tab: TabId,
     reply: Reply,
     action: impl FnOnce(&webkit2gtk::WebView) -> Result<Value, String> + 'static,
 ) {
-    let (view, was_front) = {
+    let (view, state, was_front) = {
         let mut b = browser.borrow_mut();
-        let view = match b.tab(tab) {
-            Ok(t) => t.webkit.clone(),
+        let (view, state) = match b.tab(tab) {
+            Ok(t) => (t.webkit.clone(), t.state.clone()),
             Err(e) => {
                 let _ = reply.send(Err(e));
                 return;
@@ -920,11 +934,34 @@ fn with_front_tab(
         if !was_front {
             b.show(tab);
         }
-        (view, was_front)
+        (view, state, was_front)
     };
+    // A tab's first blank page has no user scripts: give it the receipts.
+    let blank = view.uri().is_none_or(|uri| uri == "about:blank");
+    let target = view.clone();
     let run = move || {
-        let result = action(&view).map_err(|m| ToolError::new(ErrorCode::NotInteractable, m));
-        let _ = reply.send(result.map(Output::Value));
+        let (before, diverted) = (input::sent(), input::diverted());
+        match action(&view) {
+            Ok(value) => {
+                // Input a popup took never reaches the page: wait for none.
+                let sent = if input::diverted() == diverted {
+                    input::sent().since(&before)
+                } else {
+                    Default::default()
+                };
+                delivery::after_input(&state, sent, move || {
+                    let _ = reply.send(Ok(Output::Value(value)));
+                });
+            }
+            Err(message) => {
+                let _ = reply.send(Err(ToolError::new(ErrorCode::NotInteractable, message)));
+            }
+        }
+    };
+    let run: Box<dyn FnOnce()> = if blank {
+        Box::new(move || delivery::ensure_listening(&target, run))
+    } else {
+        Box::new(run)
     };
     if was_front {
         run();

@@ -2,6 +2,7 @@
 //! (navigation counters, refs, a pending dialog, calls awaiting a reply).
 
 use super::console::ConsoleLog;
+use super::delivery::Receipts;
 use super::frames::FrameRelay;
 use crate::bridge::{Output, Reply, TabId};
 use crate::tools::error::{ErrorCode, ToolError};
@@ -46,6 +47,8 @@ pub struct TabState {
     pub crashed: Cell<bool>,
     /// Answers from the agents of cross-origin frames.
     pub frames: Rc<FrameRelay>,
+    /// The trusted input its pages received, for commands awaiting theirs.
+    pub input: Receipts,
     pub network: NetworkActivity,
     /// A site's HTTP authentication challenge nobody answered: where, realm.
     pub auth: RefCell<Option<String>>,
@@ -108,6 +111,7 @@ impl TabState {
             ref_floor: Cell::new(1),
             crashed: Cell::new(false),
             frames: Rc::new(FrameRelay::default()),
+            input: Receipts::default(),
             network: NetworkActivity::new(),
             auth: RefCell::new(None),
             console: ConsoleLog::default(),
@@ -274,6 +278,7 @@ pub fn connect(view: &WebView, state: &Rc<TabState>) {
     view.connect_script_dialog(move |_, dialog| {
         *s.dialog.borrow_mut() = Some(dialog.clone());
         s.fail_inflight(dialog_open_error(dialog));
+        s.input.release();
         // true: we answer later, through dialog_accept / dialog_dismiss.
         true
     });
@@ -285,6 +290,7 @@ pub fn connect(view: &WebView, state: &Rc<TabState>) {
             ErrorCode::NavigationFailed,
             format!("the page's web process ended ({reason:?}); reload the tab"),
         ));
+        s.input.release();
     });
 }
 

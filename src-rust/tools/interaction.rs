@@ -9,7 +9,7 @@ use crate::browser::input::BUTTON_LEFT;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -377,7 +377,6 @@ async fn type_text(ctx: &Ctx, p: &ValueParams) -> ToolResult {
     let tab = ctx.tab().await?;
     let args = target(&p.r#ref, &p.selector)?;
     ctx.agent(tab, "prepare_type", args.clone()).await?;
-    let before = ctx.agent(tab, "value", args.clone()).await?;
     ctx.app
         .browser
         .call_value(Command::TypeText {
@@ -385,21 +384,6 @@ async fn type_text(ctx: &Ctx, p: &ValueParams) -> ToolResult {
             text: p.value.clone(),
         })
         .await?;
-    // Key events reach the page one by one; read back once they all landed
-    // (or the page's own handlers settled on something else).
-    let expected = format!(
-        "{}{}",
-        before["value"].as_str().unwrap_or_default(),
-        p.value
-    );
-    let start = Instant::now();
-    loop {
-        let value = ctx.agent(tab, "value", args.clone()).await?;
-        if value["value"].as_str() == Some(expected.as_str())
-            || start.elapsed() > Duration::from_millis(1500)
-        {
-            return Ok(ToolOutput::json(value));
-        }
-        tokio::time::sleep(Duration::from_millis(15)).await;
-    }
+    // The command answers once the page has handled every key.
+    Ok(ToolOutput::json(ctx.agent(tab, "value", args).await?))
 }

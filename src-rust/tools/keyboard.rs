@@ -8,7 +8,6 @@ use crate::bridge::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -52,7 +51,6 @@ async fn focused(ctx: &Ctx, tab: u64) -> Result<Value, ToolError> {
 
 async fn keyboard_type(ctx: &Ctx, text: String) -> ToolResult {
     let tab = ctx.tab().await?;
-    let before = focused(ctx, tab).await?;
     let typed = text.chars().count();
     ctx.app
         .browser
@@ -61,24 +59,13 @@ async fn keyboard_type(ctx: &Ctx, text: String) -> ToolResult {
             text: text.clone(),
         })
         .await?;
-    // Key events land one by one: read back once the text shows (or settles).
-    let expected = before["value"].as_str().map(|v| format!("{v}{text}"));
-    let start = Instant::now();
-    loop {
-        let now = focused(ctx, tab).await?;
-        let done = match (&expected, now["value"].as_str()) {
-            (Some(expected), Some(value)) => value == expected,
-            _ => true,
-        };
-        if done || start.elapsed() > Duration::from_millis(1500) {
-            let mut result = json!({"typed": typed, "focused": now["focused"]});
-            if let Some(value) = now.get("value") {
-                result["value"] = value.clone();
-            }
-            return Ok(ToolOutput::json(result));
-        }
-        tokio::time::sleep(Duration::from_millis(15)).await;
+    // The command answers once the page has handled every key.
+    let now = focused(ctx, tab).await?;
+    let mut result = json!({"typed": typed, "focused": now["focused"]});
+    if let Some(value) = now.get("value") {
+        result["value"] = value.clone();
     }
+    Ok(ToolOutput::json(result))
 }
 
 async fn insert_text(ctx: &Ctx, text: String) -> ToolResult {

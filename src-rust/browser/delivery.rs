@@ -1,0 +1,224 @@
+//! Answering an input or editing command only once the page has it.
+//!
+//! `gtk::main_do_event` returns as soon as WebKit's UI process has queued
+//! an event; the web process gets it later, one event at a time. So an
+//! input command counts the events it sends by kind, and the agent's
+//! isolated world in every frame (`assets/input-seen.js`) reports each
+//! trusted event its document receives. The command answers once as many
+//! of each kind arrived as it sent (pages cannot post these reports).
+//!
+//! Editing commands (copy, paste, insert) go to the web process in order
+//! with script calls, so one script round trip after them proves the page
+//! ran them, and that a copy reached the clipboard the UI process keeps.
+
+use super::script::AGENT_WORLD;
+use super::tab::TabState;
+use javascriptcore::ValueExt as _;
+use std::cell::{Cell, RefCell};
+use std::rc::Rc;
+use std::time::Duration;
+use webkit2gtk::{UserContentInjectedFrames, UserScript, UserScriptInjectionTime};
+use webkit2gtk::{UserContentManager, UserContentManagerExt as _};
+use webkit2gtk::{WebView, WebViewExt as _};
+
+/// The message handler `input-seen.js` posts to.
+const HANDLER: &str = "sovereignInput";
+const SOURCE: &str = include_str!("../../assets/input-seen.js");
+
+/// A page that takes longer than this to handle what it was sent (a page
+/// script stuck in a loop), or that never gets an event (GTK gave it to a
+/// popup menu), gets its answer anyway: no input command hangs.
+const LIMIT: Duration = Duration::from_secs(3);
+
+/// Kinds of trusted input event, as a page receives them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    MouseMove,
+    MouseDown,
+    MouseUp,
+    Wheel,
+    KeyDown,
+    KeyUp,
+}
+
+/// The event a page receives for each kind (see `input-seen.js`).
+const KINDS: [(Kind, &str); 6] = [
+    (Kind::MouseMove, "pointermove"),
+    (Kind::MouseDown, "pointerdown"),
+    (Kind::MouseUp, "pointerup"),
+    (Kind::Wheel, "wheel"),
+    (Kind::KeyDown, "keydown"),
+    (Kind::KeyUp, "keyup"),
+];
+
+/// How many events of each kind: sent by agents, or received by a page.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally([u64; 6]);
+
+impl Tally {
+    pub const ZERO: Tally = Tally([0; 6]);
+
+    pub fn add(&mut self, kind: Kind) {
+        self.0[kind as usize] += 1;
+    }
+
+    /// What `self` has beyond `earlier` (the events sent in between).
+    pub fn since(&self, earlier: &Tally) -> Tally {
+        Tally(std::array::from_fn(|i| self.0[i] - earlier.0[i]))
+    }
+
+    fn plus(&self, other: &Tally) -> Tally {
+        Tally(std::array::from_fn(|i| self.0[i] + other.0[i]))
+    }
+
+    /// Whether every kind reached `target`.
+    fn reached(&self, target: &Tally) -> bool {
+        self.0.iter().zip(target.0.iter()).all(|(a, b)| a >= b)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.iter().all(|&n| n == 0)
+    }
+}
+
+/// What to do once the page has what it was sent; called at most once.
+type Done = Rc<RefCell<Option<Box<dyn FnOnce()>>>>;
+
+/// The input one tab's pages received, and the commands waiting for theirs.
+#[derive(Default)]
+pub struct Receipts {
+    seen: Cell<Tally>,
+    waiting: RefCell<Vec<(Tally, Done)>>,
+}
+
+impl Receipts {
+    fn received(&self, kind: Kind) {
+        let mut seen = self.seen.get();
+        seen.add(kind);
+        self.seen.set(seen);
+        let arrived: Vec<Done> = {
+            let mut waiting = self.waiting.borrow_mut();
+            let (arrived, still): (Vec<_>, Vec<_>) = waiting
+                .drain(..)
+                .partition(|(target, done)| seen.reached(target) || done.borrow().is_none());
+            *waiting = still;
+            arrived.into_iter().map(|(_, done)| done).collect()
+        };
+        arrived.iter().for_each(finish);
+    }
+
+    /// The page is blocked (a dialog) or gone (its process ended): nothing
+    /// more will arrive, so nobody waits for it.
+    pub fn release(&self) {
+        let waiting: Vec<(Tally, Done)> = self.waiting.borrow_mut().drain(..).collect();
+        waiting.iter().for_each(|(_, done)| finish(done));
+    }
+}
+
+/// The receipts script for a tab's pages (every frame, the agent's world).
+pub fn script() -> UserScript {
+    UserScript::for_world(
+        SOURCE,
+        UserContentInjectedFrames::AllFrames,
+        UserScriptInjectionTime::Start,
+        AGENT_WORLD,
+        &[],
+        &[],
+    )
+}
+
+/// Hears one tab's pages.
+pub fn listen(manager: &UserContentManager, state: &Rc<TabState>) {
+    manager.register_script_message_handler_in_world(HANDLER, AGENT_WORLD);
+    let state = state.clone();
+    manager.connect_script_message_received(Some(HANDLER), move |_, result| {
+        let Some(value) = result.js_value().filter(|v| v.is_string()) else {
+            return;
+        };
+        let name = value.to_str();
+        if let Some((kind, _)) = KINDS.iter().find(|(_, n)| *n == name.as_str()) {
+            state.input.received(*kind);
+        }
+    });
+}
+
+/// Installs the receipts in the tab's main document when the user script
+/// did not reach it (the first blank page of a tab), then calls `then`.
+pub fn ensure_listening(view: &WebView, then: impl FnOnce() + 'static) {
+    view.evaluate_javascript(
+        SOURCE,
+        Some(AGENT_WORLD),
+        Some("sovereign-input-seen.js"),
+        None::<&gio::Cancellable>,
+        move |_| then(),
+    );
+}
+
+/// Calls `done` once the tab's pages received the `sent` events just handed
+/// to GTK, or once they cannot: a dialog opened by one of them blocks the
+/// page, the web process ended, or [`LIMIT`] passed.
+pub fn after_input(state: &Rc<TabState>, sent: Tally, done: impl FnOnce() + 'static) {
+    let done: Done = Rc::new(RefCell::new(Some(Box::new(done))));
+    if sent.is_empty() || state.blocked().is_some() {
+        finish(&done);
+        return;
+    }
+    let target = state.input.seen.get().plus(&sent);
+    state
+        .input
+        .waiting
+        .borrow_mut()
+        .push((target, done.clone()));
+    let id = state.id;
+    glib::timeout_add_local_once(LIMIT, move || {
+        if done.borrow().is_some() {
+            tracing::debug!(
+                tab = id,
+                ?sent,
+                "the page did not receive all the input in time"
+            );
+            finish(&done);
+        }
+    });
+}
+
+/// Calls `done` once the page ran the editing command just given to `view`.
+pub fn after_edit(view: &WebView, done: impl FnOnce() + 'static) {
+    view.call_async_javascript_function(
+        "return 0;",
+        None,
+        Some(AGENT_WORLD),
+        None,
+        None::<&gio::Cancellable>,
+        // An error (a document torn down on the way) still means the web
+        // process got that far.
+        move |_| done(),
+    );
+}
+
+fn finish(done: &Done) {
+    let then = done.borrow_mut().take();
+    if let Some(then) = then {
+        then();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tally_is_reached_kind_by_kind() {
+        let mut sent = Tally::default();
+        sent.add(Kind::MouseDown);
+        sent.add(Kind::MouseUp);
+        let target = Tally::default().plus(&sent);
+        let mut seen = Tally::default();
+        seen.add(Kind::MouseDown);
+        seen.add(Kind::MouseMove);
+        assert!(!seen.reached(&target), "the mouseup has not arrived");
+        seen.add(Kind::MouseUp);
+        assert!(seen.reached(&target));
+        assert_eq!(seen.since(&Tally::default()), seen);
+    }
+}
