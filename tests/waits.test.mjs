@@ -40,7 +40,10 @@ describe('waits and batch', { timeout: 180_000 }, () => {
 
   it('wait_for_load waits for a navigation and for a quiet network', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('form.html') });
+    // A script's navigation starts after the script has returned: wait for
+    // its address first, then for its load (the page before it had loaded).
     await call('eval', { script: "location.href = '/slow?ms=600'; true" });
+    await call('wait_for_url', { url_pattern: '/\\/slow\\?ms=600$/', timeout: 10_000 });
     const loaded = await call('wait_for_load', { state: 'load', timeout: 10_000 });
     assert.match(loaded.url, /\/slow\?ms=600$/);
     assert.equal((await call('eval', { script: "document.getElementById('slow').textContent" })).value, 'Served after 600 ms');
@@ -51,6 +54,7 @@ describe('waits and batch', { timeout: 180_000 }, () => {
     assert.equal((await call('eval', { script: 'window.fetched' })).value, true, 'the request had finished');
 
     await call('eval', { script: "location.href = '/slow?ms=300'; true" });
+    await call('wait_for_url', { url_pattern: '/\\/slow\\?ms=300$/', timeout: 10_000 });
     const parsed = await call('wait_for_load', { state: 'domcontentloaded', timeout: 10_000 });
     assert.equal(parsed.state, 'domcontentloaded');
     await callError(mcp, 'wait_for_load', { state: 'sometime' }, 'INVALID_PARAMS');

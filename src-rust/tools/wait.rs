@@ -53,7 +53,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "wait_for_load",
-            "Wait until the page reaches a load state: load (default: the page and its resources), domcontentloaded (the document is parsed), networkidle (no request for 500 ms). Default timeout 10000 ms.",
+            "Wait until the page reaches a load state: load (default: the page and its resources), domcontentloaded (the document is parsed), networkidle (no request for 500 ms). Answers at once when the page is already there: after a script starts a navigation, wait_for_url first. Default timeout 10000 ms.",
             READ_ONLY,
             |ctx: Ctx, p: WaitLoadParams| async move { wait_for_load(&ctx, p).await },
         ),
