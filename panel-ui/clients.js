@@ -1,6 +1,7 @@
 // "Connect a client": server address, MCP endpoint and ready-to-paste
 // configuration for Claude Code, Roo Code and Cursor (shapes as in
-// docs/clients.md), filled with this server's URL and token.
+// docs/clients.md), filled with this server's URL and the agents' token
+// (which the browser sends only to the person's panel).
 
 import { $, $$, setText, copyWithFeedback } from './dom.js';
 
@@ -44,11 +45,10 @@ export function snippets({ mcpUrl, agentUrl, token, tokenRequired }) {
     },
   });
 
-  const agent = useToken ? `${agentUrl}?token=${shownToken}` : agentUrl;
   const other = [
     `MCP (Streamable HTTP)  ${mcpUrl}`,
-    useToken ? `Header                 Authorization: Bearer ${shownToken}` : 'Header                 (none: the token is off)',
-    `WebSocket (/agent)     ${agent}`,
+    `WebSocket (/agent)     ${agentUrl}`,
+    useToken ? `Header (both)          Authorization: Bearer ${shownToken}` : 'Header                 (none: the token is off)',
   ].join('\n');
 
   return { 'claude-code': claude, 'roo-code': roo, cursor, other };

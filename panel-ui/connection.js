@@ -1,7 +1,9 @@
 // The panel's WebSocket to /api/panel: tool calls with request ids, pushed
 // events, and reconnection with backoff.
 //
-// The token goes only into the WebSocket URL (same host as the page).
+// It is the person's connection: the browser opens it only with the
+// person's panel key, which the page never holds (an HttpOnly cookie the
+// server set when the panel was opened with the address it printed).
 
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
@@ -15,12 +17,12 @@ export class CallError extends Error {
 }
 
 /**
- * createConnection({ getToken, onEvent, onStatus }) -> { call, reconnect }
+ * createConnection({ onEvent, onStatus }) -> { call, reconnect }
  *   onEvent(name, data)  for pushes ({"event": name, "data": data})
  *   onStatus({ state: 'connecting'|'open'|'closed', retryInMs, everOpened, failures })
  *   call(tool, params) -> Promise<result>, rejects with CallError(code, message)
  */
-export function createConnection({ getToken, onEvent, onStatus }) {
+export function createConnection({ onEvent, onStatus }) {
   let socket = null;
   let nextId = 1;
   const pending = new Map();
@@ -35,9 +37,7 @@ export function createConnection({ getToken, onEvent, onStatus }) {
 
   function url() {
     const scheme = location.protocol === 'https:' ? 'wss:' : 'ws:';
-    const token = getToken();
-    const query = token ? `?token=${encodeURIComponent(token)}` : '';
-    return `${scheme}//${location.host}/api/panel${query}`;
+    return `${scheme}//${location.host}/api/panel`;
   }
 
   function failAll(code, message) {

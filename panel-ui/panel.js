@@ -1,17 +1,18 @@
 // Sovereign Browser control panel: entry module.
 //
 // Talks to the browser over one WebSocket, /api/panel (see connection.js):
-// tool calls out, `state` / `calls` / `call` pushes in. The token comes from
-// the page address (?token=...), is kept in sessionStorage for this visit
-// and removed from the address bar; it is used only in the WebSocket URL and
-// in the client configuration snippets.
+// tool calls out, `state` / `calls` / `call` pushes in. The connection is
+// the person's: the browser accepts it only with the person's panel key,
+// which reached it as an HttpOnly cookie when the panel was opened with the
+// printed address (/?key=...); no script here holds that key. The agents'
+// token comes in the state, for the client configuration snippets only.
 //
 // Test hooks (stable ids and attributes):
 //   Header
 //     #identity-badge[data-state=logged-in|logged-out|pending], #identity-badge-text,
 //     #identity-badge-copy (copies the npub)
 //     #connection[data-state=connecting|open|closed], #connection-text, #connection-retry
-//     #token-banner, #token-form, #token-input (shown when the token is missing or refused)
+//     #token-banner, #token-form, #token-input (shown when the panel key is missing or refused)
 //   Identity
 //     #identity-status (text includes the full npub when logged in), #identity-npub,
 //     #identity-copy, #signer-status[data-reachable=local|none|reachable|unreachable|unknown],
@@ -60,26 +61,11 @@ import { initSessions } from './sessions.js';
 import { initLog } from './log.js';
 import { initNostr } from './nostr.js';
 
-const TOKEN_KEY = 'sovereign-browser.token';
-
-/** Takes ?token= from the address into sessionStorage and out of the address bar. */
-function takeToken() {
-  const url = new URL(location.href);
-  const fromUrl = url.searchParams.get('token');
-  if (fromUrl !== null) {
-    if (fromUrl) sessionStorage.setItem(TOKEN_KEY, fromUrl);
-    url.searchParams.delete('token');
-    history.replaceState(history.state, '', `${url.pathname}${url.search}${url.hash}`);
-  }
-  return sessionStorage.getItem(TOKEN_KEY) || '';
-}
-
 function start() {
-  let token = takeToken();
   let state = null;
-  let tokenRequired = true;
 
-  const getToken = () => token;
+  // The agents' token, for the set-up snippets: the browser sends it here only.
+  const getToken = () => (state && state.server && state.server.agent_token) || '';
   const log = initLog();
   let conn = null;
   const call = (tool, params) => conn.call(tool, params);
@@ -93,7 +79,6 @@ function start() {
   function onEvent(name, data) {
     if (name === 'state' && data && typeof data === 'object') {
       state = data;
-      tokenRequired = data.server ? data.server.token_required !== false : tokenRequired;
       log.setYou(data.you || null);
       identity.render(data);
       clients.render(data);
@@ -151,13 +136,13 @@ function start() {
       };
       tick();
       countdown = setInterval(tick, 500);
-      // No token, or one the server keeps refusing (a browser restarted
-      // with another profile has another token): ask for it.
-      const missing = !token && tokenRequired;
-      if ((missing || status.failures >= 3) && banner.hidden) {
-        setText($('#token-banner-title'), missing
-          ? 'This panel needs the browser\'s token.'
-          : 'Cannot reach the browser. Is it still running? If it was restarted, its token may have changed.');
+      // Never connected: the key is missing or wrong (the page cannot tell
+      // which from a refused WebSocket). Connected before: the browser may
+      // have stopped, or restarted with another profile and key.
+      if ((!status.everOpened || status.failures >= 3) && banner.hidden) {
+        setText($('#token-banner-title'), status.everOpened
+          ? 'Cannot reach the browser. Is it still running? If it was restarted with another profile, its panel key changed.'
+          : 'This panel needs your panel key.');
         banner.hidden = false;
       }
     }
@@ -171,14 +156,11 @@ function start() {
     const value = input.value.trim();
     input.value = '';
     if (!value) return;
-    token = value;
-    sessionStorage.setItem(TOKEN_KEY, token);
-    banner.hidden = true;
-    if (state) clients.render(state);
-    conn.reconnect();
+    // The browser checks the key and keeps it in a cookie this page cannot read.
+    location.assign(`/?key=${encodeURIComponent(value)}`);
   });
 
-  conn = createConnection({ getToken, onEvent, onStatus });
+  conn = createConnection({ onEvent, onStatus });
 }
 
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);

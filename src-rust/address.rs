@@ -50,6 +50,43 @@ fn looks_like_host_port(url: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// Whether `url` points at this browser's own server (listening on
+/// loopback `port`): the person's panel, never a page for a tab.
+pub fn is_own_server(url: &str, port: u16) -> bool {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return false;
+    };
+    let default_port = match scheme.to_ascii_lowercase().as_str() {
+        "http" | "ws" => 80,
+        "https" | "wss" => 443,
+        _ => return false,
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, given) = if let Some(v6) = host_port.strip_prefix('[') {
+        let (host, after) = v6.split_once(']').unwrap_or((v6, ""));
+        (host.to_string(), after.strip_prefix(':'))
+    } else {
+        match host_port.rsplit_once(':') {
+            Some((host, p)) => (host.to_string(), Some(p)),
+            None => (host_port.to_string(), None),
+        }
+    };
+    let given = match given {
+        Some(p) => p.parse::<u16>().ok(),
+        None => Some(default_port),
+    };
+    let host = host.to_ascii_lowercase();
+    let loopback = host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "::1"
+        || host == "0.0.0.0"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    loopback && given == Some(port)
+}
+
 /// What the address bar opens for `typed`: an address, or a search when the
 /// words are not one and a search page is configured (`%s` = the words).
 pub fn from_typed(typed: &str, search_url: Option<&str>) -> Result<String, String> {
@@ -122,5 +159,30 @@ mod tests {
             from_typed("nostr clients & more", Some("https://search.example/?q=%s")).unwrap(),
             "https://search.example/?q=nostr+clients+%26+more"
         );
+    }
+
+    #[test]
+    fn the_own_server_is_recognised_in_every_spelling() {
+        for own in [
+            "http://127.0.0.1:17777/",
+            "http://localhost:17777/?key=x",
+            "http://[::1]:17777/api/panel",
+            "ws://127.0.0.2:17777/agent",
+            "HTTP://LOCALHOST:17777",
+            "http://user@127.0.0.1:17777/",
+        ] {
+            assert!(is_own_server(own, 17777), "{own}");
+        }
+        for other in [
+            "http://127.0.0.1:17778/",
+            "http://example.com:17777/",
+            "http://127.0.0.1/",
+            "about:blank",
+            "file:///tmp/x",
+            "http://127.0.0.1.evil.example:17777/",
+        ] {
+            assert!(!is_own_server(other, 17777), "{other}");
+        }
+        assert!(is_own_server("http://localhost/", 80));
     }
 }

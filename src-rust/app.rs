@@ -29,8 +29,10 @@ pub struct App {
 
 /// What the server checks on every request.
 pub struct Security {
-    /// The bearer token; None when turned off with --no-token.
+    /// The agents' bearer token; None when turned off with --no-token.
     pub token: Option<String>,
+    /// The person's credential for the control panel (always required).
+    pub panel_key: String,
     /// The address the server listens on (for Host and Origin checks).
     pub addr: SocketAddr,
 }

@@ -1,22 +1,36 @@
 //! A private Xvfb display for headless runs: real, mapped windows that
 //! nobody sees, so trusted input and screenshots behave as on a desktop.
+//! Private to this user: the server admits only clients that show the
+//! cookie kept owner-only in the profile (other local users could otherwise
+//! read the screen, the panel on it included, type into it and read the
+//! clipboard).
 
 use std::io::Read;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 /// A running Xvfb server; killed when dropped.
 pub struct Xvfb {
     child: Child,
     pub display: String,
+    /// The X authority file clients of the display need (`XAUTHORITY`).
+    pub authority: PathBuf,
 }
 
 impl Xvfb {
     /// Starts Xvfb on a free display number (it reports the number it took
     /// through `-displayfd`, here its standard output) and waits until ready.
-    pub fn start(width: u32, height: u32) -> std::io::Result<Xvfb> {
+    /// `authority` is the X authority file to create (owner-only) with a new
+    /// cookie that the server demands of every client.
+    pub fn start(width: u32, height: u32, authority: &Path) -> std::io::Result<Xvfb> {
+        let mut cookie = [0u8; 16];
+        getrandom::fill(&mut cookie).map_err(|e| std::io::Error::other(e.to_string()))?;
+        crate::profile::write_private(authority, &authority_entry(&cookie))?;
         let mut command = Command::new("Xvfb");
         command
-            .args(["-displayfd", "1", "-nolisten", "tcp", "-screen", "0"])
+            .args(["-displayfd", "1", "-nolisten", "tcp", "-auth"])
+            .arg(authority)
+            .args(["-screen", "0"])
             .arg(format!("{width}x{height}x24"))
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
@@ -45,6 +59,7 @@ impl Xvfb {
         Ok(Xvfb {
             child,
             display: format!(":{number}"),
+            authority: authority.to_path_buf(),
         })
     }
 
@@ -65,6 +80,19 @@ impl Drop for Xvfb {
     }
 }
 
+/// One X authority entry (the Xau file format: big-endian lengths) for any
+/// local display: family FamilyWild with no address and no display number,
+/// which Xlib matches for every display, and an MIT-MAGIC-COOKIE-1.
+fn authority_entry(cookie: &[u8; 16]) -> Vec<u8> {
+    const FAMILY_WILD: u16 = 0xffff;
+    let mut entry = FAMILY_WILD.to_be_bytes().to_vec();
+    for field in [&b""[..], &b""[..], &b"MIT-MAGIC-COOKIE-1"[..], &cookie[..]] {
+        entry.extend_from_slice(&(field.len() as u16).to_be_bytes());
+        entry.extend_from_slice(field);
+    }
+    entry
+}
+
 /// Asks the kernel to end the child (SIGTERM: it cleans up after itself)
 /// when this process dies, even by SIGKILL, so no Xvfb is left behind.
 fn die_with_parent(command: &mut Command) {
@@ -75,5 +103,19 @@ fn die_with_parent(command: &mut Command) {
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGTERM);
             Ok(())
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_authority_entry_is_a_wild_magic_cookie() {
+        let entry = super::authority_entry(&[7; 16]);
+        assert_eq!(&entry[..2], &[0xff, 0xff], "FamilyWild");
+        assert_eq!(&entry[2..6], &[0, 0, 0, 0], "no address, no display number");
+        assert_eq!(&entry[6..8], &[0, 18]);
+        assert_eq!(&entry[8..26], b"MIT-MAGIC-COOKIE-1");
+        assert_eq!(&entry[26..28], &[0, 16]);
+        assert_eq!(&entry[28..], &[7; 16]);
     }
 }

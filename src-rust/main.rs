@@ -61,18 +61,30 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
                 .context("cannot read or write the token file")?,
         ),
     };
+    let panel_key = profile
+        .load_or_create_panel_key()
+        .context("cannot read or write the panel key file")?;
 
     // Headless: our own display, set before GTK starts.
     let mut xvfb = None;
     if args.headless || std::env::var_os("DISPLAY").is_none() {
         let (w, h) = args.window_size;
-        let screen = Xvfb::start(w.max(1280) + 64, h.max(1024) + 64)?;
+        let screen = Xvfb::start(
+            w.max(1280) + 64,
+            h.max(1024) + 64,
+            &profile.xauthority_path(),
+        )?;
         std::env::set_var("DISPLAY", &screen.display);
+        std::env::set_var("XAUTHORITY", &screen.authority);
         if std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_none() {
             // About 40% less memory under Xvfb, nothing lost.
             std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
         }
-        tracing::info!(display = %screen.display, "started a private Xvfb display");
+        tracing::info!(
+            display = %screen.display,
+            authority = %screen.authority.display(),
+            "started a private Xvfb display"
+        );
         xvfb = Some(screen);
     }
 
@@ -113,8 +125,8 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         },
     )?;
 
-    let url = panel_url(addr, token.as_deref());
-    browser.borrow_mut().set_panel_url(url.clone());
+    let url = panel_url(addr, &panel_key);
+    browser.borrow_mut().set_server(addr.port(), url.clone());
     if !args.no_panel {
         if let Err(error) = browser.borrow_mut().open_panel(&event_loop, &url) {
             tracing::warn!("cannot open the control panel window: {error}");
@@ -132,6 +144,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         handle,
         Security {
             token: token.clone(),
+            panel_key: panel_key.clone(),
             addr,
         },
         remembered,
@@ -165,10 +178,9 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     // start-up would race the first navigation a client asks for.
     runtime.spawn({
         let browser = app.browser.clone();
-        let token = token.clone();
         async move {
             wait_for_start_page(&browser).await;
-            print_ready(addr, token.as_deref());
+            print_ready(addr, &panel_key);
         }
     });
 
@@ -215,17 +227,14 @@ async fn wait_for_start_page(browser: &BrowserHandle) {
     tracing::warn!("the start page did not finish loading within 20 s");
 }
 
-/// The panel's address, carrying the token (as Jupyter does).
-fn panel_url(addr: std::net::SocketAddr, token: Option<&str>) -> String {
-    match token {
-        Some(token) => format!("http://{addr}/?token={token}"),
-        None => format!("http://{addr}/"),
-    }
+/// The panel's address, carrying the person's key (as Jupyter does).
+fn panel_url(addr: std::net::SocketAddr, panel_key: &str) -> String {
+    format!("http://{addr}/?key={panel_key}")
 }
 
-fn print_ready(addr: std::net::SocketAddr, token: Option<&str>) {
+fn print_ready(addr: std::net::SocketAddr, panel_key: &str) {
     let base = format!("http://{addr}");
-    let panel = panel_url(addr, token);
+    let panel = panel_url(addr, panel_key);
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "sovereign-browser: listening on {base}");
     let _ = writeln!(out, "sovereign-browser: MCP endpoint {base}/mcp");

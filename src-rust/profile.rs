@@ -48,18 +48,24 @@ impl Profile {
         self.dir.join("token")
     }
 
-    /// Reads the bearer token, generating and storing one (mode 0600) on first use.
+    /// The agents' bearer token, generated and stored (mode 0600) on first use.
     pub fn load_or_create_token(&self) -> std::io::Result<String> {
-        let path = self.token_path();
-        if let Ok(text) = fs::read_to_string(&path) {
-            let token = text.trim().to_string();
-            if token.len() >= 32 {
-                return Ok(token);
-            }
-        }
-        let token = random_hex(32);
-        write_private(&path, token.as_bytes())?;
-        Ok(token)
+        load_or_create_secret(&self.token_path())
+    }
+
+    /// The cookie of the private Xvfb display (headless runs).
+    pub fn xauthority_path(&self) -> PathBuf {
+        self.dir.join("xauthority")
+    }
+
+    pub fn panel_key_path(&self) -> PathBuf {
+        self.dir.join("panel-key")
+    }
+
+    /// The person's own credential for the control panel, which no agent is
+    /// given; generated and stored (mode 0600) on first use.
+    pub fn load_or_create_panel_key(&self) -> std::io::Result<String> {
+        load_or_create_secret(&self.panel_key_path())
     }
 
     /// Removes an ephemeral profile; a persistent one is kept.
@@ -99,6 +105,20 @@ pub fn random_hex(bytes: usize) -> String {
     buf.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+/// A random secret kept in `path`: read when a whole one is there, else
+/// made and written owner-only.
+fn load_or_create_secret(path: &Path) -> std::io::Result<String> {
+    if let Ok(text) = fs::read_to_string(path) {
+        let secret = text.trim().to_string();
+        if secret.len() >= 32 {
+            return Ok(secret);
+        }
+    }
+    let secret = random_hex(32);
+    write_private(path, secret.as_bytes())?;
+    Ok(secret)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +136,20 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         profile.cleanup();
         assert!(!profile.dir.exists());
+    }
+
+    #[test]
+    fn the_panel_key_is_another_secret() {
+        let profile = Profile::open(None, true).unwrap();
+        let key = profile.load_or_create_panel_key().unwrap();
+        assert_eq!(profile.load_or_create_panel_key().unwrap(), key);
+        assert_ne!(key, profile.load_or_create_token().unwrap());
+        let mode = fs::metadata(profile.panel_key_path())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o600);
+        profile.cleanup();
     }
 
     #[test]

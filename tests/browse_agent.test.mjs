@@ -125,8 +125,8 @@ describe('browsing over /agent', { timeout: 300_000 }, () => {
     assert.equal(typeof status.logged_in, 'boolean');
   });
 
-  test('the Authorization header works as well as ?token=', async () => {
-    const other = await connectAgent(browser, { via: 'header' });
+  test('a second connection with the Authorization header is served beside the first', async () => {
+    const other = await connectAgent(browser);
     try {
       const status = agentOk(await other.call('login_status'), 'login_status');
       assert.equal(typeof status.logged_in, 'boolean');

@@ -158,9 +158,9 @@ describe('faults', { timeout: 240_000 }, () => {
     SIGTERM: (browser) => browser.stop(),
     SIGINT: (browser) => { browser.proc.kill('SIGINT'); return browser.exited; },
     'closing the window': (browser) => {
-      const display = browser.stderr().match(/private Xvfb display display=(:\d+)/)?.[1];
-      assert.ok(display, 'the browser says which display it started');
-      const env = { ...process.env, DISPLAY: display };
+      const x11 = browser.x11Env();
+      assert.ok(x11, 'the browser says which display it started, and its cookie');
+      const env = { ...process.env, ...x11 };
       const window = execFileSync('xdotool', ['search', '--name', 'Sovereign Browser'], { env }).toString().trim().split('\n')[0];
       execFileSync('python3', [path.join(REPO_ROOT, 'tests/support/close_window.py'), window], { env });
       return browser.exited;

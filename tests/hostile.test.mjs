@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { loggedInSuite } from './support/session.mjs';
-import { callText } from './support/mcp.mjs';
+import { callError, callText } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
 describe('hostile pages', { timeout: 120_000 }, () => {
@@ -28,6 +28,45 @@ describe('hostile pages', { timeout: 120_000 }, () => {
       assert.match(log, attempt, 'every attempt ran');
     }
     await stillLoggedIn();
+  }));
+
+  // Regression: an agent could open the panel in a tab, where the panel's
+  // cookie would have made it the person.
+  it('no tab opens the browser\'s own server: not an agent\'s open, not a page\'s link', { timeout: 30_000 }, logged(async () => {
+    const { base, panelUrl } = suite.session.browser;
+    const port = new URL(base).port;
+    for (const url of [panelUrl, `${base}/`, `http://localhost:${port}/panel/index.html`, `http://[::1]:${port}/`]) {
+      const why = await callError(suite.mcp, 'open', { url }, 'INVALID_PARAMS');
+      assert.match(why, /own server/, url);
+    }
+    // A page's own navigation there is refused too: the page stays.
+    await call('open', { url: suite.fixtures.url('form.html') });
+    const target = JSON.stringify(`${base}/`);
+    await call('eval', { script: `location.href = ${target}; 1` });
+    await waitFor(() => suite.session.browser.stderr().includes("navigation to the browser's own server was refused"),
+      'the browser to refuse the navigation');
+    assert.match((await call('get_url')).url, /form\.html$/);
+    assert.doesNotMatch(JSON.stringify(await call('tab_list')), new RegExp(`:${port}/`), 'no tab shows the server');
+  }));
+
+  // Regression: document.execCommand('paste') gave any page the clipboard,
+  // where people put their nsec, seed words and bunker URLs.
+  it('a page reads nothing from the clipboard by itself; the clipboard tools and a clicked Copy still work', { timeout: 30_000 }, logged(async () => {
+    const secret = 'nsec1thepersonjustcopiedthisdonotleak';
+    await call('clipboard_write', { text: secret });
+    await call('open', { url: suite.fixtures.url('clipboard.html') });
+    const stolen = (await call('wait_for_fn', { script: 'window.stolen', timeout: 10_000 })).value;
+    assert.equal(stolen.pasted, false, 'execCommand(paste) is refused');
+    assert.equal(stolen.field, '', 'nothing was pasted into the page');
+    assert.ok(!String(stolen.read).includes(secret), `the async API gave nothing: ${stolen.read}`);
+    // The browser's own tools still paste, as a person's Ctrl+V would.
+    await call('click', { selector: '#loot' });
+    await call('clipboard_paste');
+    assert.equal((await call('get_value', { selector: '#loot' })).value, secret);
+    // A page's Copy button still copies on a real click.
+    await call('click', { selector: '#copy' });
+    assert.equal((await call('eval', { script: 'window.copied' })).value, true);
+    assert.deepEqual(await call('clipboard_read'), { text: 'Text the page offers to copy' });
   }));
 
   it('tool arguments reaching the page stay data, never code', { timeout: 30_000 }, logged(async () => {

@@ -2,8 +2,8 @@
 // shows it (as any browser on this machine would), and the tests do what a
 // person does: log in through the forms, watch sessions, tabs and the call
 // log change live, end a session, switch and close tabs. Plus the guards: a
-// page from another origin cannot use the panel's API, and nothing works
-// without the token.
+// page from another origin cannot use the panel's API, nothing works
+// without the person's panel key, and the agents' token never opens it.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
@@ -222,10 +222,11 @@ describe('control panel', { timeout: 300_000 }, () => {
     return !own;
   });
 
-  test('the page loads cleanly, drops the token from the address bar and stays connected', async () => {
-    assert.ok(browser.token, 'the browser printed a token in the panel URL');
+  test('the page loads cleanly, drops the key from the address bar and stays connected', async () => {
+    assert.ok(browser.panelKey, 'the browser printed the panel key in the panel URL');
+    assert.notEqual(browser.panelKey, browser.token, 'the person\'s key is not the agents\' token');
     await page.goto(browser.panelUrl, { waitUntil: 'load' });
-    // The state arrives: the client snippets carry this server's MCP endpoint and the token.
+    // The state arrives: the client snippets carry this server's MCP endpoint and the agents' token.
     const snippet = page.locator('#client-config pre[data-client="claude-code"]');
     await eventually(async () => {
       const text = await snippet.textContent();
@@ -237,14 +238,18 @@ describe('control panel', { timeout: 300_000 }, () => {
         `the ${client} snippet has the endpoint and the token: ${text}`);
     }
     await eventually(async () => /not logged in/i.test(await identityText()), '#identity-status to say "Not logged in"');
-    assert.ok(!page.url().includes('token='), `the token is gone from the address bar: ${page.url()}`);
+    assert.ok(!page.url().includes('key='), `the key is gone from the address bar: ${page.url()}`);
     assert.equal(new URL(page.url()).origin, panelOrigin);
+    assert.equal(await page.evaluate(() => document.cookie), '', 'no script of the page can read the key');
+    for (const text of await page.locator('#client-config pre').allTextContents()) {
+      assert.ok(!text.includes(browser.panelKey), 'the snippets never carry the person\'s key');
+    }
 
-    // Still connected after the token left the URL: a reload keeps working (the token is kept for the visit).
+    // Still connected after the key left the URL: a reload keeps working (the key stays in its cookie).
     await page.reload({ waitUntil: 'load' });
-    assert.ok(!page.url().includes('token='), `no token after a reload: ${page.url()}`);
+    assert.ok(!page.url().includes('key='), `no key after a reload: ${page.url()}`);
     await eventually(async () => /not logged in/i.test(await identityText()), 'the state again after a reload');
-    assert.ok(await page.locator('#token-banner').isHidden(), 'no "needs the token" banner after a reload');
+    assert.ok(await page.locator('#token-banner').isHidden(), 'no "needs the key" banner after a reload');
 
     await sleep(500); // late errors
     assert.deepEqual(consoleErrors, [], 'no console errors');
@@ -503,7 +508,7 @@ describe('control panel', { timeout: 300_000 }, () => {
     assert.equal(typeof (await callJson(mcp, 'get_url')).url, 'string');
   });
 
-  test('another site cannot use the panel API, and nothing works without the token', async () => {
+  test('another site cannot use the panel API, and nothing works without the person\'s key', async () => {
     const host = new URL(panelOrigin).host;
     const before = await status();
     assert.equal(before.logged_in, true);
@@ -511,8 +516,8 @@ describe('control panel', { timeout: 300_000 }, () => {
     const evil = await context.newPage();
     try {
       await evil.goto(foreign.origin + '/', { waitUntil: 'load' });
-      const ws = await evil.evaluate(PROBE_WEBSOCKET, `ws://${host}/api/panel?token=${browser.token}`);
-      assert.match(ws, /^closed/, `a foreign page's WebSocket to /api/panel (with the real token) fails: ${ws}`);
+      const ws = await evil.evaluate(PROBE_WEBSOCKET, `ws://${host}/api/panel`);
+      assert.match(ws, /^closed/, `a foreign page's WebSocket to /api/panel (with the key's cookie) fails: ${ws}`);
       const agent = await evil.evaluate(PROBE_WEBSOCKET, `ws://${host}/agent?token=${browser.token}`);
       assert.match(agent, /^closed/, `a foreign page's WebSocket to /agent fails: ${agent}`);
       // Simple (no-preflight) POSTs: an empty one, and ones that would change the identity.
@@ -535,25 +540,39 @@ describe('control panel', { timeout: 300_000 }, () => {
     assert.deepEqual(await status(), before, 'nobody was logged in or out by the other site');
 
     // What the server answers a foreign Origin, seen directly.
-    const fromForeign = await tryAgentHandshake(`ws://${host}/api/panel?token=${browser.token}`, { Origin: foreign.origin });
+    const fromForeign = await tryAgentHandshake(`ws://${host}/api/panel`, { Origin: foreign.origin, Authorization: `Bearer ${browser.panelKey}` });
     assert.deepEqual(fromForeign, { opened: false, status: 403 }, 'a foreign Origin is refused with 403');
 
-    // The right origin without the token.
-    const bare = await context.newPage();
+    // The right origin without the key: another browser profile, with no cookie.
+    const stranger = await chrome.newContext();
+    const bare = await stranger.newPage();
     try {
       await bare.goto(`${panelOrigin}/`, { waitUntil: 'load' });
       await bare.locator('#token-banner').waitFor({ state: 'visible', timeout: 10_000 });
       const ws = await bare.evaluate(PROBE_WEBSOCKET, `ws://${host}/api/panel`);
-      assert.match(ws, /^closed/, `the panel WebSocket without the token fails: ${ws}`);
+      assert.match(ws, /^closed/, `the panel WebSocket without the key fails: ${ws}`);
       const plain = await bare.evaluate(() => fetch('/api/panel').then((r) => r.status));
-      assert.equal(plain, 401, 'GET /api/panel without the token is 401');
+      assert.equal(plain, 401, 'GET /api/panel without the key is 401');
+      // The banner's form takes the key, and the page then connects.
+      await bare.locator('#token-input').fill(browser.panelKey);
+      await bare.locator('#token-submit').click();
+      await bare.locator('#connection[data-state="open"]').waitFor({ timeout: 10_000 });
+      assert.ok(!bare.url().includes('key='), `the key left the address bar: ${bare.url()}`);
     } finally {
-      await bare.close();
+      await stranger.close();
     }
     const noToken = await tryAgentHandshake(`ws://${host}/api/panel`, { Origin: panelOrigin });
-    assert.deepEqual(noToken, { opened: false, status: 401 }, '/api/panel without the token is refused with 401');
-    const wrongToken = await tryAgentHandshake(`ws://${host}/api/panel?token=${'0'.repeat(browser.token.length)}`, { Origin: panelOrigin });
-    assert.deepEqual(wrongToken, { opened: false, status: 401 }, '/api/panel with a wrong token is refused with 401');
+    assert.deepEqual(noToken, { opened: false, status: 401 }, '/api/panel without the key is refused with 401');
+    const wrongKey = await tryAgentHandshake(`ws://${host}/api/panel`, { Origin: panelOrigin, Authorization: `Bearer ${'0'.repeat(64)}` });
+    assert.deepEqual(wrongKey, { opened: false, status: 401 }, '/api/panel with a wrong key is refused with 401');
+    // Regression: the agents' token opened the person's panel, so an agent
+    // could answer its own window.nostr prompts.
+    for (const headers of [{ Authorization: `Bearer ${browser.token}` }, { Origin: panelOrigin, Authorization: `Bearer ${browser.token}` }]) {
+      const agentsToken = await tryAgentHandshake(`ws://${host}/api/panel`, headers);
+      assert.deepEqual(agentsToken, { opened: false, status: 401 }, `/api/panel with the agents' token is refused (${Object.keys(headers)})`);
+    }
+    const inUrl = await tryAgentHandshake(`ws://${host}/api/panel?token=${browser.token}`, { Origin: panelOrigin });
+    assert.deepEqual(inUrl, { opened: false, status: 401 }, 'nor is the token taken from the URL');
   });
 
   test('a screenshot of the panel for people to look at', async () => {

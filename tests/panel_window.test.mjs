@@ -12,7 +12,9 @@ describe('the panel window', { timeout: 120_000 }, () => {
   it('opens at start-up and connects, unless --no-panel', { timeout: 90_000 }, async () => {
     browser = await startBrowser({ baseArgs: ['--headless', '--ephemeral', '--port', '0', '--log-level', 'info'] });
     const origin = `http://127.0.0.1:${browser.port}`;
-    const ws = new WebSocket(`ws://127.0.0.1:${browser.port}/api/panel?token=${browser.token}`, { headers: { Origin: origin } });
+    const ws = new WebSocket(`ws://127.0.0.1:${browser.port}/api/panel`, {
+      headers: { Origin: origin, Authorization: `Bearer ${browser.panelKey}` },
+    });
     const panels = await new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('the panel window never connected')), 30_000);
       ws.on('message', (raw) => {

@@ -1,5 +1,6 @@
 // Remembering identities across restarts, by choice: public parts in the
 // profile, a private key only as a NIP-49 ncryptsec under a password.
+import { connectPanel, agentCall } from './support/agent.mjs';
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
@@ -29,7 +30,11 @@ describe('remembered identities', { timeout: 180_000 }, () => {
       const seeded = await callJson(mcp, 'login', { method: 'seed', mnemonic: WORDS_12, remember: true, password: 'another password' });
       assert.equal(seeded.npub, NPUB_12);
       await callJson(mcp, 'login', { method: 'readonly', npub: READONLY_NPUB, remember: true });
-      const listed = await callJson(mcp, 'identity_list');
+      // Listing and forgetting are the person's: the panel's connection asks.
+      const panel = await connectPanel(browser);
+      const listed = await agentCall(panel, 'identity_list');
+      panel.close();
+      await callError(mcp, 'identity_list', {}, 'UNKNOWN_TOOL');
       assert.deepEqual(listed.identities.map((i) => i.npub).sort(), [TEST_NPUB, NPUB_12, READONLY_NPUB].sort());
       assert.ok(!JSON.stringify(listed).includes('ncryptsec'), 'the encrypted key is not handed out');
       // On disk: owner-only, encrypted keys, no secret in clear.
@@ -63,9 +68,16 @@ describe('remembered identities', { timeout: 180_000 }, () => {
       const ro = await callJson(mcp, 'login', { method: 'readonly', remembered: READONLY_NPUB });
       assert.equal(ro.npub, READONLY_NPUB);
       await callError(mcp, 'login', { method: 'readonly', remembered: TEST_NPUB }, 'INVALID_PARAMS');
-      assert.equal((await callJson(mcp, 'identity_forget', { npub: TEST_NPUB })).forgotten, 1);
-      await callError(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'correct horse battery' }, 'INVALID_PARAMS');
-      assert.equal((await callJson(mcp, 'identity_list')).identities.length, 2);
+      // Regression: an agent could forget the person's identities.
+      await callError(mcp, 'identity_forget', { npub: TEST_NPUB }, 'UNKNOWN_TOOL');
+      const panel = await connectPanel(browser);
+      try {
+        assert.equal((await agentCall(panel, 'identity_forget', { npub: TEST_NPUB })).forgotten, 1);
+        await callError(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'correct horse battery' }, 'INVALID_PARAMS');
+        assert.equal((await agentCall(panel, 'identity_list')).identities.length, 2);
+      } finally {
+        panel.close();
+      }
     } finally {
       await mcp.close().catch(() => {});
       await browser.stop();

@@ -146,8 +146,10 @@ describe('security', { timeout: 240_000 }, () => {
     assert.equal((await callJson(mcp, 'login_status')).logged_in, false);
   });
 
-  test('/agent accepts a good token (control for the refusals)', async () => {
-    const r = await tryAgentHandshake(`${browser.agentUrl}?token=${browser.token}`);
+  const bearer = (token) => ({ Authorization: `Bearer ${token}` });
+
+  test('/agent accepts a good token in the header (control for the refusals)', async () => {
+    const r = await tryAgentHandshake(browser.agentUrl, bearer(browser.token));
     assert.deepEqual(r, { opened: true });
   });
 
@@ -158,13 +160,58 @@ describe('security', { timeout: 240_000 }, () => {
   });
 
   test('/agent with a wrong token is refused', async () => {
-    const r = await tryAgentHandshake(`${browser.agentUrl}?token=wrong-${browser.token}`);
+    const r = await tryAgentHandshake(browser.agentUrl, bearer(`wrong-${browser.token}`));
     assert.equal(r.opened, false, 'the WebSocket opened with a wrong token');
     if (r.status !== undefined) assert.equal(r.status, 401);
   });
 
+  // Regression: the token was taken from the URL too, where it ends up in
+  // logs, history and other users' process lists.
+  test('/agent and /mcp refuse the right token in the URL', async () => {
+    const r = await tryAgentHandshake(`${browser.agentUrl}?token=${browser.token}`);
+    assert.equal(r.opened, false, 'the WebSocket opened with ?token=');
+    assert.equal(r.status, 401);
+    const posted = await fetch(`${browser.mcpUrl}?token=${browser.token}`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify(initialize()),
+    });
+    assert.equal(posted.status, 401);
+  });
+
+  // Regression: agents could resume themselves, end other sessions, forget
+  // identities, look at the window and answer window.nostr prompts.
+  test('the person\'s own actions are refused to agents over MCP and /agent', async () => {
+    const personal = {
+      session_end: { id: 'x'.repeat(32) },
+      agents_pause: { paused: false },
+      window_layout: {},
+      window_screenshot: {},
+      identity_list: {},
+      identity_forget: { npub: 'npub1x' },
+      nostr_permissions: {},
+      nostr_prompt_answer: { id: 1, allow: true, remember: true },
+      nostr_permission_revoke: { origin: 'http://127.0.0.1' },
+      nostr_assistant_answers: { allowed: true },
+    };
+    const agent = await connectAgent(browser);
+    try {
+      for (const [tool, args] of Object.entries(personal)) {
+        const r = await mcp.callTool(tool, args);
+        assert.match(errorResult(r, 'UNKNOWN_TOOL', `${tool} over MCP`), /person's own action/);
+        const reply = await agent.call(tool, args);
+        assert.equal(reply.ok, false, `${tool} over /agent`);
+        assert.equal(reply.error.code, 'UNKNOWN_TOOL', `${tool} over /agent: ${JSON.stringify(reply)}`);
+      }
+      const listed = (await mcp.listTools()).map((t) => t.name);
+      for (const tool of Object.keys(personal)) assert.ok(!listed.includes(tool), `${tool} is not listed`);
+    } finally {
+      await agent.close();
+    }
+  });
+
   test('/agent with a foreign Origin is refused', async () => {
-    const r = await tryAgentHandshake(`${browser.agentUrl}?token=${browser.token}`, { Origin: 'http://evil.example' });
+    const r = await tryAgentHandshake(browser.agentUrl, { ...bearer(browser.token), Origin: 'http://evil.example' });
     assert.equal(r.opened, false, 'the WebSocket opened for a foreign Origin');
     if (r.status !== undefined) assert.equal(r.status, 403);
   });

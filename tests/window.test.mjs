@@ -3,12 +3,12 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { sleep, waitFor } from './support/wait.mjs';
 import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
-import { connectAgent, agentCall } from './support/agent.mjs';
+import { connectAgent, connectPanel, agentCall, agentError } from './support/agent.mjs';
 import { TEST_NSEC, callError, callJson, connectMcp } from './support/mcp.mjs';
 
 
@@ -16,12 +16,14 @@ describe('the browser window', { timeout: 180_000 }, () => {
   let browser;
   let fixtures;
   let mcp;
+  let panel;
   let display;
   let windowId;
   const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => browser, fn));
   const call = (tool, args = {}) => callJson(mcp, tool, args);
-  const xdo = (...args) => execFileSync('xdotool', args, { env: { ...process.env, DISPLAY: display } }).toString().trim();
-  const layout = () => call('window_layout');
+  const xdo = (...args) => execFileSync('xdotool', args, { env: { ...process.env, ...display } }).toString().trim();
+  // The window as the person sees it: the person's own panel connection asks.
+  const layout = () => agentCall(panel, 'window_layout');
   const tabCount = async () => (await call('tab_list')).tabs.length;
   const frontIndex = async () => (await call('tab_list')).tabs.find((t) => t.front).index;
   /** Clicks the middle of a rectangle of the window. */
@@ -34,9 +36,10 @@ describe('the browser window', { timeout: 180_000 }, () => {
   before(async () => {
     fixtures = await startFixtureServer();
     browser = await startBrowser();
-    display = browser.stderr().match(/private Xvfb display display=(:\d+)/)?.[1];
-    assert.ok(display, 'the browser says which display it started');
+    display = browser.x11Env();
+    assert.ok(display, 'the browser says which display it started, and its cookie');
     mcp = await connectMcp(browser);
+    panel = await connectPanel(browser);
     await call('login', { method: 'local', nsec: TEST_NSEC });
     windowId = xdo('search', '--name', 'Sovereign Browser').split('\n')[0];
     // No window manager: give the window the keyboard as one would.
@@ -44,6 +47,7 @@ describe('the browser window', { timeout: 180_000 }, () => {
   }, { timeout: 90_000 });
 
   after(async () => {
+    await panel?.close();
     await mcp?.close().catch(() => {});
     await browser?.stop();
     await fixtures?.close();
@@ -79,6 +83,31 @@ describe('the browser window', { timeout: 180_000 }, () => {
     await waitFor(async () => (await tabCount()) === before, 'the tab to close');
   });
 
+  // Regression: the private display admitted every local user, who could
+  // read the screen (the panel on it), type into it and read the clipboard.
+  test('the private display refuses an X client without its cookie', async () => {
+    const stranger = { ...process.env, DISPLAY: display.DISPLAY, XAUTHORITY: '/nonexistent' };
+    assert.throws(() => execFileSync('xdotool', ['getdisplaygeometry'], { env: stranger, stdio: 'pipe' }),
+      /Can't open display|Error/i, 'a client without the cookie is refused');
+    assert.match(xdo('getdisplaygeometry'), /^\d+ \d+$/, 'a client with it is served');
+    assert.equal(statSync(display.XAUTHORITY).mode & 0o777, 0o600, 'the cookie is the owner\'s alone');
+  });
+
+  // Regression: WebKit hands a key the page leaves unused back to the
+  // window, where an agent's Control+W closed the person's tabs.
+  test('an agent\'s keys reach the page only, never the window\'s shortcuts', async () => {
+    await call('open', { url: fixtures.url('form.html') });
+    const before = await tabCount();
+    for (const key of ['Control+t', 'Control+w', 'Control+l', 'F5']) await call('press', { key });
+    await call('keydown', { key: 'Control' });
+    await call('press', { key: 'w' });
+    await call('keyup', { key: 'Control' });
+    // Each press answered after the page had its keys, and a shortcut would
+    // have been queued before that answer: the window has seen them all.
+    assert.equal(await tabCount(), before, 'no tab opened or closed');
+    assert.match((await call('get_url')).url, /form\.html$/);
+  });
+
   test('tabs and history with the keyboard shortcuts', async () => {
     const before = await tabCount();
     xdo('key', 'ctrl+t');
@@ -108,16 +137,20 @@ describe('the browser window', { timeout: 180_000 }, () => {
     await waitFor(async () => !(await layout()).pause_active, 'the pause button to be up');
     assert.match((await call('get_url')).url, /links\.html$/);
     // The panel's switch does the same, and the window's button follows.
+    await agentCall(panel, 'agents_pause', { paused: true });
+    await callError(mcp, 'open', { url: fixtures.url('form.html') }, 'PAUSED');
+    await waitFor(async () => (await layout()).pause_active, 'the window to show the pause');
+    // Regression: an agent could resume itself after the person paused it.
     const agent = await connectAgent(browser);
     try {
-      await agentCall(agent, 'agents_pause', { paused: true });
-      await callError(mcp, 'open', { url: fixtures.url('form.html') }, 'PAUSED');
-      await waitFor(async () => (await layout()).pause_active, 'the window to show the pause');
-      await agentCall(agent, 'agents_pause', { paused: false });
-      assert.match((await call('get_url')).url, /links\.html$/);
+      assert.match(agentError(await agent.call('agents_pause', { paused: false }), 'UNKNOWN_TOOL', 'an agent resuming'), /person's own action/);
+      await callError(mcp, 'agents_pause', { paused: false }, 'UNKNOWN_TOOL');
+      await callError(mcp, 'get_url', {}, 'PAUSED');
     } finally {
       agent.close();
     }
+    await agentCall(panel, 'agents_pause', { paused: false });
+    assert.match((await call('get_url')).url, /links\.html$/);
   });
 
   test('a finished download shows in the window with its saved path', async () => {
@@ -145,10 +178,13 @@ describe('the browser window', { timeout: 180_000 }, () => {
     }, 'the indicator to show the call');
     assert.match(l.identity, /^local · npub10elfcs4/);
     assert.ok(l.tabs.some((t) => t.label.startsWith('◆')), `a tab is marked: ${JSON.stringify(l.tabs)}`);
-    const shot = await mcp.callTool('window_screenshot', {});
-    assert.equal(shot.content[0].type, 'image');
+    const shot = await agentCall(panel, 'window_screenshot');
+    assert.equal(shot.mimeType, 'image/png');
+    // The window shows the person what agents must not see: agents cannot take it.
+    await callError(mcp, 'window_screenshot', {}, 'UNKNOWN_TOOL');
+    await callError(mcp, 'window_layout', {}, 'UNKNOWN_TOOL');
     const dir = path.join(REPO_ROOT, 'test-artifacts');
     mkdirSync(dir, { recursive: true });
-    writeFileSync(path.join(dir, 'window.png'), Buffer.from(shot.content[0].data, 'base64'));
+    writeFileSync(path.join(dir, 'window.png'), Buffer.from(shot.data, 'base64'));
   });
 });

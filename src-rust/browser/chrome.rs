@@ -194,12 +194,26 @@ impl Chrome {
             tracing::info!(paused = b.is_active(), "agents paused from the window");
         });
         let p = proxy.clone();
-        window.connect_key_press_event(move |_, event| match shortcut(event) {
-            Some(action) if !AGENT_INPUT.with(Cell::get) => {
-                post(&p, action);
-                glib::Propagation::Stop
+        window.connect_key_press_event(move |window, event| {
+            let agents = event.state().bits() & super::input::AGENT_KEY_MARK != 0;
+            if agents && !AGENT_INPUT.with(Cell::get) {
+                return handed_back(window.upcast_ref(), event);
             }
-            _ => glib::Propagation::Proceed,
+            match shortcut(event) {
+                Some(action) if !agents => {
+                    post(&p, action);
+                    glib::Propagation::Stop
+                }
+                _ => glib::Propagation::Proceed,
+            }
+        });
+        window.connect_key_release_event(|window, event| {
+            let agents = event.state().bits() & super::input::AGENT_KEY_MARK != 0;
+            if agents && !AGENT_INPUT.with(Cell::get) {
+                handed_back(window.upcast_ref(), event)
+            } else {
+                glib::Propagation::Proceed
+            }
         });
 
         Rc::new(Chrome {
@@ -417,6 +431,15 @@ fn pango_ellipsize_end() -> gtk::pango::EllipsizeMode {
 }
 
 /// The standard shortcuts.
+/// An agent's key the page left unused, handed back by WebKit: the web
+/// view still sees it (WebKit waits for it, to let the next key through),
+/// and then it stops, reaching none of the window's shortcuts, mnemonics or
+/// widgets.
+fn handed_back(window: &gtk::Window, event: &gdk::EventKey) -> glib::Propagation {
+    window.propagate_key_event(event);
+    glib::Propagation::Stop
+}
+
 fn shortcut(event: &gdk::EventKey) -> Option<ChromeAction> {
     let state = event.state();
     let ctrl = state.contains(gdk::ModifierType::CONTROL_MASK);

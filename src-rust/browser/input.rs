@@ -620,6 +620,12 @@ fn keyval_name(keyval: u32) -> Option<String> {
     }
 }
 
+/// A bit GDK reserves and never sets, put on every key event an agent
+/// sends. WebKit hands a key the page did not use back to the window later,
+/// as a copy of the event: the mark tells the window it is an agent's, which
+/// goes to the page only and never to the window's shortcuts or widgets.
+pub const AGENT_KEY_MARK: u32 = gdk_sys::GDK_MODIFIER_RESERVED_25_MASK;
+
 fn key_event(
     window: &gdk::Window,
     keyboard: &gdk::Device,
@@ -640,7 +646,7 @@ fn key_event(
         (*k).window = window.to_glib_full();
         (*k).send_event = 0;
         (*k).time = event_time();
-        (*k).state = state | held();
+        (*k).state = state | held() | AGENT_KEY_MARK;
         (*k).keyval = key.keyval;
         (*k).length = text.as_bytes().len() as i32;
         (*k).string = glib::ffi::g_strdup(text.as_ptr());

@@ -76,6 +76,10 @@ pub struct BrowserOptions {
 
 const APP_TITLE: &str = "Sovereign Browser";
 
+/// Why a tab does not open the browser's own server.
+const OWN_SERVER_REFUSED: &str =
+    "url: that is this browser's own server (the person's control panel); tabs do not open it";
+
 struct Tab {
     state: Rc<TabState>,
     /// Owns the web view: dropping it destroys the view.
@@ -103,6 +107,8 @@ pub struct Browser {
     /// The control panel's own window (not a tab: agents never see it).
     panel: Option<(Window, wry::WebView)>,
     panel_url: Option<String>,
+    /// The port of the browser's own server: tabs never load its pages.
+    server_port: Rc<Cell<u16>>,
     chrome: Rc<chrome::Chrome>,
     search_url: Option<String>,
     settings: Rc<settings::AgentSettings>,
@@ -163,6 +169,7 @@ impl Browser {
             downloads: downloads::Downloads::new(options.downloads.clone(), proxy.clone()),
             panel: None,
             panel_url: None,
+            server_port: Rc::new(Cell::new(0)),
             chrome,
             search_url: options.search_url.clone(),
             settings: settings::AgentSettings::new(options.proxy.clone()),
@@ -183,8 +190,12 @@ impl Browser {
         let id = self.next_id;
         self.next_id += 1;
         let me = self.me.clone();
+        // No clipboard for page scripts (wry's with_clipboard): a page would
+        // read what the person copied, their nsec included, with
+        // execCommand('paste'). A page still copies on a person's click, and
+        // the clipboard tools work from the browser's side.
         let mut builder = WebViewBuilder::new_with_web_context(&mut self.context)
-            .with_clipboard(true)
+            .with_clipboard(false)
             .with_new_window_req_handler(move |url, features| {
                 open_from_page(&me, url, features.opener.webview)
             });
@@ -215,7 +226,7 @@ impl Browser {
         }
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         self.settings.connect(&webkit, &state);
-        tab::connect(&webkit, &state);
+        tab::connect(&webkit, &state, self.server_port.clone());
         self.connect_window_signals(&webkit, id);
         self.chrome.add_tab(id, self.tabs.len());
         self.tabs.push(Tab {
@@ -283,8 +294,10 @@ impl Browser {
     }
 
     /// Where the panel lives, for the window's Panel button.
-    pub fn set_panel_url(&mut self, url: String) {
-        self.panel_url = Some(url);
+    /// Where the browser's own server is, and the panel's address on it.
+    pub fn set_server(&mut self, port: u16, panel_url: String) {
+        self.server_port.set(port);
+        self.panel_url = Some(panel_url);
     }
 
     fn index_of(&self, id: TabId) -> Option<usize> {
@@ -860,6 +873,9 @@ fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Value, ToolError>
     let view = &tab.webkit;
     let mut same_document = false;
     match nav {
+        Navigation::Load(url) if crate::address::is_own_server(&url, b.server_port.get()) => {
+            return Err(ToolError::invalid_params(OWN_SERVER_REFUSED));
+        }
         Navigation::Load(url) => {
             same_document = is_fragment_change(view.uri().as_deref(), &url);
             b.settings.load(view, &url);

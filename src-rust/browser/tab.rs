@@ -16,8 +16,9 @@ use webkit2gtk::FileChooserRequestExt as _;
 use webkit2gtk::WebResourceExt as _;
 use webkit2gtk::WebViewExt as _;
 use webkit2gtk::{
-    LoadEvent, PolicyDecisionExt as _, PolicyDecisionType, ResponsePolicyDecision,
-    ResponsePolicyDecisionExt as _, ScriptDialog, ScriptDialogType, WebView,
+    LoadEvent, NavigationPolicyDecision, NavigationPolicyDecisionExt as _, PolicyDecisionExt as _,
+    PolicyDecisionType, ResponsePolicyDecision, ResponsePolicyDecisionExt as _, ScriptDialog,
+    ScriptDialogType, URIRequestExt as _, WebView,
 };
 
 /// Counters of the tab's main-frame loads. A navigation is done when as
@@ -178,8 +179,10 @@ impl TabState {
     }
 }
 
-/// Connects the WebKit signals that keep `state` current.
-pub fn connect(view: &WebView, state: &Rc<TabState>) {
+/// Connects the WebKit signals that keep `state` current. Pages of the
+/// browser's own server (on `server_port`) are never loaded in a tab or its
+/// frames: that is the person's panel, and a tab is where agents act.
+pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>) {
     let s = state.clone();
     view.connect_resource_load_started(move |_, resource, _| {
         s.network.started();
@@ -242,9 +245,19 @@ pub fn connect(view: &WebView, state: &Rc<TabState>) {
     });
 
     // Responses the engine cannot show (archives, binaries) become downloads.
-    view.connect_decide_policy(|_, decision, kind| {
+    view.connect_decide_policy(move |_, decision, kind| {
         if kind != PolicyDecisionType::Response {
-            return false;
+            let own = decision
+                .downcast_ref::<NavigationPolicyDecision>()
+                .and_then(|d| d.navigation_action())
+                .and_then(|action| action.request())
+                .and_then(|request| request.uri())
+                .is_some_and(|uri| crate::address::is_own_server(&uri, server_port.get()));
+            if own {
+                tracing::info!("a page's navigation to the browser's own server was refused");
+                decision.ignore();
+            }
+            return own;
         }
         let Some(response) = decision.downcast_ref::<ResponsePolicyDecision>() else {
             return false;

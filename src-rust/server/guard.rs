@@ -1,5 +1,8 @@
 //! Request guards: loopback Host names (no DNS rebinding), the server's own
-//! Origin only (no page can drive it), and the bearer token.
+//! Origin only (no page can drive it), and the credential each route needs:
+//! the person's panel key for the panel's connection, the agents' bearer
+//! token for /mcp and /agent. Neither opens the other's door, and both come
+//! in headers only (a URL ends up in logs, history and process lists).
 
 use crate::app::{App, Security};
 use axum::extract::{Request, State};
@@ -19,10 +22,20 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
         return refuse(StatusCode::FORBIDDEN, "cross-origin requests are refused");
     }
     let path = request.uri().path();
-    // The panel's own files hold no secrets; everything else needs the token.
-    let needs_token = path != "/" && !path.starts_with("/panel/");
-    if needs_token && !token_ok(headers, request.uri().query(), security) {
-        let mut response = refuse(StatusCode::UNAUTHORIZED, "missing or wrong bearer token");
+    let allowed = match path {
+        // The panel's own files hold no secrets.
+        "/" => true,
+        _ if path.starts_with("/panel/") => true,
+        PANEL_API => is_person(headers, security),
+        _ => token_ok(headers, security),
+    };
+    if !allowed {
+        let why = if path == PANEL_API {
+            "the control panel's connection takes the person's panel key, not an agent's token"
+        } else {
+            "missing or wrong bearer token (send it as Authorization: Bearer <token>)"
+        };
+        let mut response = refuse(StatusCode::UNAUTHORIZED, why);
         response.headers_mut().insert(
             header::WWW_AUTHENTICATE,
             "Bearer".parse().expect("static header"),
@@ -30,6 +43,47 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
         return response;
     }
     next.run(request).await
+}
+
+/// The control panel's WebSocket: the person's connection.
+pub const PANEL_API: &str = "/api/panel";
+
+/// The cookie the panel page carries the person's key in (per port: a
+/// browser keeps one cookie jar for every port of a host).
+pub fn panel_cookie_name(security: &Security) -> String {
+    format!("sovereign-panel-{}", security.addr.port())
+}
+
+/// Whether the request carries the person's key: as a bearer header (a
+/// program the person runs) or in the panel's cookie (the panel page,
+/// whose WebSocket cannot set headers).
+fn is_person(headers: &HeaderMap, security: &Security) -> bool {
+    let name = panel_cookie_name(security);
+    let from_cookie = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v);
+    bearer(headers)
+        .into_iter()
+        .chain(from_cookie)
+        .any(|given| same_secret(given, &security.panel_key))
+}
+
+fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+}
+
+/// Compares in constant time.
+pub fn same_secret(given: &str, expected: &str) -> bool {
+    given.as_bytes().ct_eq(expected.as_bytes()).into()
 }
 
 fn refuse(status: StatusCode, why: &'static str) -> Response {
@@ -84,25 +138,11 @@ fn origin_allowed(headers: &HeaderMap, security: &Security) -> bool {
     allowed.iter().any(|a| a == origin)
 }
 
-fn token_ok(headers: &HeaderMap, query: Option<&str>, security: &Security) -> bool {
+fn token_ok(headers: &HeaderMap, security: &Security) -> bool {
     let Some(expected) = &security.token else {
         return true;
     };
-    let from_header = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim);
-    let from_query = query.and_then(|q| {
-        q.split('&')
-            .filter_map(|pair| pair.split_once('='))
-            .find(|(k, _)| *k == "token")
-            .map(|(_, v)| v)
-    });
-    match from_header.or(from_query) {
-        Some(given) => given.as_bytes().ct_eq(expected.as_bytes()).into(),
-        None => false,
-    }
+    bearer(headers).is_some_and(|given| same_secret(given, expected))
 }
 
 #[cfg(test)]
@@ -113,6 +153,7 @@ mod tests {
     fn security(token: Option<&str>) -> Security {
         Security {
             token: token.map(String::from),
+            panel_key: "the-persons-panel-key-0123456789".into(),
             addr: "127.0.0.1:17777".parse().unwrap(),
         }
     }
@@ -172,25 +213,40 @@ mod tests {
     }
 
     #[test]
-    fn the_token_is_required_when_set() {
+    fn the_token_is_required_when_set_and_only_in_the_header() {
         let s = security(Some("secret-token-123456"));
-        assert!(!token_ok(&HeaderMap::new(), None, &s));
+        assert!(!token_ok(&HeaderMap::new(), &s));
         assert!(token_ok(
             &headers(&[(header::AUTHORIZATION, "Bearer secret-token-123456")]),
-            None,
             &s
         ));
         assert!(!token_ok(
             &headers(&[(header::AUTHORIZATION, "Bearer wrong")]),
-            None,
             &s
         ));
-        assert!(token_ok(
-            &HeaderMap::new(),
-            Some("a=1&token=secret-token-123456"),
+        assert!(token_ok(&HeaderMap::new(), &security(None)));
+    }
+
+    #[test]
+    fn the_panel_takes_the_persons_key_never_the_agents_token() {
+        let s = security(Some("secret-token-123456"));
+        let key = "the-persons-panel-key-0123456789";
+        assert!(is_person(
+            &headers(&[(header::AUTHORIZATION, &format!("Bearer {key}"))]),
             &s
         ));
-        assert!(!token_ok(&HeaderMap::new(), Some("token=secret"), &s));
-        assert!(token_ok(&HeaderMap::new(), None, &security(None)));
+        assert!(is_person(
+            &headers(&[(header::COOKIE, &format!("a=1; sovereign-panel-17777={key}"))]),
+            &s
+        ));
+        assert!(!is_person(
+            &headers(&[(header::AUTHORIZATION, "Bearer secret-token-123456")]),
+            &s
+        ));
+        assert!(!is_person(
+            &headers(&[(header::COOKIE, &format!("sovereign-panel-8080={key}"))]),
+            &s
+        ));
+        assert!(!is_person(&HeaderMap::new(), &security(None)));
     }
 }

@@ -25,7 +25,7 @@ pub fn router(app: Arc<App>) -> Router {
     Router::new()
         .route("/mcp", get(mcp::get).post(mcp::post).delete(mcp::delete))
         .route("/agent", get(agent::upgrade))
-        .route("/api/panel", get(panel::live))
+        .route(guard::PANEL_API, get(panel::live))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
         .layer(DefaultBodyLimit::max(MAX_BODY))

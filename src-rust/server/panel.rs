@@ -20,8 +20,40 @@ pub async fn live(
         })
 }
 
-pub async fn index() -> Response {
-    file("index.html")
+/// The panel page. Opened with the person's key (`/?key=...`, the address
+/// the browser prints), it keeps the key in an HttpOnly cookie for its
+/// connection and sends the browser on to `/`, so the key leaves the
+/// address bar and the history and no script of the page ever holds it.
+pub async fn index(
+    axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::app::App>>,
+    axum::extract::RawQuery(query): axum::extract::RawQuery,
+) -> Response {
+    let given = query.as_deref().and_then(|q| {
+        q.split('&')
+            .filter_map(|pair| pair.split_once('='))
+            .find(|(k, _)| *k == "key")
+            .map(|(_, v)| v.to_string())
+    });
+    let Some(given) = given else {
+        return file("index.html");
+    };
+    if !super::guard::same_secret(&given, &app.security.panel_key) {
+        // A wrong key: the page says the browser refuses it.
+        return file("index.html");
+    }
+    let cookie = format!(
+        "{}={given}; Path=/; HttpOnly; SameSite=Strict",
+        super::guard::panel_cookie_name(&app.security)
+    );
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (header::SET_COOKIE, cookie),
+            (header::LOCATION, "/".to_string()),
+            (header::CACHE_CONTROL, "no-store".to_string()),
+        ],
+    )
+        .into_response()
 }
 
 pub async fn asset(Path(path): Path<String>) -> Response {

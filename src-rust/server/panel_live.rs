@@ -72,6 +72,8 @@ async fn state(app: &App, me: &Session) -> Value {
             "agent_url": format!("ws://{addr}/agent"),
             "version": env!("CARGO_PKG_VERSION"),
             "token_required": app.security.token.is_some(),
+            // For the clients' set-up snippets: only the person's panel is sent this.
+            "agent_token": app.security.token,
         },
         "you": me.id,
         "paused": app.paused.load(std::sync::atomic::Ordering::SeqCst),

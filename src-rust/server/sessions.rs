@@ -18,7 +18,24 @@ pub enum Transport {
     Panel,
 }
 
+/// Who is calling. The person owns the key and decides; agents are useful
+/// but read untrusted pages, so they never answer for the person.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Principal {
+    Person,
+    Agent,
+}
+
 impl Transport {
+    /// Only the control panel's connection, which takes the person's own
+    /// key (see `server::guard`), speaks for the person.
+    pub fn principal(self) -> Principal {
+        match self {
+            Transport::Panel => Principal::Person,
+            Transport::Mcp | Transport::Agent => Principal::Agent,
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Transport::Mcp => "mcp",

@@ -52,7 +52,7 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, _: NoParams| async move { Ok(ToolOutput::json(ctx.app.remembered.list())) },
         )
         .ungated()
-        .hidden(),
+        .person_only(),
         tool(
             "identity_forget",
             "Forget a remembered identity (by npub or hex public key).",
@@ -63,7 +63,7 @@ pub fn tools() -> Vec<ToolDef> {
             },
         )
         .ungated()
-        .hidden(),
+        .person_only(),
     ]
 }
 

@@ -33,7 +33,7 @@ pub mod tabs;
 pub mod wait;
 
 use crate::app::App;
-use crate::server::sessions::Session;
+use crate::server::sessions::{Principal, Session};
 use error::{ErrorCode, ToolError};
 use futures_util::future::BoxFuture;
 pub use output::ToolOutput;
@@ -94,8 +94,8 @@ pub struct ToolDef {
     pub gated: bool,
     /// Dispatch entries for the panel that tools/list does not show.
     pub hidden: bool,
-    /// Refused to every client but the control panel.
-    pub panel_only: bool,
+    /// The person's own action: refused to agents, on every transport.
+    pub person_only: bool,
     /// Offered (listed and callable) only while this holds; not in the
     /// public catalogue.
     pub shown_when: Option<fn(&App) -> bool>,
@@ -124,7 +124,7 @@ where
         hints,
         gated: true,
         hidden: false,
-        panel_only: false,
+        person_only: false,
         shown_when: None,
         parse: |params| parse_params::<P>(params).map(drop),
         handler: Box::new(move |ctx, params| {
@@ -144,16 +144,10 @@ impl ToolDef {
         self
     }
 
-    /// Keeps the tool out of tools/list (panel-only actions).
-    pub fn hidden(mut self) -> Self {
+    /// A person's own action: hidden, and refused to agents.
+    pub fn person_only(mut self) -> Self {
         self.hidden = true;
-        self
-    }
-
-    /// A person's own action: hidden, and refused to all but the panel.
-    pub fn panel_only(mut self) -> Self {
-        self.hidden = true;
-        self.panel_only = true;
+        self.person_only = true;
         self
     }
 
@@ -461,11 +455,11 @@ async fn run(
         .tools
         .get(name)
         .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, app.tools.why_missing(name)))?;
-    if def.panel_only && session.transport != crate::server::sessions::Transport::Panel {
+    if def.person_only && session.transport.principal() != Principal::Person {
         return Err(ToolError::new(
             ErrorCode::UnknownTool,
             format!(
-                "{name} is a person's own action in the control panel; no other client may call it"
+                "{name} is the person's own action, taken in the control panel; agents may not call it"
             ),
         ));
     }

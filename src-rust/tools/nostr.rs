@@ -22,7 +22,7 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, _: NoParams| async move { Ok(ToolOutput::json(ctx.app.nip07.state())) },
         )
         .ungated()
-        .panel_only(),
+        .person_only(),
         tool(
             "nostr_prompt_answer",
             "Answer a waiting window.nostr prompt: allow or deny, just this time or always (remember).",
@@ -42,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
             },
         )
         .ungated()
-        .panel_only(),
+        .person_only(),
         tool(
             "nostr_permission_revoke",
             "Forget the remembered window.nostr decisions of an origin (one capability, or all).",
@@ -62,7 +62,7 @@ pub fn tools() -> Vec<ToolDef> {
             },
         )
         .ungated()
-        .panel_only(),
+        .person_only(),
         tool(
             "nostr_assistant_answers",
             "Let assistants answer window.nostr prompts (just this time) through the nostr_prompts tool, or stop them.",
@@ -76,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
             },
         )
         .ungated()
-        .panel_only(),
+        .person_only(),
         tool(
             "nostr_prompts",
             "Web pages asking to use the Nostr identity through window.nostr wait for an answer. \

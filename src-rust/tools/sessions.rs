@@ -1,5 +1,6 @@
-//! Panel actions (not in tools/list): end a session, pause or resume the
-//! agents, and the window's layout (for tests that click the chrome).
+//! The person's actions in the panel (not in tools/list, refused to agents):
+//! end a session, pause or resume the agents, and the window as the person
+//! sees it (its layout and a picture of it, chrome included).
 
 use super::error::{ErrorCode, ToolError};
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
@@ -28,7 +29,7 @@ pub fn tools() -> Vec<ToolDef> {
         },
     )
     .ungated()
-    .hidden(),
+    .person_only(),
     tool(
         "agents_pause",
         "Pause (paused: true) or resume the agents' browser tools; while paused they answer PAUSED.",
@@ -41,7 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
         },
     )
     .ungated()
-    .hidden(),
+    .person_only(),
     tool(
         "window_layout",
         "Where the window's address bar, buttons and tabs are, and what they show.",
@@ -51,7 +52,7 @@ pub fn tools() -> Vec<ToolDef> {
         },
     )
     .ungated()
-    .hidden(),
+    .person_only(),
     tool(
         "window_screenshot",
         "A PNG of the whole browser window as a person sees it (chrome and page).",
@@ -64,7 +65,7 @@ pub fn tools() -> Vec<ToolDef> {
         },
     )
     .ungated()
-    .hidden()]
+    .person_only()]
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -75,8 +75,8 @@ export class AgentClient {
   }
 }
 
-/** Connect to /agent with ?token= (or a header, or nothing). */
-export function connectAgent(browser, { token = browser.token, via = 'query', headers = {}, timeout = 10_000 } = {}) {
+/** Connect to /agent with the token in the Authorization header (via 'query' puts it in the URL, which is refused). */
+export function connectAgent(browser, { token = browser.token, via = 'header', headers = {}, timeout = 10_000 } = {}) {
   let url = browser.agentUrl;
   const h = { ...headers };
   if (token && via === 'query') url += `?token=${encodeURIComponent(token)}`;
@@ -134,9 +134,11 @@ export async function agentCall(agent, tool, params = {}) {
  * unmatched messages).
  */
 export function connectPanel(browser, { timeout = 10_000 } = {}) {
-  const url = `${browser.base.replace(/^http/, 'ws')}/api/panel?token=${encodeURIComponent(browser.token)}`;
+  const url = `${browser.base.replace(/^http/, 'ws')}/api/panel`;
   return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, { handshakeTimeout: timeout });
+    // The person's key, never the agents' token: the panel speaks for the person.
+    const headers = { Authorization: `Bearer ${browser.panelKey}` };
+    const ws = new WebSocket(url, { handshakeTimeout: timeout, headers });
     ws.once('open', () => resolve(new AgentClient(ws)));
     ws.once('unexpected-response', (_req, res) => {
       reject(Object.assign(new Error(`/api/panel refused: HTTP ${res.statusCode}`), { status: res.statusCode }));

@@ -1,6 +1,7 @@
 // Start and stop the real browser binary for a test file.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 
@@ -12,7 +13,7 @@ const STDERR_KEEP = 256 * 1024;
 
 const LISTEN_RE = /^sovereign-browser: listening on (http:\/\/\S+?):(\d+)\s*$/;
 const MCP_RE = /^sovereign-browser: MCP endpoint (http:\/\/\S+\/mcp)\s*$/;
-const PANEL_RE = /^sovereign-browser: control panel (http:\/\/\S+?)\/(?:\?token=(\S+))?\s*$/;
+const PANEL_RE = /^sovereign-browser: control panel (http:\/\/\S+?)\/\?key=(\S+)\s*$/;
 
 /** The binary to test: $SOVEREIGN_BIN, else the debug build of this repo. */
 export function browserBinary(defaultRel = 'target/debug/sovereign-browser') {
@@ -40,7 +41,7 @@ export function startupLineParser() {
         seen.mcpUrl = m[1];
       } else if ((m = PANEL_RE.exec(line))) {
         seen.panelUrl = line.slice('sovereign-browser: control panel '.length).trim();
-        seen.token = m[2] ?? null;
+        seen.panelKey = m[2];
       }
     }
     if (seen.port && seen.mcpUrl && seen.panelUrl !== undefined) return seen;
@@ -51,7 +52,7 @@ export function startupLineParser() {
 /**
  * Spawn the browser: --headless --port 0 --ephemeral --no-panel --log-level info plus opts.args.
  * Resolves once the three start-up lines are printed (at most 60 s).
- * Returns { port, token, base, mcpUrl, agentUrl, panelUrl, proc, stderr(), stderrTail(n), stop() }.
+ * Returns { port, token, panelKey, base, mcpUrl, agentUrl, panelUrl, proc, stderr(), stderrTail(n), stop() }.
  */
 export async function startBrowser(opts = {}) {
   const bin = opts.bin ?? browserBinary();
@@ -63,6 +64,13 @@ export async function startBrowser(opts = {}) {
   const defaults = [['--port', '0'], ['--log-level', 'info']].filter(([flag]) => !extra.includes(flag));
   const args = opts.baseArgs ?? ['--headless', '--ephemeral', '--no-panel', ...defaults.flat()];
   const env = { ...process.env, WEBKIT_DISABLE_DMABUF_RENDERER: '1', ...(opts.env ?? {}) };
+  // The agents' token is not printed (the panel address carries the
+  // person's key instead): give the browser one, through the environment.
+  let token = null;
+  if (!extra.includes('--no-token')) {
+    const i = extra.indexOf('--token');
+    token = i >= 0 ? extra[i + 1] : (env.SOVEREIGN_TOKEN ||= randomBytes(32).toString('hex'));
+  }
   const proc = spawn(bin, [...args, ...extra], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -121,11 +129,22 @@ export async function startBrowser(opts = {}) {
     proc,
     pid: proc.pid,
     port: info.port,
-    token: info.token,
+    /** The agents' bearer token (null with --no-token). */
+    token,
+    /** The person's panel key, from the printed panel address. */
+    panelKey: info.panelKey,
     base,
     mcpUrl: info.mcpUrl,
     agentUrl: `${base.replace(/^http/, 'ws')}/agent`,
     panelUrl: info.panelUrl,
+    /**
+     * DISPLAY and XAUTHORITY of the browser's private Xvfb display (from its
+     * log), for X clients such as xdotool; null when it runs on another display.
+     */
+    x11Env() {
+      const m = stderrBuf.match(/private Xvfb display display=(:\d+) authority=(\S+)/);
+      return m ? { DISPLAY: m[1], XAUTHORITY: m[2] } : null;
+    },
     stdout: () => stdoutBuf,
     stderr: () => stderrBuf,
     stderrTail: (n = 6000) => stderrBuf.slice(-n),
