@@ -23,6 +23,8 @@ pub struct App {
     pub activity: Arc<crate::activity::Activity>,
     /// Where state_save keeps named state files (in the profile).
     pub states_dir: std::path::PathBuf,
+    /// The only folder agents' tools read and write files in.
+    pub files: crate::files_dir::FilesDir,
     /// window.nostr for pages: decisions and waiting prompts.
     pub nip07: crate::nip07::Nip07,
 }
@@ -42,6 +44,8 @@ pub struct Setup {
     pub session_idle: std::time::Duration,
     /// Where named state files go (in the profile).
     pub states_dir: std::path::PathBuf,
+    /// The folder agents' tools read and write files in.
+    pub files: crate::files_dir::FilesDir,
     /// The tools offered (all, or the subset --tools asked for).
     pub tools: Registry,
     pub nip07: crate::nip07::Nip07,
@@ -67,6 +71,7 @@ impl App {
             paused,
             activity,
             states_dir: setup.states_dir,
+            files: setup.files,
             nip07: setup.nip07,
         })
     }

@@ -57,6 +57,15 @@ pub struct Args {
     #[arg(long, default_value_t = 60)]
     pub nostr_prompt_timeout: u64,
 
+    /// The folder agents' tools read files from and write files to (upload,
+    /// pdf, state files by path). Default: the profile's downloads folder.
+    #[arg(long)]
+    pub files_dir: Option<PathBuf>,
+
+    /// Let tabs open file: URLs (local files, which agents could then read).
+    #[arg(long)]
+    pub allow_file_urls: bool,
+
     /// Do not open the control panel window at start-up (it stays reachable
     /// at the printed address).
     #[arg(long)]

@@ -12,6 +12,7 @@ pub mod bridge;
 pub mod browser;
 pub mod cli;
 pub mod config;
+pub mod files_dir;
 pub mod headless;
 pub mod identity;
 pub mod nip07;

@@ -8,6 +8,7 @@ use sovereign_browser::app::{App, Security, Setup};
 use sovereign_browser::bridge::{BrowserHandle, Command};
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
+use sovereign_browser::files_dir::FilesDir;
 use sovereign_browser::headless::Xvfb;
 use sovereign_browser::identity::remembered::RememberedStore;
 use sovereign_browser::nip07::permissions::Permissions;
@@ -64,6 +65,13 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     let panel_key = profile
         .load_or_create_panel_key()
         .context("cannot read or write the panel key file")?;
+    let files_root = args
+        .files_dir
+        .clone()
+        .unwrap_or_else(|| profile.downloads_dir());
+    let files = FilesDir::new(&files_root, &profile.dir)
+        .with_context(|| format!("cannot use {} as the files folder", files_root.display()))?;
+    tracing::info!(folder = %files.root().display(), "agents' files stay in this folder");
 
     // Headless: our own display, set before GTK starts.
     let mut xvfb = None;
@@ -114,7 +122,9 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         BrowserOptions {
             web_data: profile.web_data_dir(),
             start_url: args.start_url.clone(),
-            downloads: profile.downloads_dir(),
+            // Downloads land in the files folder, where agents may use them.
+            downloads: files.root().to_path_buf(),
+            allow_file_urls: args.allow_file_urls,
             window_size: args.window_size,
             ignore_certificate_errors: args.ignore_certificate_errors,
             proxy: args.proxy.clone(),
@@ -153,6 +163,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         Setup {
             session_idle: args.session_idle(),
             states_dir: profile.dir.join("states"),
+            files,
             tools,
             nip07: Nip07::new(
                 Permissions::load(Some(profile.nostr_permissions_path())),

@@ -1,6 +1,6 @@
 // console, errors, highlight, upload, pdf and screenshot_annotated, each
 // checked by what a user would look at: the log, the page, the file, the image.
-import { describe, it, beforeEach, before, after } from 'node:test';
+import { describe, it, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
@@ -12,12 +12,12 @@ import { decodePng } from './support/png.mjs';
 import { waitFor } from './support/wait.mjs';
 
 describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
-  const suite = loggedInSuite();
+  // The files folder agents' tools are confined to.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-'));
+  const suite = loggedInSuite({ args: ['--files-dir', dir] });
   const { call, logged } = suite;
   let mcp;
-  let dir;
   beforeEach(() => { mcp = suite.mcp; });
-  before(() => { dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-')); });
   after(() => rmSync(dir, { recursive: true, force: true }));
   const open = (p) => call('open', { url: suite.fixtures.url(p) });
   const text = async (selector) => (await callText(mcp, 'get_text', { selector })).trim();
@@ -90,7 +90,7 @@ describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
     const textOfPdf = execFileSync('pdftotext', [target, '-'], { encoding: 'utf8' });
     assert.match(textOfPdf, /Sign up/);
     const fallback = await call('pdf');
-    assert.ok(existsSync(fallback.path), 'a PDF in the downloads folder');
+    assert.ok(existsSync(fallback.path) && fallback.path.startsWith(dir + path.sep), `a new PDF in the files folder: ${fallback.path}`);
     await callError(mcp, 'pdf', { path: 'relative.pdf' }, 'INVALID_PARAMS');
     await callError(mcp, 'pdf', { path: path.join(dir, 'no-such-folder', 'x.pdf') }, 'INVALID_PARAMS');
     await callError(mcp, 'pdf', { path: dir }, 'INVALID_PARAMS');

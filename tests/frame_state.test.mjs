@@ -11,10 +11,11 @@ import { TEST_NSEC, callError, callJson, callText, connectMcp } from './support/
 import { waitFor } from './support/wait.mjs';
 
 describe('frame_switch and saved state', { timeout: 180_000 }, () => {
-  const suite = loggedInSuite();
+  // The files folder agents' tools are confined to.
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-state-'));
+  const suite = loggedInSuite({ args: ['--files-dir', dir] });
   const { call, logged } = suite;
   let mcp;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-state-'));
   beforeEach(() => { mcp = suite.mcp; });
   after(() => rmSync(dir, { recursive: true, force: true }));
   const snapshot = (args = {}) => callText(mcp, 'snapshot', args);
@@ -64,7 +65,7 @@ describe('frame_switch and saved state', { timeout: 180_000 }, () => {
     await callError(mcp, 'state_load', { path: path.join(dir, 'missing.json') }, 'INVALID_PARAMS');
 
     // A second browser with a fresh profile, on the same site.
-    const fresh = await startBrowser();
+    const fresh = await startBrowser({ args: ['--files-dir', dir] });
     const other = await connectMcp(fresh);
     try {
       await callJson(other, 'login', { method: 'local', nsec: TEST_NSEC });

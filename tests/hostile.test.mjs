@@ -3,14 +3,26 @@
 // its port and token): simple and CORS POSTs, a form post, a WebSocket to
 // /agent, the panel API. Nothing may get through: the identity stays logged in.
 import { describe, it, before, after } from 'node:test';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 import { loggedInSuite } from './support/session.mjs';
+import { startBrowser } from './support/browser.mjs';
 import { callError, callText } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
 describe('hostile pages', { timeout: 120_000 }, () => {
-  const suite = loggedInSuite();
+  // The files folder agents' tools are confined to, and a place of the
+  // person's beside it (as ~/.ssh is).
+  const top = mkdtempSync(path.join(os.tmpdir(), 'sovereign-hostile-'));
+  const files = path.join(top, 'files');
+  const home = path.join(top, 'home');
+  mkdirSync(files);
+  mkdirSync(home);
+  after(() => rmSync(top, { recursive: true, force: true }));
+  const suite = loggedInSuite({ args: ['--files-dir', files] });
   const { call, logged } = suite;
   const attackUrl = () => {
     const { port, token } = suite.session.browser;
@@ -48,6 +60,49 @@ describe('hostile pages', { timeout: 120_000 }, () => {
     assert.match((await call('get_url')).url, /form\.html$/);
     assert.doesNotMatch(JSON.stringify(await call('tab_list')), new RegExp(`:${port}/`), 'no tab shows the server');
   }));
+
+  // Regression: an agent could upload any file the user can read (an SSH
+  // key, the profile's identities), open file: URLs and read them, and write
+  // PDFs and state files (all cookies) anywhere.
+  it('agents\' files stay in the files folder: nothing outside, no link out, no file: URL', { timeout: 30_000 }, logged(async () => {
+    const secret = path.join(home, 'id_ed25519');
+    writeFileSync(secret, '-----BEGIN OPENSSH PRIVATE KEY-----');
+    const missing = path.join(home, 'no_such_key');
+    await call('open', { url: suite.fixtures.url('upload.html') });
+    const refusedReal = await callError(suite.mcp, 'upload', { selector: '#one', files: [secret] }, 'INVALID_PARAMS');
+    const refusedMissing = await callError(suite.mcp, 'upload', { selector: '#one', files: [missing] }, 'INVALID_PARAMS');
+    assert.match(refusedReal, /outside the files folder/);
+    assert.equal(refusedReal.replace(secret, 'X'), refusedMissing.replace(missing, 'X'), 'a refusal does not tell whether the file exists');
+    symlinkSync(secret, path.join(files, 'key'));
+    assert.match(await callError(suite.mcp, 'upload', { selector: '#one', files: [path.join(files, 'key')] }, 'INVALID_PARAMS'), /outside/);
+    assert.match(await callError(suite.mcp, 'upload', { selector: '#one', files: [`${files}/../home/id_ed25519`] }, 'INVALID_PARAMS'), /outside/);
+    assert.equal(await callText(suite.mcp, 'get_text', { selector: '#seen' }), '', 'the page got no file');
+
+    symlinkSync(home, path.join(files, 'out'));
+    for (const target of [path.join(home, 'page.pdf'), path.join(files, 'out', 'page.pdf')]) {
+      await callError(suite.mcp, 'pdf', { path: target }, 'INVALID_PARAMS');
+    }
+    await callError(suite.mcp, 'state_save', { path: path.join(home, 'cookies.json') }, 'INVALID_PARAMS');
+    await callError(suite.mcp, 'state_load', { path: secret }, 'INVALID_PARAMS');
+    assert.deepEqual(readdirSync(home), ['id_ed25519'], 'nothing was written beside the key');
+
+    for (const url of [`file://${secret}`, 'file:///etc/hostname', 'FILE:///etc/passwd']) {
+      assert.match(await callError(suite.mcp, 'open', { url }, 'INVALID_PARAMS'), /file: URLs/);
+      await callError(suite.mcp, 'tab_new', { url }, 'INVALID_PARAMS');
+    }
+
+    // Inside the folder everything works.
+    const inside = path.join(files, 'ok.txt');
+    writeFileSync(inside, 'fine');
+    assert.deepEqual((await call('upload', { selector: '#one', files: [inside] })).files.map((f) => f.name), ['ok.txt']);
+    assert.ok((await call('pdf', { path: path.join(files, 'page.pdf') })).bytes > 1000);
+  }));
+
+  it('the files folder may not hold the profile', { timeout: 30_000 }, async () => {
+    const profile = path.join(files, 'profile');
+    await assert.rejects(startBrowser({ args: ['--profile', profile, '--files-dir', files], baseArgs: ['--headless', '--no-panel', '--port', '0'] }),
+      /holds the profile/);
+  });
 
   // Regression: document.execCommand('paste') gave any page the clipboard,
   // where people put their nsec, seed words and bunker URLs.

@@ -62,6 +62,8 @@ pub struct BrowserOptions {
     pub window_size: (u32, u32),
     /// Accept invalid TLS certificates (for testing only).
     pub ignore_certificate_errors: bool,
+    /// Let tabs open file: URLs (off: agents would read local files).
+    pub allow_file_urls: bool,
     /// Proxy for all requests, e.g. http://127.0.0.1:3128 or socks5://...
     pub proxy: Option<String>,
     /// Search page for address-bar text that is not an address (`%s` = the words).
@@ -109,6 +111,7 @@ pub struct Browser {
     panel_url: Option<String>,
     /// The port of the browser's own server: tabs never load its pages.
     server_port: Rc<Cell<u16>>,
+    allow_file_urls: bool,
     chrome: Rc<chrome::Chrome>,
     search_url: Option<String>,
     settings: Rc<settings::AgentSettings>,
@@ -170,6 +173,7 @@ impl Browser {
             panel: None,
             panel_url: None,
             server_port: Rc::new(Cell::new(0)),
+            allow_file_urls: options.allow_file_urls,
             chrome,
             search_url: options.search_url.clone(),
             settings: settings::AgentSettings::new(options.proxy.clone()),
@@ -294,6 +298,24 @@ impl Browser {
     }
 
     /// Where the panel lives, for the window's Panel button.
+    /// Refuses what no tab opens: the browser's own server (the person's
+    /// panel) and, unless allowed at start-up, local files.
+    fn may_open(&self, url: &str) -> Result<(), ToolError> {
+        if crate::address::is_own_server(url, self.server_port.get()) {
+            return Err(ToolError::invalid_params(OWN_SERVER_REFUSED));
+        }
+        if !self.allow_file_urls
+            && url
+                .get(..5)
+                .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+        {
+            return Err(ToolError::invalid_params(
+                "url: file: URLs are not opened (local files are the person's); start the browser with --allow-file-urls to allow them",
+            ));
+        }
+        Ok(())
+    }
+
     /// Where the browser's own server is, and the panel's address on it.
     pub fn set_server(&mut self, port: u16, panel_url: String) {
         self.server_port.set(port);
@@ -665,6 +687,10 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let _ = reply.send(value(b.tab_state_json(front)));
         }
         Command::NewTab { url } => {
+            if let Some(Err(e)) = url.as_deref().map(|u| browser.borrow().may_open(u)) {
+                let _ = reply.send(Err(e));
+                return;
+            }
             let mut b = browser.borrow_mut();
             let result = b
                 .add_tab(None)
@@ -873,10 +899,8 @@ fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Value, ToolError>
     let view = &tab.webkit;
     let mut same_document = false;
     match nav {
-        Navigation::Load(url) if crate::address::is_own_server(&url, b.server_port.get()) => {
-            return Err(ToolError::invalid_params(OWN_SERVER_REFUSED));
-        }
         Navigation::Load(url) => {
+            b.may_open(&url)?;
             same_document = is_fragment_change(view.uri().as_deref(), &url);
             b.settings.load(view, &url);
         }

@@ -10,7 +10,6 @@ use crate::bridge::{Command, Mark, Output};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// How long a clicked file input may take to open its chooser.
@@ -20,16 +19,17 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "upload",
-            "Put files (absolute paths on this machine) into a file input (by ref or CSS selector; a label works too), as a person choosing them would: the page's change handler sees name, size and content. Several files need a multiple input.",
+            "Put files (absolute paths in the files folder) into a file input (by ref or CSS selector; a label works too), as a person choosing them would: the page's change handler sees name, size and content. Several files need a multiple input.",
             ACTION,
             |ctx: Ctx, p: UploadParams| async move { upload(&ctx, p).await },
         ),
         tool(
             "pdf",
-            "Print the page to a PDF file: at path (absolute, in an existing folder) or a new file in the downloads folder. Returns the path and size.",
+            "Print the page to a PDF file: at path (absolute, in the files folder) or a new file there. Returns the path and size.",
             ACTION,
             |ctx: Ctx, p: PdfParams| async move {
-                let path = p.path.as_deref().map(pdf_path).transpose()?;
+                let files = &ctx.app.files;
+                let path = p.path.as_deref().map(|path| files.new_file(path)).transpose().map_err(ToolError::invalid_params)?;
                 let tab = ctx.tab().await?;
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Pdf { tab, path }).await?))
             },
@@ -52,57 +52,16 @@ pub struct UploadParams {
     /// CSS selector (first match).
     #[serde(default)]
     selector: Option<String>,
-    /// Absolute paths of the files.
+    /// Absolute paths of the files, in the files folder.
     files: Vec<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PdfParams {
-    /// Absolute path of the PDF to write; default a new file in downloads.
+    /// Absolute path of the PDF to write, in the files folder; default a new file there.
     #[serde(default)]
     path: Option<String>,
-}
-
-/// An existing, readable regular file, by absolute path.
-fn readable_file(path: &str) -> Result<String, ToolError> {
-    let p = Path::new(path);
-    if !p.is_absolute() {
-        return Err(ToolError::invalid_params(format!(
-            "{path}: give an absolute path"
-        )));
-    }
-    let meta =
-        std::fs::metadata(p).map_err(|e| ToolError::invalid_params(format!("{path}: {e}")))?;
-    if !meta.is_file() {
-        return Err(ToolError::invalid_params(format!(
-            "{path}: not a regular file"
-        )));
-    }
-    std::fs::File::open(p)
-        .map_err(|e| ToolError::invalid_params(format!("{path}: cannot read it: {e}")))?;
-    Ok(p.to_string_lossy().into_owned())
-}
-
-/// Where a PDF may go: an absolute path in an existing folder, not a folder.
-fn pdf_path(path: &str) -> Result<PathBuf, ToolError> {
-    let p = PathBuf::from(path);
-    if !p.is_absolute() {
-        return Err(ToolError::invalid_params(format!(
-            "{path}: give an absolute path"
-        )));
-    }
-    if p.is_dir() {
-        return Err(ToolError::invalid_params(format!(
-            "{path} is a folder; give a file name"
-        )));
-    }
-    match p.parent() {
-        Some(dir) if dir.is_dir() => Ok(p),
-        _ => Err(ToolError::invalid_params(format!(
-            "{path}: its folder does not exist"
-        ))),
-    }
 }
 
 async fn upload(ctx: &Ctx, p: UploadParams) -> ToolResult {
@@ -114,8 +73,10 @@ async fn upload(ctx: &Ctx, p: UploadParams) -> ToolResult {
     let files = p
         .files
         .iter()
-        .map(|f| readable_file(f))
-        .collect::<Result<Vec<_>, _>>()?;
+        .map(|f| ctx.app.files.existing_file(f))
+        .map(|f| f.map(|p| p.to_string_lossy().into_owned()))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(ToolError::invalid_params)?;
     let tab = ctx.tab().await?;
     let input = ctx
         .agent(tab, "file_input", target(&p.r#ref, &p.selector)?)

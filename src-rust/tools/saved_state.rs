@@ -21,13 +21,13 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "state_save",
-            "Save the profile's cookies and the localStorage of the open pages to a state file: by name (in the profile, default \"default\") or absolute path. The file is readable by its owner only.",
+            "Save the profile's cookies and the localStorage of the open pages to a state file: by name (in the profile, default \"default\") or absolute path in the files folder. The file is readable by its owner only.",
             ACTION,
             |ctx: Ctx, p: StateParams| async move { save(&ctx, p).await },
         ),
         tool(
             "state_load",
-            "Restore cookies and localStorage from a state file written by state_save (by name or absolute path), e.g. to stay logged in to a site in a fresh profile.",
+            "Restore cookies and localStorage from a state file written by state_save (by name, or absolute path in the files folder), e.g. to stay logged in to a site in a fresh profile.",
             ACTION,
             |ctx: Ctx, p: StateParams| async move { load(&ctx, p).await },
         ),
@@ -40,21 +40,26 @@ pub struct StateParams {
     /// A name (letters, digits, - and _) for a file in the profile.
     #[serde(default)]
     name: Option<String>,
-    /// An absolute path instead.
+    /// An absolute path in the files folder instead.
     #[serde(default)]
     path: Option<String>,
 }
 
-fn state_path(ctx: &Ctx, p: &StateParams) -> Result<PathBuf, ToolError> {
+/// Where a state file is: by name in the profile, or by path in the files
+/// folder (`saving`: a file to write, else one to read).
+fn state_path(ctx: &Ctx, p: &StateParams, saving: bool) -> Result<PathBuf, ToolError> {
     match (&p.name, &p.path) {
         (Some(_), Some(_)) => Err(ToolError::invalid_params("give name or path, not both")),
-        (_, Some(path)) => {
-            let path = PathBuf::from(path);
-            if !path.is_absolute() {
-                return Err(ToolError::invalid_params("path must be absolute"));
-            }
-            Ok(path)
-        }
+        (_, Some(path)) if saving => ctx
+            .app
+            .files
+            .new_file(path)
+            .map_err(ToolError::invalid_params),
+        (_, Some(path)) => ctx
+            .app
+            .files
+            .existing_file(path)
+            .map_err(ToolError::invalid_params),
         (name, None) => {
             let name = name.as_deref().unwrap_or("default");
             let valid = !name.is_empty()
@@ -73,7 +78,7 @@ fn state_path(ctx: &Ctx, p: &StateParams) -> Result<PathBuf, ToolError> {
 }
 
 async fn save(ctx: &Ctx, p: StateParams) -> ToolResult {
-    let path = state_path(ctx, &p)?;
+    let path = state_path(ctx, &p, true)?;
     let tab = ctx.tab().await?;
     let op = CookieOp::Get { url: None };
     let cookies = ctx
@@ -107,15 +112,8 @@ async fn save(ctx: &Ctx, p: StateParams) -> ToolResult {
         "cookies": cookies["cookies"],
         "local_storage": origins,
     });
-    if let Some(dir) = path.parent() {
-        if path.starts_with(&ctx.app.states_dir) {
-            std::fs::create_dir_all(dir).map_err(|e| file_error(&path, e))?;
-        } else if !dir.is_dir() {
-            return Err(ToolError::invalid_params(format!(
-                "{}: its folder does not exist",
-                path.display()
-            )));
-        }
+    if path.starts_with(&ctx.app.states_dir) {
+        std::fs::create_dir_all(&ctx.app.states_dir).map_err(|e| file_error(&path, e))?;
     }
     let bytes =
         serde_json::to_vec_pretty(&state).map_err(|e| ToolError::internal(e.to_string()))?;
@@ -128,7 +126,7 @@ async fn save(ctx: &Ctx, p: StateParams) -> ToolResult {
 }
 
 async fn load(ctx: &Ctx, p: StateParams) -> ToolResult {
-    let path = state_path(ctx, &p)?;
+    let path = state_path(ctx, &p, false)?;
     let bytes = std::fs::read(&path).map_err(|e| {
         let code = if e.kind() == std::io::ErrorKind::NotFound {
             ErrorCode::InvalidParams

@@ -1,0 +1,203 @@
+//! The files folder: the one place on disk that agents' tools read files
+//! from (upload, state_load) and write them to (pdf, state_save by path).
+//! Agents read untrusted pages, so a page could ask one to upload the
+//! person's SSH key or overwrite their files; inside this folder nothing of
+//! the person's is at stake. Symbolic links cannot lead out, and a refusal
+//! reads the same whether or not the path outside exists.
+
+use std::io;
+use std::path::{Component, Path, PathBuf};
+
+pub struct FilesDir {
+    /// Canonical (symbolic links resolved), so that prefixes compare.
+    root: PathBuf,
+}
+
+impl FilesDir {
+    /// The folder at `root`, created if missing. It must not hold the
+    /// profile, where the secrets are.
+    pub fn new(root: &Path, profile: &Path) -> io::Result<FilesDir> {
+        std::fs::create_dir_all(root)?;
+        let root = root.canonicalize()?;
+        let profile = profile.canonicalize()?;
+        if profile.starts_with(&root) {
+            return Err(io::Error::other(format!(
+                "the files folder {} holds the profile {}; choose a folder without it",
+                root.display(),
+                profile.display()
+            )));
+        }
+        Ok(FilesDir { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// An existing regular file inside the folder, to read.
+    pub fn existing_file(&self, given: &str) -> Result<PathBuf, String> {
+        let path = self.inside(given)?;
+        let real = match path.canonicalize() {
+            Ok(real) => real,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                return Err(format!("{given}: No such file in the files folder"))
+            }
+            Err(e) => return Err(format!("{given}: {e}")),
+        };
+        if !real.starts_with(&self.root) {
+            return Err(self.outside(given));
+        }
+        if !real.is_file() {
+            return Err(format!("{given}: not a regular file"));
+        }
+        Ok(real)
+    }
+
+    /// A file to write inside the folder: its folder exists there, and the
+    /// name is not a folder or a symbolic link (which could point out).
+    pub fn new_file(&self, given: &str) -> Result<PathBuf, String> {
+        let path = self.inside(given)?;
+        let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+            return Err(format!("{given}: give a file name"));
+        };
+        let parent = parent
+            .canonicalize()
+            .map_err(|_| format!("{given}: its folder does not exist in the files folder"))?;
+        if !parent.starts_with(&self.root) {
+            return Err(self.outside(given));
+        }
+        let path = parent.join(name);
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => Err(self.outside(given)),
+            Ok(meta) if meta.is_dir() => Err(format!("{given} is a folder; give a file name")),
+            _ => Ok(path),
+        }
+    }
+
+    /// `given` as an absolute path, if it names a place in the folder: read
+    /// from the text alone, so nothing outside is looked at.
+    fn inside(&self, given: &str) -> Result<PathBuf, String> {
+        let path = Path::new(given);
+        if !path.is_absolute() {
+            return Err(format!(
+                "{given}: give an absolute path in the files folder ({})",
+                self.root.display()
+            ));
+        }
+        let mut normal = PathBuf::new();
+        for part in path.components() {
+            match part {
+                Component::ParentDir => {
+                    normal.pop();
+                }
+                Component::CurDir => {}
+                other => normal.push(other),
+            }
+        }
+        if normal.starts_with(&self.root) && normal != self.root {
+            Ok(normal)
+        } else {
+            Err(self.outside(given))
+        }
+    }
+
+    fn outside(&self, given: &str) -> String {
+        format!(
+            "{given}: outside the files folder; agents' tools read and write files only in {}",
+            self.root.display()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn folder() -> (tempdir::Dir, FilesDir) {
+        let dir = tempdir::Dir::new();
+        let files = FilesDir::new(&dir.0.join("files"), &dir.0.join("profile")).unwrap();
+        (dir, files)
+    }
+
+    /// A temporary folder for a test, removed when dropped.
+    mod tempdir {
+        pub struct Dir(pub std::path::PathBuf);
+        impl Dir {
+            pub fn new() -> Dir {
+                let path = std::env::temp_dir()
+                    .join(format!("sovereign-files-{}", crate::profile::random_hex(8)));
+                std::fs::create_dir_all(path.join("profile")).unwrap();
+                Dir(path.canonicalize().unwrap())
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    #[test]
+    fn files_inside_are_served() {
+        let (_dir, files) = folder();
+        let inside = files.root().join("a.txt");
+        std::fs::write(&inside, "a").unwrap();
+        let given = inside.to_str().unwrap();
+        assert_eq!(files.existing_file(given).unwrap(), inside);
+        assert_eq!(files.new_file(given).unwrap(), inside);
+        let dotted = format!("{}/./sub/../a.txt", files.root().display());
+        assert_eq!(files.existing_file(&dotted).unwrap(), inside);
+    }
+
+    #[test]
+    fn outside_reads_the_same_whether_or_not_it_exists() {
+        let (dir, files) = folder();
+        let secret = dir.0.join("profile/identities.json");
+        std::fs::write(&secret, "{}").unwrap();
+        let exists = files.existing_file(secret.to_str().unwrap()).unwrap_err();
+        let missing = files
+            .existing_file(dir.0.join("profile/nothing").to_str().unwrap())
+            .unwrap_err();
+        assert!(exists.contains("outside the files folder"), "{exists}");
+        assert_eq!(
+            exists.replace("identities.json", "nothing"),
+            missing,
+            "the two refusals differ only in the name"
+        );
+        let escape = format!("{}/../profile/identities.json", files.root().display());
+        assert!(files
+            .existing_file(&escape)
+            .unwrap_err()
+            .contains("outside"));
+        assert!(files
+            .new_file("/etc/passwd")
+            .unwrap_err()
+            .contains("outside"));
+        assert!(files
+            .new_file("relative.pdf")
+            .unwrap_err()
+            .contains("absolute"));
+    }
+
+    #[test]
+    fn symbolic_links_cannot_lead_out() {
+        let (dir, files) = folder();
+        let secret = dir.0.join("profile/token");
+        std::fs::write(&secret, "secret").unwrap();
+        let link = files.root().join("token");
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        let given = link.to_str().unwrap();
+        assert!(files.existing_file(given).unwrap_err().contains("outside"));
+        assert!(files.new_file(given).unwrap_err().contains("outside"));
+        let out = files.root().join("out");
+        std::os::unix::fs::symlink(dir.0.join("profile"), &out).unwrap();
+        let through = format!("{}/written.json", out.display());
+        assert!(files.new_file(&through).unwrap_err().contains("outside"));
+    }
+
+    #[test]
+    fn the_profile_is_never_inside() {
+        let dir = tempdir::Dir::new();
+        assert!(FilesDir::new(&dir.0, &dir.0.join("profile")).is_err());
+    }
+}
