@@ -50,6 +50,30 @@ fn looks_like_host_port(url: &str) -> bool {
         .unwrap_or(false)
 }
 
+/// The origin of an http(s) URL, written `scheme://host:port` with the
+/// port always given, so that two spellings of one site compare equal.
+pub fn origin_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once("://")?;
+    let scheme = scheme.to_ascii_lowercase();
+    let default_port = match scheme.as_str() {
+        "http" => 80,
+        "https" => 443,
+        _ => return None,
+    };
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let (host, port) = match host_port.rsplit_once(':') {
+        Some((host, port)) if !host.ends_with(':') && !port.contains(']') => {
+            (host, port.parse::<u16>().ok()?)
+        }
+        _ => (host_port, default_port),
+    };
+    if host.is_empty() {
+        return None;
+    }
+    Some(format!("{scheme}://{}:{port}", host.to_ascii_lowercase()))
+}
+
 /// Whether `url` points at this browser's own server (listening on
 /// loopback `port`): the person's panel, never a page for a tab.
 pub fn is_own_server(url: &str, port: u16) -> bool {
@@ -184,5 +208,27 @@ mod tests {
             assert!(!is_own_server(other, 17777), "{other}");
         }
         assert!(is_own_server("http://localhost/", 80));
+    }
+
+    #[test]
+    fn origins_compare_across_spellings() {
+        assert_eq!(
+            origin_of("HTTP://Example.com/a?b").as_deref(),
+            Some("http://example.com:80")
+        );
+        assert_eq!(
+            origin_of("https://example.com:443/").as_deref(),
+            Some("https://example.com:443")
+        );
+        assert_eq!(
+            origin_of("http://u:p@127.0.0.1:8080/x").as_deref(),
+            Some("http://127.0.0.1:8080")
+        );
+        assert_eq!(
+            origin_of("http://[::1]:9/").as_deref(),
+            Some("http://[::1]:9")
+        );
+        assert_eq!(origin_of("about:blank"), None);
+        assert_eq!(origin_of("file:///etc/passwd"), None);
     }
 }

@@ -103,13 +103,23 @@ pub enum CookieOp {
     },
 }
 
+/// What set_credentials answers, and the one origin it answers.
+#[derive(Debug, Clone)]
+pub struct SiteCredentials {
+    /// `scheme://host:port`, as `address::origin_of` writes it.
+    pub origin: String,
+    pub user: String,
+    pub password: String,
+}
+
 /// A setting agents change for the whole browser.
 #[derive(Debug, Clone)]
 pub enum SettingsChange {
     /// Extra request headers on the navigations the browser starts.
     Headers(Vec<(String, String)>),
-    /// User name and password for HTTP authentication; none: ask the person.
-    Credentials(Option<(String, String)>),
+    /// User name and password for one site's HTTP authentication; none:
+    /// ask the person.
+    Credentials(Option<SiteCredentials>),
     Offline(bool),
     /// prefers-color-scheme: dark (true) or light.
     DarkScheme(bool),

@@ -116,6 +116,16 @@ describe('mouse, clipboard and settings', { timeout: 180_000 }, () => {
     await call('set_credentials', { user: 'agent', pass: 's3cret' });
     await open('auth');
     assert.equal(await text('#auth'), 'welcome agent');
+    // Regression: credentials went to whichever site asked next. They are
+    // for the site they were set on; another origin (the same server under
+    // another name) is not sent them.
+    const elsewhere = suite.fixtures.url('auth').replace('127.0.0.1', 'localhost');
+    assert.match(await callError(mcp, 'open', { url: elsewhere }, 'NAVIGATION_FAILED'), /set_credentials/);
+    const given = await call('set_credentials', { user: 'agent', pass: 's3cret', origin: elsewhere });
+    assert.equal(given.origin, new URL(elsewhere).origin);
+    await call('open', { url: elsewhere });
+    assert.equal(await text('#auth'), 'welcome agent');
+    await callError(mcp, 'set_credentials', { user: 'agent', pass: 'x', origin: 'about:blank' }, 'INVALID_PARAMS');
     await call('set_credentials', {});
   }));
 });

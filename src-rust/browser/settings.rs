@@ -3,6 +3,7 @@
 //! and being offline.
 
 use super::tab::TabState;
+use crate::bridge::SiteCredentials;
 use crate::tools::error::ToolError;
 use glib::translate::ToGlibPtr;
 use serde_json::{json, Value};
@@ -19,7 +20,7 @@ const OFFLINE_PROXY: &str = "http://127.0.0.1:9";
 #[derive(Default)]
 pub struct AgentSettings {
     headers: RefCell<Vec<(String, String)>>,
-    credentials: RefCell<Option<(String, String)>>,
+    credentials: RefCell<Option<SiteCredentials>>,
     /// The proxy the browser was started with, restored when back online.
     pub start_proxy: Option<String>,
     offline: std::cell::Cell<bool>,
@@ -40,10 +41,13 @@ impl AgentSettings {
         shown
     }
 
-    pub fn set_credentials(&self, credentials: Option<(String, String)>) -> Value {
-        let set = credentials.is_some();
+    pub fn set_credentials(&self, credentials: Option<SiteCredentials>) -> Value {
+        let shown = json!({
+            "credentials": credentials.is_some(),
+            "origin": credentials.as_ref().map(|c| c.origin.clone()),
+        });
         *self.credentials.borrow_mut() = credentials;
-        json!({"credentials": set})
+        shown
     }
 
     /// Sends every request through a proxy that refuses (offline) or the
@@ -76,7 +80,11 @@ impl AgentSettings {
         let me = self.clone();
         let state = state.clone();
         view.connect_authenticate(move |_, request| {
-            let Some((user, password)) = me.credentials.borrow().clone() else {
+            // Only the site they were given for, never a proxy or another site.
+            let theirs = me.credentials.borrow().clone().filter(|c| {
+                !request.is_for_proxy() && request_origin(request) == Some(c.origin.clone())
+            });
+            let Some(SiteCredentials { user, password, .. }) = theirs else {
                 // WebKit asks the person; an agent waiting on the load hears why.
                 let host = request.host().map(|h| h.to_string()).unwrap_or_default();
                 let realm = request.realm().map(|r| r.to_string()).unwrap_or_default();
@@ -129,4 +137,22 @@ impl AgentSettings {
     pub fn has_headers(&self) -> bool {
         !self.headers.borrow().is_empty()
     }
+}
+
+/// The origin that asks, written as `address::origin_of` writes origins.
+fn request_origin(request: &webkit2gtk::AuthenticationRequest) -> Option<String> {
+    let origin = request.security_origin()?;
+    let scheme = origin.protocol()?.to_ascii_lowercase();
+    let host = origin.host()?.to_ascii_lowercase();
+    let port = match (origin.port(), scheme.as_str()) {
+        (0, "https") => 443,
+        (0, _) => 80,
+        (port, _) => port,
+    };
+    let host = if host.contains(':') && !host.starts_with('[') {
+        format!("[{host}]")
+    } else {
+        host
+    };
+    Some(format!("{scheme}://{host}:{port}"))
 }

@@ -3,7 +3,7 @@
 
 use super::error::ToolError;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
-use crate::bridge::{Command, SettingsChange};
+use crate::bridge::{Command, SettingsChange, SiteCredentials};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -35,16 +35,9 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "set_credentials",
-            "Answer HTTP authentication (Basic, Digest) with a user name and password; wrong ones show the site's refusal. No user: ask the person again.",
+            "Answer one site's HTTP authentication (Basic, Digest) with a user name and password: the origin given, or by default the current page's. Other sites are never sent them; wrong ones show the site's refusal. No user: ask the person again.",
             ACTION,
-            |ctx: Ctx, p: CredentialsParams| async move {
-                let credentials = match (p.user, p.pass) {
-                    (Some(user), pass) => Some((user, pass.unwrap_or_default())),
-                    (None, None) => None,
-                    (None, Some(_)) => return Err(ToolError::invalid_params("give user with pass")),
-                };
-                change(&ctx, SettingsChange::Credentials(credentials)).await
-            },
+            |ctx: Ctx, p: CredentialsParams| async move { set_credentials(&ctx, p).await },
         ),
         tool(
             "set_media",
@@ -91,6 +84,38 @@ pub struct CredentialsParams {
     user: Option<String>,
     #[serde(default)]
     pass: Option<String>,
+    /// The site they are for (a URL or origin); default the current page's.
+    #[serde(default)]
+    origin: Option<String>,
+}
+
+async fn set_credentials(ctx: &Ctx, p: CredentialsParams) -> ToolResult {
+    let (user, password) = match (p.user, p.pass) {
+        (Some(user), pass) => (user, pass.unwrap_or_default()),
+        (None, None) => return change(ctx, SettingsChange::Credentials(None)).await,
+        (None, Some(_)) => return Err(ToolError::invalid_params("give user with pass")),
+    };
+    let url = match p.origin {
+        Some(origin) => origin,
+        None => {
+            let tab = ctx.tab().await?;
+            ctx.tab_state(tab).await?["url"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        }
+    };
+    let origin = crate::address::origin_of(&url).ok_or_else(|| {
+        ToolError::invalid_params(format!(
+            "origin: {url:?} is not an http(s) site; give origin, or open the site first"
+        ))
+    })?;
+    let credentials = SiteCredentials {
+        origin,
+        user,
+        password,
+    };
+    change(ctx, SettingsChange::Credentials(Some(credentials))).await
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
