@@ -6,7 +6,7 @@ import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import {
   TEST_NSEC, connectMcp, callJson, errorResult, httpRequest, initializeParams, mcpPost, rpc,
 } from './support/mcp.mjs';
-import { connectAgent, tryAgentHandshake } from './support/agent.mjs';
+import { agentOk, connectAgent, connectPanel, tryAgentHandshake } from './support/agent.mjs';
 
 describe('security', { timeout: 240_000 }, () => {
   let browser;
@@ -207,6 +207,27 @@ describe('security', { timeout: 240_000 }, () => {
       for (const tool of Object.keys(personal)) assert.ok(!listed.includes(tool), `${tool} is not listed`);
     } finally {
       await agent.close();
+    }
+  });
+
+  // Regression: a session id was looked up whatever transport made it, so
+  // an MCP client holding the panel's session id spoke as the person.
+  test('the panel\'s session id opens nothing on /mcp', async () => {
+    const panel = await connectPanel(browser);
+    try {
+      let state;
+      while (!(state = await panel.nextUnmatched()).event || state.event !== 'state') { /* the call log comes first */ }
+      const panelId = state.data.you;
+      assert.match(panelId, /^[0-9a-f]{32}$/);
+      const asPanel = await mcpPost(browser, rpc('tools/call', { name: 'agents_pause', arguments: { paused: true } }), { sessionId: panelId });
+      assert.equal(asPanel.status, 404, `${asPanel.status} ${asPanel.text}`);
+      const ended = await fetch(browser.mcpUrl, { method: 'DELETE', headers: { Authorization: `Bearer ${browser.token}`, 'Mcp-Session-Id': panelId } });
+      assert.equal(ended.status, 404);
+      assert.equal(typeof agentOk(await panel.call('login_status'), 'the panel still works').logged_in, 'boolean');
+      const probe = await mcp.callTool('get_url', {});
+      assert.ok(!(probe.content?.[0]?.text ?? '').startsWith('PAUSED'), `nothing was paused: ${JSON.stringify(probe)}`);
+    } finally {
+      await panel.close();
     }
   });
 

@@ -90,7 +90,7 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
 /// The session named by the header; lenient mode when there is none.
 fn session_of(app: &App, headers: &HeaderMap) -> Result<Arc<Session>, Box<Response>> {
     match headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
-        Some(id) => app.sessions.get(id).ok_or_else(|| {
+        Some(id) => app.sessions.get_on(id, Transport::Mcp).ok_or_else(|| {
             Box::new(rpc_error(
                 StatusCode::NOT_FOUND,
                 Value::Null,
@@ -214,7 +214,7 @@ pub async fn delete(State(app): State<Arc<App>>, headers: HeaderMap) -> Response
     let Some(id) = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) else {
         return (StatusCode::BAD_REQUEST, "Mcp-Session-Id header required").into_response();
     };
-    if app.sessions.remove(id) {
+    if app.sessions.remove_on(id, Transport::Mcp) {
         tracing::info!(session = %id, "MCP session ended by the client");
         StatusCode::OK.into_response()
     } else {

@@ -214,6 +214,26 @@ impl Sessions {
         Some(session)
     }
 
+    /// The session `id` if `transport` created it: an id never crosses
+    /// transports (an MCP client that learnt the panel's session id must not
+    /// speak as the panel, that is as the person).
+    pub fn get_on(&self, id: &str, transport: Transport) -> Option<Arc<Session>> {
+        let session = lock(&self.map)
+            .get(id)
+            .filter(|s| s.transport == transport)
+            .cloned()?;
+        session.touch();
+        Some(session)
+    }
+
+    /// Ends the session `id` if `transport` created it.
+    pub fn remove_on(&self, id: &str, transport: Transport) -> bool {
+        let ours = lock(&self.map)
+            .get(id)
+            .is_some_and(|s| s.transport == transport);
+        ours && self.remove(id)
+    }
+
     pub fn remove(&self, id: &str) -> bool {
         let removed = lock(&self.map).remove(id);
         if let Some(session) = &removed {
@@ -280,5 +300,17 @@ mod tests {
         assert_eq!(b.tab(), None);
         assert_eq!(a.take_tab(), Some(3));
         assert_eq!(a.tab(), None);
+    }
+
+    #[test]
+    fn a_session_id_never_crosses_transports() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let panel = sessions.create(Transport::Panel);
+        assert!(sessions.get_on(&panel.id, Transport::Mcp).is_none());
+        assert!(!sessions.remove_on(&panel.id, Transport::Mcp));
+        assert!(sessions.get_on(&panel.id, Transport::Panel).is_some());
+        let mcp = sessions.create(Transport::Mcp);
+        assert!(sessions.get_on(&mcp.id, Transport::Mcp).is_some());
+        assert!(sessions.remove_on(&mcp.id, Transport::Mcp));
     }
 }
