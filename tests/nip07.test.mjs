@@ -266,6 +266,13 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.match((await pending).error, /denied/, 'no signature without a person\'s approval');
   }));
 
+  test('a sandboxed frame (an opaque origin) gets nothing, and nobody is asked', logged(async () => {
+    await callJson(mcp, 'open', { url: fixtures.url('/nostr-sandbox.html') });
+    const result = await callJson(mcp, 'wait_for_fn', { script: "document.getElementById('result').textContent", timeout: 10_000 });
+    assert.match(result.value, /^refused .*secure pages only.*null/, result.value);
+    assert.deepEqual((await state()).prompts, [], 'no prompt for the person');
+  }));
+
   test('read-only and logged out: clear rejections', logged(async () => {
     await callJson(mcp, 'switch_identity', { method: 'readonly', npub: TEST_NPUB });
     await callJson(mcp, 'open', { url: appA() });

@@ -125,7 +125,7 @@ pub async fn serve(app: Arc<App>, mut events: mpsc::UnboundedReceiver<PageEvent>
 /// Answers one page call: the value the page's promise resolves with, or
 /// the message it is rejected with.
 pub async fn answer_page(app: &App, call: PageCall) -> Result<Value, String> {
-    check_origin(&call.origin)?;
+    check_origin(&call.origin, call.top_origin.as_deref())?;
     let request = request::parse(&call.method, &call.params)?;
     let Some(capability) = request.capability() else {
         // getRelays: an empty map, as NIP-07 allowed; it reveals nothing.
@@ -244,14 +244,49 @@ async fn ask(
 
 /// Pages without a real origin (sandboxed frames, data: and file: URLs)
 /// cannot be told apart, so they get nothing.
-fn check_origin(origin: &str) -> Result<(), String> {
-    let ok = (origin.starts_with("http://") || origin.starts_with("https://"))
-        && origin.len() < 300
-        && !origin[origin.find("://").map_or(0, |i| i + 3)..].is_empty();
-    if ok {
-        Ok(())
-    } else {
-        Err("Sovereign Browser: window.nostr works on http and https pages only".into())
+/// window.nostr is for secure web origins: https, or http on this machine
+/// (what browsers call potentially trustworthy). A sandboxed or opaque
+/// document ("null"), a file and a plain-http site elsewhere get nothing;
+/// neither does a frame inside such a page.
+fn check_origin(origin: &str, top_origin: Option<&str>) -> Result<(), String> {
+    let served = |origin: &str| {
+        if origin.len() >= 300 {
+            return false;
+        }
+        let host = |rest: &str| {
+            let host = rest.rsplit_once(':').map_or(rest, |(h, port)| {
+                if port.chars().all(|c| c.is_ascii_digit()) {
+                    h
+                } else {
+                    rest
+                }
+            });
+            host.to_ascii_lowercase()
+        };
+        if let Some(rest) = origin.strip_prefix("https://") {
+            return !rest.is_empty();
+        }
+        let Some(rest) = origin.strip_prefix("http://") else {
+            return false;
+        };
+        let host = host(rest);
+        host == "localhost"
+            || host.ends_with(".localhost")
+            || host == "[::1]"
+            || host
+                .parse::<std::net::Ipv4Addr>()
+                .is_ok_and(|ip| ip.is_loopback())
+    };
+    if !served(origin) {
+        return Err(format!(
+            "Sovereign Browser: window.nostr is offered to secure pages only (https, or http on this machine), not to {origin}"
+        ));
+    }
+    match top_origin {
+        Some(top) if !served(top) => Err(format!(
+            "Sovereign Browser: window.nostr is not offered in a frame of {top}, which is not a secure page"
+        )),
+        _ => Ok(()),
     }
 }
 
@@ -260,11 +295,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn only_web_origins_are_served() {
-        assert!(check_origin("http://127.0.0.1:8000").is_ok());
-        assert!(check_origin("https://example.com").is_ok());
-        for bad in ["null", "file://", "http://", "about:blank", "data:x"] {
-            assert!(check_origin(bad).is_err(), "{bad}");
+    fn only_secure_web_origins_are_served() {
+        for ok in [
+            "http://127.0.0.1:8000",
+            "http://localhost:3000",
+            "http://app.localhost",
+            "http://[::1]:8080",
+            "https://example.com",
+        ] {
+            assert!(check_origin(ok, None).is_ok(), "{ok}");
         }
+        for bad in [
+            "null",
+            "file://",
+            "http://",
+            "https://",
+            "about:blank",
+            "data:x",
+            "http://example.com",
+            "http://127.0.0.1.evil.example",
+            "http://10.0.0.1:80",
+        ] {
+            assert!(check_origin(bad, None).is_err(), "{bad}");
+        }
+        assert!(check_origin("https://pay.example", Some("http://example.com")).is_err());
+        assert!(check_origin("https://pay.example", Some("https://shop.example")).is_ok());
     }
 }

@@ -12,6 +12,9 @@ use tokio::sync::{oneshot, watch};
 const SHOWN_CONTENT: usize = 2000;
 /// Prompts one origin may have waiting: a page cannot flood the panel.
 pub const MAX_WAITING_PER_ORIGIN: usize = 8;
+/// Prompts all sites together may have waiting (many frames of many sites
+/// cannot bury the person in prompts either).
+pub const MAX_WAITING: usize = 32;
 
 /// A person's (or an allowed assistant's) answer to one prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,14 +150,22 @@ impl Prompts {
                     "{same_origin} requests from this site already wait for an answer; try again after they are answered"
                 ));
             }
+            if waiting.len() >= MAX_WAITING {
+                return Err(format!(
+                    "{} requests from web pages already wait for an answer; try again after they are answered",
+                    waiting.len()
+                ));
+            }
             waiting.push((prompt, tx));
         }
         self.changed();
         Ok((id, rx))
     }
 
-    /// Answers one prompt; with `remember`, also the others waiting for
-    /// the same origin and capability. Returns the answered prompt.
+    /// Answers one prompt and returns it. A remembered answer ("always")
+    /// applies to later requests only: the other prompts waiting stay, since
+    /// the person has not seen them (a signature's content differs from one
+    /// to the next).
     pub fn answer(&self, id: &str, answer: Answer) -> Result<Prompt, String> {
         let answered = {
             let mut waiting = self.lock();
@@ -164,13 +175,6 @@ impl Prompts {
                 .ok_or_else(|| format!("no waiting prompt {id} (answered or expired)"))?;
             let (prompt, tx) = waiting.remove(index);
             let _ = tx.send(answer);
-            if answer.remember {
-                let same =
-                    |p: &Prompt| p.origin == prompt.origin && p.capability == prompt.capability;
-                for (_, tx) in extract(&mut waiting, same) {
-                    let _ = tx.send(answer);
-                }
-            }
             prompt
         };
         self.changed();
@@ -229,15 +233,6 @@ impl Prompts {
     }
 }
 
-/// Removes and returns the entries whose prompt matches.
-fn extract<T>(list: &mut Vec<(Prompt, T)>, matches: impl Fn(&Prompt) -> bool) -> Vec<(Prompt, T)> {
-    let (taken, kept) = std::mem::take(list)
-        .into_iter()
-        .partition(|(p, _)| matches(p));
-    *list = kept;
-    taken
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,29 +247,42 @@ mod tests {
         )
     }
 
+    // Regression: "always" also answered the prompts waiting behind the
+    // one the person saw.
     #[tokio::test]
-    async fn remembering_settles_the_same_requests_only() {
+    async fn remembering_answers_only_the_prompt_seen() {
         let prompts = Prompts::default();
         let (first, a) = prompts
             .ask(prompt("http://a:1", Capability::PublicKey))
             .unwrap();
-        let (_, b) = prompts
+        let (second, mut b) = prompts
             .ask(prompt("http://a:1", Capability::PublicKey))
             .unwrap();
-        let (_, other_origin) = prompts
-            .ask(prompt("http://a:2", Capability::PublicKey))
-            .unwrap();
-        assert!(prompts.watch().borrow().contains("(and 2 more)"));
         let answer = Answer {
             allow: true,
             remember: true,
         };
         prompts.answer(&first, answer).unwrap();
         assert_eq!(a.await.unwrap(), answer);
-        assert_eq!(b.await.unwrap(), answer);
+        assert!(b.try_recv().is_err(), "the unseen prompt still waits");
         assert_eq!(prompts.list().len(), 1);
         assert!(prompts.answer(&first, answer).is_err());
-        drop(other_origin);
+        prompts.answer(&second, answer).unwrap();
+        assert_eq!(b.await.unwrap(), answer);
+    }
+
+    #[test]
+    fn all_sites_together_cannot_flood_the_prompts() {
+        let prompts = Prompts::default();
+        let mut kept = Vec::new();
+        for n in 0..MAX_WAITING {
+            let origin = format!("http://site{}:1", n / MAX_WAITING_PER_ORIGIN);
+            kept.push(prompts.ask(prompt(&origin, Capability::PublicKey)).unwrap());
+        }
+        let refused = prompts
+            .ask(prompt("http://another:1", Capability::PublicKey))
+            .unwrap_err();
+        assert!(refused.contains("from web pages already wait"), "{refused}");
     }
 
     #[tokio::test]
