@@ -605,6 +605,10 @@ export function initIdentity({ call }) {
     render(state) {
       render(state.identity || { logged_in: false });
       renderRemembered(state.remembered);
+      // A damaged file was kept aside, never replaced: say where it is.
+      const damaged = $('#remembered-damaged');
+      damaged.hidden = !state.remembered_damaged;
+      setText(damaged, state.remembered_damaged || '');
     },
   };
 }

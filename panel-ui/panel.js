@@ -30,6 +30,7 @@
 //     #login-error (form-level error), #login-message (e.g. waiting for approval),
 //     #login-submit ("Log in", or "Switch identity" when logged in)
 //   Remembered identities
+//     #remembered-damaged (why the file was kept aside, when it was damaged)
 //     #remembered > li[data-npub][data-method]; buttons [data-action=login] ("Log in" /
 //     "Switch to"), [data-action=forget] then [data-action=forget-confirm] (or
 //     [data-action=forget-cancel]); with an encrypted key, login opens form.unlock with

@@ -88,14 +88,27 @@ pub fn default_dir() -> PathBuf {
 
 /// Writes a file readable by its owner only.
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    file.write_all(bytes)?;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o600))
+    // A new file, owner-only from its first byte, then renamed over the old
+    // one: a reader sees the old contents or the new, never half, and a
+    // file that was readable by others is replaced rather than reused.
+    let name = path
+        .file_name()
+        .ok_or_else(|| std::io::Error::other(format!("{}: not a file name", path.display())))?;
+    let temp = path.with_file_name(format!(".{}.{}.tmp", name.to_string_lossy(), random_hex(6)));
+    let written = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = fs::remove_file(&temp);
+    }
+    written
 }
 
 /// `bytes` random bytes from the OS, hex encoded.
@@ -149,6 +162,31 @@ mod tests {
             .permissions()
             .mode();
         assert_eq!(mode & 0o777, 0o600);
+        profile.cleanup();
+    }
+
+    #[test]
+    fn a_private_write_replaces_a_readable_file_whole() {
+        let profile = Profile::open(None, true).unwrap();
+        let path = profile.dir.join("secret");
+        fs::write(&path, "old").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o644)).unwrap();
+        write_private(&path, b"new").unwrap();
+        assert_eq!(fs::read_to_string(&path).unwrap(), "new");
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        let left: Vec<_> = fs::read_dir(&profile.dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(
+            left,
+            vec![std::ffi::OsString::from("secret")],
+            "no temporary file is left"
+        );
         profile.cleanup();
     }
 

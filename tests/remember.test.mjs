@@ -3,7 +3,7 @@
 import { connectPanel, agentCall } from './support/agent.mjs';
 import { describe, it, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBrowser } from './support/browser.mjs';
@@ -81,6 +81,37 @@ describe('remembered identities', { timeout: 180_000 }, () => {
     } finally {
       await mcp.close().catch(() => {});
       await browser.stop();
+    }
+  });
+
+  // Regression: a file that did not parse was read as empty and then
+  // overwritten by the next remembered login, losing the encrypted keys.
+  it('a damaged file is kept aside, never replaced, and the panel says where', { timeout: 60_000 }, async () => {
+    const damagedProfile = mkdtempSync(path.join(tmpdir(), 'sovereign-damaged-'));
+    const garbage = '[{"npub": "npub1half-written';
+    writeFileSync(path.join(damagedProfile, 'identities.json'), garbage);
+    const browser = await startBrowser({ baseArgs: ['--headless', '--no-panel', '--profile', damagedProfile, '--port', '0', '--log-level', 'info'] });
+    const mcp = await connectMcp(browser);
+    const panel = await connectPanel(browser);
+    try {
+      const listed = await agentCall(panel, 'identity_list');
+      assert.deepEqual(listed.identities, []);
+      assert.match(listed.damaged, /could not be read.*kept, unchanged, as .*identities\.json\.damaged-\d+/);
+      let state;
+      while ((state = await panel.nextUnmatched()).event !== 'state') { /* the call log comes first */ }
+      assert.equal(state.data.remembered_damaged, listed.damaged, 'the panel is told, to show it');
+      const aside = readdirSync(damagedProfile).filter((f) => f.startsWith('identities.json.damaged-'));
+      assert.equal(aside.length, 1, `one file kept aside: ${readdirSync(damagedProfile)}`);
+      assert.equal(readFileSync(path.join(damagedProfile, aside[0]), 'utf8'), garbage, 'kept byte for byte');
+      await callJson(mcp, 'login', { method: 'readonly', npub: READONLY_NPUB, remember: true });
+      assert.equal((await agentCall(panel, 'identity_list')).identities.length, 1, 'a new file beside it');
+      assert.equal(readFileSync(path.join(damagedProfile, aside[0]), 'utf8'), garbage, 'the kept file is untouched');
+      assert.equal(statSync(path.join(damagedProfile, 'identities.json')).mode & 0o777, 0o600);
+    } finally {
+      panel.close();
+      await mcp.close().catch(() => {});
+      await browser.stop();
+      rmSync(damagedProfile, { recursive: true, force: true });
     }
   });
 });

@@ -88,6 +88,8 @@ pub fn decrypt_key(ncryptsec: &str, password: &str) -> Result<SecretKey, String>
 pub struct RememberedStore {
     path: PathBuf,
     lock: Mutex<()>,
+    /// Why the file was kept aside, when it could not be read.
+    damaged: Mutex<Option<String>>,
 }
 
 impl RememberedStore {
@@ -95,14 +97,51 @@ impl RememberedStore {
         RememberedStore {
             path,
             lock: Mutex::new(()),
+            damaged: Mutex::new(None),
         }
     }
 
+    /// The remembered identities. A file that cannot be read is never
+    /// replaced: it is renamed aside (the person's encrypted keys may still
+    /// be recovered from it) and [`RememberedStore::damaged`] says so.
     pub fn all(&self) -> Vec<Remembered> {
-        std::fs::read(&self.path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
-            .unwrap_or_default()
+        let Ok(bytes) = std::fs::read(&self.path) else {
+            return Vec::new();
+        };
+        match serde_json::from_slice(&bytes) {
+            Ok(all) => all,
+            Err(error) => {
+                self.keep_aside(&error.to_string());
+                Vec::new()
+            }
+        }
+    }
+
+    fn keep_aside(&self, why: &str) {
+        let aside = self.path.with_file_name(format!(
+            "{}.damaged-{}",
+            self.path
+                .file_name()
+                .map_or("identities.json".into(), |n| n.to_string_lossy()),
+            now()
+        ));
+        let notice = match std::fs::rename(&self.path, &aside) {
+            Ok(()) => format!(
+                "The remembered identities could not be read ({why}). The file was kept, unchanged, as {}.",
+                aside.display()
+            ),
+            Err(e) => format!("The remembered identities could not be read ({why}), nor kept aside ({e})."),
+        };
+        tracing::warn!("{notice}");
+        *self.damaged.lock().unwrap_or_else(|e| e.into_inner()) = Some(notice);
+    }
+
+    /// What the person should know about a damaged file, if there was one.
+    pub fn damaged(&self) -> Option<String> {
+        self.damaged
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// Finds one by npub or hex public key.
@@ -132,7 +171,8 @@ impl RememberedStore {
     }
 
     pub fn list(&self) -> Value {
-        json!({"identities": self.all().iter().map(Remembered::public_view).collect::<Vec<_>>()})
+        let identities: Vec<Value> = self.all().iter().map(Remembered::public_view).collect();
+        json!({"identities": identities, "damaged": self.damaged()})
     }
 
     fn write(&self, all: &[Remembered]) -> Result<(), String> {

@@ -66,6 +66,7 @@ async fn state(app: &App, me: &Session) -> Value {
         "sessions": app.sessions.list(),
         "tabs": tabs,
         "remembered": app.remembered.list()["identities"],
+        "remembered_damaged": app.remembered.damaged(),
         "server": {
             "address": format!("http://{addr}"),
             "mcp_url": format!("http://{addr}/mcp"),
