@@ -40,6 +40,33 @@ describe('faults', { timeout: 240_000 }, () => {
     }
   });
 
+  // Regression: a call still running when the page went to another site
+  // (another web process; the old one is kept suspended) never answered,
+  // so its caller waited out the whole timeout (seen as a get_title that
+  // took 30 s after a navigation from the address bar).
+  for (const [where, host] of [['another site', 'localhost'], ['the same site', '127.0.0.1']]) {
+    it(`a call in flight when the page moves to ${where} answers when the new page commits`, { timeout: 60_000 }, async () => {
+      const fixtures = await startFixtureServer();
+      const browser = await startBrowser();
+      const mcp = await connectMcp(browser);
+      try {
+        await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+        await callJson(mcp, 'open', { url: fixtures.url('form.html') });
+        const next = JSON.stringify(fixtures.url('slow?ms=200').replace('127.0.0.1', host));
+        // The script's promise never settles; the page moves on under it.
+        const why = await callError(mcp, 'eval',
+          { script: `setTimeout(() => { location.href = ${next}; }, 50); await new Promise(() => {})` }, 'JS_ERROR');
+        assert.match(why, /page changed/);
+        await waitFor(async () => /\/slow\?ms=200$/.test((await callJson(mcp, 'get_url')).url), 'the new page');
+        assert.equal((await callJson(mcp, 'eval', { script: '1 + 1' })).value, 2, 'the new page answers calls');
+      } finally {
+        await mcp.close().catch(() => {});
+        await browser.stop();
+        await fixtures.close();
+      }
+    });
+  }
+
   it('a page stuck in a loop costs its call a timeout, not the server', { timeout: 90_000 }, async () => {
     const fixtures = await startFixtureServer();
     const browser = await startBrowser();

@@ -222,6 +222,13 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
             }
             LoadEvent::Committed => {
                 nav.committed += 1;
+                // Calls still waiting were sent to the document just left:
+                // one suspended or swapped out (a new web process) never
+                // answers, so its caller would wait out its whole timeout.
+                s.fail_inflight(ToolError::new(
+                    ErrorCode::JsError,
+                    "the page changed (a new document loaded) while this call ran; call it again",
+                ));
                 s.stayed.set(false);
                 *s.page_url.borrow_mut() = view.uri().map(|u| u.to_string()).unwrap_or_default();
                 // Refs of the old document must never name elements of the new one.
