@@ -7,6 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startBrowser } from './support/browser.mjs';
+import { waitFor } from './support/wait.mjs';
 import { TEST_NSEC, TEST_NPUB, callError, callJson, connectMcp } from './support/mcp.mjs';
 
 const PRIVKEY_HEX = '67dea2ed018072d675f5415ecfaed7d2597555e202d85b3d65ea4e58d2d92ffa';
@@ -62,6 +63,15 @@ describe('remembered identities', { timeout: 180_000 }, () => {
       assert.match(wrong, /password: wrong password/);
       const back = await callJson(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'correct horse battery' });
       assert.equal(back.npub, TEST_NPUB);
+      // Regression: wrong passwords could be tried as fast as scrypt runs.
+      // A person's typos cost nothing; a guesser is slowed down.
+      const right = { method: 'local', remembered: TEST_NPUB, password: 'correct horse battery' };
+      for (const guess of ['guess one!', 'guess two!', 'guess three!']) {
+        assert.match(await callError(mcp, 'login', { ...right, password: guess }, 'INVALID_PARAMS'), /wrong password/);
+      }
+      assert.match(await callError(mcp, 'login', right, 'INVALID_PARAMS'), /too many wrong passwords.*try again in \d+ s/);
+      await waitFor(async () => (await mcp.callTool('login', right)).isError !== true, 'the unlock to be allowed again');
+      assert.equal((await callJson(mcp, 'login_status')).npub, TEST_NPUB);
       const seedBack = await callJson(mcp, 'switch_identity', { method: 'seed', remembered: NPUB_12, password: 'another password' });
       assert.equal(seedBack.npub, NPUB_12);
       assert.equal(seedBack.method, 'seed');

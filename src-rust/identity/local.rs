@@ -22,9 +22,14 @@ impl KeySigner {
         KeySigner { method, ..self }
     }
 
-    /// The private key encrypted with a password (NIP-49 ncryptsec).
-    pub fn encrypt(&self, password: &str) -> Result<String, String> {
-        super::remembered::encrypt_key(self.keys.secret_key(), password)
+    /// The private key encrypted with a password (NIP-49 ncryptsec), off
+    /// the server's threads: scrypt takes a fraction of a second and 64 MiB.
+    pub async fn encrypt(&self, password: &str) -> Result<String, String> {
+        let secret = self.keys.secret_key().clone();
+        let password = zeroize::Zeroizing::new(password.to_string());
+        tokio::task::spawn_blocking(move || super::remembered::encrypt_key(&secret, &password))
+            .await
+            .unwrap_or_else(|e| Err(format!("the encryption failed ({e})")))
     }
 
     /// Parses an `nsec1...` key.

@@ -128,7 +128,7 @@ pub async fn login(
         app.identity.set(None);
     }
     if let Some(key) = p.remembered.take() {
-        p = from_remembered(app, &key, p)?;
+        p = from_remembered(app, &key, p).await?;
     }
     let method = p.method;
     let remember = p.remember == Some(true);
@@ -141,9 +141,10 @@ pub async fn login(
     let (signer, entry): (Arc<dyn Signer>, Option<Remembered>) = match method {
         Method::Local | Method::Seed => {
             let signer = key_signer(&p, method)?;
-            let entry = remember
-                .then(|| key_entry(&p, method, &signer))
-                .transpose()?;
+            let entry = match remember {
+                true => Some(key_entry(&p, method, &signer).await?),
+                false => None,
+            };
             (Arc::new(signer), entry)
         }
         Method::Readonly => {
@@ -172,7 +173,11 @@ pub async fn login(
 }
 
 /// The parameters a remembered identity stands for (and the password given now).
-fn from_remembered(app: &App, key: &str, given: LoginParams) -> Result<LoginParams, ToolError> {
+async fn from_remembered(
+    app: &App,
+    key: &str,
+    given: LoginParams,
+) -> Result<LoginParams, ToolError> {
     let entry = app.remembered.find(key).ok_or_else(|| {
         bad(
             "remembered",
@@ -199,8 +204,7 @@ fn from_remembered(app: &App, key: &str, given: LoginParams) -> Result<LoginPara
                 .password
                 .as_deref()
                 .ok_or_else(|| bad("password", "required to unlock the remembered key"))?;
-            let secret =
-                remembered::decrypt_key(ncryptsec, password).map_err(|e| bad("password", e))?;
+            let secret = unlock(app, &entry.npub, ncryptsec, password).await?;
             p.privkey_hex = Some(secret.to_secret_hex());
         }
         Method::Readonly => p.npub = Some(entry.npub.clone()),
@@ -220,6 +224,43 @@ fn from_remembered(app: &App, key: &str, given: LoginParams) -> Result<LoginPara
         p.account = entry.account;
     }
     Ok(p)
+}
+
+/// Decrypts a remembered key, off the server's threads (scrypt takes a
+/// fraction of a second and 64 MiB), and slows down guessing.
+async fn unlock(
+    app: &App,
+    npub: &str,
+    ncryptsec: &str,
+    password: &str,
+) -> Result<nostr::SecretKey, ToolError> {
+    use super::unlock::Refused;
+    let unlocks = &app.remembered.unlocks;
+    match unlocks.begin(npub, std::time::Instant::now()) {
+        Ok(()) => {}
+        Err(Refused::Wait(wait)) => {
+            return Err(bad(
+                "password",
+                format!(
+                    "too many wrong passwords for this identity; try again in {} s",
+                    wait.as_secs_f64().ceil() as u64
+                ),
+            ))
+        }
+        Err(Refused::Busy) => {
+            return Err(bad(
+                "password",
+                "this identity is being unlocked already; try again when that ends",
+            ))
+        }
+    }
+    let ncryptsec = ncryptsec.to_string();
+    let password = zeroize::Zeroizing::new(password.to_string());
+    let decrypted =
+        tokio::task::spawn_blocking(move || remembered::decrypt_key(&ncryptsec, &password)).await;
+    let decrypted = decrypted.unwrap_or_else(|e| Err(format!("the unlock failed ({e})")));
+    unlocks.end(npub, decrypted.is_ok(), std::time::Instant::now());
+    decrypted.map_err(|e| bad("password", e))
 }
 
 fn key_signer(p: &LoginParams, method: Method) -> Result<KeySigner, ToolError> {
@@ -257,10 +298,15 @@ fn base_entry(method: Method, signer: &dyn Signer) -> Remembered {
     Remembered::new(method, &signer.public_key())
 }
 
-fn key_entry(p: &LoginParams, method: Method, signer: &KeySigner) -> Result<Remembered, ToolError> {
+async fn key_entry(
+    p: &LoginParams,
+    method: Method,
+    signer: &KeySigner,
+) -> Result<Remembered, ToolError> {
     let password = p.password.as_deref().unwrap_or_default();
     let mut entry = base_entry(method, signer);
-    entry.ncryptsec = Some(signer.encrypt(password).map_err(|e| bad("password", e))?);
+    let encrypted = signer.encrypt(password).await;
+    entry.ncryptsec = Some(encrypted.map_err(|e| bad("password", e))?);
     entry.account = (method == Method::Seed).then(|| p.account.unwrap_or(0));
     Ok(entry)
 }

@@ -8,6 +8,7 @@ pub mod nsigner;
 pub mod readonly;
 pub mod remembered;
 pub mod seed;
+pub mod unlock;
 
 use futures_util::future::BoxFuture;
 use nostr::{Event, PublicKey, ToBech32, UnsignedEvent};

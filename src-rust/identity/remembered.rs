@@ -90,6 +90,8 @@ pub struct RememberedStore {
     lock: Mutex<()>,
     /// Why the file was kept aside, when it could not be read.
     damaged: Mutex<Option<String>>,
+    /// Wrong passwords per identity, to slow guessing down.
+    pub unlocks: super::unlock::Unlocks,
 }
 
 impl RememberedStore {
@@ -98,6 +100,7 @@ impl RememberedStore {
             path,
             lock: Mutex::new(()),
             damaged: Mutex::new(None),
+            unlocks: Default::default(),
         }
     }
 
