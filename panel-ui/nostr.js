@@ -51,7 +51,9 @@ export function initNostr({ call }) {
       h('p', { class: 'prompt-asks' }),
       h('div', { class: 'prompt-event', hidden: true },
         h('p', { class: 'prompt-kind muted' }),
-        h('pre', { class: 'prompt-content' })),
+        h('pre', { class: 'prompt-content' }),
+        h('pre', { class: 'prompt-tags' })),
+      h('p', { class: 'prompt-peer muted', hidden: true }),
       h('div', { class: 'button-row' }, ...buttons, h('span', { class: 'prompt-left muted' })));
     return li;
   }
@@ -64,9 +66,25 @@ export function initNostr({ call }) {
     event.hidden = prompt.kind === undefined;
     if (prompt.kind !== undefined) {
       const tags = Array.isArray(prompt.tags) ? prompt.tags.length : 0;
-      setText(li.querySelector('.prompt-kind'), `Kind ${prompt.kind} · ${tags} tag${tags === 1 ? '' : 's'}`
+      const when = typeof prompt.created_at === 'number'
+        ? `dated ${new Date(prompt.created_at * 1000).toISOString().replace('T', ' ').slice(0, 19)} UTC`
+        : 'dated now';
+      setText(li.querySelector('.prompt-kind'), `Kind ${prompt.kind} · ${when} · ${tags} tag${tags === 1 ? '' : 's'}`
         + (prompt.content_cut_bytes ? ` · ${prompt.content_cut_bytes} more bytes not shown` : ''));
       setText(li.querySelector('.prompt-content'), prompt.content || '(no content)');
+      // Every tag, one per line, as JSON: nothing signed goes unseen.
+      const tagLines = (prompt.tags || []).map((tag) => JSON.stringify(tag)).join('\n');
+      const tagsBox = li.querySelector('.prompt-tags');
+      tagsBox.hidden = !tagLines;
+      setText(tagsBox, tagLines);
+    }
+    const peer = li.querySelector('.prompt-peer');
+    peer.hidden = !prompt.peer;
+    if (prompt.peer) {
+      const size = prompt.plaintext_chars !== undefined
+        ? `${prompt.plaintext_chars} characters to encrypt`
+        : `${prompt.ciphertext_chars} characters to decrypt`;
+      setText(peer, `with ${prompt.peer} · ${size}`);
     }
     if (!expiries.has(prompt.id)) expiries.set(prompt.id, Date.now() + (prompt.expires_in_ms || 0));
     tick(li);

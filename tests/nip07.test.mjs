@@ -98,6 +98,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.equal(prompt.capability, 'sign:1');
     assert.match(prompt.asks_to, /sign events of kind 1/);
     assert.deepEqual(prompt.tags, [['t', 'sovereign']]);
+    assert.equal(prompt.created_at, 1_760_000_000, 'the prompt shows the time the event will carry');
     assert.equal(prompt.in_frame_of, null);
     const layout = await panelCall('window_layout');
     assert.match(layout.nostr_prompts ?? '', new RegExp(`${new URL(originA()).host} asks to sign events of kind 1`),
@@ -209,7 +210,9 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     await callJson(mcp, 'open', { url: appA() });
     const peer = TEST_PUBKEY;
     const encrypting = inPage(settle(`window.nostr.nip44.encrypt('${peer}', 'meet at noon')`));
-    await answer(await promptFrom(originA(), 'nip44.encrypt'), true, true);
+    const asked = await promptFrom(originA(), 'nip44.encrypt');
+    assert.deepEqual([asked.peer, asked.plaintext_chars], [peer, 12], 'the prompt names the peer and the length');
+    await answer(asked, true, true);
     const sealed = await encrypting;
     assert.equal(sealed.ok, true, sealed.error);
     const secret = nip19.decode(TEST_NSEC).data;
@@ -305,12 +308,17 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
       await page.goto(browser.panelUrl);
       await page.locator('#nostr-prompts-empty').waitFor({ state: 'visible' });
       await callJson(mcp, 'open', { url: appA() });
-      const signing = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('<b>shown as text</b>'))})`));
+      // Regression: the prompt counted the tags without showing them, nor
+      // the date the event would carry.
+      const tagged = { ...note('<b>shown as text</b>'), tags: [['t', 'sovereign'], ['p', TEST_PUBKEY], ['e', 'a'.repeat(64), 'wss://relay.example']] };
+      const signing = inPage(settle(`window.nostr.signEvent(${JSON.stringify(tagged)})`));
       const card = page.locator('#nostr-prompts li');
       await card.waitFor();
       assert.equal(await card.locator('.origin').textContent(), originA());
       assert.match(await card.locator('.prompt-asks').textContent(), /sign events of kind 1/);
       assert.equal(await card.locator('.prompt-content').textContent(), '<b>shown as text</b>');
+      assert.match(await card.locator('.prompt-kind').textContent(), /dated 2025-10-09 \d\d:\d\d:\d\d UTC · 3 tags/);
+      assert.equal(await card.locator('.prompt-tags').textContent(), tagged.tags.map((t) => JSON.stringify(t)).join('\n'));
       assert.match(await page.title(), /^\(1\) /, 'the tab title counts waiting prompts');
       await card.getByRole('button', { name: 'Always allow' }).click();
       const signed = await signing;

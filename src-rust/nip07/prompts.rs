@@ -86,10 +86,22 @@ impl Prompt {
                 if cut > 0 {
                     shown["content_cut_bytes"] = cut.into();
                 }
-                shown["tags"] = json!(event.tags.iter().take(50).collect::<Vec<_>>());
+                // Every tag, and the time it will carry: what is signed is
+                // what the person saw.
+                shown["tags"] = json!(event.tags);
+                shown["created_at"] = json!(event.created_at);
             }
-            Request::Encrypt { peer, .. } | Request::Decrypt { peer, .. } => {
+            Request::Encrypt {
+                peer, plaintext, ..
+            } => {
                 shown["peer"] = peer.to_hex().into();
+                shown["plaintext_chars"] = plaintext.chars().count().into();
+            }
+            Request::Decrypt {
+                peer, ciphertext, ..
+            } => {
+                shown["peer"] = peer.to_hex().into();
+                shown["ciphertext_chars"] = ciphertext.chars().count().into();
             }
             Request::GetPublicKey | Request::GetRelays => {}
         }
