@@ -50,65 +50,64 @@ fn looks_like_host_port(url: &str) -> bool {
         .unwrap_or(false)
 }
 
-/// The origin of an http(s) URL, written `scheme://host:port` with the
-/// port always given, so that two spellings of one site compare equal.
-pub fn origin_of(url: &str) -> Option<String> {
+/// A URL's scheme (lower case), host (lower case; IPv6 in brackets) and
+/// port (the scheme's default when none is written), for http(s) and
+/// ws(s) URLs. Reads the text only.
+fn scheme_host_port(url: &str) -> Option<(String, String, u16)> {
     let (scheme, rest) = url.split_once("://")?;
     let scheme = scheme.to_ascii_lowercase();
     let default_port = match scheme.as_str() {
-        "http" => 80,
-        "https" => 443,
+        "http" | "ws" => 80,
+        "https" | "wss" => 443,
         _ => return None,
     };
     let authority = rest.split(['/', '?', '#']).next()?;
     let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let (host, port) = match host_port.rsplit_once(':') {
-        Some((host, port)) if !host.ends_with(':') && !port.contains(']') => {
-            (host, port.parse::<u16>().ok()?)
+    let (host, port) = match host_port.strip_prefix('[') {
+        Some(v6) => {
+            let (host, after) = v6.split_once(']')?;
+            (format!("[{host}]"), after.strip_prefix(':'))
         }
-        _ => (host_port, default_port),
+        None => match host_port.rsplit_once(':') {
+            Some((host, port)) => (host.to_string(), Some(port)),
+            None => (host_port.to_string(), None),
+        },
     };
-    if host.is_empty() {
-        return None;
-    }
-    Some(format!("{scheme}://{}:{port}", host.to_ascii_lowercase()))
+    let port = match port {
+        Some(port) => port.parse::<u16>().ok()?,
+        None => default_port,
+    };
+    (!host.is_empty()).then(|| (scheme, host.to_ascii_lowercase(), port))
+}
+
+/// Whether `host` (as [`scheme_host_port`] writes it) is this machine.
+pub fn is_loopback_host(host: &str) -> bool {
+    host == "localhost"
+        || host.ends_with(".localhost")
+        || host == "[::1]"
+        || host
+            .parse::<std::net::Ipv4Addr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+/// The origin of an http(s) URL, written `scheme://host:port` with the
+/// port always given, so that two spellings of one site compare equal.
+pub fn origin_of(url: &str) -> Option<String> {
+    let (scheme, host, port) = scheme_host_port(url)?;
+    matches!(scheme.as_str(), "http" | "https").then(|| format!("{scheme}://{host}:{port}"))
+}
+
+/// The host of an http(s) URL or origin, if it is this machine's.
+pub fn loopback_host_of(url: &str) -> bool {
+    scheme_host_port(url).is_some_and(|(_, host, _)| is_loopback_host(&host))
 }
 
 /// Whether `url` points at this browser's own server (listening on
 /// loopback `port`): the person's panel, never a page for a tab.
 pub fn is_own_server(url: &str, port: u16) -> bool {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return false;
-    };
-    let default_port = match scheme.to_ascii_lowercase().as_str() {
-        "http" | "ws" => 80,
-        "https" | "wss" => 443,
-        _ => return false,
-    };
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let (host, given) = if let Some(v6) = host_port.strip_prefix('[') {
-        let (host, after) = v6.split_once(']').unwrap_or((v6, ""));
-        (host.to_string(), after.strip_prefix(':'))
-    } else {
-        match host_port.rsplit_once(':') {
-            Some((host, p)) => (host.to_string(), Some(p)),
-            None => (host_port.to_string(), None),
-        }
-    };
-    let given = match given {
-        Some(p) => p.parse::<u16>().ok(),
-        None => Some(default_port),
-    };
-    let host = host.to_ascii_lowercase();
-    let loopback = host == "localhost"
-        || host.ends_with(".localhost")
-        || host == "::1"
-        || host == "0.0.0.0"
-        || host
-            .parse::<std::net::Ipv4Addr>()
-            .is_ok_and(|ip| ip.is_loopback());
-    loopback && given == Some(port)
+    scheme_host_port(url).is_some_and(|(_, host, given)| {
+        (is_loopback_host(&host) || host == "0.0.0.0") && given == port
+    })
 }
 
 /// What the address bar opens for `typed`: an address, or a search when the

@@ -250,32 +250,12 @@ async fn ask(
 /// neither does a frame inside such a page.
 fn check_origin(origin: &str, top_origin: Option<&str>) -> Result<(), String> {
     let served = |origin: &str| {
-        if origin.len() >= 300 {
-            return false;
-        }
-        let host = |rest: &str| {
-            let host = rest.rsplit_once(':').map_or(rest, |(h, port)| {
-                if port.chars().all(|c| c.is_ascii_digit()) {
-                    h
-                } else {
-                    rest
-                }
-            });
-            host.to_ascii_lowercase()
-        };
-        if let Some(rest) = origin.strip_prefix("https://") {
-            return !rest.is_empty();
-        }
-        let Some(rest) = origin.strip_prefix("http://") else {
-            return false;
-        };
-        let host = host(rest);
-        host == "localhost"
-            || host.ends_with(".localhost")
-            || host == "[::1]"
-            || host
-                .parse::<std::net::Ipv4Addr>()
-                .is_ok_and(|ip| ip.is_loopback())
+        origin.len() < 300
+            && match origin.split_once("://") {
+                Some(("https", rest)) => !rest.is_empty(),
+                Some(("http", _)) => crate::address::loopback_host_of(origin),
+                _ => false,
+            }
     };
     if !served(origin) {
         return Err(format!(
