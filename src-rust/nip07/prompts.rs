@@ -4,6 +4,7 @@
 
 use super::request::{Capability, Request};
 use serde_json::{json, Value};
+use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
@@ -12,6 +13,10 @@ use tokio::sync::{oneshot, watch};
 const SHOWN_CONTENT: usize = 2000;
 /// Prompts one origin may have waiting: a page cannot flood the panel.
 pub const MAX_WAITING_PER_ORIGIN: usize = 8;
+/// Prompts one origin may raise in [`ASKING_WINDOW`]: a page that asks
+/// again the moment it is denied cannot keep the person busy answering.
+pub const MAX_ASKED_PER_WINDOW: usize = 20;
+pub const ASKING_WINDOW: Duration = Duration::from_secs(60);
 /// Prompts all sites together may have waiting (many frames of many sites
 /// cannot bury the person in prompts either).
 pub const MAX_WAITING: usize = 32;
@@ -132,6 +137,8 @@ fn shorten(text: &str) -> (&str, usize) {
 /// The waiting prompts, in the order they were asked.
 pub struct Prompts {
     waiting: Mutex<Vec<(Prompt, oneshot::Sender<Answer>)>>,
+    /// When each origin raised its recent prompts (within [`ASKING_WINDOW`]).
+    asked: Mutex<HashMap<String, VecDeque<Instant>>>,
     /// One line for the window ("" when nothing waits).
     summary: watch::Sender<String>,
 }
@@ -140,6 +147,7 @@ impl Default for Prompts {
     fn default() -> Self {
         Prompts {
             waiting: Mutex::default(),
+            asked: Mutex::default(),
             summary: watch::channel(String::new()).0,
         }
     }
@@ -168,10 +176,37 @@ impl Prompts {
                     waiting.len()
                 ));
             }
+            self.note_asked(&prompt.origin)?;
             waiting.push((prompt, tx));
         }
         self.changed();
         Ok((id, rx))
+    }
+
+    /// Counts a prompt of `origin`, or refuses it when the origin asked
+    /// [`MAX_ASKED_PER_WINDOW`] times within [`ASKING_WINDOW`].
+    fn note_asked(&self, origin: &str) -> Result<(), String> {
+        let now = Instant::now();
+        let mut asked = self.asked.lock().unwrap_or_else(|e| e.into_inner());
+        asked.retain(|_, times| {
+            while times
+                .front()
+                .is_some_and(|t| now.duration_since(*t) >= ASKING_WINDOW)
+            {
+                times.pop_front();
+            }
+            !times.is_empty()
+        });
+        let times = asked.entry(origin.to_string()).or_default();
+        if times.len() >= MAX_ASKED_PER_WINDOW {
+            return Err(format!(
+                "this site asked {} times in the last {} s; it may ask again later",
+                times.len(),
+                ASKING_WINDOW.as_secs()
+            ));
+        }
+        times.push_back(now);
+        Ok(())
     }
 
     /// Answers one prompt and returns it. A remembered answer ("always")
@@ -281,6 +316,28 @@ mod tests {
         assert!(prompts.answer(&first, answer).is_err());
         prompts.answer(&second, answer).unwrap();
         assert_eq!(b.await.unwrap(), answer);
+    }
+
+    #[test]
+    fn a_site_that_asks_again_and_again_is_refused_for_a_while() {
+        let prompts = Prompts::default();
+        for _ in 0..MAX_ASKED_PER_WINDOW {
+            let (id, _rx) = prompts
+                .ask(prompt("http://a:1", Capability::PublicKey))
+                .unwrap();
+            let deny = Answer {
+                allow: false,
+                remember: false,
+            };
+            prompts.answer(&id, deny).unwrap();
+        }
+        let refused = prompts
+            .ask(prompt("http://a:1", Capability::PublicKey))
+            .unwrap_err();
+        assert!(refused.contains("asked 20 times"), "{refused}");
+        assert!(prompts
+            .ask(prompt("http://b:1", Capability::PublicKey))
+            .is_ok());
     }
 
     #[test]
