@@ -121,12 +121,19 @@ impl RememberedStore {
     }
 
     fn keep_aside(&self, why: &str) {
+        // One reader at a time moves the file; another that read the same
+        // damaged bytes finds it gone and leaves the first one's notice.
+        let mut damaged = self.damaged.lock().unwrap_or_else(|e| e.into_inner());
+        if damaged.is_some() && !self.path.exists() {
+            return;
+        }
         let aside = self.path.with_file_name(format!(
-            "{}.damaged-{}",
+            "{}.damaged-{}-{}",
             self.path
                 .file_name()
                 .map_or("identities.json".into(), |n| n.to_string_lossy()),
-            now()
+            now(),
+            crate::profile::random_hex(3)
         ));
         let notice = match std::fs::rename(&self.path, &aside) {
             Ok(()) => format!(
@@ -136,7 +143,7 @@ impl RememberedStore {
             Err(e) => format!("The remembered identities could not be read ({why}), nor kept aside ({e})."),
         };
         tracing::warn!("{notice}");
-        *self.damaged.lock().unwrap_or_else(|e| e.into_inner()) = Some(notice);
+        *damaged = Some(notice);
     }
 
     /// What the person should know about a damaged file, if there was one.
@@ -197,6 +204,30 @@ pub fn now() -> u64 {
 mod tests {
     use super::*;
     use nostr::Keys;
+
+    // Regression: two readers of one damaged file (the panel's state and a
+    // tool) both tried to move it; the second one's failure replaced the
+    // notice saying where the file was kept.
+    #[test]
+    fn a_damaged_file_is_kept_aside_once_whoever_else_read_it() {
+        let dir = std::env::temp_dir().join(format!(
+            "sovereign-remembered-{}",
+            crate::profile::random_hex(6)
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("identities.json");
+        std::fs::write(&path, "[{").unwrap();
+        let store = RememberedStore::new(path.clone());
+        assert!(store.all().is_empty());
+        let notice = store.damaged().unwrap();
+        assert!(notice.contains("kept, unchanged"), "{notice}");
+        // Another reader that read the same bytes before the move.
+        store.keep_aside("the same damage");
+        assert_eq!(store.damaged().unwrap(), notice);
+        let aside: Vec<_> = std::fs::read_dir(&dir).unwrap().flatten().collect();
+        assert_eq!(aside.len(), 1);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 
     #[test]
     fn keys_round_trip_through_nip49_and_wrong_passwords_fail() {
