@@ -142,17 +142,15 @@ impl AgentSettings {
 /// The origin that asks, written as `address::origin_of` writes origins.
 fn request_origin(request: &webkit2gtk::AuthenticationRequest) -> Option<String> {
     let origin = request.security_origin()?;
-    let scheme = origin.protocol()?.to_ascii_lowercase();
-    let host = origin.host()?.to_ascii_lowercase();
-    let port = match (origin.port(), scheme.as_str()) {
-        (0, "https") => 443,
-        (0, _) => 80,
-        (port, _) => port,
-    };
-    let host = if host.contains(':') && !host.starts_with('[') {
+    let host = origin.host()?;
+    let host = if host.contains(':') {
         format!("[{host}]")
     } else {
-        host
+        host.to_string()
     };
-    Some(format!("{scheme}://{host}:{port}"))
+    let port = match origin.port() {
+        0 => String::new(),
+        port => format!(":{port}"),
+    };
+    crate::address::origin_of(&format!("{}://{host}{port}", origin.protocol()?))
 }
