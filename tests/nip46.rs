@@ -1,12 +1,17 @@
 //! NIP-46 against rust-nostr's own remote signer on a real relay on
 //! 127.0.0.1: login, signatures that verify, encryption both ways, and a
-//! bunker that goes away mid-session.
+//! bunker that goes away mid-session; and on a relay where others speak
+//! too, only the bunker's own reply to a request answers it.
 
+use nostr::nips::nip46::{
+    NostrConnectMessage, NostrConnectRequest, NostrConnectResponse, ResponseResult,
+};
 use nostr::prelude::*;
 use nostr_connect::prelude::{
     NostrConnectKeys, NostrConnectRemoteSigner, NostrConnectSignerActions,
 };
 use nostr_relay_builder::prelude::{LocalRelay, RateLimit, RelayBuilder};
+use nostr_relay_pool::prelude::{RelayOptions, RelayPool, RelayPoolNotification, SubscribeOptions};
 use sovereign_browser::identity::nip46::{parse_bunker_url, AuthChallenge, Nip46Signer};
 use sovereign_browser::identity::{Signer, SignerError};
 use std::time::Duration;
@@ -14,7 +19,7 @@ use std::time::Duration;
 struct ApproveAll;
 
 impl NostrConnectSignerActions for ApproveAll {
-    fn approve(&self, _: &PublicKey, _: &nostr::nips::nip46::NostrConnectRequest) -> bool {
+    fn approve(&self, _: &PublicKey, _: &NostrConnectRequest) -> bool {
         true
     }
 }
@@ -50,8 +55,7 @@ async fn login_sign_encrypt_and_a_vanishing_bunker() {
 
     let uri = parse_bunker_url(&url).unwrap();
     let challenge = AuthChallenge::default();
-    let client = Nip46Signer::client(uri, &challenge, Duration::from_secs(3)).unwrap();
-    let signer = Nip46Signer::connect(client, challenge)
+    let signer = Nip46Signer::connect(uri, challenge, Duration::from_secs(3))
         .await
         .expect("login through the bunker");
     assert_eq!(signer.public_key(), user.public_key());
@@ -109,14 +113,160 @@ async fn a_wrong_secret_is_refused() {
     tokio::spawn(async move { bunker.serve(ApproveAll).await });
     tokio::time::sleep(Duration::from_millis(300)).await;
     let challenge = AuthChallenge::default();
-    let client = Nip46Signer::client(
-        parse_bunker_url(&url).unwrap(),
-        &challenge,
-        Duration::from_secs(3),
-    )
-    .unwrap();
     assert!(matches!(
-        Nip46Signer::connect(client, challenge).await,
+        Nip46Signer::connect(
+            parse_bunker_url(&url).unwrap(),
+            challenge,
+            Duration::from_secs(3)
+        )
+        .await,
         Err(SignerError::Rejected(_))
     ));
+}
+
+/// How the hand-written bunker below answers.
+#[derive(Clone, Copy, PartialEq)]
+enum Bunker {
+    /// Before each real answer, a stranger on the relay sends junk and a
+    /// forged reply with the request's own id, and the bunker itself
+    /// answers a different id first.
+    HonestAmongImpostors,
+    /// Answers sign_event with a valid signature over a different event.
+    SignsSomethingElse,
+}
+
+/// A bunker on `relay` for `user`; returns its bunker:// URL once listening.
+async fn hand_written_bunker(relay: &LocalRelay, user: Keys, mode: Bunker) -> String {
+    let bunker = Keys::generate();
+    let impostor = Keys::generate();
+    let relay_url = relay.url().await;
+    let pool = RelayPool::default();
+    pool.add_relay(relay_url.clone(), RelayOptions::default())
+        .await
+        .unwrap();
+    let connected = pool.try_connect(Duration::from_secs(5)).await;
+    assert!(
+        !connected.success.is_empty(),
+        "the bunker reaches its relay"
+    );
+    let mut requests = pool.notifications();
+    let filter = Filter::new()
+        .kind(Kind::NostrConnect)
+        .pubkey(bunker.public_key())
+        .limit(0);
+    pool.subscribe(filter, SubscribeOptions::default())
+        .await
+        .unwrap();
+    let url = format!(
+        "bunker://{}?relay={relay_url}&secret=s3cret",
+        bunker.public_key().to_hex()
+    );
+    tokio::spawn(async move {
+        while let Ok(notification) = requests.recv().await {
+            let RelayPoolNotification::Event { event, .. } = notification else {
+                continue;
+            };
+            let client = event.pubkey;
+            let text = nip44::decrypt(bunker.secret_key(), &client, &event.content).unwrap();
+            let message = NostrConnectMessage::from_json(text).unwrap();
+            let id = message.id().to_string();
+            let request = message.to_request().unwrap();
+            let honest = match &request {
+                NostrConnectRequest::Connect { .. } => ResponseResult::Ack,
+                NostrConnectRequest::GetPublicKey => {
+                    ResponseResult::GetPublicKey(user.public_key())
+                }
+                NostrConnectRequest::SignEvent(unsigned) => {
+                    let mut unsigned = unsigned.clone();
+                    if mode == Bunker::SignsSomethingElse {
+                        unsigned.content = "something else".into();
+                        unsigned.id = None;
+                    }
+                    ResponseResult::SignEvent(Box::new(unsigned.sign_with_keys(&user).unwrap()))
+                }
+                _ => panic!("not asked in this test"),
+            };
+            if mode == Bunker::HonestAmongImpostors {
+                // Junk a client cannot decrypt, from a stranger.
+                let junk = EventBuilder::new(Kind::NostrConnect, "not encrypted at all")
+                    .tag(Tag::public_key(client))
+                    .sign_with_keys(&impostor)
+                    .unwrap();
+                pool.send_event(&junk).await.unwrap();
+                // A stranger's well-formed reply to this very id.
+                let forged = match &request {
+                    NostrConnectRequest::GetPublicKey => {
+                        ResponseResult::GetPublicKey(impostor.public_key())
+                    }
+                    NostrConnectRequest::SignEvent(unsigned) => ResponseResult::SignEvent(
+                        Box::new(unsigned.clone().sign_with_keys(&impostor).unwrap()),
+                    ),
+                    _ => ResponseResult::Ack,
+                };
+                reply(&pool, &impostor, client, &id, forged).await;
+                // The bunker's own reply to some other request.
+                let other = ResponseResult::GetPublicKey(impostor.public_key());
+                reply(&pool, &bunker, client, "another-request", other).await;
+            }
+            reply(&pool, &bunker, client, &id, honest).await;
+        }
+    });
+    url
+}
+
+async fn reply(pool: &RelayPool, from: &Keys, to: PublicKey, id: &str, result: ResponseResult) {
+    let message = NostrConnectMessage::response(id, NostrConnectResponse::with_result(result));
+    let content = nip44::encrypt(
+        from.secret_key(),
+        &to,
+        message.as_json(),
+        nip44::Version::V2,
+    )
+    .unwrap();
+    let event = EventBuilder::new(Kind::NostrConnect, content)
+        .tag(Tag::public_key(to))
+        .sign_with_keys(from)
+        .unwrap();
+    pool.send_event(&event).await.unwrap();
+}
+
+#[tokio::test]
+async fn only_the_bunkers_own_reply_answers_a_request() {
+    let relay = relay().await;
+    let user = Keys::generate();
+    let url = hand_written_bunker(&relay, user.clone(), Bunker::HonestAmongImpostors).await;
+    let signer = Nip46Signer::connect(
+        parse_bunker_url(&url).unwrap(),
+        AuthChallenge::default(),
+        Duration::from_secs(5),
+    )
+    .await
+    .expect("junk and forged replies neither answer nor end the login");
+    assert_eq!(signer.public_key(), user.public_key());
+    let unsigned = EventBuilder::text_note("mine").build(user.public_key());
+    let event = signer
+        .sign_event(unsigned)
+        .await
+        .expect("the bunker's signature");
+    assert_eq!(event.pubkey, user.public_key());
+    assert_eq!(event.content, "mine");
+}
+
+#[tokio::test]
+async fn a_signature_over_another_event_is_refused() {
+    let relay = relay().await;
+    let user = Keys::generate();
+    let url = hand_written_bunker(&relay, user.clone(), Bunker::SignsSomethingElse).await;
+    let signer = Nip46Signer::connect(
+        parse_bunker_url(&url).unwrap(),
+        AuthChallenge::default(),
+        Duration::from_secs(5),
+    )
+    .await
+    .unwrap();
+    let unsigned = EventBuilder::text_note("what I asked for").build(user.public_key());
+    match signer.sign_event(unsigned).await {
+        Err(SignerError::Rejected(why)) => assert!(why.contains("different event"), "{why}"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
 }

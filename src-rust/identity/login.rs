@@ -389,14 +389,16 @@ async fn nip46_signer(
         .join(", ");
     let public_url = nip46::without_secret(&uri);
     let challenge = nip46::AuthChallenge::default();
-    let client = Nip46Signer::client(uri, &challenge, nip46::REQUEST_TIMEOUT)
-        .map_err(|e| bad("bunker_url", e))?;
     let mut asked = challenge.subscribe();
     let generation = app.identity.begin_pending(PendingLogin {
         method: Method::Nip46,
         challenge: challenge.clone(),
     });
-    let mut task = tokio::spawn(Nip46Signer::connect(client, challenge.clone()));
+    let mut task = tokio::spawn(Nip46Signer::connect(
+        uri,
+        challenge.clone(),
+        nip46::REQUEST_TIMEOUT,
+    ));
     let entry_for = move |signer: &dyn Signer| {
         remember.then(|| {
             let mut entry = base_entry(Method::Nip46, signer);

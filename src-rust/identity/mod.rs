@@ -1,6 +1,7 @@
 //! The browser's one Nostr identity: a [`Signer`] per login method behind
 //! one trait. Browser tools refuse to work until an identity is logged in.
 
+mod bunker_link;
 pub mod local;
 pub mod login;
 pub mod nip46;

@@ -1,15 +1,17 @@
-//! `nip46`: a remote signer (a "bunker") reached through Nostr relays,
-//! with rust-nostr's NIP-46 client. An `auth_url` challenge from the bunker
-//! is surfaced to the caller while the request keeps waiting for approval.
+//! `nip46`: a remote signer (a "bunker") reached through Nostr relays.
+//! The relay conversation is `bunker_link`; this is the signer on top of it.
+//! An `auth_url` challenge from the bunker is surfaced to the caller while
+//! the request keeps waiting for approval.
 
+use super::bunker_link::BunkerLink;
 use super::{Method, Signer, SignerError, SignerResult};
 use futures_util::future::BoxFuture;
-use nostr::nips::nip46::NostrConnectURI;
-use nostr::{Event, Keys, NostrSigner, PublicKey, UnsignedEvent};
-use nostr_connect::client::{AuthUrlHandler, NostrConnect};
+use nostr::nips::nip46::{NostrConnectRequest, NostrConnectURI, ResponseResult};
+use nostr::{Event, EventId, PublicKey, UnsignedEvent};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
+use zeroize::Zeroizing;
 
 /// How long one request to the bunker may take (a person may have to approve).
 pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
@@ -29,8 +31,6 @@ pub fn parse_bunker_url(url: &str) -> Result<NostrConnectURI, String> {
     }
     Ok(uri)
 }
-
-type AuthResult = Result<(), Box<dyn std::error::Error>>;
 
 /// The bunker URL without its secret (what may be remembered).
 pub fn without_secret(uri: &NostrConnectURI) -> String {
@@ -65,130 +65,83 @@ impl AuthChallenge {
         self.notify.subscribe()
     }
 
+    /// The bunker asks the person to open `url` before it answers.
+    pub(super) fn ask(&self, url: String) {
+        tracing::info!(%url, "the bunker asks for approval at its auth_url");
+        *self.url.lock().unwrap_or_else(|e| e.into_inner()) = Some(url.clone());
+        self.notify.send_replace(Some(url));
+    }
+
     fn clear(&self) {
         *self.url.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 }
 
-impl AuthUrlHandler for AuthChallenge {
-    fn on_auth_url(&self, auth_url: nostr::Url) -> nostr::util::BoxedFuture<'_, AuthResult> {
-        let url = auth_url.to_string();
-        tracing::info!(%url, "the bunker asks for approval at its auth_url");
-        *self.url.lock().unwrap_or_else(|e| e.into_inner()) = Some(url.clone());
-        self.notify.send_replace(Some(url));
-        Box::pin(async { Ok(()) })
-    }
-}
-
 pub struct Nip46Signer {
-    /// Taken on drop, to close the relay connections.
-    client: Option<NostrConnect>,
+    link: BunkerLink,
     public_key: PublicKey,
-    relays: String,
     challenge: AuthChallenge,
 }
 
 impl Nip46Signer {
-    /// Builds the client (nothing is sent yet); `timeout` bounds each request.
-    pub fn client(
-        uri: NostrConnectURI,
-        challenge: &AuthChallenge,
-        timeout: Duration,
-    ) -> Result<NostrConnect, String> {
-        let mut client =
-            NostrConnect::new(uri, Keys::generate(), timeout, None).map_err(|e| e.to_string())?;
-        client.auth_url_handler(challenge.clone());
-        Ok(client)
-    }
-
-    /// Sends `connect` and learns the user's key with `get_public_key`.
+    /// Joins the relays, sends `connect` with the URL's secret and learns
+    /// the user's key with `get_public_key`; `timeout` bounds each request.
     pub async fn connect(
-        client: NostrConnect,
+        uri: NostrConnectURI,
         challenge: AuthChallenge,
+        timeout: Duration,
     ) -> Result<Nip46Signer, SignerError> {
-        let relays = client
-            .relays()
-            .iter()
-            .map(|r| r.to_string())
-            .collect::<Vec<_>>()
-            .join(", ");
-        let public_key = client
-            .get_public_key()
-            .await
-            .map_err(|e| map_error(&relays, &e.to_string()))?;
+        let secret = match &uri {
+            NostrConnectURI::Bunker { secret, .. } => secret.clone().map(Zeroizing::new),
+            _ => None,
+        };
+        let link = BunkerLink::open(&uri, challenge.clone(), timeout).await?;
+        drop(uri);
+        link.connect(secret).await?;
+        let public_key = match link.request(NostrConnectRequest::GetPublicKey).await? {
+            ResponseResult::GetPublicKey(key) => key,
+            other => return Err(unexpected("get_public_key", &other)),
+        };
         challenge.clear();
         Ok(Nip46Signer {
-            client: Some(client),
+            link,
             public_key,
-            relays,
             challenge,
         })
     }
-}
 
-/// Timeouts and relay trouble mean unavailable; an error answer from the
-/// bunker (which rust-nostr may report as a parse failure) means refused.
-fn map_error(relays: &str, message: &str) -> SignerError {
-    let lower = message.to_ascii_lowercase();
-    if lower.contains("timeout") || lower.contains("timed out") {
-        return SignerError::Unavailable(format!(
-            "the bunker did not answer in time (relays: {relays})"
-        ));
-    }
-    if lower.contains("relay") || lower.contains("connect") || lower.contains("pool") {
-        return SignerError::Unavailable(format!(
-            "cannot reach the bunker through {relays}: {message}"
-        ));
-    }
-    SignerError::Rejected(format!("the bunker refused: {message}"))
-}
-
-impl Nip46Signer {
-    fn nip46(&self) -> &NostrConnect {
-        self.client
-            .as_ref()
-            .expect("the client lives until the signer is dropped")
-    }
-}
-
-#[derive(Clone, Copy)]
-enum Crypt {
-    Nip04Encrypt,
-    Nip04Decrypt,
-    Nip44Encrypt,
-    Nip44Decrypt,
-}
-
-impl Nip46Signer {
-    /// One encryption request to the bunker.
-    fn crypt(
-        &self,
-        which: Crypt,
-        peer: PublicKey,
-        text: String,
-    ) -> BoxFuture<'_, SignerResult<String>> {
-        Box::pin(async move {
-            let client = self.nip46();
-            let result = match which {
-                Crypt::Nip04Encrypt => client.nip04_encrypt(&peer, &text).await,
-                Crypt::Nip04Decrypt => client.nip04_decrypt(&peer, &text).await,
-                Crypt::Nip44Encrypt => client.nip44_encrypt(&peer, &text).await,
-                Crypt::Nip44Decrypt => client.nip44_decrypt(&peer, &text).await,
-            };
-            result.map_err(|e| map_error(&self.relays, &e.to_string()))
-        })
-    }
-}
-
-impl Drop for Nip46Signer {
-    /// Logging out or switching closes the relay connections.
-    fn drop(&mut self) {
-        if let (Some(client), Ok(runtime)) =
-            (self.client.take(), tokio::runtime::Handle::try_current())
-        {
-            runtime.spawn(client.shutdown());
+    /// One encryption request to the bunker; the answer's text.
+    async fn crypt(&self, request: NostrConnectRequest) -> SignerResult<String> {
+        let method = request.method().to_string();
+        match self.link.request(request).await? {
+            ResponseResult::Nip04Encrypt { ciphertext } => Ok(ciphertext),
+            ResponseResult::Nip44Encrypt { ciphertext } => Ok(ciphertext),
+            ResponseResult::Nip04Decrypt { plaintext } => Ok(plaintext),
+            ResponseResult::Nip44Decrypt { plaintext } => Ok(plaintext),
+            other => Err(unexpected(&method, &other)),
         }
     }
+}
+
+fn unexpected(method: &str, answer: &ResponseResult) -> SignerError {
+    let kind = match answer {
+        ResponseResult::AuthUrl => "an auth_url",
+        ResponseResult::Pong => "a pong",
+        ResponseResult::Ack => "an ack",
+        _ => "an answer to another method",
+    };
+    SignerError::Rejected(format!("the bunker answered {method} with {kind}"))
+}
+
+/// The id of the event `unsigned` describes, as `pubkey` would sign it.
+fn id_of(unsigned: &UnsignedEvent, pubkey: PublicKey) -> EventId {
+    EventId::new(
+        &pubkey,
+        &unsigned.created_at,
+        &unsigned.kind,
+        &unsigned.tags,
+        &unsigned.content,
+    )
 }
 
 impl Signer for Nip46Signer {
@@ -202,27 +155,35 @@ impl Signer for Nip46Signer {
 
     fn sign_event(&self, unsigned: UnsignedEvent) -> BoxFuture<'_, SignerResult<Event>> {
         Box::pin(async move {
-            let event = self
-                .nip46()
-                .sign_event(unsigned)
-                .await
-                .map_err(|e| map_error(&self.relays, &e.to_string()))?;
-            // Never trust the remote side blindly.
+            let asked = id_of(&unsigned, self.public_key);
+            let answer = self
+                .link
+                .request(NostrConnectRequest::SignEvent(unsigned))
+                .await?;
+            let ResponseResult::SignEvent(event) = answer else {
+                return Err(unexpected("sign_event", &answer));
+            };
+            // Never trust the remote side blindly: the event asked for,
+            // by the user's key, with a signature that verifies.
             if event.pubkey != self.public_key || event.verify().is_err() {
                 return Err(SignerError::Rejected(
                     "the bunker returned an invalid signature".into(),
                 ));
             }
-            Ok(event)
+            if event.id != asked {
+                return Err(SignerError::Rejected(
+                    "the bunker signed a different event than the one asked for".into(),
+                ));
+            }
+            Ok(*event)
         })
     }
 
-    fn nip04_encrypt(
-        &self,
-        peer: PublicKey,
-        plaintext: String,
-    ) -> BoxFuture<'_, SignerResult<String>> {
-        self.crypt(Crypt::Nip04Encrypt, peer, plaintext)
+    fn nip04_encrypt(&self, peer: PublicKey, text: String) -> BoxFuture<'_, SignerResult<String>> {
+        Box::pin(self.crypt(NostrConnectRequest::Nip04Encrypt {
+            public_key: peer,
+            text,
+        }))
     }
 
     fn nip04_decrypt(
@@ -230,15 +191,17 @@ impl Signer for Nip46Signer {
         peer: PublicKey,
         ciphertext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
-        self.crypt(Crypt::Nip04Decrypt, peer, ciphertext)
+        Box::pin(self.crypt(NostrConnectRequest::Nip04Decrypt {
+            public_key: peer,
+            ciphertext,
+        }))
     }
 
-    fn nip44_encrypt(
-        &self,
-        peer: PublicKey,
-        plaintext: String,
-    ) -> BoxFuture<'_, SignerResult<String>> {
-        self.crypt(Crypt::Nip44Encrypt, peer, plaintext)
+    fn nip44_encrypt(&self, peer: PublicKey, text: String) -> BoxFuture<'_, SignerResult<String>> {
+        Box::pin(self.crypt(NostrConnectRequest::Nip44Encrypt {
+            public_key: peer,
+            text,
+        }))
     }
 
     fn nip44_decrypt(
@@ -246,7 +209,10 @@ impl Signer for Nip46Signer {
         peer: PublicKey,
         ciphertext: String,
     ) -> BoxFuture<'_, SignerResult<String>> {
-        self.crypt(Crypt::Nip44Decrypt, peer, ciphertext)
+        Box::pin(self.crypt(NostrConnectRequest::Nip44Decrypt {
+            public_key: peer,
+            ciphertext,
+        }))
     }
 
     fn auth_url(&self) -> Option<String> {
@@ -254,12 +220,7 @@ impl Signer for Nip46Signer {
     }
 
     fn reachable(&self) -> BoxFuture<'_, bool> {
-        Box::pin(async move {
-            let status = self.nip46().status().await;
-            status
-                .values()
-                .any(|s| matches!(s, nostr_relay_pool::RelayStatus::Connected))
-        })
+        Box::pin(self.link.reachable())
     }
 }
 
@@ -285,16 +246,5 @@ mod tests {
         assert!(parse_bunker_url("bunker://nothex?relay=ws://a")
             .unwrap_err()
             .contains("not a valid"));
-    }
-
-    #[test]
-    fn errors_are_sorted_into_unavailable_and_refused() {
-        assert!(
-            matches!(map_error("ws://r", "Timeout"), SignerError::Unavailable(m) if m.contains("ws://r"))
-        );
-        assert!(matches!(
-            map_error("ws://r", "user denied"),
-            SignerError::Rejected(_)
-        ));
     }
 }
