@@ -1,7 +1,9 @@
-// Sovereign Browser console capture, injected at document start into every
+// Sovereign Browser console details, injected at document start into every
 // frame, in the page's own world (that is where console calls and uncaught
-// errors happen). Entries go straight to the browser, which keeps a bounded
-// log per tab for the console and errors tools.
+// errors happen). The engine itself reports each message to the browser,
+// keeping only a call's first argument and no stack; this script reports
+// the formatted arguments and the stacks, which the browser joins to the
+// engine's entry. A report here never makes an entry on its own.
 (function () {
   'use strict';
   const handlers = window.webkit && window.webkit.messageHandlers;
@@ -23,12 +25,19 @@
     }
   }
 
-  function send(entry) {
+  function send(detail) {
     try {
-      entry.url = location.href;
-      post(stringify(entry));
+      post(stringify(detail));
     } catch (_) {
-      // A message that cannot be sent must never break the page.
+      // A detail that cannot be sent must never break the page.
+    }
+  }
+
+  function stackOf(value) {
+    try {
+      return value && value.stack ? String(value.stack).slice(0, TEXT_MAX) : null;
+    } catch (_) {
+      return null;
     }
   }
 
@@ -36,7 +45,10 @@
     const original = console[level];
     if (typeof original !== 'function') continue;
     console[level] = function (...args) {
-      send({ kind: 'console', level, text: args.map(show).join(' ').slice(0, TEXT_MAX) });
+      // The key is the first argument as the engine records it.
+      let key = '';
+      try { key = args.length ? String(args[0]) : ''; } catch (_) { key = ''; }
+      send({ kind: 'console', level, key, text: args.map(show).join(' ').slice(0, TEXT_MAX) });
       return original.apply(this, args);
     };
   }
@@ -45,20 +57,15 @@
     if (!(event instanceof ErrorEvent)) return; // a failed image or script load, not an exception
     send({
       kind: 'error',
-      text: String(event.message).slice(0, TEXT_MAX),
-      source: event.filename || null,
-      line: event.lineno || null,
+      key: String(event.message),
       column: event.colno || null,
-      stack: event.error && event.error.stack ? String(event.error.stack).slice(0, TEXT_MAX) : null,
+      stack: stackOf(event.error),
     });
   });
 
   addEventListener('unhandledrejection', (event) => {
-    const reason = event.reason;
-    send({
-      kind: 'rejection',
-      text: `Unhandled promise rejection: ${show(reason)}`.slice(0, TEXT_MAX),
-      stack: reason && reason.stack ? String(reason.stack).slice(0, TEXT_MAX) : null,
-    });
+    let reason = '';
+    try { reason = String(event.reason); } catch (_) { reason = ''; }
+    send({ kind: 'rejection', key: `Unhandled Promise Rejection: ${reason}`, stack: stackOf(event.reason) });
   });
 })();

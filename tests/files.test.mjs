@@ -29,10 +29,15 @@ describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
     await call('click', { selector: '#reject' });
     await waitFor(async () => (await call('errors')).count === 3, 'three errors');
     const log = await call('console');
-    assert.deepEqual(log.entries.map((e) => `${e.level} ${e.text}`), [
+    const calls = log.entries.filter((e) => e.source === 'console-api');
+    assert.deepEqual(calls.map((e) => `${e.level} ${e.text}`), [
       'log early log {"n":1}', 'error about to fail', 'info from the frame', 'warn warned on click',
     ]);
-    assert.match(log.entries[2].url, /console-frame\.html$/);
+    assert.match(calls[2].url, /console-frame\.html$/);
+    assert.equal(calls[1].line, 2, 'console.error is on line 2 of console-error.js');
+    // The engine's own messages are there too: the missing stylesheet's 404.
+    await waitFor(async () => (await call('console', { level: 'error' })).entries
+      .some((e) => e.source === 'network' && /missing\.css$/.test(e.url) && /404/.test(e.text)), 'the 404 of missing.css');
     const errors = (await call('errors')).entries;
     assert.equal(errors[0].text, "ReferenceError: Can't find variable: undefinedFunctionCall");
     assert.match(errors[0].source, /console-error\.js$/);
@@ -40,6 +45,7 @@ describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
     assert.match(errors[1].text, /TypeError: thrown on click/);
     assert.equal(errors[2].kind, 'rejection');
     assert.match(errors[2].text, /rejected on click/);
+    assert.match(errors[0].stack, /console-error\.js:3/);
     const warns = await call('console', { level: 'warn', clear: true });
     assert.deepEqual(warns.entries.map((e) => e.text), ['warned on click']);
     assert.equal((await call('console')).count, 0, 'clear emptied the log');

@@ -124,6 +124,26 @@ describe('hostile pages', { timeout: 120_000 }, () => {
     assert.deepEqual(await call('clipboard_read'), { text: 'Text the page offers to copy' });
   }));
 
+  // Regression: console entries came from a handler any page could post to,
+  // so a page could write entries claiming another site's URL, or errors.
+  it('console and errors hold only what the engine logged, whatever a page posts', { timeout: 30_000 }, logged(async () => {
+    await call('console', { clear: true });
+    await call('errors', { clear: true });
+    await call('open', { url: suite.fixtures.url('console-forge.html') });
+    const texts = async () => (await call('console')).entries.map((e) => e.text);
+    await waitFor(async () => (await texts()).includes('from the frame'), 'the frame\'s real message');
+    await waitFor(async () => (await texts()).includes('the page really logged this'), 'the page\'s real message');
+    const log = await call('console');
+    const errors = await call('errors');
+    const all = JSON.stringify([log, errors]);
+    assert.ok(!all.includes('FORGED'), `nothing forged got in: ${all}`);
+    assert.ok(!all.includes('bank.example'), 'no entry claims another site');
+    assert.equal(errors.count, 0, 'the page threw nothing');
+    const real = log.entries.find((e) => e.text === 'the page really logged this');
+    assert.equal(real.source, 'console-api');
+    assert.match(real.url, /console-forge\.html$/);
+  }));
+
   it('tool arguments reaching the page stay data, never code', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('form.html') });
     await call('eval', { script: 'window.pwned = false; 1' });

@@ -14,6 +14,7 @@ mod nostr;
 pub mod script;
 mod settings;
 pub mod tab;
+mod web_extension;
 mod xtest;
 
 use crate::bridge::{
@@ -103,6 +104,8 @@ pub struct Browser {
     agent_script: UserScript,
     input_script: UserScript,
     console_script: UserScript,
+    /// The web extension's folder, until the first tab hands it to WebKit.
+    web_extension: Option<PathBuf>,
     nostr_scripts: nostr::NostrScripts,
     nostr_calls: crate::nip07::PageCalls,
     downloads: downloads::Downloads,
@@ -167,6 +170,11 @@ impl Browser {
             agent_script,
             input_script: delivery::script(),
             console_script: console::script(),
+            web_extension: web_extension::install(&options.web_data)
+                .inspect_err(|e| {
+                    tracing::warn!("cannot write the web extension ({e}): console capture is off")
+                })
+                .ok(),
             nostr_scripts: nostr::NostrScripts::new(),
             nostr_calls: options.nostr_calls.clone(),
             downloads: downloads::Downloads::new(options.downloads.clone(), proxy.clone()),
@@ -217,6 +225,10 @@ impl Browser {
         }
         let view = builder.build_gtk(&self.stack)?;
         let webkit = view.webview();
+        if let (Some(dir), Some(context)) = (self.web_extension.take(), webkit.context()) {
+            // Before the context's first load: the first tab's page.
+            web_extension::load_in(&context, &dir);
+        }
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.agent_script);
         }
@@ -226,7 +238,7 @@ impl Browser {
             manager.add_script(&self.input_script);
             delivery::listen(&manager, &state);
             frames::listen(&manager, &state);
-            console::listen(&manager, &state);
+            console::listen(&webkit, &manager, &state);
         }
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         self.settings.connect(&webkit, &state);

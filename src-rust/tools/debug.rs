@@ -16,7 +16,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "console",
-            "Console messages of this tab's pages since they started (all frames): level, text, URL, time; the newest first cut at limit (default 100). level filters (log, info, warn, error, debug); clear empties the log after reading.",
+            "Console messages the engine recorded for this tab's pages since they started (all frames): level, source (console-api, network, security, javascript, other), text, URL, line, time; the newest first cut at limit (default 100). level filters (log, info, warn, error, debug); clear empties the log after reading.",
             READ_ONLY,
             |ctx: Ctx, p: ConsoleParams| async move {
                 read(&ctx, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await

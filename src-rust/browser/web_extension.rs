@@ -1,0 +1,30 @@
+//! The web process extension (built from `src-rust/web-extension/`): the
+//! browser carries it inside its binary, writes it into the profile's web
+//! data folder (owner-only, like the rest of the profile) and tells WebKit
+//! to load it into every web process of the context.
+
+use std::path::{Path, PathBuf};
+use webkit2gtk::WebContextExt as _;
+
+const LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsovereign-web-extension.so"));
+const FILE_NAME: &str = "libsovereign-web-extension.so";
+
+/// Writes the extension under `web_data`; returns its folder.
+pub fn install(web_data: &Path) -> std::io::Result<PathBuf> {
+    let dir = web_data.join("web-extension");
+    std::fs::create_dir_all(&dir)?;
+    let path = dir.join(FILE_NAME);
+    // Unchanged since the last start: leave it (a web process may have it open).
+    if std::fs::read(&path).ok().as_deref() != Some(LIBRARY) {
+        crate::profile::write_private(&path, LIBRARY)?;
+    }
+    Ok(dir)
+}
+
+/// Has WebKit load the extension. Must run before the context loads anything.
+pub fn load_in(context: &webkit2gtk::WebContext, dir: &Path) {
+    match dir.to_str() {
+        Some(dir) => context.set_web_extensions_directory(dir),
+        None => tracing::warn!("the web extension folder is not UTF-8: console capture is off"),
+    }
+}
