@@ -1200,10 +1200,12 @@
       const hint = interactive
         ? '(no interactive elements; try interactive=false to read the page)'
         : '(no visible content)';
-      return { text: hint, next: table.next, count: 0, total: 0, truncated: false };
+      return { text: hint, next: table.next, count: 0, total: 0, truncated: false, document: documentId() };
     }
     const cut = truncate(lines, maxChars, interactive);
-    const result = { text: cut.text, next: table.next, count: cut.count, total, truncated: cut.truncated };
+    const result = {
+      text: cut.text, next: table.next, count: cut.count, total, truncated: cut.truncated, document: documentId(),
+    };
     if (ctx.frames.length) Object.assign(result, { frames: ctx.frames, limit: maxChars, interactive });
     return result;
   }
@@ -1510,6 +1512,15 @@
   }
 
   if (window.parent !== window) window.addEventListener('message', onFrameRequest, true);
+
+  // This document's identity: the library runs once per document, so a new
+  // page (even at the same URL) has a new one, and a page kept in the back-forward
+  // cache keeps its own. Snapshot diffs only compare snapshots of one document.
+  let thisDocument = '';
+  function documentId() {
+    if (!thisDocument) thisDocument = randomHex(8);
+    return thisDocument;
+  }
 
   function randomHex(bytes) {
     const buf = new Uint8Array(bytes);

@@ -36,6 +36,24 @@ describe('snapshot options', { timeout: 180_000 }, () => {
     assert.match(await snap({ diff: true }), /no changes since the previous snapshot/);
   });
 
+  // Regression: after a navigation, diff listed every line of the old page as removed.
+  test('diff after a new document answers with that document\'s snapshot, marked', async () => {
+    await call('open', { url: fixtures.url('dynamic.html') });
+    await snap();
+    await call('open', { url: fixtures.url('form.html') });
+    const after = await snap({ diff: true });
+    const plain = await snap();
+    assert.match(after, /a new document since the previous snapshot/);
+    assert.ok(!/^(\+ |- - )/m.test(after), `no diff lines across documents: ${after}`);
+    const body = (text) => text.split('\n').filter((l) => l.startsWith('- ') || /^\s+- /.test(l));
+    assert.deepEqual(body(after), body(plain), 'the new page\'s whole snapshot');
+    // The same address loaded again is a new document too.
+    await call('reload');
+    assert.match(await snap({ diff: true }), /a new document since the previous snapshot/);
+    // Within one document, diff is a diff again.
+    assert.match(await snap({ diff: true }), /no changes since the previous snapshot/);
+  });
+
   test('depth limits the full tree; selector scopes it; max_chars cuts it visibly', async () => {
     await call('open', { url: fixtures.url('form.html') });
     const deep = await snap({ interactive: false, compact: false });

@@ -57,7 +57,8 @@ pub struct Session {
     /// clientInfo and protocol version from MCP initialize.
     client: Mutex<Option<(Value, String)>>,
     /// The last snapshot text taken of each tab (for `diff`).
-    snapshots: Mutex<HashMap<TabId, String>>,
+    /// The last snapshot of each tab: its document's identity and its text.
+    snapshots: Mutex<HashMap<TabId, (String, String)>>,
     closed: watch::Sender<bool>,
 }
 
@@ -113,9 +114,15 @@ impl Session {
         lock(&self.tab).take()
     }
 
-    /// Keeps this snapshot of a tab and gives back the previous one.
-    pub fn remember_snapshot(&self, tab: TabId, text: &str) -> Option<String> {
-        lock(&self.snapshots).insert(tab, text.to_string())
+    /// Keeps this snapshot of a tab (of `document`) and gives back the
+    /// previous one with its document.
+    pub fn remember_snapshot(
+        &self,
+        tab: TabId,
+        document: &str,
+        text: &str,
+    ) -> Option<(String, String)> {
+        lock(&self.snapshots).insert(tab, (document.to_string(), text.to_string()))
     }
 
     pub fn record_call(&self) {

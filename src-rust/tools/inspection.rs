@@ -28,9 +28,14 @@ pub fn tools() -> Vec<ToolDef> {
                 let snap = ctx.agent(tab, "snapshot", args).await?;
                 let summary = ctx.page_summary(tab).await?;
                 let tree = snap["text"].as_str().unwrap_or_default().to_string();
-                let previous = ctx.session.remember_snapshot(tab, &tree);
+                let document = snap["document"].as_str().unwrap_or_default();
+                let previous = ctx.session.remember_snapshot(tab, document, &tree);
                 let body = match (p.diff.unwrap_or(false), previous) {
-                    (true, Some(previous)) => snapshot_diff::diff(&previous, &tree),
+                    (true, Some((before, previous))) if before == document => {
+                        snapshot_diff::diff(&previous, &tree)
+                    }
+                    // Lines of another document say nothing about this one.
+                    (true, Some(_)) => format!("{}\n{tree}", snapshot_diff::NEW_DOCUMENT),
                     _ => tree,
                 };
                 let text = format!(
@@ -116,7 +121,8 @@ pub struct SnapshotParams {
     /// Only this many levels deep (full tree mode).
     #[serde(default)]
     depth: Option<u32>,
-    /// Only what changed since this session's previous snapshot of the tab.
+    /// Only what changed since this session's previous snapshot of the tab; after the
+    /// tab loaded a new document, that document's whole snapshot, marked as such.
     #[serde(default)]
     diff: Option<bool>,
 }
