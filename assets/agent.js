@@ -912,7 +912,8 @@
         const node = describe(el, role, tag, ctx, interactive);
         lines.push(lineFor(node));
         if (ctx.marks && node.ref) ctx.marks.push({ el, node });
-        if (role === 'listbox' && tag === 'select') pushOptionLines(el, ctx, lines);
+        if (tag === 'select') pushOptionLines(optionNodes(el, ctx), lines);
+        else if (tag === 'input' && el.list) pushOptionLines(datalistNodes(el, ctx), lines);
       }
     }
     if (tag === 'iframe' || tag === 'frame') {
@@ -941,37 +942,73 @@
     }
   }
 
-  function pushOptionLines(select, ctx, lines) {
-    for (const node of optionNodes(select, ctx, true)) {
-      if (node.role === 'option') lines.push(lineFor(node));
-      else for (const option of node.children) lines.push(lineFor(option));
+  // The choices of a select or a datalist, under their control (indented: the
+  // interactive view is otherwise flat), optgroups flattened, long lists cut.
+  function pushOptionLines(nodes, lines) {
+    for (const node of nodes) {
+      if (node.role === 'group') {
+        for (const option of node.children) lines.push('  ' + lineFor(option));
+      } else {
+        lines.push('  ' + lineFor(node));
+      }
     }
   }
 
-  // Options of a <select>: refs only for a list box, whose options are clickable in the
-  // page; a drop-down's options are chosen with fill.
-  function optionNodes(select, ctx, withRefs) {
+  // At most this many options are listed per control; the rest are counted.
+  const OPTIONS_SHOWN = 50;
+
+  function moreOptions(count) {
+    return { role: '...', name: '', fromContent: false, ref: 0,
+      states: ` ${count} more option${count === 1 ? '' : 's'}`, value: null, children: NO_CHILDREN };
+  }
+
+  // Options of a <select>, each with a ref: click or select takes it (a drop-down's
+  // option is chosen as a person picking it from the menu would).
+  function optionNodes(select, ctx) {
     const nodes = [];
+    let shown = 0;
+    let more = 0;
+    const take = (option, into) => {
+      if (option.localName !== 'option' || isHiddenByMarkup(option)) return;
+      if (shown < OPTIONS_SHOWN) {
+        into.push(describeOption(option, ctx, true));
+        shown++;
+      } else {
+        more++;
+      }
+    };
     for (const kid of select.children) {
       if (isHiddenByMarkup(kid)) continue;
       if (kid.localName === 'option') {
-        nodes.push(describeOption(kid, ctx, withRefs));
+        take(kid, nodes);
       } else if (kid.localName === 'optgroup') {
         const group = { role: 'group', name: trimAttr(kid, 'label'), fromContent: false, ref: 0,
           states: kid.disabled ? ' [disabled]' : '', value: null, children: [] };
-        for (const option of kid.children) {
-          if (option.localName === 'option' && !isHiddenByMarkup(option)) {
-            group.children.push(describeOption(option, ctx, withRefs));
-          }
-        }
-        nodes.push(group);
+        for (const option of kid.children) take(option, group.children);
+        if (group.children.length) nodes.push(group);
       }
+    }
+    if (more) nodes.push(moreOptions(more));
+    return nodes;
+  }
+
+  // Suggestions of an <input list>: named, without refs (fill takes their text).
+  function datalistNodes(input, ctx) {
+    const nodes = [];
+    const options = input.list ? input.list.options : [];
+    for (const option of options) {
+      if (nodes.length === OPTIONS_SHOWN) {
+        nodes.push(moreOptions(options.length - OPTIONS_SHOWN));
+        break;
+      }
+      if (!option.disabled) nodes.push(describeOption(option, ctx, false));
     }
     return nodes;
   }
 
   function describeOption(option, ctx, withRef) {
-    const name = clamp(normalize(option.label || option.text), NAME_MAX);
+    // A datalist's suggestion is often only a value.
+    const name = clamp(normalize(option.label || option.text || option.value), NAME_MAX);
     return {
       role: 'option',
       name,
@@ -1008,7 +1045,9 @@
     const node = describe(el, role, tag, ctx, interactive);
     items.push(node);
     if (tag === 'select') {
-      node.children = optionNodes(el, ctx, role === 'listbox');
+      node.children = optionNodes(el, ctx);
+    } else if (tag === 'input' && el.list) {
+      node.children = datalistNodes(el, ctx);
     } else if (tag === 'iframe' || tag === 'frame') {
       node.children = frameChildrenFull(el, ctx);
     } else if (tag !== 'svg' && tag !== 'textarea') {
@@ -1683,8 +1722,10 @@
     const tag = target.localName;
     const select = tag === 'option' ? target.closest('select') : null;
     if (select && roleOf(select, 'select') === 'combobox') {
+      // Its menu is the browser's, not the page's: pick it as a person would from it.
+      if (args.choose) return { chosen: chooseOptions(select, [target]) };
       throw fail('NOT_INTERACTABLE',
-        "an option of a drop-down <select> cannot be clicked; use fill on the select with the option's text");
+        "an option of a drop-down <select> has no place on the page; click it or use select with its ref");
     }
     let clicked = target;
     if (visibilityOf(target) !== VISIBLE || !sizedRectOf(target)) {
@@ -2318,12 +2359,20 @@
   }
 
   // select: options by value or visible text, several for a multiple select.
+  // select: by the select and option values or texts, or by an option's own ref.
   function opSelect(args, table) {
-    const el = fieldTarget(args, table);
+    const target = fieldTarget(args, table);
+    const byOption = target.localName === 'option' && target.closest('select');
+    const el = byOption || target;
     if (el.localName !== 'select') {
       throw fail('INVALID_PARAMS', `element is a <${el.localName}>, not a <select>; use click for custom drop-downs`);
     }
-    checkEditable(el);
+    if (byOption) {
+      if (args.values !== undefined && args.values !== null) {
+        throw fail('INVALID_PARAMS', 'the ref is an option already: give no value, or the select\'s ref with values');
+      }
+      return chooseOptions(el, [target]);
+    }
     const values = Array.isArray(args.values) ? args.values : [args.values];
     if (!values.length || !values.every((v) => typeof v === 'string')) {
       throw fail('INVALID_PARAMS', 'values must be an option value or text, or a list of them');
@@ -2337,11 +2386,20 @@
         const names = Array.from(el.options).slice(0, 20).map((o) => `"${normalize(o.text)}"`);
         throw fail('ELEMENT_NOT_FOUND', `no option "${v}" in this select; options: ${names.join(', ')}`);
       }
-      if (option.disabled || (option.parentElement.localName === 'optgroup' && option.parentElement.disabled)) {
-        throw fail('NOT_INTERACTABLE', `option "${v}" is disabled`);
-      }
       return option;
     });
+    return chooseOptions(el, options);
+  }
+
+  // Makes `options` the select's choice (for a multiple select, its whole choice)
+  // and fires input and change, as a person's choice would.
+  function chooseOptions(el, options) {
+    checkEditable(el);
+    for (const option of options) {
+      if (option.disabled || (option.parentElement.localName === 'optgroup' && option.parentElement.disabled)) {
+        throw fail('NOT_INTERACTABLE', `option "${normalize(option.text)}" is disabled`);
+      }
+    }
     el.focus();
     for (const o of el.options) o.selected = options.includes(o);
     dispatchValueEvents(el);

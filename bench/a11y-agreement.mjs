@@ -46,9 +46,9 @@ const show = (p) => `${p.role} "${p.name}"`;
 // Chromium's side
 //
 // Roles kept as they are: the ARIA widget roles a user can operate.
-// `listbox` is kept too (the snapshot lists list boxes with a ref), and `option` only
-// when its nearest list-ish ancestor is a listbox (a <select> drop-down's options sit
-// under combobox > MenuListPopup and are chosen with fill, so neither side lists them).
+// `listbox` is kept too (the snapshot lists list boxes with a ref), and `option` when
+// it is a choice of a listbox or of a <select> drop-down (combobox > MenuListPopup >
+// MenuListOption): agents need to see the choices, and the snapshot lists them with refs.
 const CHROMIUM_ROLES = new Set([
   'link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox',
   'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
@@ -58,6 +58,7 @@ const CHROMIUM_ROLES = new Set([
 // Chromium's internal role names that stand for an ARIA widget role.
 const ROLE_MAP = {
   DisclosureTriangle: 'button', // <summary>
+  MenuListOption: 'option', // a <select> drop-down's option
   comboBoxSelect: 'combobox',
   ComboBox: 'combobox',
   PopUpButton: 'combobox',
@@ -88,7 +89,7 @@ const KNOWN_NON_INTERACTIVE = new Set([
   'columnheader', 'rowheader', 'rowgroup', 'LayoutTable', 'LayoutTableRow', 'LayoutTableCell',
   'LayoutTableColumn', 'caption', 'Caption', 'article', 'figure', 'FigureCaption', 'dialog',
   'separator', 'toolbar', 'tablist', 'tabpanel', 'menubar', 'menu', 'radiogroup', 'tree',
-  'grid', 'gridcell', 'MenuListPopup', 'MenuListOption', 'LabelText', 'Legend', 'time', 'emphasis',
+  'grid', 'gridcell', 'MenuListPopup', 'LabelText', 'Legend', 'time', 'emphasis',
   'strong', 'code', 'Abbr', 'mark', 'Section', 'SectionWithoutName', 'status', 'term',
   'definition', 'blockquote', 'Pre', 'superscript', 'subscript', 'DescriptionList',
   'DescriptionListTerm', 'DescriptionListDetail', 'Iframe', 'IframePresentational',
@@ -126,12 +127,12 @@ function chromiumPairs(nodes, unknownRoles) {
     if (insideAtomic(n)) continue;
     let role = ROLE_MAP[raw] ?? raw;
     if (role === 'option') {
-      // keep only when inside a listbox, not inside a <select> drop-down
+      // keep the choices of a listbox or a <select> drop-down
       let keep = false;
       for (let p = byId.get(n.parentId); p; p = byId.get(p.parentId)) {
         const r = rawRole(p);
-        if (r === 'listbox') { keep = true; break; }
-        if (r === 'MenuListPopup' || r === 'combobox' || ROLE_MAP[r] === 'combobox') break;
+        if (r === 'listbox' || r === 'MenuListPopup') { keep = true; break; }
+        if (r === 'combobox' || ROLE_MAP[r] === 'combobox') break;
       }
       if (!keep) continue;
     } else if (!CHROMIUM_ROLES.has(role)) {

@@ -41,6 +41,34 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     await callError(mcp, 'select', { selector: '#kb', value: 'x' }, 'INVALID_PARAMS');
   }));
 
+  it('a select\'s options are in the snapshot, and click or select takes their refs', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('options.html') });
+    const snap = await callText(mcp, 'snapshot');
+    const lines = snap.split('\n').map((l) => l.replace(/ \[ref=[^\]]+\]/, ''));
+    const at = lines.indexOf('- combobox "Date range": Last 28 days');
+    assert.ok(at > 0, snap);
+    assert.deepEqual(lines.slice(at + 1, at + 4), [
+      '  - option "Last 7 days"', '  - option "Last 28 days" [selected]', '  - option "Last 90 days" [disabled]',
+    ], 'each choice under its combobox; a hidden one left out');
+    assert.ok(!snap.includes('Never shown'));
+    assert.ok(lines.includes('  - option "Tokyo"'), 'options of an optgroup');
+    assert.ok(lines.includes('  - ... 70 more options'), 'a long list is cut at 50, visibly');
+    assert.ok(lines.includes('  - option "1977"') && !lines.includes('  - option "1976"'));
+    assert.ok(lines.includes('  - option "Chromium"'), 'a datalist\'s suggestions');
+    assert.ok(lines.includes('- option "Oldest"'), 'an ARIA listbox\'s options');
+    // A drop-down's option is chosen by clicking its ref, as from its menu.
+    const chosen = await call('click', { ref: refOf(snap, 'option', 'Last 7 days') });
+    assert.deepEqual([chosen.chosen.value, chosen.chosen.text], ['7', 'Last 7 days']);
+    assert.match(await callText(mcp, 'snapshot'), /combobox "Date range" \[ref=e\d+\]: Last 7 days/);
+    // select takes an option's ref without a value, in a multiple select too.
+    await call('select', { ref: refOf(snap, 'option', 'Berlin') });
+    await call('select', { ref: refOf(snap, 'option', 'gamma') });
+    assert.equal(await text('#log'), 'range=Last 7 days zone=Berlin tags=gamma');
+    await callError(mcp, 'click', { ref: refOf(snap, 'option', 'Last 90 days') }, 'NOT_INTERACTABLE');
+    await callError(mcp, 'select', { ref: refOf(snap, 'option', 'Paris'), value: 'Tokyo' }, 'INVALID_PARAMS');
+    await callError(mcp, 'hover', { ref: refOf(snap, 'option', 'Paris') }, 'NOT_INTERACTABLE');
+  }));
+
   it('check and uncheck click like a person and verify the result', { timeout: 30_000 }, logged(async () => {
     await open();
     assert.deepEqual(await call('check', { selector: '#news' }), { checked: true, changed: true });

@@ -13,14 +13,14 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "select",
-            "Choose options of a <select> (by ref or CSS selector) by value or visible text; a list chooses several in a multiple select. Fires input and change. Returns the chosen values and texts.",
+            "Choose options of a <select> (by ref or CSS selector) by value or visible text; a list chooses several in a multiple select. Or pass an option's ref from the snapshot and no value. Fires input and change. Returns the chosen values and texts.",
             ACTION,
             |ctx: Ctx, p: SelectParams| async move {
                 let tab = ctx.tab().await?;
-                let values = match p.value {
+                let values = p.value.map(|value| match value {
                     OneOrMany::One(v) => vec![v],
                     OneOrMany::Many(list) => list,
-                };
+                });
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"values": values}));
                 let mut chosen = ctx.agent(tab, "select", args).await?;
                 // Script-set options: the page's input and change events are not trusted ones.
@@ -59,8 +59,9 @@ pub struct SelectParams {
     /// CSS selector (first match).
     #[serde(default)]
     selector: Option<String>,
-    /// Option value or visible text; a list for a multiple select.
-    value: OneOrMany,
+    /// Option value or visible text; a list for a multiple select. Leave out when ref is an option's.
+    #[serde(default)]
+    value: Option<OneOrMany>,
 }
 
 async fn set_checked(ctx: &Ctx, p: &TargetParams, want: bool) -> ToolResult {

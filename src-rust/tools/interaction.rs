@@ -15,7 +15,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "click",
-            "Click an element (by ref or CSS selector) with a real mouse click. Waits for a navigation it starts; reports it and any new tabs opened.",
+            "Click an element (by ref or CSS selector) with a real mouse click. Waits for a navigation it starts; reports it and any new tabs opened. An option of a drop-down select is chosen, as from its menu.",
             ACTION,
             |ctx: Ctx, p: TargetParams| async move { click(&ctx, target(&p.r#ref, &p.selector)?).await },
         ),
@@ -225,7 +225,13 @@ pub async fn click_target(
     target: Value,
     count: u32,
 ) -> Result<Value, ToolError> {
-    let point = ctx.agent(tab, "point", target).await?;
+    // An option of a drop-down <select> is chosen, as from its menu.
+    let point = ctx
+        .agent(tab, "point", with(target, json!({"choose": true})))
+        .await?;
+    if let Some(chosen) = point.get("chosen") {
+        return Ok(json!({"chosen": chosen, "trusted_events": false}));
+    }
     let click = MouseAction::Click {
         button: BUTTON_LEFT,
         count,
