@@ -113,9 +113,11 @@
     return text.length > max ? text.slice(0, max - 1) + '…' : text;
   }
 
+  // An attribute's text with ASCII whitespace collapsed (a no-break space is kept, as
+  // browsers keep it in names).
   function trimAttr(el, name) {
     const v = el.getAttribute(name);
-    return v ? normalize(v) : '';
+    return v ? v.replace(/[ \t\n\f\r]+/g, ' ').replace(/^ | $/g, '') : '';
   }
 
   // WAI-ARIA 1.2's concrete roles: a role attribute takes its first token that is one of them.
@@ -146,7 +148,13 @@
   }
 
   function hasOwnName(el) {
-    return !!(trimAttr(el, 'aria-label') || el.hasAttribute('aria-labelledby') || trimAttr(el, 'title'));
+    return !!(trimAttr(el, 'aria-label') || labelledByIds(el) !== null || trimAttr(el, 'title'));
+  }
+
+  // aria-labelledby, or aria-labeledby as browsers also accept it; null when neither is set.
+  function labelledByIds(el) {
+    const ids = el.getAttribute('aria-labelledby');
+    return ids !== null ? ids : el.getAttribute('aria-labeledby');
   }
 
   // Calls fn for each child of node as the page renders them: an open shadow root replaces
@@ -397,6 +405,22 @@
         return 'listitem';
       case 'table':
         return 'table';
+      case 'thead':
+      case 'tbody':
+      case 'tfoot':
+        return 'rowgroup';
+      case 'blockquote':
+        return 'blockquote';
+      case 'math':
+        return 'math';
+      case 'dt':
+        return 'term';
+      case 'dd':
+        return 'definition';
+      // No role of their own, but a node when named (abbr by its title).
+      case 'dl':
+      case 'abbr':
+        return 'generic';
       case 'tr':
         return 'row';
       case 'td':
@@ -422,7 +446,9 @@
       case 'dialog':
         return 'dialog';
       case 'img':
-        return el.getAttribute('alt') === '' ? 'presentation' : 'img';
+        // alt="" marks a decorative image, unless the page names it another way.
+        return el.getAttribute('alt') === '' && !trimAttr(el, 'aria-label') && labelledByIds(el) === null
+          ? 'presentation' : 'img';
       case 'figure':
         return 'figure';
       case 'hr':
@@ -466,13 +492,23 @@
     const explicit = el.getAttribute('role');
     if (explicit) {
       const role = firstValidRole(explicit);
-      if (role) return role === 'none' ? 'presentation' : role;
+      // ARIA's conflict rule: a focusable element is never presentational.
+      const presentational = role === 'none' || role === 'presentation';
+      if (role && !(presentational && isFocusable(el, tag))) return presentational ? 'presentation' : role;
     }
     const role = implicitRole(el, tag);
     if ((role === '' || role === 'generic') && el.hasAttributes() && isEditingHost(el)) {
       return 'textbox';
     }
     return role;
+  }
+
+  function isFocusable(el, tag) {
+    if (el.hasAttribute('tabindex')) return true;
+    if (tag === 'button' || tag === 'input' || tag === 'select' || tag === 'textarea') {
+      return !el.disabled && !(tag === 'input' && el.type === 'hidden');
+    }
+    return (tag === 'a' || tag === 'area') && el.hasAttribute('href');
   }
 
   function isInteractive(el, role) {
@@ -501,6 +537,7 @@
     return Object.assign({
       table,
       labelMaps: new Map(),
+      pseudoRoots: new Map(),
       visibility: null,
       skip: null,
       modal: null,
@@ -567,7 +604,8 @@
 
   // What an embedded element contributes to its ancestor's name, or null to recurse into it.
   function embeddedText(el) {
-    const aria = trimAttr(el, 'aria-label');
+    // A slot has no box of its own: what is slotted in is read, not its label.
+    const aria = el.localName === 'slot' ? '' : trimAttr(el, 'aria-label');
     if (aria) return aria;
     switch (el.localName) {
       case 'img':
@@ -609,16 +647,123 @@
   }
 
   // Text content the way a screen reader reads it: images by alt, controls by value,
-  // hidden parts left out. `skip` is the control whose label is being read.
+  // CSS ::before and ::after content in place, hidden parts left out. `skip` is the
+  // control whose label is being read.
   function contentText(root, ctx, skip, includeHidden) {
+    const pseudo = mayHavePseudoContent(root, ctx);
     // Fast path for the common <a>Text</a>, <button>Text</button>.
     const only = root.firstChild;
-    if (only && only.nodeType === TEXT_NODE && only === root.lastChild && !root.shadowRoot) {
+    if (!pseudo && only && only.nodeType === TEXT_NODE && only === root.lastChild && !root.shadowRoot) {
       return clamp(normalize(only.data), NAME_MAX);
     }
-    const acc = { parts: [], length: 0 };
+    const acc = { parts: [], length: 0, pseudo };
+    if (pseudo) acc.parts.push(pseudoText(root, '::before'));
     appendContent(root, ctx, skip, includeHidden, acc);
+    if (pseudo) acc.parts.push(pseudoText(root, '::after'));
     return clamp(normalize(acc.parts.join('')), NAME_MAX);
+  }
+
+  function isInlineBox(el) {
+    const display = getComputedStyle(el).display;
+    return display === 'inline' || display === 'contents' || display === 'none';
+  }
+
+  // Whether the style sheets of el's tree (its document or shadow root) give any
+  // ::before or ::after content: looked up once per tree per call, so that pages
+  // without such rules never pay for a pseudo-element's computed style.
+  function mayHavePseudoContent(el, ctx) {
+    const root = el.getRootNode();
+    let known = ctx.pseudoRoots.get(root);
+    if (known === undefined) {
+      known = sheetsHavePseudoContent(root);
+      ctx.pseudoRoots.set(root, known);
+    }
+    return known;
+  }
+
+  function sheetsHavePseudoContent(root) {
+    const sheets = [...(root.styleSheets || []), ...(root.adoptedStyleSheets || [])];
+    for (const sheet of sheets) {
+      let rules;
+      try {
+        rules = sheet.cssRules;
+      } catch (_) {
+        return true; // another origin's sheet: it may
+      }
+      if (rulesHavePseudoContent(rules)) return true;
+    }
+    return false;
+  }
+
+  const PSEUDO_SELECTOR = /:(before|after)\b/i;
+
+  function rulesHavePseudoContent(rules) {
+    for (const rule of rules) {
+      if (rule.selectorText && PSEUDO_SELECTOR.test(rule.selectorText)) {
+        const content = rule.style && rule.style.content;
+        if (content && content !== 'none' && content !== 'normal') return true;
+      }
+      if (rule.cssRules && rulesHavePseudoContent(rule.cssRules)) return true;
+    }
+    return false;
+  }
+
+  // The text a ::before or ::after gives el: its content's strings and attr() values,
+  // or its alternative text after a "/" when it has one (content: "★" / "Starred").
+  function pseudoText(el, which) {
+    const style = getComputedStyle(el, which);
+    const content = style.content;
+    if (!content || content === 'none' || content === 'normal' || style.display === 'none') return '';
+    const [text, alt] = contentValueText(content, el);
+    const shown = alt === null ? text : alt;
+    return style.display === 'inline' ? shown : ` ${shown} `;
+  }
+
+  function contentValueText(value, el) {
+    let main = '';
+    let alt = null;
+    let i = 0;
+    const add = (text) => {
+      if (alt === null) main += text;
+      else alt += text;
+    };
+    while (i < value.length) {
+      const c = value[i];
+      if (c === '"' || c === "'") {
+        let text = '';
+        i++;
+        while (i < value.length && value[i] !== c) {
+          if (value[i] === '\\') {
+            const hex = /^[0-9a-fA-F]{1,6}/.exec(value.slice(i + 1));
+            if (hex) {
+              text += String.fromCodePoint(parseInt(hex[0], 16));
+              i += 1 + hex[0].length;
+              if (value[i] === ' ') i++;
+              continue;
+            }
+            i++;
+          }
+          text += value[i] || '';
+          i++;
+        }
+        add(text);
+        i++;
+      } else if (c === '/') {
+        alt = '';
+        i++;
+      } else if (/[a-zA-Z-]/.test(c)) {
+        const fn = /^([a-zA-Z-]+)\(([^)]*)\)/.exec(value.slice(i));
+        if (fn) {
+          if (fn[1].toLowerCase() === 'attr') add(el.getAttribute(fn[2].trim().split(/\s+/)[0]) || '');
+          i += fn[0].length;
+        } else {
+          i++;
+        }
+      } else {
+        i++;
+      }
+    }
+    return [main, alt];
   }
 
   function appendContent(node, ctx, skip, includeHidden, acc) {
@@ -634,11 +779,15 @@
       if (!includeHidden && cachedVisibility(kid, ctx) !== VISIBLE) return true;
       // A nested tree item or group names itself, not its parent.
       if (NESTED_OWN_NAME.has(kid.getAttribute('role'))) return true;
-      const block = BLOCK_TAGS.has(kid.localName);
+      // A box that is not inline (block, inline-block, flex or grid item) stands
+      // apart from the text around it, as browsers read it.
+      const block = BLOCK_TAGS.has(kid.localName) || !isInlineBox(kid);
       if (block) acc.parts.push(' ');
       const own = embeddedText(kid);
       if (own === null) {
+        if (acc.pseudo) acc.parts.push(pseudoText(kid, '::before'));
         appendContent(kid, ctx, skip, includeHidden, acc);
+        if (acc.pseudo) acc.parts.push(pseudoText(kid, '::after'));
       } else {
         // Embedded content (an image's alt, a field's value) stands apart
         // from the text around it, as browsers read it.
@@ -651,7 +800,7 @@
   }
 
   function labelledByText(el, ctx) {
-    const ids = el.getAttribute('aria-labelledby');
+    const ids = labelledByIds(el);
     if (!ids || !ids.trim()) return '';
     const root = el.getRootNode();
     const parts = [];
@@ -659,9 +808,11 @@
       const target = (typeof root.getElementById === 'function' && root.getElementById(id))
         || document.getElementById(id);
       if (!target) continue;
-      // A referenced element counts even when hidden (a common pattern for off-screen labels).
+      // A referenced element counts even when hidden (a common pattern for off-screen
+      // labels), with its hidden parts; a shown one counts with its shown parts only.
       const own = target === el ? trimAttr(el, 'aria-label') : embeddedText(target);
-      parts.push(own || contentText(target, ctx, null, true));
+      const hidden = !isRendered(target) || !!target.closest('[aria-hidden="true"]');
+      parts.push(own || contentText(target, ctx, null, hidden));
     }
     return normalize(parts.join(' '));
   }
@@ -670,9 +821,11 @@
     switch (tag) {
       case 'input': {
         const type = el.type;
-        if (type === 'submit' || type === 'reset' || type === 'button' || type === 'image') {
-          return inputText(el) || labelsText(el, ctx);
+        // HTML-AAM: a button input's label comes before its value.
+        if (type === 'submit' || type === 'reset' || type === 'button') {
+          return labelsText(el, ctx) || inputText(el);
         }
+        if (type === 'image') return inputText(el) || labelsText(el, ctx);
         return labelsText(el, ctx);
       }
       case 'select':
@@ -857,7 +1010,7 @@
 
   // A caption or legend that became the table's or group's name is not repeated as text.
   function markCaptionUsedAsName(el, tag, ctx) {
-    if (!ctx.skip || el.hasAttribute('aria-label') || el.hasAttribute('aria-labelledby')) return;
+    if (!ctx.skip || el.hasAttribute('aria-label') || labelledByIds(el) !== null) return;
     const caption = tag === 'table' ? el.caption : el.querySelector(':scope > legend');
     if (caption) ctx.skip.add(caption);
   }
@@ -1085,7 +1238,8 @@
   function isNodeInFullMode(el, role, tag, interactive, ctx) {
     if (interactive) return true;
     if (role === '' || role === 'presentation') return false;
-    if (role === 'generic') return !ctx.compact || hasOwnName(el);
+    // Generic boxes and table sections are only structure, unless named.
+    if (role === 'generic' || role === 'rowgroup') return !ctx.compact || hasOwnName(el);
     if (role === 'img' && ctx.compact) return !!nameOf(el, role, ctx);
     return true;
   }
@@ -2050,7 +2204,7 @@
         const ctx = newContext(table);
         return allElements(doc, []).filter((el) => {
           const role = roleOf(el, el.localName);
-          if (!isInteractive(el, role) && !el.hasAttribute('aria-label') && !el.hasAttribute('aria-labelledby')) return false;
+          if (!isInteractive(el, role) && !el.hasAttribute('aria-label') && labelledByIds(el) === null) return false;
           const labelled = labelsText(el, ctx) || el.getAttribute('aria-label') || labelledByText(el, ctx);
           return textMatches(labelled, label, exact);
         });

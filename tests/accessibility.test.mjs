@@ -1,6 +1,6 @@
 // The snapshot's roles, names, states and values, rule by rule on one page, and
 // its agreement with an independent implementation (Chromium's accessibility
-// tree) on the 22 pages of bench/a11y.
+// tree) on the pages of bench/a11y.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -78,6 +78,37 @@ describe('roles, names, states and values', { timeout: 120_000 }, () => {
   }));
 });
 
+describe('accessible names as the accname spec and browsers compute them', { timeout: 120_000 }, () => {
+  let session;
+  before(async () => { session = await startLoggedIn(); }, { timeout: 90_000 });
+  after(async () => { await session?.stop(); });
+
+  it('keeps icons, symbols, CSS content and required markers; follows labelledby rules', { timeout: 60_000 }, withBrowserLog(() => session.browser, async () => {
+    const { mcp, fixtures } = session;
+    await callJson(mcp, 'open', { url: fixtures.url('names.html') });
+    assert.deepEqual(withoutRefs(await callText(mcp, 'snapshot')), [
+      '- link "◧ Overview"', // an icon font's ::before
+      '- link "↑ Back to top"',
+      '- link "# general"',
+      '- link "Starred Favourites"', // ::before's alternative text
+      '- link "Inbox (12)"', // ::after with attr()
+      '- link "Help"', // a ::before that is display:none
+      '- link "Notifications"', // an aria-hidden emoji stays out
+      '- textbox "Email address *"', // a label's ::after asterisk
+      '- textbox "Full name (required)"',
+      '- textbox "Card number"', // aria-labeledby; a shown target's hidden part stays out
+      '- textbox "Secret code"', // a hidden target counts whole
+      '- button "Send the form"', // a button input's label before its value
+      '- button "Print"', // img alt="" named by aria-label
+    ]);
+    const full = await callText(mcp, 'snapshot', { interactive: false });
+    assert.match(full, /- rowgroup "Plan names"/);
+    assert.match(full, /- blockquote: Simple is better than complex\./);
+    assert.match(full, /- generic "Terms"\n\s+- term: Relay\n\s+- definition: A server that stores events/);
+    assert.match(full, /- generic "HyperText Markup Language"/);
+  }));
+});
+
 describe('agreement with Chromium', { timeout: 300_000 }, () => {
   it('gives at least 98% of interactive elements the same role and name', { timeout: 280_000 }, async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-a11y-'));
@@ -93,8 +124,18 @@ describe('agreement with Chromium', { timeout: 300_000 }, () => {
       });
       const report = JSON.parse(readFileSync(results, 'utf8'));
       assert.equal(report.pages.filter((p) => p.error).length, 0, output);
-      assert.ok(report.pages.length >= 20, 'at least 20 pages are compared');
-      assert.ok(report.overall >= 0.98, `agreement ${(100 * report.overall).toFixed(1)}% is below 98%\n${output}`);
+      assert.ok(report.pages.length >= 35, 'at least 35 pages are compared');
+      // The first 22 pages, each written for one rule, agree almost fully; the realistic
+      // app pages from 23 on (long selects cut at 50 options, real sites' markup) keep a
+      // floor under today's figure.
+      const agreement = (pages) => {
+        const sum = (f) => pages.reduce((n, p) => n + f(p), 0);
+        return sum((p) => p.matched) / sum((p) => Math.max(p.ours, p.chromium));
+      };
+      const rules = agreement(report.pages.filter((p) => parseInt(p.page, 10) <= 22));
+      const apps = agreement(report.pages.filter((p) => parseInt(p.page, 10) > 22));
+      assert.ok(rules >= 0.98, `agreement on the rule pages ${(100 * rules).toFixed(1)}% is below 98%\n${output}`);
+      assert.ok(apps >= 0.85, `agreement on the app pages ${(100 * apps).toFixed(1)}% is below 85%\n${output}`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
