@@ -19,15 +19,12 @@
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { startBrowser } from '../tests/support/browser.mjs';
-import { startFixtureServer } from '../tests/support/fixture-server.mjs';
-import { TEST_NSEC, callJson, callText, connectMcp } from '../tests/support/mcp.mjs';
+import { callJson, callText } from '../tests/support/mcp.mjs';
 import { parseSnapshot } from '../tests/support/snapshot.mjs';
+import { startComparison } from './comparison.mjs';
 
 const PAGES_DIR = fileURLToPath(new URL('./a11y/', import.meta.url));
 const RESULTS = process.env.A11Y_RESULTS || fileURLToPath(new URL('./a11y-results.json', import.meta.url));
-const CHROMIUM_BIN = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const TARGET = 0.98;
 const NAME_MAX = 100; // the snapshot's cap on names, with an ellipsis
 
@@ -230,24 +227,10 @@ async function main() {
     return;
   }
 
-  const server = await startFixtureServer({ root: PAGES_DIR });
-  let browser;
-  let mcp;
-  let chrome;
+  const { server, mcp, context, close } = await startComparison(PAGES_DIR);
   const results = [];
   const unknownRoles = new Map();
   try {
-    browser = await startBrowser();
-    mcp = await connectMcp(browser);
-    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
-    chrome = await chromium.launch({
-      executablePath: CHROMIUM_BIN,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
-    const context = await chrome.newContext();
-
     for (const file of pages) {
       const url = server.url(file);
       const row = { page: file };
@@ -271,10 +254,7 @@ async function main() {
       results.push(row);
     }
   } finally {
-    await chrome?.close().catch(() => {});
-    await mcp?.close().catch(() => {});
-    await browser?.stop().catch(() => {});
-    await server.close();
+    await close();
   }
 
   // --- report

@@ -35,15 +35,13 @@
 import { existsSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium } from 'playwright-core';
-import { REPO_ROOT, startBrowser } from '../tests/support/browser.mjs';
-import { startFixtureServer } from '../tests/support/fixture-server.mjs';
-import { TEST_NSEC, callJson, connectMcp } from '../tests/support/mcp.mjs';
+import { REPO_ROOT } from '../tests/support/browser.mjs';
+import { callJson } from '../tests/support/mcp.mjs';
 import { parseSnapshot } from '../tests/support/snapshot.mjs';
+import { CHROMIUM_BIN, startComparison } from './comparison.mjs';
 
 const WPT_DIR = path.resolve(process.env.WPT_ACCNAME_DIR || path.join(REPO_ROOT, '..', 'wpt-accname'));
 const RESULTS = process.env.WPT_RESULTS || fileURLToPath(new URL('./wpt-accname-results.json', import.meta.url));
-const CHROMIUM_BIN = process.env.CHROMIUM_BIN || '/usr/bin/chromium';
 const NAME_MAX = 100; // the snapshot's cap on names, with an ellipsis
 const AMBIGUOUS = 'SPEC_AMBIGUOUS_LOG_VALUE';
 
@@ -192,23 +190,9 @@ async function main() {
     return;
   }
 
-  const server = await startFixtureServer({ root: WPT_DIR });
-  let browser;
-  let mcp;
-  let chrome;
+  const { server, mcp, context, close } = await startComparison(WPT_DIR);
   const results = [];
   try {
-    browser = await startBrowser();
-    mcp = await connectMcp(browser);
-    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
-    chrome = await chromium.launch({
-      executablePath: CHROMIUM_BIN,
-      headless: true,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
-        '--disable-component-update', '--disable-sync'],
-    });
-    const context = await chrome.newContext();
-
     for (const file of pages) {
       const url = server.url(file);
       const row = { file, cases: [] };
@@ -241,10 +225,7 @@ async function main() {
       results.push(row);
     }
   } finally {
-    await chrome?.close().catch(() => {});
-    await mcp?.close().catch(() => {});
-    await browser?.stop().catch(() => {});
-    await server.close();
+    await close();
   }
 
   // --- report
