@@ -10,9 +10,11 @@ const RETRY_MAX_MS = 10_000;
 const CALL_TIMEOUT_MS = 120_000;
 
 export class CallError extends Error {
-  constructor(code, message) {
+  /** field: the parameter at fault, when the server names one. */
+  constructor(code, message, field) {
     super(message);
     this.code = code;
+    this.field = field || null;
   }
 }
 
@@ -89,7 +91,7 @@ export function createConnection({ onEvent, onStatus }) {
         if (msg.ok) resolve(msg.result);
         else {
           const error = msg.error || {};
-          reject(new CallError(error.code || 'INTERNAL', error.message || 'the call failed'));
+          reject(new CallError(error.code || 'INTERNAL', error.message || 'the call failed', error.field));
         }
       }
     });

@@ -43,10 +43,12 @@ function safeHttpUrl(value) {
   }
 }
 
-/** Splits "field: message" into its parts. */
-function splitFieldError(message) {
-  const match = /^([a-z_]+):\s*([\s\S]*)$/.exec(message || '');
-  return match ? { field: match[1], text: match[2] } : null;
+/** The field a server error names, and its message without the field's prefix. */
+function fieldOf(error) {
+  if (!error || !error.field) return null;
+  const prefix = `${error.field}: `;
+  const message = error.message || '';
+  return { field: error.field, text: message.startsWith(prefix) ? message.slice(prefix.length) : message };
 }
 
 export function initIdentity({ call }) {
@@ -155,7 +157,7 @@ export function initIdentity({ call }) {
 
   /** Puts an error from the server next to its field, or at the form. */
   function showCallError(error) {
-    const parts = splitFieldError(error.message);
+    const parts = fieldOf(error);
     if (parts && fieldError(parts.field, parts.text)) {
       visibleField(parts.field)?.focus();
       return;
@@ -458,7 +460,7 @@ export function initIdentity({ call }) {
         if (result && result.logged_in) render(result, true);
       }
     } catch (error) {
-      const parts = splitFieldError(error.message);
+      const parts = fieldOf(error);
       const input = li.querySelector('input[name="password"]');
       if (parts && parts.field === 'password' && !li.querySelector('.unlock').hidden) {
         rowError(li, 'password', parts.text);

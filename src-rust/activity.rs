@@ -2,7 +2,7 @@
 //! here (a cheap lock, no wake-up of the main thread); the window looks a
 //! few times a second and redraws only when something changed.
 
-use crate::bridge::TabId;
+use crate::base::tab::TabId;
 use std::collections::HashMap;
 use std::sync::Mutex;
 

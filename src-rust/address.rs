@@ -1,6 +1,6 @@
 //! Turning what a person or an agent typed into an address to open.
 
-use crate::tools::error::ToolError;
+use crate::base::error::ToolError;
 
 /// Accepts full URLs and bare host names (`example.com` -> https).
 pub fn normalize_url(url: &str) -> Result<String, ToolError> {

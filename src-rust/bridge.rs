@@ -1,14 +1,13 @@
 //! The one way off-main-thread code reaches the browser: a command sent to
 //! the event loop with a oneshot for the reply, under a timeout.
 
-use crate::tools::error::{ErrorCode, ToolError};
+use crate::base::error::{ErrorCode, ToolError};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::oneshot;
 
-/// Stable identity of a tab (indexes shift when tabs close; ids do not).
-pub type TabId = u64;
+pub use crate::base::tab::TabId;
 
 /// What a browser command gives back.
 #[derive(Debug)]
@@ -41,6 +40,9 @@ pub enum Navigation {
     Forward,
     Reload,
 }
+
+/// Mouse buttons as GDK numbers them.
+pub const BUTTON_LEFT: u32 = 1;
 
 /// A mouse action at viewport coordinates (CSS pixels).
 #[derive(Debug, Clone, Copy)]

@@ -7,7 +7,7 @@
 
 pub mod activity;
 pub mod address;
-pub mod app;
+pub mod base;
 pub mod bridge;
 pub mod browser;
 pub mod cli;

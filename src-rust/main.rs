@@ -4,7 +4,6 @@
 
 use anyhow::Context;
 use clap::Parser;
-use sovereign_browser::app::{App, Security, Setup};
 use sovereign_browser::bridge::{BrowserHandle, Command};
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
@@ -15,6 +14,7 @@ use sovereign_browser::nip07::permissions::Permissions;
 use sovereign_browser::nip07::Nip07;
 use sovereign_browser::profile::Profile;
 use sovereign_browser::server;
+use sovereign_browser::tools::app::{App, Security, Setup};
 use sovereign_browser::tools::Registry;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
@@ -183,7 +183,11 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     runtime.spawn(shutdown_on_signal(proxy.clone()));
     runtime.spawn(show_identity(app.clone(), proxy.clone()));
     runtime.spawn(show_nostr_prompts(app.clone(), proxy.clone()));
-    runtime.spawn(sovereign_browser::nip07::serve(app.clone(), nostr_incoming));
+    runtime.spawn(sovereign_browser::nip07::serve(
+        app.identity.clone(),
+        app.nip07.clone(),
+        nostr_incoming,
+    ));
 
     // Ready once the start page has loaded: a load still pending from
     // start-up would race the first navigation a client asks for.

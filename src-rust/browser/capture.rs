@@ -1,8 +1,8 @@
 //! Screenshots of a tab's visible area as PNG (works for hidden tabs too),
 //! optionally with labelled boxes drawn on them, and the page as PDF.
 
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Mark, Output, Reply};
-use crate::tools::error::{ErrorCode, ToolError};
 use serde_json::json;
 use std::cell::RefCell;
 use std::path::PathBuf;

@@ -4,8 +4,8 @@
 //! `webkit_cookie_manager_get_all_cookies` (WebKitGTK 2.42), which the Rust
 //! binding predates: a small hand-written binding below.
 
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{CookieSpec, Reply};
-use crate::tools::error::{ErrorCode, ToolError};
 use glib::translate::{FromGlibPtrContainer, ToGlibPtr};
 use serde_json::{json, Value};
 use webkit2gtk::{

@@ -10,7 +10,7 @@
 
 use super::script::{agent_outcome, AGENT_WORLD};
 use super::tab::TabState;
-use crate::tools::error::{ErrorCode, ToolError};
+use crate::base::error::{ErrorCode, ToolError};
 use javascriptcore::ValueExt as _;
 use serde_json::Value;
 use std::cell::{Cell, RefCell};

@@ -9,9 +9,6 @@ use std::cell::Cell;
 use std::ffi::CString;
 use webkit2gtk::WebView;
 
-/// Mouse buttons as GDK numbers them.
-pub const BUTTON_LEFT: u32 = 1;
-
 thread_local! {
     /// Modifier keys and mouse buttons an agent holds down (keydown without
     /// keyup, mouse down without up): later events carry them, as a

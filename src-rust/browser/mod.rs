@@ -17,10 +17,10 @@ pub mod tab;
 mod web_extension;
 mod xtest;
 
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{
     Command, CookieOp, DialogAction, Navigation, Output, Reply, SettingsChange, TabId,
 };
-use crate::tools::error::{ErrorCode, ToolError};
 use gtk::prelude::*;
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
@@ -74,7 +74,7 @@ pub struct BrowserOptions {
     /// What the agents are doing (shown in the toolbar).
     pub activity: std::sync::Arc<crate::activity::Activity>,
     /// Where the pages' window.nostr calls go.
-    pub nostr_calls: crate::nip07::PageCalls,
+    pub nostr_calls: crate::base::page_event::PageCalls,
 }
 
 const APP_TITLE: &str = "Sovereign Browser";
@@ -107,7 +107,7 @@ pub struct Browser {
     /// The web extension's folder, until the first tab hands it to WebKit.
     web_extension: Option<PathBuf>,
     nostr_scripts: nostr::NostrScripts,
-    nostr_calls: crate::nip07::PageCalls,
+    nostr_calls: crate::base::page_event::PageCalls,
     downloads: downloads::Downloads,
     /// The control panel's own window (not a tab: agents never see it).
     panel: Option<(Window, wry::WebView)>,
@@ -380,7 +380,7 @@ impl Browser {
         let tab = self.tabs.remove(index);
         let _ = self
             .nostr_calls
-            .send(crate::nip07::PageEvent::PageGone { tab: id });
+            .send(crate::base::page_event::PageEvent::PageGone { tab: id });
         self.stack.remove(&tab.webkit);
         self.chrome.remove_tab(id);
         drop(tab);

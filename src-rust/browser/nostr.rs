@@ -6,8 +6,8 @@
 //! answer reaches the frame that asked, cross-origin frames included.
 
 use super::script::AGENT_WORLD;
+use crate::base::page_event::{PageCalls, PageEvent};
 use crate::bridge::TabId;
-use crate::nip07::{PageCalls, PageEvent};
 use glib::translate::ToGlibPtr as _;
 use glib::ObjectExt as _;
 use glib::ToValue as _;

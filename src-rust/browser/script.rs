@@ -4,8 +4,8 @@
 
 use super::frames;
 use super::tab::TabState;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Output, Reply};
-use crate::tools::error::{ErrorCode, ToolError};
 use javascriptcore::ValueExt as _;
 use serde_json::Value;
 use std::rc::Rc;

@@ -3,8 +3,8 @@
 //! and being offline.
 
 use super::tab::TabState;
+use crate::base::error::ToolError;
 use crate::bridge::SiteCredentials;
-use crate::tools::error::ToolError;
 use glib::translate::ToGlibPtr;
 use serde_json::{json, Value};
 use std::cell::RefCell;

@@ -4,8 +4,8 @@
 use super::console::ConsoleLog;
 use super::delivery::Receipts;
 use super::frames::FrameRelay;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Output, Reply, TabId};
-use crate::tools::error::{ErrorCode, ToolError};
 use glib::Cast as _;
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};

@@ -10,7 +10,8 @@ pub mod permissions;
 pub mod prompts;
 pub mod request;
 
-use crate::app::App;
+use crate::base::page_event::PageEvent;
+use crate::identity::IdentityState;
 use crate::identity::{Method, SignerError};
 use nostr::{Kind, Tag, Timestamp, UnsignedEvent};
 use permissions::Permissions;
@@ -20,7 +21,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::mpsc;
 
 /// How long a prompt waits for a person by default.
 pub const DEFAULT_PROMPT_TIMEOUT: Duration = Duration::from_secs(60);
@@ -78,38 +79,26 @@ pub struct PageCall {
     pub tab: Option<u64>,
 }
 
-/// What the browser's main thread tells the provider.
-pub enum PageEvent {
-    /// A call from a frame of `tab`: its JSON, and where the answer's JSON
-    /// (`{"ok": true, "result": ...}` or `{"ok": false, "error": "..."}`) goes.
-    Call {
-        text: String,
-        tab: u64,
-        reply: oneshot::Sender<String>,
-    },
-    /// The tab's page went (a new page, or the tab closed): its waiting
-    /// prompts are withdrawn, since nobody would receive the answer.
-    PageGone { tab: u64 },
-}
-
-pub type PageCalls = mpsc::UnboundedSender<PageEvent>;
-
 /// Answers the pages' calls, each on its own (a prompt may wait a minute).
-pub async fn serve(app: Arc<App>, mut events: mpsc::UnboundedReceiver<PageEvent>) {
+pub async fn serve(
+    identity: Arc<IdentityState>,
+    nip07: Arc<Nip07>,
+    mut events: mpsc::UnboundedReceiver<PageEvent>,
+) {
     while let Some(event) = events.recv().await {
         let (text, tab, reply) = match event {
             PageEvent::Call { text, tab, reply } => (text, tab, reply),
             PageEvent::PageGone { tab } => {
-                app.nip07.prompts.withdraw_tab(tab);
+                nip07.prompts.withdraw_tab(tab);
                 continue;
             }
         };
-        let app = app.clone();
+        let (identity, nip07) = (identity.clone(), nip07.clone());
         tokio::spawn(async move {
             let answer = match serde_json::from_str::<PageCall>(&text) {
                 Ok(mut call) => {
                     call.tab = Some(tab);
-                    answer_page(&app, call).await
+                    answer_page(&identity, &nip07, call).await
                 }
                 Err(error) => Err(format!("window.nostr: malformed request: {error}")),
             };
@@ -124,14 +113,18 @@ pub async fn serve(app: Arc<App>, mut events: mpsc::UnboundedReceiver<PageEvent>
 
 /// Answers one page call: the value the page's promise resolves with, or
 /// the message it is rejected with.
-pub async fn answer_page(app: &App, call: PageCall) -> Result<Value, String> {
+pub async fn answer_page(
+    identity: &IdentityState,
+    nip07: &Nip07,
+    call: PageCall,
+) -> Result<Value, String> {
     check_origin(&call.origin, call.top_origin.as_deref())?;
     let request = request::parse(&call.method, &call.params)?;
     let Some(capability) = request.capability() else {
         // getRelays: an empty map, as NIP-07 allowed; it reveals nothing.
         return Ok(json!({}));
     };
-    let signer = app.identity.current().ok_or(
+    let signer = identity.current().ok_or(
         "Sovereign Browser: no identity is logged in; log in from the control panel first",
     )?;
     if capability.needs_secret() && signer.method() == Method::Readonly {
@@ -140,7 +133,6 @@ pub async fn answer_page(app: &App, call: PageCall) -> Result<Value, String> {
             capability.describe()
         ));
     }
-    let nip07 = &app.nip07;
     let allowed = match nip07.permissions.decision(&call.origin, capability) {
         Some(allow) => allow,
         None => ask(nip07, &call, capability, request.clone()).await?,
@@ -153,8 +145,7 @@ pub async fn answer_page(app: &App, call: PageCall) -> Result<Value, String> {
         ));
     }
     // The signer is read again: it may have changed while the person decided.
-    let signer = app
-        .identity
+    let signer = identity
         .current()
         .ok_or("Sovereign Browser: the identity logged out before the request ran")?;
     let done = match request {

@@ -1,11 +1,11 @@
 //! `/agent`: one JSON object per WebSocket message, several requests in
 //! flight, replies carry their id. Same dispatch, same errors as MCP.
 
-use super::sessions::Transport;
 use super::MAX_BODY;
-use crate::app::App;
+use crate::base::caller::Transport;
+use crate::base::error::ToolError;
+use crate::tools::app::App;
 use crate::tools::dispatch;
-use crate::tools::error::ToolError;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
@@ -74,7 +74,7 @@ pub async fn connection(app: Arc<App>, socket: WebSocket, transport: Transport) 
 
 async fn handle(
     app: &Arc<App>,
-    session: &Arc<super::sessions::Session>,
+    session: &Arc<crate::base::caller::Session>,
     mut text: String,
 ) -> Value {
     let parsed = parse_request(&text);
@@ -125,13 +125,13 @@ pub fn parse_request(text: &str) -> Result<AgentRequest, (Value, ToolError)> {
 }
 
 fn error_reply(id: Value, error: &ToolError) -> Value {
-    json!({"id": id, "ok": false, "error": {"code": error.code, "message": error.message}})
+    json!({"id": id, "ok": false, "error": error.json()})
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::error::ErrorCode;
+    use crate::base::error::ErrorCode;
 
     #[test]
     fn a_message_gives_its_id_tool_and_params() {

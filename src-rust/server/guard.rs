@@ -4,7 +4,7 @@
 //! token for /mcp and /agent. Neither opens the other's door, and both come
 //! in headers only (a URL ends up in logs, history and process lists).
 
-use crate::app::{App, Security};
+use crate::tools::app::{App, Security};
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;

@@ -3,10 +3,10 @@
 //! to the shared dispatch.
 
 use super::jsonrpc::{self, Incoming, INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND};
-use super::sessions::{Session, Transport};
-use crate::app::App;
+use crate::base::caller::{Session, Transport};
+use crate::base::error::ToolError;
+use crate::tools::app::App;
 use crate::tools::dispatch;
-use crate::tools::error::ToolError;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -161,7 +161,7 @@ pub fn error_result(error: &ToolError) -> Value {
     json!({
         "content": [{"type": "text", "text": error.to_string()}],
         "isError": true,
-        "structuredContent": {"error": {"code": error.code, "message": error.message}},
+        "structuredContent": {"error": error.json()},
     })
 }
 
@@ -282,7 +282,7 @@ fn rpc_error(status: StatusCode, id: Value, code: i64, message: &str) -> Respons
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::error::ErrorCode;
+    use crate::base::error::ErrorCode;
 
     #[test]
     fn versions_are_echoed_or_the_latest_is_offered() {

@@ -2,15 +2,13 @@
 //! guards that keep web pages and other hosts out.
 
 pub mod agent;
-pub mod calls;
 pub mod guard;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod panel;
 pub mod panel_live;
-pub mod sessions;
 
-use crate::app::App;
+use crate::tools::app::App;
 use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
 use axum::serve::ListenerExt;

@@ -11,12 +11,12 @@ struct PanelFiles;
 
 /// The panel's WebSocket: tool calls like /agent, plus live pushes.
 pub async fn live(
-    axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::app::App>>,
+    axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::tools::app::App>>,
     ws: axum::extract::ws::WebSocketUpgrade,
 ) -> Response {
     ws.max_message_size(super::MAX_BODY)
         .on_upgrade(move |socket| {
-            super::agent::connection(app, socket, super::sessions::Transport::Panel)
+            super::agent::connection(app, socket, crate::base::caller::Transport::Panel)
         })
 }
 
@@ -25,7 +25,7 @@ pub async fn live(
 /// connection and sends the browser on to `/`, so the key leaves the
 /// address bar and the history and no script of the page ever holds it.
 pub async fn index(
-    axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::app::App>>,
+    axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::tools::app::App>>,
     axum::extract::RawQuery(query): axum::extract::RawQuery,
 ) -> Response {
     let given = query.as_deref().and_then(|q| {

@@ -2,9 +2,9 @@
 //! remembered identities, server addresses) when it changes, and every
 //! tool call as it happens. Pushed over the panel's own WebSocket.
 
-use super::sessions::Session;
-use crate::app::App;
+use crate::base::caller::Session;
 use crate::bridge::Command;
+use crate::tools::app::App;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -1,7 +1,7 @@
 //! batch: several tool calls in one, through the same dispatch as any call.
 
-use super::error::ToolError;
 use super::{dispatch_at, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::base::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};

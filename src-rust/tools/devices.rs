@@ -127,7 +127,7 @@ pub struct TextParams {
 async fn pointer(ctx: &Ctx, at: Option<(f64, f64)>, action: MouseAction) -> ToolResult {
     if let Some((x, y)) = at {
         if !x.is_finite() || !y.is_finite() || x < 0.0 || y < 0.0 {
-            return Err(super::error::ToolError::invalid_params(
+            return Err(crate::base::error::ToolError::invalid_params(
                 "x and y must be CSS pixels inside the viewport (0 or more)",
             ));
         }
@@ -141,7 +141,7 @@ async fn wheel(ctx: &Ctx, p: WheelParams) -> ToolResult {
     let tab = ctx.tab().await?;
     let (dx, dy) = (p.dx.unwrap_or(0.0), p.dy);
     if !dx.is_finite() || !dy.is_finite() {
-        return Err(super::error::ToolError::invalid_params(
+        return Err(crate::base::error::ToolError::invalid_params(
             "dx and dy must be numbers",
         ));
     }

@@ -1,11 +1,11 @@
 //! upload, pdf, screenshot_annotated: files in and out of pages, and a
 //! screenshot a model can match to refs.
 
-use super::error::{ErrorCode, ToolError};
 use super::identity::NoParams;
 use super::interaction::click_target;
 use super::page::target;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, Mark, Output};
 use schemars::JsonSchema;
 use serde::Deserialize;

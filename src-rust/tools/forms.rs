@@ -1,10 +1,10 @@
 //! select, check, uncheck: form controls set as a person sets them.
 
-use super::error::{ErrorCode, ToolError};
 use super::inspection::TargetParams;
 use super::interaction::click_target;
 use super::page::{target, with};
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::base::error::{ErrorCode, ToolError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -1,8 +1,8 @@
 //! login_status, login, logout, switch_identity: the identity gate.
 
-use super::error::ToolError;
+use super::login::{login, LoginParams};
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
-use crate::identity::login::{login, LoginParams};
+use crate::base::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 

@@ -1,10 +1,10 @@
 //! snapshot, get_text, get_html, get_attr, eval, screenshot.
 
-use super::error::ToolError;
 use super::identity::NoParams;
 use super::page::{target, with};
 use super::snapshot_diff;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use crate::base::error::ToolError;
 use crate::bridge::{Command, Output};
 use schemars::JsonSchema;
 use serde::Deserialize;

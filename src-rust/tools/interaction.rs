@@ -1,11 +1,11 @@
 //! click, fill, type, press, scroll, hover, focus: real (trusted) input.
 
-use super::error::ToolError;
 use super::inspection::TargetParams;
 use super::page::{target, with};
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::base::error::ToolError;
+use crate::bridge::BUTTON_LEFT;
 use crate::bridge::{Command, MouseAction, TabId};
-use crate::browser::input::BUTTON_LEFT;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -1,9 +1,9 @@
 //! keyboard_type, insert_text, keydown, keyup: the keyboard, aimed at
 //! whatever has focus (press is with the other input tools).
 
-use super::error::{ErrorCode, ToolError};
 use super::interaction::PressParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -4,11 +4,11 @@
 //! parameters whose JSON Schema feeds tools/list, annotations, handler) and
 //! exports them as a list; [`Registry`] joins the lists.
 
+pub mod app;
 pub mod batch;
 pub mod debug;
 pub mod devices;
 pub mod dialogs;
-pub mod error;
 pub mod files;
 pub mod find;
 pub mod forms;
@@ -17,6 +17,7 @@ pub mod identity;
 pub mod inspection;
 pub mod interaction;
 pub mod keyboard;
+pub mod login;
 pub mod navigation;
 pub mod nostr;
 pub mod output;
@@ -32,9 +33,9 @@ pub mod storage;
 pub mod tabs;
 pub mod wait;
 
-use crate::app::App;
-use crate::server::sessions::{Principal, Session};
-use error::{ErrorCode, ToolError};
+use crate::base::caller::{Principal, Session};
+use crate::base::error::{ErrorCode, ToolError};
+use crate::tools::app::App;
 use futures_util::future::BoxFuture;
 pub use output::ToolOutput;
 use serde::de::DeserializeOwned;
@@ -200,7 +201,7 @@ fn parse_params<P: DeserializeOwned>(params: Value) -> Result<P, ToolError> {
         let inner = e.into_inner().to_string();
         match path.as_str() {
             "" | "." => ToolError::invalid_params(inner),
-            _ => ToolError::invalid_params(format!("{path}: {inner}")),
+            _ => ToolError::invalid_field(&path, inner),
         }
     })
 }

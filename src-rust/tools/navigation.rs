@@ -1,9 +1,9 @@
 //! open, back, forward, reload, get_url, get_title.
 
-use super::error::{ErrorCode, ToolError};
 use super::identity::NoParams;
 use super::page::normalize_url;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, NAVIGATES, READ_ONLY};
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, Navigation};
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -3,12 +3,12 @@
 //! other client; `nostr_prompts`, the assistant's way to answer, is listed
 //! and callable only while a person has switched that on in the panel.
 
-use super::error::ToolError;
 use super::identity::NoParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
-use crate::app::App;
+use crate::base::error::ToolError;
 use crate::nip07::prompts::Answer;
 use crate::nip07::request::Capability;
+use crate::tools::app::App;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;

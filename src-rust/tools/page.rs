@@ -1,8 +1,8 @@
 //! Shared steps of the tools that act on a page: which tab, waiting for
 //! loads, calling the agent library, naming a target element.
 
-use super::error::{ErrorCode, ToolError};
 use super::Ctx;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, TabId};
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};

@@ -3,8 +3,8 @@
 //! and restored into another run, another profile even, so a site stays
 //! logged in.
 
-use super::error::{ErrorCode, ToolError};
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, CookieOp, CookieSpec, Navigation, TabId};
 use schemars::JsonSchema;
 use serde::Deserialize;

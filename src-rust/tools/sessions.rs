@@ -2,8 +2,8 @@
 //! end a session, pause or resume the agents, and the window as the person
 //! sees it (its layout and a picture of it, chrome included).
 
-use super::error::{ErrorCode, ToolError};
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,8 +1,8 @@
 //! set_viewport, set_offline, set_headers, set_credentials, set_media: how
 //! the browser presents itself to sites, for every tab.
 
-use super::error::ToolError;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use crate::base::error::ToolError;
 use crate::bridge::{Command, SettingsChange, SiteCredentials};
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -2,10 +2,10 @@
 //! is_checked: what an element holds, and whether a person could see and
 //! use it.
 
-use super::error::ErrorCode;
 use super::inspection::TargetParams;
 use super::page::{target, with};
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use crate::base::error::ErrorCode;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};

@@ -2,9 +2,9 @@
 //! HttpOnly cookies included) and storage_local_* / storage_session_* (web
 //! storage of the page's origin).
 
-use super::error::ToolError;
 use super::identity::NoParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
+use crate::base::error::ToolError;
 use crate::bridge::{Command, CookieOp, CookieSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;

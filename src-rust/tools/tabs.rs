@@ -1,13 +1,13 @@
 //! close, close_all, tab_list, tab_new, tab_switch, tab_close. Each session
 //! has its own current tab; switching also brings that tab to the front.
 
-use super::error::{ErrorCode, ToolError};
 use super::identity::NoParams;
 use super::navigation::LOAD_LIMIT;
 use super::page::normalize_url;
 use super::{
     tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, READ_ONLY,
 };
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, TabId};
 use schemars::JsonSchema;
 use serde::Deserialize;

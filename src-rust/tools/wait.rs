@@ -4,9 +4,9 @@
 //! other tools and the page keep going), ends at its timeout exactly, and
 //! fails with TIMEOUT saying what it awaited and what it saw last.
 
-use super::error::{ErrorCode, ToolError};
 use super::page::POLL;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::Command;
 use regex_lite::Regex;
 use schemars::JsonSchema;

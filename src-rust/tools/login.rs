@@ -1,15 +1,15 @@
 //! Logging in: from the login tool's parameters, or from a remembered
 //! identity, to a signer; optionally remembering it for next time.
 
-use super::local::KeySigner;
-use super::nip46::{self, Nip46Signer};
-use super::nsigner::transport::{self, Endpoint};
-use super::nsigner::{protocol, ConnectError, NsignerSigner};
-use super::readonly::ReadonlySigner;
-use super::remembered::{self, Remembered};
-use super::{describe, seed, Method, PendingLogin, Signer, SignerError};
-use crate::app::App;
-use crate::tools::error::{ErrorCode, ToolError};
+use crate::base::error::{ErrorCode, ToolError};
+use crate::identity::local::KeySigner;
+use crate::identity::nip46::{self, Nip46Signer};
+use crate::identity::nsigner::transport::{self, Endpoint};
+use crate::identity::nsigner::{protocol, ConnectError, NsignerSigner};
+use crate::identity::readonly::ReadonlySigner;
+use crate::identity::remembered::{self, Remembered};
+use crate::identity::{describe, seed, Method, PendingLogin, Signer, SignerError};
+use crate::tools::app::App;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -114,7 +114,7 @@ impl Drop for LoginParams {
 }
 
 fn bad(field: &str, why: impl std::fmt::Display) -> ToolError {
-    ToolError::invalid_params(format!("{field}: {why}"))
+    ToolError::invalid_field(field, why)
 }
 
 /// Logs in (switching: after releasing the current signer, so a failure
@@ -234,7 +234,7 @@ async fn unlock(
     ncryptsec: &str,
     password: &str,
 ) -> Result<nostr::SecretKey, ToolError> {
-    use super::unlock::Refused;
+    use crate::identity::unlock::Refused;
     let unlocks = &app.remembered.unlocks;
     match unlocks.begin(npub, std::time::Instant::now()) {
         Ok(()) => {}

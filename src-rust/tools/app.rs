@@ -1,17 +1,17 @@
 //! Shared state of the running program, handed to every transport.
 
+use crate::base::call_log::CallLog;
+use crate::base::caller::Sessions;
 use crate::bridge::BrowserHandle;
 use crate::identity::remembered::RememberedStore;
 use crate::identity::IdentityState;
-use crate::server::calls::CallLog;
-use crate::server::sessions::Sessions;
 use crate::tools::Registry;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 pub struct App {
     pub browser: BrowserHandle,
-    pub identity: IdentityState,
+    pub identity: Arc<IdentityState>,
     pub remembered: RememberedStore,
     pub sessions: Sessions,
     pub calls: CallLog,
@@ -26,7 +26,7 @@ pub struct App {
     /// The only folder agents' tools read and write files in.
     pub files: crate::files_dir::FilesDir,
     /// window.nostr for pages: decisions and waiting prompts.
-    pub nip07: crate::nip07::Nip07,
+    pub nip07: Arc<crate::nip07::Nip07>,
 }
 
 /// What the server checks on every request.
@@ -62,7 +62,7 @@ impl App {
     ) -> Arc<App> {
         Arc::new(App {
             browser,
-            identity: IdentityState::default(),
+            identity: Arc::new(IdentityState::default()),
             remembered,
             sessions: Sessions::new(setup.session_idle),
             calls: CallLog::default(),
@@ -72,7 +72,7 @@ impl App {
             activity,
             states_dir: setup.states_dir,
             files: setup.files,
-            nip07: setup.nip07,
+            nip07: Arc::new(setup.nip07),
         })
     }
 }

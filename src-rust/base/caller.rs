@@ -1,7 +1,7 @@
 //! The registry of MCP sessions and /agent connections: each has its own
 //! current tab, and the panel lists them.
 
-use crate::bridge::TabId;
+use crate::base::tab::TabId;
 use crate::profile::random_hex;
 use serde_json::{json, Value};
 use std::collections::HashMap;

@@ -85,6 +85,8 @@ impl fmt::Display for ErrorCode {
 pub struct ToolError {
     pub code: ErrorCode,
     pub message: String,
+    /// The parameter at fault, when one is (forms put the message beside it).
+    pub field: Option<Box<str>>,
 }
 
 impl ToolError {
@@ -92,11 +94,29 @@ impl ToolError {
         ToolError {
             code,
             message: message.into(),
+            field: None,
         }
     }
 
     pub fn invalid_params(message: impl Into<String>) -> Self {
         ToolError::new(ErrorCode::InvalidParams, message)
+    }
+
+    /// INVALID_PARAMS naming the parameter: "field: why", with `field` set.
+    pub fn invalid_field(field: &str, why: impl fmt::Display) -> Self {
+        ToolError {
+            field: Some(field.into()),
+            ..ToolError::invalid_params(format!("{field}: {why}"))
+        }
+    }
+
+    /// The error as transports send it: code, message and the field if any.
+    pub fn json(&self) -> serde_json::Value {
+        let mut error = serde_json::json!({"code": self.code, "message": self.message});
+        if let Some(field) = &self.field {
+            error["field"] = field.as_ref().into();
+        }
+        error
     }
 
     pub fn internal(message: impl Into<String>) -> Self {
@@ -120,6 +140,17 @@ mod tests {
             assert_eq!(json, code.as_str());
         }
         assert_eq!(ErrorCode::parse("NOPE"), None);
+    }
+
+    #[test]
+    fn a_field_error_names_its_parameter() {
+        let e = ToolError::invalid_field("nsec", "not bech32");
+        assert_eq!(e.message, "nsec: not bech32");
+        assert_eq!(
+            e.json(),
+            serde_json::json!({"code": "INVALID_PARAMS", "message": "nsec: not bech32", "field": "nsec"})
+        );
+        assert!(ToolError::internal("x").json().get("field").is_none());
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The log of tool calls that the panel shows live: a bounded ring of the
 //! latest calls plus a broadcast of each new one.
 
-use super::sessions::Session;
-use crate::tools::error::ErrorCode;
+use super::caller::Session;
+use crate::base::error::ErrorCode;
 use serde::Serialize;
 use std::collections::VecDeque;
 use std::sync::Mutex;

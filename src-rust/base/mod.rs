@@ -1,0 +1,19 @@
+//! The floor: the vocabulary every layer above shares and nothing here
+//! looks up. Coded errors, who is calling (sessions and their principal),
+//! the call log, typed tab state and the events pages send.
+//!
+//! Layers, lowest first; a module imports only from layers below it:
+//!
+//! 1. `base`, and the plain helpers `profile`, `address`, `files_dir`,
+//!    `config`, `activity`
+//! 2. `bridge`: the commands tokio code sends to the main thread
+//! 3. `browser` (the main thread's window and tabs) and `identity` (signers)
+//! 4. `nip07`: pages' `window.nostr` calls, answered with an identity
+//! 5. `tools` and `app`: the catalogue, its dispatch and the state it works on
+//! 6. `server`, `cli`, `headless`: the transports and front ends
+
+pub mod call_log;
+pub mod caller;
+pub mod error;
+pub mod page_event;
+pub mod tab;

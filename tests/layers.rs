@@ -1,0 +1,112 @@
+//! The layer rule of the source tree: a top-level module imports only
+//! from modules of lower layers (see the README's architecture section).
+//! A new top-level module must be given its layer here.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// Each top-level module of `src-rust` and its layer, lowest first.
+const LAYERS: &[(&str, u32)] = &[
+    ("profile", 0),
+    ("base", 1),
+    ("address", 2),
+    ("activity", 2),
+    ("config", 2),
+    ("files_dir", 2),
+    ("bridge", 3),
+    ("browser", 4),
+    ("identity", 4),
+    ("nip07", 5),
+    ("tools", 6),
+    ("server", 7),
+    ("cli", 7),
+    ("headless", 7),
+];
+
+fn layer(module: &str) -> Option<u32> {
+    LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
+}
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("readable source folder") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level modules `text` names as `crate::name`.
+fn crate_paths(text: &str) -> BTreeSet<String> {
+    let mut found = BTreeSet::new();
+    let mut rest = text;
+    while let Some(at) = rest.find("crate::") {
+        let after = &rest[at + "crate::".len()..];
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect();
+        if !name.is_empty() {
+            found.insert(name);
+        }
+        rest = after;
+    }
+    found
+}
+
+#[test]
+fn every_module_imports_only_from_lower_layers() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src-rust");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let mut faults = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(&root).expect("under src-rust");
+        let first = relative
+            .components()
+            .next()
+            .and_then(|c| c.as_os_str().to_str())
+            .expect("a file name");
+        let module = first.trim_end_matches(".rs");
+        // The program's entry points sit above every layer.
+        if matches!(module, "main" | "lib" | "bin") {
+            continue;
+        }
+        let Some(own) = layer(module) else {
+            faults.push(format!("{module}: give this top-level module a layer"));
+            continue;
+        };
+        let text = std::fs::read_to_string(file).expect("readable source");
+        for used in crate_paths(&text) {
+            if used == module {
+                continue;
+            }
+            match layer(&used) {
+                Some(theirs) if theirs < own => {}
+                Some(_) => faults.push(format!(
+                    "{}: {module} (layer {own}) imports crate::{used}, which is not below it",
+                    relative.display()
+                )),
+                None => faults.push(format!(
+                    "{}: crate::{used} has no layer",
+                    relative.display()
+                )),
+            }
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "layer rule broken:\n{}",
+        faults.join("\n")
+    );
+}
+
+#[test]
+fn the_scanner_sees_imports() {
+    let text =
+        "use crate::tools::app::App;\nlet x = crate::base::error::ToolError::internal(\"\");";
+    let found: Vec<String> = crate_paths(text).into_iter().collect();
+    assert_eq!(found, ["base", "tools"]);
+}
