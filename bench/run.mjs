@@ -250,6 +250,32 @@ async function snapshots(mcp, url) {
 }
 
 /**
+ * A click that changes the page, then a snapshot to see it: dynamic.html's
+ * "Add item" button. Each round's snapshot must show the new count, so a
+ * fast answer that missed the page's effect counts as a failure.
+ */
+const CLICK_ROUNDS = 30;
+async function clickAndSnapshot(mcp, url) {
+  await callJson(mcp, 'open', { url });
+  const first = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
+  const ref = /button "Add item" \[ref=(e\d+)\]/.exec(first)?.[1];
+  if (!ref) throw new Error(`no Add item button in the snapshot:\n${first}`);
+  const times = [];
+  const clickTimes = [];
+  let verified = 0;
+  for (let i = 1; i <= CLICK_ROUNDS; i++) {
+    const t = performance.now();
+    await callJson(mcp, 'click', { ref });
+    clickTimes.push(performance.now() - t);
+    const text = textResult(await mcp.callTool('snapshot', { interactive: false }), 'snapshot');
+    times.push(performance.now() - t);
+    if (text.includes(`${i} ${i === 1 ? 'item' : 'items'}`) && text.includes(`Item ${i}`)) verified += 1;
+  }
+  return { rounds: CLICK_ROUNDS, verified, p50Ms: round(median(times)), p90Ms: round(percentile(times, 90)),
+    clickP50Ms: round(median(clickTimes)), note: 'click on dynamic.html\'s Add item, then a full (interactive: false) snapshot; verified: rounds whose snapshot shows the new item and count' };
+}
+
+/**
  * window.nostr.signEvent as a web app sees it: measured in the page, from the
  * call to the signed event, once the origin is always allowed (local key).
  */
@@ -315,6 +341,8 @@ function report(r) {
     ['Snapshot form.html p90', fmt(F.p90Ms, 'ms'), '', ''],
     ['Snapshot form.html size', `${fmt(F.chars, 'chars')} ${fmt(F.tokens, 'tokens')}`, fmt(REFERENCE.snapshotFormTokens, 'tokens'), ratio(F.tokens, REFERENCE.snapshotFormTokens)],
     ['Snapshot form.html refs', fmt(F.refs, 'refs'), '', ''],
+    ...(r.click ? [[`Click + re-snapshot, dynamic.html p50 / p90 (${r.click.rounds} rounds, ${r.click.verified} verified)`, `${fmt(r.click.p50Ms, 'ms')} / ${fmt(r.click.p90Ms, 'ms')}`, '', ''],
+      ['Click alone p50', fmt(r.click.clickP50Ms, 'ms'), '', '']] : []),
     ...(r.nostrSign ? [[`window.nostr.signEvent in the page, mean / p99 (${r.nostrSign.calls} calls)`, `${fmt(r.nostrSign.meanMs, 'ms')} / ${fmt(r.nostrSign.p99Ms, 'ms')}`, '', '']] : []),
     ['Process tree PSS, 1 tab, end of run', fmt(r.pss.finalMiB, 'MiB'), '', ''],
     ['Process tree PSS, 1 tab, highest sample', fmt(r.pss.peakMiB, 'MiB'), `${fmt(REFERENCE.pssPeakMiB, 'MB')} (peak)`, ratio(r.pss.peakMiB, REFERENCE.pssPeakMiB)],
@@ -401,6 +429,8 @@ async function main() {
     const toolsList = { tools: tools.length, tokens: countTokens(JSON.stringify(tools)) };
     log(`form.html snapshot p50 ${form.p50Ms} ms, ${form.chars} chars, ${form.refs} refs`);
     sample('after form.html snapshots');
+    const click = existsSync(path.join(PAGES, 'dynamic.html')) ? await clickAndSnapshot(mcp, server.url('/dynamic.html')) : null;
+    if (click) log(`click + re-snapshot p50 ${click.p50Ms} ms, ${click.verified}/${click.rounds} verified`);
     const nostrSign = await nostrSigning(browser, mcp, formUrl);
     log(`window.nostr.signEvent mean ${nostrSign.meanMs} ms, p99 ${nostrSign.p99Ms} ms`);
 
@@ -427,6 +457,7 @@ async function main() {
       cheapCallRaw,
       cliCall,
       nostrSign,
+      click,
       snapshot: { large, form, tokenNote: 'cl100k_base tokens of the text block the client receives' },
       toolsList,
       pss: {
