@@ -5,22 +5,31 @@ use crate::base::error::{ErrorCode, ToolError};
 use serde_json::Value;
 use std::sync::Arc;
 use std::time::Duration;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 
 pub use crate::base::tab::TabId;
+use crate::base::tab::{BrowserState, NavCounters, TabInfo};
 
 /// What a browser command gives back.
 #[derive(Debug)]
 pub enum Output {
     Value(Value),
     Png(Vec<u8>),
+    /// A navigation began: the tab's counters from just before it, and
+    /// whether it stays in the document (a fragment: no load follows).
+    Navigation {
+        before: NavCounters,
+        same_document: bool,
+    },
 }
 
 impl Output {
     pub fn into_value(self) -> Result<Value, ToolError> {
         match self {
             Output::Value(v) => Ok(v),
-            Output::Png(_) => Err(ToolError::internal("expected a value, got an image")),
+            other => Err(ToolError::internal(format!(
+                "expected a value, got {other:?}"
+            ))),
         }
     }
 }
@@ -143,8 +152,6 @@ pub enum DialogAction {
 /// Work for the main thread. Each variant names the tab it acts on.
 #[derive(Debug)]
 pub enum Command {
-    /// Every tab: id, index, url, title, loading, front.
-    ListTabs,
     /// The pause state changed elsewhere (the panel): update the window's button.
     SetPaused {
         paused: bool,
@@ -153,16 +160,6 @@ pub enum Command {
     ChromeLayout,
     /// The whole window, chrome included, as PNG.
     WindowScreenshot,
-    /// Downloads started since the `from`-th one, and how many there are.
-    Downloads {
-        from: usize,
-    },
-    /// One tab's state: url, title, navigation counters, dialog.
-    TabState {
-        tab: TabId,
-    },
-    /// The tab shown in the window.
-    FrontTab,
     NewTab {
         url: Option<String>,
     },
@@ -267,18 +264,55 @@ pub enum Command {
 /// Sends one command to the main thread; false when the loop is gone.
 pub type Sender = Arc<dyn Fn(Command, Reply) -> bool + Send + Sync>;
 
-/// A `Send + Clone` handle on the browser for tokio code.
+/// A `Send + Clone` handle on the browser for tokio code: commands go to
+/// the main thread; the state it publishes is read here without one.
 #[derive(Clone)]
 pub struct BrowserHandle {
     send: Sender,
+    state: watch::Receiver<BrowserState>,
 }
 
 /// How long a single browser command may take unless told otherwise.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
 
 impl BrowserHandle {
-    pub fn new(send: Sender) -> Self {
-        BrowserHandle { send }
+    pub fn new(send: Sender, state: watch::Receiver<BrowserState>) -> Self {
+        BrowserHandle { send, state }
+    }
+
+    /// The tabs and downloads as last published.
+    pub fn state(&self) -> BrowserState {
+        self.state.borrow().clone()
+    }
+
+    /// One tab as last published; NO_TAB once it closed.
+    pub fn tab_info(&self, tab: TabId) -> Result<TabInfo, ToolError> {
+        self.state.borrow().tab(tab).cloned().ok_or_else(tab_closed)
+    }
+
+    /// Waits until `look` finds what it wants in the published state, or
+    /// `deadline` passes (None then). Looks again at every change.
+    pub async fn wait_until<T>(
+        &self,
+        deadline: tokio::time::Instant,
+        mut look: impl FnMut(&BrowserState) -> Option<T>,
+    ) -> Option<T> {
+        let mut state = self.state.clone();
+        loop {
+            if let Some(found) = look(&state.borrow_and_update()) {
+                return Some(found);
+            }
+            match tokio::time::timeout_at(deadline, state.changed()).await {
+                Ok(Ok(())) => {}
+                // Timed out, or the browser is gone: nothing more will change.
+                Ok(Err(_)) | Err(_) => return None,
+            }
+        }
+    }
+
+    /// A receiver of every change, for those who push state on (the panel).
+    pub fn watch(&self) -> watch::Receiver<BrowserState> {
+        self.state.clone()
     }
 
     /// Sends a command without waiting for its answer.
@@ -294,6 +328,34 @@ impl BrowserHandle {
 
     pub async fn call_value(&self, command: Command) -> Result<Value, ToolError> {
         self.call(command).await?.into_value()
+    }
+
+    /// Runs a command that answers with an image.
+    pub async fn call_png(&self, command: Command) -> Result<Vec<u8>, ToolError> {
+        match self.call(command).await? {
+            Output::Png(png) => Ok(png),
+            other => Err(ToolError::internal(format!(
+                "expected an image, got {other:?}"
+            ))),
+        }
+    }
+
+    /// Starts a navigation: the tab's counters from just before it, and
+    /// whether it stays within the document.
+    pub async fn navigate(
+        &self,
+        tab: TabId,
+        nav: Navigation,
+    ) -> Result<(NavCounters, bool), ToolError> {
+        match self.call(Command::Navigate { tab, nav }).await? {
+            Output::Navigation {
+                before,
+                same_document,
+            } => Ok((before, same_document)),
+            other => Err(ToolError::internal(format!(
+                "a navigation answered {other:?}"
+            ))),
+        }
     }
 
     pub async fn call_with_timeout(
@@ -317,19 +379,22 @@ impl BrowserHandle {
     }
 }
 
+pub fn tab_closed() -> ToolError {
+    ToolError::new(
+        ErrorCode::NoTab,
+        "that tab was closed; use tab_list to see the open tabs",
+    )
+}
+
 fn shutting_down() -> ToolError {
     ToolError::new(ErrorCode::Internal, "the browser is shutting down")
 }
 
 fn command_name(command: &Command) -> &'static str {
     match command {
-        Command::ListTabs => "listing tabs",
-        Command::TabState { .. } => "reading the tab state",
-        Command::Downloads { .. } => "listing downloads",
         Command::SetPaused { .. } => "showing the pause state",
         Command::ChromeLayout => "reading the window layout",
         Command::WindowScreenshot => "the window screenshot",
-        Command::FrontTab => "finding the front tab",
         Command::NewTab { .. } => "opening a tab",
         Command::BringToFront { .. } => "switching tabs",
         Command::CloseTab { .. } => "closing the tab",

@@ -4,7 +4,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use sovereign_browser::bridge::{BrowserHandle, Command};
+use sovereign_browser::bridge::BrowserHandle;
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
 use sovereign_browser::files_dir::FilesDir;
@@ -116,6 +116,9 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     let activity = Arc::new(sovereign_browser::activity::Activity::default());
     let proxy = event_loop.create_proxy();
     let (nostr_calls, nostr_incoming) = tokio::sync::mpsc::unbounded_channel();
+    // The tabs' state, published by the main thread for tokio code.
+    let (publisher, published) = tokio::sync::watch::channel(Default::default());
+    let publisher = Arc::new(publisher);
     let browser = Browser::create(
         &event_loop,
         proxy.clone(),
@@ -132,6 +135,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             paused: paused.clone(),
             activity: activity.clone(),
             nostr_calls,
+            publisher: publisher.clone(),
         },
     )?;
 
@@ -144,11 +148,14 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     }
 
     let command_proxy = proxy.clone();
-    let handle = BrowserHandle::new(Arc::new(move |command, reply| {
-        command_proxy
-            .send_event(UserEvent::Command(command, reply))
-            .is_ok()
-    }));
+    let handle = BrowserHandle::new(
+        Arc::new(move |command, reply| {
+            command_proxy
+                .send_event(UserEvent::Command(command, reply))
+                .is_ok()
+        }),
+        published,
+    );
     let remembered = RememberedStore::new(profile.remembered_path());
     let app = App::new(
         handle,
@@ -229,17 +236,18 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
 }
 
 async fn wait_for_start_page(browser: &BrowserHandle) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
-    while std::time::Instant::now() < deadline {
-        if let Ok(front) = browser.call_value(Command::FrontTab).await {
-            let nav = &front["nav"];
-            if nav["finished"].as_u64() >= Some(1) && front["loading"] == false {
-                return;
-            }
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
+    let loaded = browser
+        .wait_until(deadline, |state| {
+            state
+                .front()
+                .is_some_and(|front| front.nav.finished >= 1 && !front.loading)
+                .then_some(())
+        })
+        .await;
+    if loaded.is_none() {
+        tracing::warn!("the start page did not finish loading within 20 s");
     }
-    tracing::warn!("the start page did not finish loading within 20 s");
 }
 
 /// The panel's address, carrying the person's key (as Jupyter does).

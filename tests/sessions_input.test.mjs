@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { connectAgent, agentCall } from './support/agent.mjs';
-import { callJson, callText, connectMcp, mcpPost, openSession, rpc } from './support/mcp.mjs';
+import { callError, callJson, callText, connectMcp, mcpPost, openSession, rpc } from './support/mcp.mjs';
 import { refOf } from './support/snapshot.mjs';
 import { assertPngBase64 } from './support/png.mjs';
 
@@ -121,6 +121,35 @@ describe('input, sessions and tabs', { timeout: 300_000 }, () => {
     await call('tab_switch', { index: clicked.new_tabs[0].index });
     await call('wait_for', { selector: '#name', timeout: 10_000 });
     assert.equal((await call('eval', { script: 'window.opener !== null' })).value, true);
+    await call('tab_close');
+  });
+
+  test('a popup that closes itself ends the call on it with NO_TAB, never a retry in the opener', async () => {
+    // A tab of its own: its refs start at e1, as the popup's do.
+    const tabsBefore = (await call('tab_list')).tabs.length;
+    await call('tab_new', { url: page('oauth-opener.html') });
+    const opener = await callText(mcp, 'snapshot');
+    const signIn = refOf(opener, 'button', 'Sign in with Provider');
+    const opened = await call('click', { ref: signIn });
+    assert.equal(opened.new_tabs.length, 1, JSON.stringify(opened));
+    await call('tab_switch', { index: opened.new_tabs[0].index });
+    await call('wait_for', { selector: '#authorize', timeout: 10_000 });
+    const popup = await callText(mcp, 'snapshot');
+    const authorize = refOf(popup, 'button', 'Authorize');
+    // The same ref names the opener's Sign in: a click repeated there would open a second popup.
+    assert.equal(authorize, signIn);
+    const clicked = await call('click', { ref: authorize });
+    assert.match(clicked.url, /oauth-popup\.html$/, JSON.stringify(clicked));
+    // Only the opener shows the sign-in: a wait repeated there would succeed.
+    const message = await callError(mcp, 'wait_for_text', { text: 'Sign-in: authorized', timeout: 10_000 }, 'NO_TAB');
+    assert.match(message, /closed/);
+    const tabs = (await call('tab_list')).tabs;
+    assert.equal(tabs.length, tabsBefore + 1, JSON.stringify(tabs));
+    // The next call acts on the tab in front: the opener, told of the sign-in, once.
+    const current = tabs.find((t) => t.current);
+    assert.match(current.url, /oauth-opener\.html$/, JSON.stringify(tabs));
+    assert.equal((await callText(mcp, 'get_text', { selector: '#result' })).trim(), 'authorized');
+    assert.equal((await callText(mcp, 'get_text', { selector: '#opened' })).trim(), '1');
     await call('tab_close');
   });
 });

@@ -109,11 +109,6 @@ impl Session {
         *lock(&self.frame) = frame;
     }
 
-    /// Forgets the current tab (it was closed); returns what it was.
-    pub fn take_tab(&self) -> Option<TabId> {
-        lock(&self.tab).take()
-    }
-
     /// Keeps this snapshot of a tab (of `document`) and gives back the
     /// previous one with its document.
     pub fn remember_snapshot(
@@ -305,7 +300,7 @@ mod tests {
         a.set_tab(Some(3));
         assert_eq!(a.tab(), Some(3));
         assert_eq!(b.tab(), None);
-        assert_eq!(a.take_tab(), Some(3));
+        a.set_tab(None);
         assert_eq!(a.tab(), None);
     }
 

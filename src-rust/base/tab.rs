@@ -1,4 +1,195 @@
-//! Tabs as every layer names them.
+//! Tabs as every layer names them, and the state the main thread publishes
+//! about each one from WebKit's own signals.
+
+use serde::Serialize;
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
 
 /// Stable identity of a tab (indexes shift when tabs close; ids do not).
 pub type TabId = u64;
+
+/// Counters of a tab's navigations. A navigation is done when as many
+/// main-frame loads finished (or failed) as started.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct NavCounters {
+    /// Navigations asked for: by the browser (open, back, reload...) or by
+    /// a person's or agent's gesture in the page (a link, a form), counted
+    /// when WebKit asks whether to follow them, before any load starts.
+    pub requested: u64,
+    pub started: u64,
+    pub committed: u64,
+    pub finished: u64,
+    /// Loads that became downloads (the response was a file to save).
+    pub diverted: u64,
+}
+
+/// The last load that failed: the `started` count it belongs to, and why.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LoadFailure {
+    pub seq: u64,
+    pub message: String,
+}
+
+/// A JavaScript dialog waiting for an answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DialogInfo {
+    /// alert, confirm, prompt or beforeunload.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub message: String,
+    pub default_text: Option<String>,
+}
+
+/// Requests of the tab's pages in flight.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NetworkInfo {
+    pub inflight: u32,
+    /// When a request last started or ended.
+    pub last_change: Instant,
+}
+
+impl NetworkInfo {
+    /// How long no request has been in flight (zero while one is).
+    pub fn quiet_for(&self) -> Duration {
+        if self.inflight == 0 {
+            self.last_change.elapsed()
+        } else {
+            Duration::ZERO
+        }
+    }
+}
+
+impl Default for NetworkInfo {
+    fn default() -> Self {
+        NetworkInfo {
+            inflight: 0,
+            last_change: Instant::now(),
+        }
+    }
+}
+
+/// One tab as the tools see it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct TabInfo {
+    pub id: TabId,
+    /// Its place in the window's tab strip.
+    pub index: usize,
+    pub url: String,
+    pub title: String,
+    pub loading: bool,
+    /// A beforeunload prompt was answered "stay": the page was not left.
+    pub stayed: bool,
+    /// The tab shown in the window.
+    pub front: bool,
+    /// The tab whose page opened this one.
+    pub opener: Option<TabId>,
+    pub nav: NavCounters,
+    pub failure: Option<LoadFailure>,
+    pub dialog: Option<DialogInfo>,
+    /// The page's web process ended.
+    pub crashed: bool,
+    pub network: NetworkInfo,
+    /// A site asks for HTTP authentication nobody answered: where, and its realm.
+    pub auth_required: Option<String>,
+    /// Files are armed for the tab's next file chooser.
+    pub upload_pending: bool,
+    /// A load failed and WebKit's error page for it has not loaded yet.
+    pub error_page_pending: bool,
+}
+
+impl TabInfo {
+    /// The entry tab_list and the panel show.
+    pub fn json(&self) -> Value {
+        json!({
+            "id": self.id,
+            "index": self.index,
+            "url": self.url,
+            "title": self.title,
+            "loading": self.loading,
+            "stayed": self.stayed,
+            "front": self.front,
+            "opener": self.opener,
+        })
+    }
+
+    /// Whether a main-frame load is still under way. A tab that never
+    /// finished a load is still loading its first page (every tab starts one).
+    pub fn is_busy(&self) -> bool {
+        self.nav.finished == 0 || self.nav.finished < self.nav.started || self.error_page_pending
+    }
+}
+
+/// How a download went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DownloadState {
+    InProgress,
+    Done,
+    Failed,
+}
+
+/// One download of this run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DownloadInfo {
+    pub url: String,
+    pub path: String,
+    pub state: DownloadState,
+}
+
+/// Everything the main thread publishes: the tabs in strip order, and the
+/// downloads of this run in the order they started.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct BrowserState {
+    pub tabs: Vec<TabInfo>,
+    pub downloads: Vec<DownloadInfo>,
+}
+
+impl BrowserState {
+    pub fn tab(&self, id: TabId) -> Option<&TabInfo> {
+        self.tabs.iter().find(|t| t.id == id)
+    }
+
+    pub fn front(&self) -> Option<&TabInfo> {
+        self.tabs.iter().find(|t| t.front)
+    }
+
+    pub fn tab_ids(&self) -> Vec<TabId> {
+        self.tabs.iter().map(|t| t.id).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tab_is_busy_until_its_loads_finished() {
+        let mut tab = TabInfo::default();
+        assert!(tab.is_busy(), "the first page is still loading");
+        tab.nav = NavCounters {
+            requested: 1,
+            started: 1,
+            committed: 1,
+            finished: 1,
+            diverted: 0,
+        };
+        assert!(!tab.is_busy());
+        tab.nav.started = 2;
+        assert!(tab.is_busy());
+    }
+
+    #[test]
+    fn quiet_time_counts_only_when_nothing_is_in_flight() {
+        let earlier = Instant::now() - Duration::from_millis(50);
+        let busy = NetworkInfo {
+            inflight: 1,
+            last_change: earlier,
+        };
+        assert_eq!(busy.quiet_for(), Duration::ZERO);
+        let quiet = NetworkInfo {
+            inflight: 0,
+            last_change: earlier,
+        };
+        assert!(quiet.quiet_for() >= Duration::from_millis(50));
+    }
+}

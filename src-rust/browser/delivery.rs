@@ -57,6 +57,8 @@ pub struct Tally([u64; 6]);
 
 impl Tally {
     pub const ZERO: Tally = Tally([0; 6]);
+    /// A target no page reaches: for waits that only a release ends.
+    const NEVER: Tally = Tally([u64::MAX; 6]);
 
     pub fn add(&mut self, kind: Kind) {
         self.0[kind as usize] += 1;
@@ -155,10 +157,18 @@ pub fn ensure_listening(view: &WebView, then: impl FnOnce() + 'static) {
 }
 
 /// Calls `done` once the tab's pages received the `sent` events just handed
-/// to GTK, or once they cannot: a dialog opened by one of them blocks the
-/// page, the web process ended, or [`LIMIT`] passed.
-pub fn after_input(state: &Rc<TabState>, sent: Tally, done: impl FnOnce() + 'static) {
-    let done: Done = Rc::new(RefCell::new(Some(Box::new(done))));
+/// to GTK and ran one task more, or once they cannot: a dialog opened by
+/// one of them blocks the page, the web process ended, or [`LIMIT`] passed.
+pub fn after_input(
+    view: &WebView,
+    state: &Rc<TabState>,
+    sent: Tally,
+    done: impl FnOnce() + 'static,
+) {
+    let (view, turn_state) = (view.clone(), state.clone());
+    let done: Done = Rc::new(RefCell::new(Some(Box::new(move || {
+        after_turn(&view, &turn_state, done)
+    }))));
     if sent.is_empty() || state.blocked().is_some() {
         finish(&done);
         return;
@@ -180,6 +190,35 @@ pub fn after_input(state: &Rc<TabState>, sent: Tally, done: impl FnOnce() + 'sta
             finish(&done);
         }
     });
+}
+
+/// Calls `done` after one more task of the page's event loop: the events
+/// just received have been dispatched with everything they cause at once
+/// (a click after its pointerup, a form's submission), and a navigation
+/// they asked for has reached WebKit's policy check, where the tab counts
+/// it. A blocked page (a dialog, a crash) releases the wait.
+fn after_turn(view: &WebView, state: &Rc<TabState>, done: impl FnOnce() + 'static) {
+    let done: Done = Rc::new(RefCell::new(Some(Box::new(done))));
+    if state.blocked().is_some() {
+        finish(&done);
+        return;
+    }
+    state
+        .input
+        .waiting
+        .borrow_mut()
+        .push((Tally::NEVER, done.clone()));
+    let turned = done.clone();
+    view.call_async_javascript_function(
+        "return new Promise(resolve => setTimeout(resolve, 0));",
+        None,
+        Some(AGENT_WORLD),
+        None,
+        None::<&gio::Cancellable>,
+        // An error (the document went on the way) also means the task ran.
+        move |_| finish(&turned),
+    );
+    glib::timeout_add_local_once(LIMIT, move || finish(&done));
 }
 
 /// Calls `done` once the page ran the editing command just given to `view`.

@@ -1,8 +1,9 @@
 //! Downloads: saved in the profile's downloads folder, recorded so the
 //! tool that caused one can report where the file went.
 
+use super::tab::Publisher;
 use super::UserEvent;
-use serde_json::{json, Value};
+use crate::base::tab::{DownloadInfo, DownloadState};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
@@ -22,14 +23,16 @@ pub struct Downloads {
     list: Rc<RefCell<Vec<Download>>>,
     /// Tells the window when one ends.
     events: Option<EventLoopProxy<UserEvent>>,
+    publisher: Publisher,
 }
 
 impl Downloads {
-    pub fn new(dir: PathBuf, events: EventLoopProxy<UserEvent>) -> Self {
+    pub fn new(dir: PathBuf, events: EventLoopProxy<UserEvent>, publisher: Publisher) -> Self {
         Downloads {
             dir,
             list: Rc::default(),
             events: Some(events),
+            publisher,
         }
     }
 
@@ -62,10 +65,16 @@ impl Downloads {
             path: suggested.clone(),
             outcome: None,
         });
+        self.publish();
         true
     }
 
     pub fn finish(&self, url: &str, path: Option<PathBuf>, ok: bool) {
+        self.record_end(url, path, ok);
+        self.publish();
+    }
+
+    fn record_end(&self, url: &str, path: Option<PathBuf>, ok: bool) {
         let mut list = self.list.borrow_mut();
         let entry = list
             .iter_mut()
@@ -82,21 +91,23 @@ impl Downloads {
         }
     }
 
-    /// Downloads from index `from` on.
-    pub fn since(&self, from: usize) -> Value {
-        let list = self.list.borrow();
-        let items: Vec<Value> = list
-            .iter()
-            .skip(from)
-            .map(|d| {
-                json!({
-                    "url": d.url,
-                    "path": d.path.display().to_string(),
-                    "state": match d.outcome { None => "in_progress", Some(true) => "done", Some(false) => "failed" },
-                })
-            })
-            .collect();
-        json!({"count": list.len(), "downloads": items})
+    /// Publishes every download of this run, for the tools waiting on one.
+    fn publish(&self) {
+        let downloads: Vec<DownloadInfo> = self.list.borrow().iter().map(info).collect();
+        self.publisher
+            .send_modify(|state| state.downloads = downloads);
+    }
+}
+
+fn info(download: &Download) -> DownloadInfo {
+    DownloadInfo {
+        url: download.url.clone(),
+        path: download.path.display().to_string(),
+        state: match download.outcome {
+            None => DownloadState::InProgress,
+            Some(true) => DownloadState::Done,
+            Some(false) => DownloadState::Failed,
+        },
     }
 }
 
@@ -125,16 +136,22 @@ mod tests {
         std::fs::write(dir.join("a.txt"), "x").unwrap();
         assert_eq!(unique_path(&dir, "a.txt"), dir.join("a (1).txt"));
         assert_eq!(unique_path(&dir, "b"), dir.join("b"));
+        let (publisher, state) = tokio::sync::watch::channel(Default::default());
         let downloads = Downloads {
             dir: dir.clone(),
             list: Rc::default(),
             events: None,
+            publisher: std::sync::Arc::new(publisher),
         };
         let mut p = PathBuf::from("/elsewhere/a.txt");
         assert!(downloads.start("http://x/a.txt".into(), &mut p));
         assert_eq!(p, dir.join("a (1).txt"));
         downloads.finish("http://x/a.txt", Some(p), true);
-        assert_eq!(downloads.since(0)["downloads"][0]["state"], "done");
+        assert_eq!(
+            state.borrow().downloads[0].state,
+            DownloadState::Done,
+            "published"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

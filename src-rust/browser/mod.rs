@@ -18,16 +18,15 @@ mod web_extension;
 mod xtest;
 
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{
-    Command, CookieOp, DialogAction, Navigation, Output, Reply, SettingsChange, TabId,
-};
+use crate::base::tab::{TabId, TabInfo};
+use crate::bridge::{Command, CookieOp, DialogAction, Navigation, Output, Reply, SettingsChange};
 use gtk::prelude::*;
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::path::PathBuf;
 use std::rc::{Rc, Weak};
 use std::time::Duration;
-use tab::TabState;
+use tab::{Publisher, TabState};
 use tao::dpi::LogicalSize;
 use tao::event_loop::{EventLoopProxy, EventLoopWindowTarget};
 use tao::platform::unix::WindowExtUnix;
@@ -75,6 +74,8 @@ pub struct BrowserOptions {
     pub activity: std::sync::Arc<crate::activity::Activity>,
     /// Where the pages' window.nostr calls go.
     pub nostr_calls: crate::base::page_event::PageCalls,
+    /// Where the tabs' and downloads' state is published for tokio code.
+    pub publisher: Publisher,
 }
 
 const APP_TITLE: &str = "Sovereign Browser";
@@ -89,8 +90,6 @@ struct Tab {
     _view: wry::WebView,
     webkit: webkit2gtk::WebView,
     opener: Option<TabId>,
-    /// For tabs a page opened: the URL it asked for.
-    requested_url: Option<String>,
 }
 
 pub struct Browser {
@@ -118,6 +117,7 @@ pub struct Browser {
     chrome: Rc<chrome::Chrome>,
     search_url: Option<String>,
     settings: Rc<settings::AgentSettings>,
+    publisher: Publisher,
     me: Weak<RefCell<Browser>>,
 }
 
@@ -177,7 +177,11 @@ impl Browser {
                 .ok(),
             nostr_scripts: nostr::NostrScripts::new(),
             nostr_calls: options.nostr_calls.clone(),
-            downloads: downloads::Downloads::new(options.downloads.clone(), proxy.clone()),
+            downloads: downloads::Downloads::new(
+                options.downloads.clone(),
+                proxy.clone(),
+                options.publisher.clone(),
+            ),
             panel: None,
             panel_url: None,
             server_port: Rc::new(Cell::new(0)),
@@ -185,6 +189,7 @@ impl Browser {
             chrome,
             search_url: options.search_url.clone(),
             settings: settings::AgentSettings::new(options.proxy.clone()),
+            publisher: options.publisher.clone(),
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
@@ -211,6 +216,12 @@ impl Browser {
             .with_new_window_req_handler(move |url, features| {
                 open_from_page(&me, url, features.opener.webview)
             });
+        let opener_state = related.as_ref().and_then(|opener| {
+            self.tabs
+                .iter()
+                .find(|t| &t.webkit == opener)
+                .map(|t| t.state.clone())
+        });
         if let Some(opener) = related {
             builder = builder.with_related_view(opener);
         }
@@ -232,7 +243,11 @@ impl Browser {
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.agent_script);
         }
-        let state = Rc::new(TabState::new(id));
+        let state = Rc::new(TabState::new(
+            id,
+            self.publisher.clone(),
+            opener_state.as_deref(),
+        ));
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.console_script);
             manager.add_script(&self.input_script);
@@ -250,8 +265,8 @@ impl Browser {
             _view: view,
             webkit,
             opener: None,
-            requested_url: None,
         });
+        self.publish_tabs();
         Ok(id)
     }
 
@@ -264,8 +279,11 @@ impl Browser {
                 gtk_window.set_title(&window_title(view));
             }
         });
+        // window.close(): wry answers WebKit's close signal by destroying
+        // the view, which disconnects every later handler, so the tab
+        // hears of it as the view's destruction.
         let proxy = self.proxy.clone();
-        webkit.connect_close(move |_| {
+        webkit.connect_destroy(move |_| {
             let _ = proxy.send_event(UserEvent::TabClosedByPage(id));
         });
         // The chrome follows title, address and loading state.
@@ -349,7 +367,37 @@ impl Browser {
 
     fn load(&self, id: TabId, url: &str) {
         if let Ok(tab) = self.tab(id) {
+            tab.state.note_requested();
             self.settings.load(&tab.webkit, url);
+            tab.state.publish(&tab.webkit);
+        }
+    }
+
+    /// Publishes the tab strip: which tabs, in what order, which is in
+    /// front, who opened whom; then each tab's own state.
+    fn publish_tabs(&self) {
+        let front = self.front.get();
+        let order: Vec<(TabId, Option<TabId>)> =
+            self.tabs.iter().map(|t| (t.state.id, t.opener)).collect();
+        self.publisher.send_modify(|state| {
+            let tabs = order
+                .iter()
+                .enumerate()
+                .map(|(index, &(id, opener))| {
+                    let mut info = state.tab(id).cloned().unwrap_or_else(|| TabInfo {
+                        id,
+                        ..TabInfo::default()
+                    });
+                    info.index = index;
+                    info.front = id == front;
+                    info.opener = opener;
+                    info
+                })
+                .collect();
+            state.tabs = tabs;
+        });
+        for tab in &self.tabs {
+            tab.state.publish(&tab.webkit);
         }
     }
 
@@ -362,6 +410,7 @@ impl Browser {
             self.window.gtk_window().set_title(&window_title(&view));
             self.refresh_chrome(previous);
             self.chrome.update_tab(id, &view, true, true);
+            self.publish_tabs();
         }
     }
 
@@ -395,27 +444,8 @@ impl Browser {
             let next = self.tabs[index.min(self.tabs.len() - 1)].state.id;
             self.show(next);
         }
+        self.publish_tabs();
         Ok(json!({"closed": index, "tabs": self.tabs.len()}))
-    }
-
-    fn tab_json(&self, index: usize) -> Value {
-        let tab = &self.tabs[index];
-        let stayed = tab.state.stayed.get();
-        let url = if stayed {
-            Some(tab.state.page_url.borrow().clone())
-        } else {
-            tab.webkit.uri().map(|u| u.to_string())
-        };
-        json!({
-            "id": tab.state.id,
-            "index": index,
-            "url": url.or_else(|| tab.requested_url.clone()).unwrap_or_default(),
-            "title": tab.webkit.title().map(|t| t.to_string()).unwrap_or_default(),
-            "loading": tab.webkit.is_loading() && !stayed,
-            "stayed": stayed,
-            "front": tab.state.id == self.front.get(),
-            "opener": tab.opener,
-        })
     }
 
     fn change_setting(&self, id: TabId, change: SettingsChange) -> Result<Value, ToolError> {
@@ -449,21 +479,6 @@ impl Browser {
                 Ok(json!({"width": width, "height": height}))
             }
         }
-    }
-
-    fn tab_state_json(&self, id: TabId) -> Result<Value, ToolError> {
-        let index = self
-            .index_of(id)
-            .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab was closed"))?;
-        let mut info = self.tab_json(index);
-        let state = &self.tabs[index].state;
-        info["nav"] = state.nav_json();
-        info["dialog"] = tab::dialog_status(state);
-        info["crashed"] = state.crashed.get().into();
-        info["network"] = state.network.json();
-        info["auth_required"] = state.auth.borrow().clone().into();
-        info["upload_pending"] = state.upload.borrow().is_some().into();
-        Ok(info)
     }
 }
 
@@ -545,7 +560,7 @@ fn open_from_page(
         Ok(id) => {
             if let Some(tab) = b.tabs.last_mut() {
                 tab.opener = opener_id;
-                tab.requested_url = Some(url);
+                *tab.state.requested_url.borrow_mut() = Some(url);
             }
             b.show(id);
             let webview = b.tabs.last().map(|t| t.webkit.clone());
@@ -669,11 +684,6 @@ fn chrome_action(
 fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
     let value = |r: Result<Value, ToolError>| r.map(Output::Value);
     match command {
-        Command::ListTabs => {
-            let b = browser.borrow();
-            let tabs: Vec<Value> = (0..b.tabs.len()).map(|i| b.tab_json(i)).collect();
-            let _ = reply.send(Ok(Output::Value(json!({"tabs": tabs}))));
-        }
         Command::SetPaused { paused } => {
             browser.borrow().chrome.set_paused(paused);
             let _ = reply.send(Ok(Output::Value(json!({"paused": paused}))));
@@ -687,17 +697,6 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let layout = b.chrome.layout(b.window.gtk_window());
             let _ = reply.send(Ok(Output::Value(layout)));
         }
-        Command::Downloads { from } => {
-            let _ = reply.send(Ok(Output::Value(browser.borrow().downloads.since(from))));
-        }
-        Command::TabState { tab } => {
-            let _ = reply.send(value(browser.borrow().tab_state_json(tab)));
-        }
-        Command::FrontTab => {
-            let b = browser.borrow();
-            let front = b.front.get();
-            let _ = reply.send(value(b.tab_state_json(front)));
-        }
         Command::NewTab { url } => {
             if let Some(Err(e)) = url.as_deref().map(|u| browser.borrow().may_open(u)) {
                 let _ = reply.send(Err(e));
@@ -707,20 +706,20 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let result = b
                 .add_tab(None)
                 .map_err(|e| ToolError::internal(format!("could not open a tab: {e}")))
-                .inspect(|&id| {
+                .map(|id| {
                     b.show(id);
                     b.load(id, url.as_deref().unwrap_or("about:blank"));
-                })
-                .and_then(|id| b.tab_state_json(id));
+                    json!({"id": id})
+                });
             let _ = reply.send(value(result));
         }
         Command::BringToFront { tab } => {
             let mut b = browser.borrow_mut();
-            let result = b
-                .tab(tab)
-                .map(|_| ())
-                .map(|_| b.show(tab))
-                .and_then(|_| b.tab_state_json(tab));
+            let result = b.tab(tab).map(|_| ());
+            let result = result.map(|_| {
+                b.show(tab);
+                json!({"id": tab})
+            });
             let _ = reply.send(value(result));
         }
         Command::CloseTab { tab } => {
@@ -728,8 +727,7 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let _ = reply.send(value(result));
         }
         Command::Navigate { tab, nav } => {
-            let result = navigate(&browser.borrow(), tab, nav);
-            let _ = reply.send(value(result));
+            let _ = reply.send(navigate(&browser.borrow(), tab, nav));
         }
         Command::Agent { tab, op, args } => {
             let b = browser.borrow();
@@ -859,6 +857,7 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
         Command::ArmUpload { tab, files } => {
             let result = browser.borrow().tab(tab).map(|t| {
                 *t.state.upload.borrow_mut() = files;
+                t.state.publish(&t.webkit);
                 json!({})
             });
             let _ = reply.send(value(result));
@@ -890,6 +889,9 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
                     Ok(answered)
                 }
             });
+            if let Ok(t) = b.tab(tab) {
+                t.state.publish(&t.webkit);
+            }
             let _ = reply.send(value(result));
         }
     }
@@ -897,7 +899,7 @@ fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
 
 /// Starts a navigation and answers with the load counters from before it,
 /// so the caller can wait for this navigation to end.
-fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Value, ToolError> {
+fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Output, ToolError> {
     let tab = b.tab(id)?;
     // A crashed tab may navigate (that is how it recovers); a dialog must be answered first.
     if tab.state.dialog.borrow().is_some() {
@@ -910,10 +912,12 @@ fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Value, ToolError>
     tab.state.auth.borrow_mut().take();
     let view = &tab.webkit;
     let mut same_document = false;
+    if let Navigation::Load(url) = &nav {
+        b.may_open(url)?;
+    }
     match nav {
         Navigation::Load(url) => {
-            b.may_open(&url)?;
-            same_document = is_fragment_change(view.uri().as_deref(), &url);
+            same_document = tab::is_same_document(view.uri().as_deref(), &url);
             b.settings.load(view, &url);
         }
         Navigation::Html { html, base } => view.load_html(&html, Some(&base)),
@@ -931,16 +935,12 @@ fn navigate(b: &Browser, id: TabId, nav: Navigation) -> Result<Value, ToolError>
             ))
         }
     }
-    Ok(json!({"started_before": before.started, "same_document": same_document}))
-}
-
-/// `page#a` -> `page#b` moves within the document and emits no load events.
-fn is_fragment_change(current: Option<&str>, target: &str) -> bool {
-    let strip = |u: &str| u.split('#').next().unwrap_or("").to_string();
-    match current {
-        Some(cur) => target.contains('#') && strip(cur) == strip(target),
-        None => false,
-    }
+    tab.state.note_requested();
+    tab.state.publish(view);
+    Ok(Output::Navigation {
+        before,
+        same_document,
+    })
 }
 
 /// [`with_front_tab`] for a key chord, refused before anything happens
@@ -1001,7 +1001,7 @@ fn with_front_tab(
                 } else {
                     Default::default()
                 };
-                delivery::after_input(&state, sent, move || {
+                delivery::after_input(&view, &state, sent, move || {
                     let _ = reply.send(Ok(Output::Value(value)));
                 });
             }

@@ -79,7 +79,7 @@ impl AgentSettings {
     pub fn connect(self: &Rc<Self>, view: &WebView, state: &Rc<TabState>) {
         let me = self.clone();
         let state = state.clone();
-        view.connect_authenticate(move |_, request| {
+        view.connect_authenticate(move |view, request| {
             // Only the site they were given for, never a proxy or another site.
             let theirs = me.credentials.borrow().clone().filter(|c| {
                 !request.is_for_proxy() && request_origin(request) == Some(c.origin.clone())
@@ -89,6 +89,7 @@ impl AgentSettings {
                 let host = request.host().map(|h| h.to_string()).unwrap_or_default();
                 let realm = request.realm().map(|r| r.to_string()).unwrap_or_default();
                 *state.auth.borrow_mut() = Some(format!("{host} (realm {realm:?})"));
+                state.publish(view);
                 return false;
             };
             // Refused credentials are not sent again: the site's own answer shows.

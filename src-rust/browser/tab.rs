@@ -5,13 +5,19 @@ use super::console::ConsoleLog;
 use super::delivery::Receipts;
 use super::frames::FrameRelay;
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Output, Reply, TabId};
+use crate::base::tab::{
+    BrowserState, DialogInfo, LoadFailure, NavCounters, NetworkInfo, TabId, TabInfo,
+};
+use crate::bridge::{Output, Reply};
+use glib::object::ObjectExt as _;
 use glib::Cast as _;
 use serde_json::{json, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Instant;
+use tokio::sync::watch;
 use webkit2gtk::FileChooserRequestExt as _;
 use webkit2gtk::WebResourceExt as _;
 use webkit2gtk::WebViewExt as _;
@@ -21,21 +27,15 @@ use webkit2gtk::{
     ScriptDialogType, URIRequestExt as _, WebView,
 };
 
-/// Counters of the tab's main-frame loads. A navigation is done when as
-/// many loads finished (or failed) as started.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NavCounters {
-    pub started: u64,
-    pub committed: u64,
-    pub finished: u64,
-}
+/// Where the main thread publishes every tab's state for tokio code.
+pub type Publisher = Arc<watch::Sender<BrowserState>>;
 
 /// State shared between the tab and its signal handlers (main thread only).
 pub struct TabState {
     pub id: TabId,
     pub nav: Cell<NavCounters>,
-    /// The last failed load: (the `started` count it belongs to, message).
-    pub failure: RefCell<Option<(u64, String)>>,
+    /// The last failed load.
+    pub failure: RefCell<Option<LoadFailure>>,
     pub dialog: RefCell<Option<ScriptDialog>>,
     /// Script calls awaiting their GLib callback, failed at once when a
     /// dialog blocks the page.
@@ -46,11 +46,14 @@ pub struct TabState {
     pub ref_next: Cell<u64>,
     pub ref_floor: Cell<u64>,
     pub crashed: Cell<bool>,
-    /// Answers from the agents of cross-origin frames.
+    /// Answers from the agents of cross-origin frames (shared like `input`).
     pub frames: Rc<FrameRelay>,
     /// The trusted input its pages received, for commands awaiting theirs.
-    pub input: Receipts,
-    pub network: NetworkActivity,
+    /// Shared with the tabs it opened or was opened by: WebKit delivers the
+    /// script messages of related views to the opener's handlers.
+    pub input: Rc<Receipts>,
+    /// Requests of the tab's pages in flight, for waits on a quiet network.
+    network: Cell<NetworkInfo>,
     /// A site's HTTP authentication challenge nobody answered: where, realm.
     pub auth: RefCell<Option<String>>,
     pub console: ConsoleLog,
@@ -61,46 +64,26 @@ pub struct TabState {
     /// A beforeunload prompt was answered "stay": WebKit keeps the abandoned
     /// target as its URI, so the page's own address is the truth.
     pub stayed: Cell<bool>,
+    /// For tabs a page opened: the URL it asked for, until WebKit has one.
+    pub requested_url: RefCell<Option<String>>,
+    /// Where WebKit's own error page for a failed load is.
+    error_page: Cell<ErrorPage>,
+    publisher: Publisher,
 }
 
-/// Requests of the tab's pages in flight, for waits on a quiet network.
-pub struct NetworkActivity {
-    inflight: Cell<u32>,
-    last_change: Cell<Instant>,
-}
-
-impl NetworkActivity {
-    fn new() -> Self {
-        NetworkActivity {
-            inflight: Cell::new(0),
-            last_change: Cell::new(Instant::now()),
-        }
-    }
-
-    fn started(&self) {
-        self.inflight.set(self.inflight.get() + 1);
-        self.last_change.set(Instant::now());
-    }
-
-    fn ended(&self) {
-        self.inflight.set(self.inflight.get().saturating_sub(1));
-        self.last_change.set(Instant::now());
-    }
-
-    /// `inflight` requests, and for how long none has been (0 while busy).
-    pub fn json(&self) -> Value {
-        let inflight = self.inflight.get();
-        let quiet_ms = if inflight == 0 {
-            self.last_change.get().elapsed().as_millis() as u64
-        } else {
-            0
-        };
-        json!({"inflight": inflight, "quiet_ms": quiet_ms})
-    }
+/// After a load fails, WebKit loads an error page in its place: a load
+/// nobody asked for, which must not be taken for the next one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ErrorPage {
+    None,
+    /// The failure was reported; the error page's load has not started.
+    Expected,
+    Loading,
 }
 
 impl TabState {
-    pub fn new(id: TabId) -> Self {
+    /// A tab's state; `related` is the opener's, for a tab a page opened.
+    pub fn new(id: TabId, publisher: Publisher, related: Option<&TabState>) -> Self {
         TabState {
             id,
             nav: Cell::new(NavCounters::default()),
@@ -111,14 +94,17 @@ impl TabState {
             ref_next: Cell::new(1),
             ref_floor: Cell::new(1),
             crashed: Cell::new(false),
-            frames: Rc::new(FrameRelay::default()),
-            input: Receipts::default(),
-            network: NetworkActivity::new(),
+            frames: related.map_or_else(Rc::default, |r| r.frames.clone()),
+            input: related.map_or_else(Rc::default, |r| r.input.clone()),
+            network: Cell::new(NetworkInfo::default()),
             auth: RefCell::new(None),
             console: ConsoleLog::default(),
             upload: RefCell::new(None),
             page_url: RefCell::new(String::new()),
             stayed: Cell::new(false),
+            requested_url: RefCell::new(None),
+            error_page: Cell::new(ErrorPage::None),
+            publisher,
         }
     }
 
@@ -167,15 +153,74 @@ impl TabState {
         }
     }
 
-    pub fn nav_json(&self) -> Value {
+    /// Counts a navigation asked for, before WebKit starts loading it.
+    pub fn note_requested(&self) {
+        let mut nav = self.nav.get();
+        nav.requested += 1;
+        self.nav.set(nav);
+    }
+
+    fn network_changed(&self, started: bool) {
+        let mut network = self.network.get();
+        network.inflight = if started {
+            network.inflight + 1
+        } else {
+            network.inflight.saturating_sub(1)
+        };
+        network.last_change = Instant::now();
+        self.network.set(network);
+        self.update(|info| info.network = network);
+    }
+
+    /// Publishes this tab's state as WebKit and the signal handlers left it.
+    /// Every handler that changes it calls this, so waiting tools wake.
+    pub fn publish(&self, view: &WebView) {
+        let stayed = self.stayed.get();
+        let url = if stayed {
+            Some(self.page_url.borrow().clone())
+        } else {
+            view.uri().map(|u| u.to_string())
+        };
+        let url = url
+            .or_else(|| self.requested_url.borrow().clone())
+            .unwrap_or_default();
+        let title = view.title().map(|t| t.to_string()).unwrap_or_default();
+        let loading = view.is_loading() && !stayed;
+        let dialog = self.dialog.borrow().as_ref().map(dialog_info);
         let nav = self.nav.get();
-        let failure = self.failure.borrow();
-        json!({
-            "started": nav.started,
-            "committed": nav.committed,
-            "finished": nav.finished,
-            "failure": failure.as_ref().map(|(seq, msg)| json!({"seq": seq, "message": msg})),
-        })
+        let failure = self.failure.borrow().clone();
+        let crashed = self.crashed.get();
+        let network = self.network.get();
+        let auth_required = self.auth.borrow().clone();
+        let upload_pending = self.upload.borrow().is_some();
+        let error_page_pending = self.error_page.get() != ErrorPage::None;
+        self.update(move |info| {
+            info.url = url;
+            info.title = title;
+            info.loading = loading;
+            info.stayed = stayed;
+            info.nav = nav;
+            info.failure = failure;
+            info.dialog = dialog;
+            info.crashed = crashed;
+            info.network = network;
+            info.auth_required = auth_required;
+            info.upload_pending = upload_pending;
+            info.error_page_pending = error_page_pending;
+        });
+    }
+
+    /// Changes this tab's published entry; waiting tools wake only when
+    /// something changed.
+    fn update(&self, change: impl FnOnce(&mut TabInfo)) {
+        self.publisher.send_if_modified(|state| {
+            let Some(info) = state.tabs.iter_mut().find(|t| t.id == self.id) else {
+                return false;
+            };
+            let before = info.clone();
+            change(info);
+            *info != before
+        });
     }
 }
 
@@ -185,19 +230,19 @@ impl TabState {
 pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>) {
     let s = state.clone();
     view.connect_resource_load_started(move |_, resource, _| {
-        s.network.started();
+        s.network_changed(true);
         // A failed request also reports finished: count each one end once.
         let ended = Rc::new(Cell::new(false));
         let (s2, ended2) = (s.clone(), ended.clone());
         resource.connect_finished(move |_| {
             if !ended2.replace(true) {
-                s2.network.ended();
+                s2.network_changed(false);
             }
         });
         let s3 = s.clone();
         resource.connect_failed(move |_, _| {
             if !ended.replace(true) {
-                s3.network.ended();
+                s3.network_changed(false);
             }
         });
     });
@@ -208,6 +253,14 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
         if !view.is_loading() {
             *s.page_url.borrow_mut() = view.uri().map(|u| u.to_string()).unwrap_or_default();
         }
+        s.publish(view);
+    });
+
+    let s = state.clone();
+    view.connect_notify_local(None, move |view, spec| {
+        if matches!(spec.name(), "title" | "is-loading") {
+            s.publish(view);
+        }
     });
 
     let s = state.clone();
@@ -216,6 +269,9 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
         match event {
             LoadEvent::Started => {
                 nav.started += 1;
+                if s.error_page.get() == ErrorPage::Expected {
+                    s.error_page.set(ErrorPage::Loading);
+                }
                 s.stayed.set(false);
                 s.auth.borrow_mut().take();
                 s.crashed.set(false);
@@ -234,38 +290,71 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
                 // Refs of the old document must never name elements of the new one.
                 s.ref_floor.set(s.ref_next.get());
             }
-            LoadEvent::Finished => nav.finished = nav.started,
+            LoadEvent::Finished => {
+                nav.finished = nav.started;
+                if s.error_page.get() == ErrorPage::Loading {
+                    s.error_page.set(ErrorPage::None);
+                }
+            }
             _ => {}
         }
         s.nav.set(nav);
         tracing::trace!(tab = s.id, ?event, ?nav, "load event");
+        s.publish(view);
     });
 
     let s = state.clone();
-    view.connect_load_failed(move |_, _, uri, error| {
+    view.connect_load_failed(move |view, _, uri, error| {
         tracing::debug!(tab = s.id, uri, error = %error, "load failed");
-        if !is_cancellation(error) {
-            let started = s.nav.get().started;
-            *s.failure.borrow_mut() = Some((started, format!("{uri}: {}", error.message())));
+        if error.matches(webkit2gtk::PolicyError::FrameLoadInterruptedByPolicyChange) {
+            // The response is saved as a download instead.
+            let mut nav = s.nav.get();
+            nav.diverted += 1;
+            s.nav.set(nav);
+            s.publish(view);
+        } else if !is_cancellation(error) {
+            // WebKit shows its error page unless told not to (false below).
+            s.error_page.set(ErrorPage::Expected);
+            *s.failure.borrow_mut() = Some(LoadFailure {
+                seq: s.nav.get().started,
+                message: format!("{uri}: {}", error.message()),
+            });
+            s.publish(view);
         }
         false
     });
 
-    // Responses the engine cannot show (archives, binaries) become downloads.
-    view.connect_decide_policy(move |_, decision, kind| {
+    let s = state.clone();
+    view.connect_decide_policy(move |view, decision, kind| {
         if kind != PolicyDecisionType::Response {
-            let own = decision
+            let action = decision
                 .downcast_ref::<NavigationPolicyDecision>()
-                .and_then(|d| d.navigation_action())
-                .and_then(|action| action.request())
-                .and_then(|request| request.uri())
-                .is_some_and(|uri| crate::address::is_own_server(&uri, server_port.get()));
+                .and_then(|d| d.navigation_action());
+            let uri = action
+                .as_ref()
+                .and_then(|a| a.request())
+                .and_then(|request| request.uri());
+            let own = uri
+                .as_deref()
+                .is_some_and(|uri| crate::address::is_own_server(uri, server_port.get()));
             if own {
                 tracing::info!("a page's navigation to the browser's own server was refused");
                 decision.ignore();
+                return true;
             }
-            return own;
+            // A gesture's navigation (a link, a form, a script on a click):
+            // tools that gave the input wait for it to start.
+            let gesture = action.as_ref().is_some_and(|a| a.is_user_gesture());
+            let same_document = uri
+                .as_deref()
+                .is_some_and(|uri| is_same_document(view.uri().as_deref(), uri));
+            if kind == PolicyDecisionType::NavigationAction && gesture && !same_document {
+                s.note_requested();
+                s.publish(view);
+            }
+            return false;
         }
+        // Responses the engine cannot show (archives, binaries) become downloads.
         let Some(response) = decision.downcast_ref::<ResponsePolicyDecision>() else {
             return false;
         };
@@ -279,11 +368,12 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
     view.connect_context_menu(|_, _, _, _| super::input::context_menu_is_agents());
 
     let s = state.clone();
-    view.connect_run_file_chooser(move |_, request| {
+    view.connect_run_file_chooser(move |view, request| {
         // Files an agent armed go in; otherwise the person gets the dialog.
         let Some(files) = s.upload.borrow_mut().take() else {
             return false;
         };
+        s.publish(view);
         let names: Vec<&str> = files.iter().map(String::as_str).collect();
         let allowed = if request.selects_multiple() {
             &names[..]
@@ -295,23 +385,34 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
     });
 
     let s = state.clone();
-    view.connect_script_dialog(move |_, dialog| {
+    view.connect_script_dialog(move |view, dialog| {
         *s.dialog.borrow_mut() = Some(dialog.clone());
         s.fail_inflight(dialog_open_error(dialog));
         s.input.release();
+        s.publish(view);
         // true: we answer later, through dialog_accept / dialog_dismiss.
         true
     });
 
     let s = state.clone();
-    view.connect_web_process_terminated(move |_, reason| {
+    view.connect_web_process_terminated(move |view, reason| {
         s.crashed.set(true);
         s.fail_inflight(ToolError::new(
             ErrorCode::NavigationFailed,
             format!("the page's web process ended ({reason:?}); reload the tab"),
         ));
         s.input.release();
+        s.publish(view);
     });
+}
+
+/// `page#a` -> `page#b` moves within the document: no load starts.
+pub fn is_same_document(current: Option<&str>, target: &str) -> bool {
+    let strip = |u: &str| u.split('#').next().unwrap_or("").to_string();
+    match current {
+        Some(cur) => target.contains('#') && strip(cur) == strip(target),
+        None => false,
+    }
 }
 
 /// A navigation replaced by another one, or turned into a download, is not a failure.
@@ -341,17 +442,25 @@ fn dialog_open_error(dialog: &ScriptDialog) -> ToolError {
     )
 }
 
-/// Describes and, if asked, answers the pending dialog.
+fn dialog_info(dialog: &ScriptDialog) -> DialogInfo {
+    DialogInfo {
+        kind: dialog_kind(dialog),
+        message: dialog.message().map(|m| m.to_string()).unwrap_or_default(),
+        default_text: (dialog.dialog_type() == ScriptDialogType::Prompt)
+            .then(|| dialog.prompt_get_default_text().map(|m| m.to_string()))
+            .flatten(),
+    }
+}
+
+/// The pending dialog, as dialog tools describe it.
 pub fn dialog_status(state: &TabState) -> Value {
-    match state.dialog.borrow().as_ref() {
+    match state.dialog.borrow().as_ref().map(dialog_info) {
         None => json!({"open": false}),
         Some(d) => json!({
             "open": true,
-            "type": dialog_kind(d),
-            "message": d.message().map(|m| m.to_string()).unwrap_or_default(),
-            "default_text": (d.dialog_type() == ScriptDialogType::Prompt)
-                .then(|| d.prompt_get_default_text().map(|m| m.to_string()))
-                .flatten(),
+            "type": d.kind,
+            "message": d.message,
+            "default_text": d.default_text,
         }),
     }
 }

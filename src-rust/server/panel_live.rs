@@ -3,7 +3,6 @@
 //! tool call as it happens. Pushed over the panel's own WebSocket.
 
 use crate::base::caller::Session;
-use crate::bridge::Command;
 use crate::tools::app::App;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -54,12 +53,7 @@ pub async fn push(app: Arc<App>, me: Arc<Session>, out: UnboundedSender<String>)
 }
 
 async fn state(app: &App, me: &Session) -> Value {
-    let tabs = app
-        .browser
-        .call_value(Command::ListTabs)
-        .await
-        .map(|list| list["tabs"].clone())
-        .unwrap_or_else(|_| json!([]));
+    let tabs: Vec<Value> = app.browser.state().tabs.iter().map(|t| t.json()).collect();
     let addr = app.security.addr;
     json!({
         "identity": app.identity.status().await,

@@ -6,11 +6,11 @@ use super::interaction::click_target;
 use super::page::target;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Command, Mark, Output};
+use crate::bridge::{Command, Mark};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// How long a clicked file input may take to open its chooser.
 const CHOOSER_WAIT: Duration = Duration::from_secs(3);
@@ -96,15 +96,19 @@ async fn upload(ctx: &Ctx, p: UploadParams) -> ToolResult {
     arm(Some(files.clone())).await?;
     // A person's click opens the chooser; the armed files answer it.
     let clicked = click_target(ctx, tab, control.clone(), 1).await;
-    let start = Instant::now();
-    let mut opened = false;
-    while clicked.is_ok() && start.elapsed() < CHOOSER_WAIT {
-        if ctx.tab_state(tab).await?["upload_pending"] == false {
-            opened = true;
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
+    let deadline = tokio::time::Instant::now() + CHOOSER_WAIT;
+    let opened = clicked.is_ok()
+        && ctx
+            .app
+            .browser
+            .wait_until(deadline, |state| {
+                state
+                    .tab(tab)
+                    .is_none_or(|t| !t.upload_pending)
+                    .then_some(())
+            })
+            .await
+            .is_some();
     if !opened {
         arm(None).await?;
         clicked?;
@@ -142,15 +146,10 @@ async fn annotated(ctx: &Ctx) -> ToolResult {
     } else {
         legend.join("\n")
     };
-    match ctx
+    let png = ctx
         .app
         .browser
-        .call(Command::Screenshot { tab, marks })
-        .await?
-    {
-        Output::Png(png) => Ok(ToolOutput::PngWithText(png, legend)),
-        Output::Value(_) => Err(ToolError::internal(
-            "the screenshot came back without an image",
-        )),
-    }
+        .call_png(Command::Screenshot { tab, marks })
+        .await?;
+    Ok(ToolOutput::PngWithText(png, legend))
 }

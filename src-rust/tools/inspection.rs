@@ -4,8 +4,7 @@ use super::identity::NoParams;
 use super::page::{target, with};
 use super::snapshot_diff;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
-use crate::base::error::ToolError;
-use crate::bridge::{Command, Output};
+use crate::bridge::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -94,10 +93,8 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, _: NoParams| async move {
                 let tab = ctx.tab().await?;
                 let marks = Vec::new();
-                match ctx.app.browser.call(Command::Screenshot { tab, marks }).await? {
-                    Output::Png(png) => Ok(ToolOutput::Png(png)),
-                    Output::Value(_) => Err(ToolError::internal("the screenshot came back without an image")),
-                }
+                let png = ctx.app.browser.call_png(Command::Screenshot { tab, marks }).await?;
+                Ok(ToolOutput::Png(png))
             },
         ),
     ]

@@ -1,9 +1,9 @@
 //! click, fill, type, press, scroll, hover, focus: real (trusted) input.
 
 use super::inspection::TargetParams;
-use super::page::{target, with};
+use super::page::{target, with, START_GRACE};
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
-use crate::base::error::ToolError;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::BUTTON_LEFT;
 use crate::bridge::{Command, MouseAction, TabId};
 use schemars::JsonSchema;
@@ -152,8 +152,6 @@ pub struct ScrollParams {
     amount: Option<u32>,
 }
 
-/// How long to watch for a navigation an input may have started.
-const SETTLE_GRACE: Duration = Duration::from_millis(200);
 const SETTLE_LIMIT: Duration = Duration::from_secs(20);
 
 pub async fn mouse(
@@ -182,30 +180,32 @@ pub async fn act_and_settle<F>(ctx: &Ctx, tab: TabId, action: F) -> Result<Value
 where
     F: std::future::Future<Output = Result<(), ToolError>>,
 {
-    let before_tabs = ctx.tab_ids().await?;
-    let before_downloads = ctx.download_count().await?;
-    let before = ctx.tab_state(tab).await?["nav"]["started"]
-        .as_u64()
-        .unwrap_or(0);
+    let before = ctx.before(tab)?;
     action.await?;
-    let navigated = ctx.settle(tab, before, SETTLE_GRACE, SETTLE_LIMIT).await?;
-    let list = ctx.app.browser.call_value(Command::ListTabs).await?;
-    let new_tabs: Vec<Value> = list["tabs"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|t| {
-            t["id"]
-                .as_u64()
-                .is_some_and(|id| !before_tabs.contains(&id))
-        })
-        .map(|t| json!({"index": t["index"], "url": t["url"]}))
+    let navigated = ctx
+        .settle(tab, &before, START_GRACE, SETTLE_LIMIT)
+        .await
+        .map_err(|e| match e.code {
+            ErrorCode::NoTab => ToolError::new(
+                ErrorCode::NoTab,
+                "the tab closed after the input reached it (its page closed itself, as sign-in popups do); the next call acts on the tab in front",
+            ),
+            _ => e,
+        })?;
+    let new_tabs: Vec<Value> = ctx
+        .app
+        .browser
+        .state()
+        .tabs
+        .iter()
+        .filter(|t| !before.tabs.contains(&t.id))
+        .map(|t| json!({"index": t.index, "url": t.url}))
         .collect();
     let summary = ctx.page_summary(tab).await?;
     let mut result = json!({"navigated": navigated, "url": summary["url"], "title": summary["title"], "new_tabs": new_tabs});
-    let downloads = ctx.downloads_since(before_downloads, SETTLE_LIMIT).await?;
+    let downloads = ctx.downloads_since(before.downloads, SETTLE_LIMIT).await;
     if !downloads.is_empty() {
-        result["downloads"] = downloads.into();
+        result["downloads"] = json!(downloads);
     }
     Ok(result)
 }

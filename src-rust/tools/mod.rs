@@ -489,13 +489,18 @@ async fn run(
         session: session.clone(),
         depth,
     };
-    let first = tokio::time::timeout(limit, (def.handler)(ctx.clone(), params.clone())).await;
-    let result = first.unwrap_or_else(|_| Err(timed_out(name, limit)));
-    // The session's tab was closed under it: fall back to the front tab once.
-    if matches!(&result, Err(e) if e.code == ErrorCode::NoTab) && session.take_tab().is_some() {
-        return tokio::time::timeout(limit, (def.handler)(ctx, params))
-            .await
-            .unwrap_or_else(|_| Err(timed_out(name, limit)));
+    let result = tokio::time::timeout(limit, (def.handler)(ctx, params))
+        .await
+        .unwrap_or_else(|_| Err(timed_out(name, limit)));
+    // The session's tab closed during the call: the call is not run again
+    // elsewhere (its refs and effects belong to that tab), but the next
+    // call acts on the tab in front.
+    if matches!(&result, Err(e) if e.code == ErrorCode::NoTab) {
+        if let Some(tab) = session.tab() {
+            if app.browser.tab_info(tab).is_err() {
+                session.set_tab(None);
+            }
+        }
     }
     result
 }

@@ -4,7 +4,7 @@ use super::identity::NoParams;
 use super::page::normalize_url;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, NAVIGATES, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Command, Navigation};
+use crate::bridge::Navigation;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -48,8 +48,7 @@ pub fn tools() -> Vec<ToolDef> {
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
                 let tab = ctx.tab().await?;
-                let state = ctx.tab_state(tab).await?;
-                Ok(ToolOutput::json(json!({"url": state["url"]})))
+                Ok(ToolOutput::json(json!({"url": ctx.tab_info(tab)?.url})))
             },
         ),
         tool(
@@ -90,19 +89,14 @@ async fn navigate(ctx: &Ctx, nav: Navigation, limit: Duration) -> ToolResult {
     // Let a tab's first load (a new tab's blank page) end first, or it
     // would be taken for this navigation.
     ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
-    let before_downloads = ctx.download_count().await?;
-    let started = ctx
-        .app
-        .browser
-        .call_value(Command::Navigate { tab, nav })
-        .await?;
-    let before = started["started_before"].as_u64().unwrap_or(0);
-    let same_document = started["same_document"].as_bool().unwrap_or(false);
+    let mut before = ctx.before(tab)?;
+    let (nav_before, same_document) = ctx.app.browser.navigate(tab, nav).await?;
+    before.nav = nav_before;
     let loaded = same_document
         || ctx
-            .settle(tab, before, Duration::from_secs(3), limit)
+            .settle(tab, &before, Duration::from_secs(3), limit)
             .await?;
-    if !loaded && ctx.tab_state(tab).await?["stayed"] == true {
+    if !loaded && ctx.tab_info(tab)?.stayed {
         return Err(ToolError::new(
             ErrorCode::NavigationFailed,
             "the page asked to stay (beforeunload) and the dialog was dismissed, so it was not left",
@@ -110,9 +104,9 @@ async fn navigate(ctx: &Ctx, nav: Navigation, limit: Duration) -> ToolResult {
     }
     let mut summary = ctx.page_summary(tab).await?;
     // A URL that downloads a file leaves the page as it was: report the file.
-    let downloads = ctx.downloads_since(before_downloads, LOAD_LIMIT).await?;
+    let downloads = ctx.downloads_since(before.downloads, LOAD_LIMIT).await;
     if !downloads.is_empty() {
-        summary["downloads"] = downloads.into();
+        summary["downloads"] = json!(downloads);
         return Ok(ToolOutput::json(summary));
     }
     if let Some(target) = target {

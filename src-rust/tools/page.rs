@@ -3,41 +3,46 @@
 
 use super::Ctx;
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Command, TabId};
+use crate::base::tab::{BrowserState, DownloadInfo, DownloadState, NavCounters, TabInfo};
+use crate::bridge::{tab_closed, Command, TabId};
 use serde_json::{json, Value};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// How often waits look at the page again.
+/// How often waits that look at the page itself look again.
 pub const POLL: Duration = Duration::from_millis(25);
+
+/// How long a navigation asked for may take to start loading: WebKit
+/// decides on it, then the page's process (or a new one) begins the load.
+/// A gesture that navigated only a frame never starts a tab load, and
+/// waits this long.
+pub const START_GRACE: Duration = Duration::from_millis(500);
 
 impl Ctx {
     /// This session's tab: the one it switched to, else the front tab.
     pub async fn tab(&self) -> Result<TabId, ToolError> {
         if let Some(tab) = self.session.tab() {
-            return Ok(tab);
+            if self.app.browser.tab_info(tab).is_ok() {
+                return Ok(tab);
+            }
+            // Closed since the session's last call (by its page, the person
+            // or another session): the session moves to the front tab.
+            self.session.set_tab(None);
         }
-        let front = self.app.browser.call_value(Command::FrontTab).await?;
-        let id = front["id"]
-            .as_u64()
-            .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "no tab is open"))?;
+        let front = self.app.browser.state().front().map(|t| t.id);
+        let id = front.ok_or_else(|| ToolError::new(ErrorCode::NoTab, "no tab is open"))?;
         // Pin it: tabs that pages open later must not steal this session.
         self.session.set_tab(Some(id));
         Ok(id)
     }
 
     /// The ids of every open tab, in order.
-    pub async fn tab_ids(&self) -> Result<Vec<TabId>, ToolError> {
-        let list = self.app.browser.call_value(Command::ListTabs).await?;
-        Ok(list["tabs"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(|t| t["id"].as_u64())
-            .collect())
+    pub fn tab_ids(&self) -> Vec<TabId> {
+        self.app.browser.state().tab_ids()
     }
 
-    pub async fn tab_state(&self, tab: TabId) -> Result<Value, ToolError> {
-        self.app.browser.call_value(Command::TabState { tab }).await
+    /// The tab as the browser last published it.
+    pub fn tab_info(&self, tab: TabId) -> Result<TabInfo, ToolError> {
+        self.app.browser.tab_info(tab)
     }
 
     /// Runs an agent-library operation once the page is ready for it, in
@@ -61,70 +66,76 @@ impl Ctx {
     /// Waits (bounded) while the tab is mid-navigation, so page operations
     /// see the new document rather than the old one or none.
     pub async fn wait_until_loaded(&self, tab: TabId, limit: Duration) -> Result<(), ToolError> {
-        let start = Instant::now();
-        loop {
-            let state = self.tab_state(tab).await?;
-            let nav = &state["nav"];
-            // A tab that never finished a load is still loading its first
-            // page (every tab starts one), even before WebKit says so.
-            let finished = nav["finished"].as_u64().unwrap_or(0);
-            let busy = finished == 0 || Some(finished) < nav["started"].as_u64();
-            if !busy || start.elapsed() >= limit {
-                return Ok(());
-            }
-            tokio::time::sleep(POLL).await;
-        }
+        let deadline = tokio::time::Instant::now() + limit;
+        let settled = self
+            .app
+            .browser
+            .wait_until(deadline, |state| match state.tab(tab) {
+                None => Some(Err(tab_closed())),
+                Some(info) if !info.is_busy() => Some(Ok(())),
+                Some(_) => None,
+            })
+            .await;
+        // Still loading at the limit: go on with the page as it is.
+        settled.unwrap_or(Ok(()))
     }
 
-    /// After an action that may navigate: waits up to `grace` for a load to
-    /// start and then up to `limit` for it to end. Returns whether one did.
+    /// What an action's effects are measured against: the tab's counters,
+    /// the downloads and the tabs from before it.
+    pub fn before(&self, tab: TabId) -> Result<Before, ToolError> {
+        let state = self.app.browser.state();
+        let info = state.tab(tab).ok_or_else(tab_closed)?;
+        Ok(Before {
+            nav: info.nav,
+            downloads: state.downloads.len(),
+            tabs: state.tab_ids(),
+        })
+    }
+
+    /// After an action that may navigate: waits for the navigation it
+    /// caused to end. A navigation asked for since `before` gets up to
+    /// `grace` to start (or to turn into a download). Returns whether one
+    /// loaded.
     pub async fn settle(
         &self,
         tab: TabId,
-        started_before: u64,
+        before: &Before,
         grace: Duration,
         limit: Duration,
     ) -> Result<bool, ToolError> {
-        let start = Instant::now();
+        let start = tokio::time::Instant::now();
+        let (grace_end, deadline) = (start + grace, start + limit);
         loop {
-            let state = self.tab_state(tab).await?;
-            let nav = &state["nav"];
-            let started = nav["started"].as_u64().unwrap_or(0);
-            let finished = nav["finished"].as_u64().unwrap_or(0);
-            if let (true, Some(site)) = (started > started_before, state["auth_required"].as_str())
-            {
-                return Err(ToolError::new(
-                    ErrorCode::NavigationFailed,
-                    format!("{site} asks for a user name and password (HTTP authentication); call set_credentials, then open the page again"),
-                ));
-            }
-            if started > started_before {
-                if let Some(failure) = nav["failure"].as_object() {
-                    if failure["seq"].as_u64().unwrap_or(0) > started_before {
-                        return Err(ToolError::new(
-                            ErrorCode::NavigationFailed,
-                            failure["message"]
-                                .as_str()
-                                .unwrap_or("the page failed to load")
-                                .to_string(),
-                        ));
-                    }
+            let now = tokio::time::Instant::now();
+            // Until the grace ends, a navigation asked for may still start.
+            let waiting_start = now < grace_end;
+            let until = if waiting_start {
+                grace_end.min(deadline)
+            } else {
+                deadline
+            };
+            let outcome = self
+                .app
+                .browser
+                .wait_until(until, |state| {
+                    let Some(info) = state.tab(tab) else {
+                        return Some(Err(tab_closed()));
+                    };
+                    let downloaded = state.downloads.len() > before.downloads;
+                    settled(info, before.nav, waiting_start, downloaded)
+                })
+                .await;
+            match outcome {
+                Some(result) => return result,
+                None if tokio::time::Instant::now() >= deadline => {
+                    return Err(ToolError::timeout(format!(
+                        "the page was still loading after {} ms",
+                        limit.as_millis()
+                    )))
                 }
-                // Another load may have begun meanwhile (a redirect, a superseding
-                // navigation): done only when the view has stopped loading too.
-                if finished >= started && state["loading"] == false {
-                    return Ok(true);
-                }
-            } else if start.elapsed() >= grace {
-                return Ok(false);
+                // The grace ended: look again without it.
+                None => {}
             }
-            if start.elapsed() >= limit {
-                return Err(ToolError::timeout(format!(
-                    "the page was still loading after {} ms",
-                    limit.as_millis()
-                )));
-            }
-            tokio::time::sleep(POLL).await;
         }
     }
 
@@ -140,50 +151,82 @@ impl Ctx {
 
     /// URL and title of the tab's current page.
     pub async fn page_summary(&self, tab: TabId) -> Result<Value, ToolError> {
-        let state = self.tab_state(tab).await?;
-        let mut title = state["title"].as_str().unwrap_or_default().to_string();
+        let info = self.tab_info(tab)?;
+        let mut title = info.title;
         if title.is_empty() {
             // The title notification can lag the load; ask the document.
-            if let Ok(info) = self.page_info(tab).await {
-                title = info["title"].as_str().unwrap_or_default().to_string();
+            if let Ok(page) = self.page_info(tab).await {
+                title = page["title"].as_str().unwrap_or_default().to_string();
             }
         }
-        Ok(json!({"url": state["url"], "title": title}))
+        Ok(json!({"url": info.url, "title": title}))
     }
-}
 
-impl Ctx {
     /// How many downloads this run has seen (to spot new ones).
-    pub async fn download_count(&self) -> Result<usize, ToolError> {
-        let list = self
-            .app
-            .browser
-            .call_value(Command::Downloads { from: usize::MAX })
-            .await?;
-        Ok(list["count"].as_u64().unwrap_or(0) as usize)
+    pub fn download_count(&self) -> usize {
+        self.app.browser.state().downloads.len()
     }
 
     /// Downloads started since `from`, after waiting (bounded) for them to end.
-    pub async fn downloads_since(
-        &self,
-        from: usize,
-        limit: Duration,
-    ) -> Result<Vec<Value>, ToolError> {
-        let start = Instant::now();
-        loop {
-            let list = self
-                .app
-                .browser
-                .call_value(Command::Downloads { from })
-                .await?;
-            let items = list["downloads"].as_array().cloned().unwrap_or_default();
-            let busy = items.iter().any(|d| d["state"] == "in_progress");
-            if !busy || start.elapsed() >= limit {
-                return Ok(items);
-            }
-            tokio::time::sleep(POLL * 4).await;
-        }
+    pub async fn downloads_since(&self, from: usize, limit: Duration) -> Vec<DownloadInfo> {
+        let deadline = tokio::time::Instant::now() + limit;
+        let since = |state: &BrowserState| state.downloads.iter().skip(from).cloned().collect();
+        let ended = self
+            .app
+            .browser
+            .wait_until(deadline, |state| {
+                let busy = state
+                    .downloads
+                    .iter()
+                    .skip(from)
+                    .any(|d| d.state == DownloadState::InProgress);
+                (!busy).then(|| since(state))
+            })
+            .await;
+        ended.unwrap_or_else(|| since(&self.app.browser.state()))
     }
+}
+
+/// The state an action started from.
+#[derive(Debug, Clone)]
+pub struct Before {
+    pub nav: NavCounters,
+    pub downloads: usize,
+    pub tabs: Vec<TabId>,
+}
+
+/// Whether the tab settled after an action: Some(loaded) once it did,
+/// an error when the navigation failed, None while it has not.
+fn settled(
+    info: &TabInfo,
+    before: NavCounters,
+    waiting_start: bool,
+    downloaded: bool,
+) -> Option<Result<bool, ToolError>> {
+    let nav = info.nav;
+    if nav.started <= before.started {
+        let asked = nav.requested > before.requested;
+        return (!(asked && waiting_start) || downloaded).then_some(Ok(false));
+    }
+    // A load that became a download ends when the download is known.
+    if nav.diverted > before.diverted && !downloaded {
+        return None;
+    }
+    if let Some(site) = &info.auth_required {
+        return Some(Err(ToolError::new(
+            ErrorCode::NavigationFailed,
+            format!("{site} asks for a user name and password (HTTP authentication); call set_credentials, then open the page again"),
+        )));
+    }
+    if let Some(failure) = info.failure.as_ref().filter(|f| f.seq > before.started) {
+        return Some(Err(ToolError::new(
+            ErrorCode::NavigationFailed,
+            failure.message.clone(),
+        )));
+    }
+    // Another load may have begun meanwhile (a redirect, a superseding
+    // navigation): done only when the view has stopped loading too.
+    (nav.finished >= nav.started && !info.loading).then_some(Ok(true))
 }
 
 /// The element a tool acts on: a snapshot ref or a CSS selector.

@@ -87,7 +87,7 @@ async fn save(ctx: &Ctx, p: StateParams) -> ToolResult {
         .call_value(Command::Cookies { tab, op })
         .await?;
     let mut origins = Map::new();
-    for id in ctx.tab_ids().await? {
+    for id in ctx.tab_ids() {
         let args = json!({"area": "local", "action": "get"});
         let command = Command::Agent {
             tab: id,
@@ -207,10 +207,10 @@ async fn restore_storage(ctx: &Ctx, origins: &Map<String, Value>) -> Result<(), 
             if !(origin.starts_with("http://") || origin.starts_with("https://")) {
                 continue;
             }
-            let before = ctx.tab_state(tab).await?["nav"]["started"].as_u64().unwrap_or(0);
+            let mut before = ctx.before(tab)?;
             let nav = Navigation::Html { html: RESTORE_PAGE.into(), base: format!("{origin}/") };
-            ctx.app.browser.call_value(Command::Navigate { tab, nav }).await?;
-            ctx.settle(tab, before, Duration::from_secs(3), Duration::from_secs(10)).await?;
+            before.nav = ctx.app.browser.navigate(tab, nav).await?.0;
+            ctx.settle(tab, &before, Duration::from_secs(3), Duration::from_secs(10)).await?;
             for (key, value) in items.as_object().into_iter().flatten() {
                 let args = json!({"area": "local", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()});
                 ctx.app.browser.call_value(Command::Agent { tab, op: "storage", args }).await?;

@@ -58,10 +58,8 @@ pub fn tools() -> Vec<ToolDef> {
         "A PNG of the whole browser window as a person sees it (chrome and page).",
         READ_ONLY,
         |ctx: Ctx, _: super::identity::NoParams| async move {
-            match ctx.app.browser.call(Command::WindowScreenshot).await? {
-                crate::bridge::Output::Png(png) => Ok(ToolOutput::Png(png)),
-                crate::bridge::Output::Value(_) => Err(ToolError::internal("no image came back")),
-            }
+            let png = ctx.app.browser.call_png(Command::WindowScreenshot).await?;
+            Ok(ToolOutput::Png(png))
         },
     )
     .ungated()

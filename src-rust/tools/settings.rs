@@ -99,10 +99,7 @@ async fn set_credentials(ctx: &Ctx, p: CredentialsParams) -> ToolResult {
         Some(origin) => origin,
         None => {
             let tab = ctx.tab().await?;
-            ctx.tab_state(tab).await?["url"]
-                .as_str()
-                .unwrap_or_default()
-                .to_string()
+            ctx.tab_info(tab)?.url
         }
     };
     let origin = crate::address::origin_of(&url).ok_or_else(|| {

@@ -191,8 +191,7 @@ pub struct SetParams {
 }
 
 async fn page_url(ctx: &Ctx, tab: u64) -> Result<String, ToolError> {
-    let state = ctx.tab_state(tab).await?;
-    let url = state["url"].as_str().unwrap_or_default().to_string();
+    let url = ctx.tab_info(tab)?.url;
     if !url.starts_with("http://") && !url.starts_with("https://") {
         return Err(ToolError::invalid_params(format!(
             "the current page ({url}) has no cookies; give url, or all: true"

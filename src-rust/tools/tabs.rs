@@ -3,11 +3,12 @@
 
 use super::identity::NoParams;
 use super::navigation::LOAD_LIMIT;
-use super::page::normalize_url;
+use super::page::{normalize_url, Before};
 use super::{
     tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, READ_ONLY,
 };
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::NavCounters;
 use crate::bridge::{Command, TabId};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -31,7 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
             DESTRUCTIVE,
             |ctx: Ctx, _: NoParams| async move {
                 let mut closed = 0;
-                for tab in ctx.tab_ids().await? {
+                for tab in ctx.tab_ids() {
                     match ctx.app.browser.call_value(Command::CloseTab { tab }).await {
                         Ok(_) => closed += 1,
                         // Closed meanwhile (by a page or another session): fine.
@@ -40,8 +41,7 @@ pub fn tools() -> Vec<ToolDef> {
                     }
                 }
                 ctx.session.set_tab(None);
-                let left = ctx.app.browser.call_value(Command::ListTabs).await?;
-                let tabs = left["tabs"].as_array().map_or(0, Vec::len);
+                let tabs = ctx.tab_ids().len();
                 Ok(ToolOutput::json(json!({"closed": closed, "tabs": tabs})))
             },
         ),
@@ -51,11 +51,19 @@ pub fn tools() -> Vec<ToolDef> {
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
                 let current = ctx.tab().await?;
-                let mut list = ctx.app.browser.call_value(Command::ListTabs).await?;
-                for t in list["tabs"].as_array_mut().into_iter().flatten() {
-                    t["current"] = (t["id"].as_u64() == Some(current)).into();
-                }
-                Ok(ToolOutput::json(list))
+                let tabs: Vec<Value> = ctx
+                    .app
+                    .browser
+                    .state()
+                    .tabs
+                    .iter()
+                    .map(|t| {
+                        let mut entry = t.json();
+                        entry["current"] = (t.id == current).into();
+                        entry
+                    })
+                    .collect();
+                Ok(ToolOutput::json(json!({"tabs": tabs})))
             },
         ),
         tool(
@@ -65,11 +73,17 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, p: NewTabParams| async move {
                 let url = p.url.as_deref().map(normalize_url).transpose()?;
                 let loads = url.is_some();
-                let state = ctx.app.browser.call_value(Command::NewTab { url }).await?;
-                let tab = tab_id(&state)?;
+                let state = ctx.app.browser.state();
+                let before = Before {
+                    nav: NavCounters::default(),
+                    downloads: state.downloads.len(),
+                    tabs: state.tab_ids(),
+                };
+                let opened = ctx.app.browser.call_value(Command::NewTab { url }).await?;
+                let tab = tab_id(&opened)?;
                 ctx.session.set_tab(Some(tab));
                 if loads {
-                    ctx.settle(tab, 0, Duration::from_secs(3), LOAD_LIMIT).await?;
+                    ctx.settle(tab, &before, Duration::from_secs(3), LOAD_LIMIT).await?;
                 }
                 describe(&ctx, tab).await
             },
@@ -130,28 +144,24 @@ fn tab_id(state: &Value) -> Result<TabId, ToolError> {
 }
 
 async fn tab_at(ctx: &Ctx, index: u32) -> Result<TabId, ToolError> {
-    let list = ctx.app.browser.call_value(Command::ListTabs).await?;
-    let tabs = list["tabs"].as_array().cloned().unwrap_or_default();
-    tabs.get(index as usize)
-        .map(tab_id)
-        .transpose()?
-        .ok_or_else(|| {
-            ToolError::new(
-                ErrorCode::InvalidParams,
-                format!(
-                    "no tab at index {index}; there are {} tabs (0 to {})",
-                    tabs.len(),
-                    tabs.len().saturating_sub(1)
-                ),
-            )
-        })
+    let tabs = ctx.tab_ids();
+    tabs.get(index as usize).copied().ok_or_else(|| {
+        ToolError::new(
+            ErrorCode::InvalidParams,
+            format!(
+                "no tab at index {index}; there are {} tabs (0 to {})",
+                tabs.len(),
+                tabs.len().saturating_sub(1)
+            ),
+        )
+    })
 }
 
 async fn describe(ctx: &Ctx, tab: TabId) -> ToolResult {
-    let state = ctx.tab_state(tab).await?;
+    let index = ctx.tab_info(tab)?.index;
     let summary = ctx.page_summary(tab).await?;
     Ok(ToolOutput::json(
-        json!({"index": state["index"], "url": summary["url"], "title": summary["title"]}),
+        json!({"index": index, "url": summary["url"], "title": summary["title"]}),
     ))
 }
 

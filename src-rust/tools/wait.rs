@@ -7,7 +7,8 @@
 use super::page::POLL;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::Command;
+use crate::base::tab::TabInfo;
+use crate::bridge::{tab_closed, Command, TabId};
 use regex_lite::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -299,17 +300,34 @@ fn glob_regex(glob: &str) -> Result<Regex, ToolError> {
 async fn wait_for_url(ctx: &Ctx, p: WaitUrlParams) -> ToolResult {
     let pattern = UrlPattern::parse(&p.url_pattern)?;
     let tab = ctx.tab().await?;
-    let what = format!("the URL did not match {:?}", p.url_pattern);
-    poll(limit(p.timeout), POLL, &what, || async {
-        let state = ctx.tab_state(tab).await?;
-        let url = state["url"].as_str().unwrap_or_default();
-        Ok(if pattern.matches(url) {
-            Look::Done(json!({"url": url}))
-        } else {
-            Look::Seen(url.to_string())
+    let limit = limit(p.timeout);
+    let start = Instant::now();
+    let mut last = String::new();
+    // Woken by every change the browser publishes: no polling.
+    let matched = ctx
+        .app
+        .browser
+        .wait_until(tokio::time::Instant::now() + limit, |state| {
+            match state.tab(tab) {
+                None => Some(Err(tab_closed())),
+                Some(info) if pattern.matches(&info.url) => Some(Ok(info.url.clone())),
+                Some(info) => {
+                    last.clone_from(&info.url);
+                    None
+                }
+            }
         })
-    })
-    .await
+        .await;
+    match matched {
+        Some(url) => Ok(ToolOutput::json(
+            json!({"url": url?, "waited_ms": start.elapsed().as_millis() as u64}),
+        )),
+        None => Err(ToolError::timeout(format!(
+            "the URL did not match {:?} within {} ms (last seen: {last})",
+            p.url_pattern,
+            limit.as_millis()
+        ))),
+    }
 }
 
 async fn wait_for_load(ctx: &Ctx, p: WaitLoadParams) -> ToolResult {
@@ -317,34 +335,83 @@ async fn wait_for_load(ctx: &Ctx, p: WaitLoadParams) -> ToolResult {
     let tab = ctx.tab().await?;
     let name = serde_json::to_value(state).unwrap_or_default();
     let what = format!("the page did not reach {}", name.as_str().unwrap_or("load"));
-    poll(limit(p.timeout), POLL, &what, || async {
-        let tab_state = ctx.tab_state(tab).await?;
-        let nav = &tab_state["nav"];
-        let started = nav["started"].as_u64().unwrap_or(0);
-        let finished = nav["finished"].as_u64().unwrap_or(0);
-        let loaded = finished > 0 && finished >= started && tab_state["loading"] == false;
-        let network = &tab_state["network"];
+    let every = match state {
+        // Asks the document itself.
+        LoadState::Domcontentloaded => POLL,
+        // Quiet is a matter of time: look again as it passes.
+        LoadState::Networkidle => Duration::from_millis(NETWORK_IDLE_MS / 10),
+        LoadState::Load => Duration::ZERO,
+    };
+    poll_state(ctx, tab, limit(p.timeout), every, &what, |info| {
+        let name = name.clone();
+        async move {
+        let loaded = !info.is_busy() && !info.loading;
         let reached = match state {
             LoadState::Load => loaded,
             LoadState::Networkidle => {
-                loaded
-                    && network["inflight"] == 0
-                    && network["quiet_ms"].as_u64().unwrap_or(0) >= NETWORK_IDLE_MS
+                loaded && info.network.quiet_for() >= Duration::from_millis(NETWORK_IDLE_MS)
             }
             LoadState::Domcontentloaded => {
-                loaded || matches!(ctx.page_info(tab).await, Ok(info) if info["ready"] != "loading")
+                loaded || matches!(ctx.page_info(tab).await, Ok(page) if page["ready"] != "loading")
             }
         };
-        Ok(if reached {
-            Look::Done(json!({"state": name, "url": tab_state["url"]}))
+        if reached {
+            Look::Done(json!({"state": name, "url": info.url}))
         } else {
             Look::Seen(format!(
                 "loading {}, {} requests in flight",
-                !loaded, network["inflight"]
+                !loaded, info.network.inflight
             ))
-        })
+        }
+        }
     })
     .await
+}
+
+/// Looks at the tab's published state at every change, and also every
+/// `every` (zero: only at changes), until `look` is done or `limit` is up.
+async fn poll_state<F, Fut>(
+    ctx: &Ctx,
+    tab: TabId,
+    limit: Duration,
+    every: Duration,
+    what: &str,
+    mut look: F,
+) -> ToolResult
+where
+    F: FnMut(TabInfo) -> Fut,
+    Fut: Future<Output = Look>,
+{
+    let start = Instant::now();
+    let deadline = tokio::time::Instant::now() + limit;
+    let mut changes = ctx.app.browser.watch();
+    let mut last;
+    loop {
+        let info = changes
+            .borrow_and_update()
+            .tab(tab)
+            .cloned()
+            .ok_or_else(tab_closed)?;
+        match look(info).await {
+            Look::Done(mut value) => {
+                value["waited_ms"] = (start.elapsed().as_millis() as u64).into();
+                return Ok(ToolOutput::json(value));
+            }
+            Look::Seen(seen) => last = seen,
+        }
+        let next = if every.is_zero() {
+            deadline
+        } else {
+            (tokio::time::Instant::now() + every).min(deadline)
+        };
+        let changed = tokio::time::timeout_at(next, changes.changed()).await;
+        if tokio::time::Instant::now() >= deadline || matches!(changed, Ok(Err(_))) {
+            return Err(ToolError::timeout(format!(
+                "{what} within {} ms (last seen: {last})",
+                limit.as_millis()
+            )));
+        }
+    }
 }
 
 async fn wait_for_fn(ctx: &Ctx, p: WaitFnParams) -> ToolResult {
