@@ -5,7 +5,7 @@
 //! binding predates: a small hand-written binding below.
 
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{CookieSpec, Reply};
+use crate::bridge::{CookieOp, CookieSpec, Reply};
 use glib::translate::{FromGlibPtrContainer, ToGlibPtr};
 use serde_json::{json, Value};
 use webkit2gtk::{
@@ -66,6 +66,15 @@ fn all_cookies(manager: &CookieManager, done: CookiesDone) {
             Some(finished),
             data,
         );
+    }
+}
+
+/// Carries out one cookie operation on the profile's cookies.
+pub fn run(view: &webkit2gtk::WebView, op: CookieOp, reply: Reply) {
+    match op {
+        CookieOp::Get { url } => get(view, url, reply),
+        CookieOp::Set(spec) => set(view, spec, reply),
+        CookieOp::Clear { domain } => clear(view, domain, reply),
     }
 }
 

@@ -13,6 +13,7 @@
 
 use super::script::AGENT_WORLD;
 use super::tab::TabState;
+use crate::bridge::{Output, Reply};
 use javascriptcore::ValueExt as _;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -219,6 +220,18 @@ fn after_turn(view: &WebView, state: &Rc<TabState>, done: impl FnOnce() + 'stati
         move |_| finish(&turned),
     );
     glib::timeout_add_local_once(LIMIT, move || finish(&done));
+}
+
+/// Runs a WebKit editing command (copy, paste, insert text...) and answers
+/// once the page ran it: a copy is then on the clipboard.
+pub fn edit(view: &WebView, command: &str, argument: Option<&str>, reply: Reply) {
+    match argument {
+        Some(argument) => view.execute_editing_command_with_argument(command, argument),
+        None => view.execute_editing_command(command),
+    }
+    after_edit(view, move || {
+        let _ = reply.send(Ok(Output::Value(serde_json::json!({}))));
+    });
 }
 
 /// Calls `done` once the page ran the editing command just given to `view`.

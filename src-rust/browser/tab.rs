@@ -8,7 +8,7 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{
     BrowserState, DialogInfo, LoadFailure, NavCounters, NetworkInfo, TabId, TabInfo,
 };
-use crate::bridge::{Output, Reply};
+use crate::bridge::{DialogAction, Output, Reply};
 use glib::object::ObjectExt as _;
 use glib::Cast as _;
 use serde_json::{json, Value};
@@ -153,6 +153,12 @@ impl TabState {
         }
     }
 
+    /// Files for the next file chooser of the tab (none: the person chooses).
+    pub fn arm_upload(&self, view: &WebView, files: Option<Vec<String>>) {
+        *self.upload.borrow_mut() = files;
+        self.publish(view);
+    }
+
     /// Counts a navigation asked for, before WebKit starts loading it.
     pub fn note_requested(&self) {
         let mut nav = self.nav.get();
@@ -184,29 +190,32 @@ impl TabState {
         let url = url
             .or_else(|| self.requested_url.borrow().clone())
             .unwrap_or_default();
-        let title = view.title().map(|t| t.to_string()).unwrap_or_default();
-        let loading = view.is_loading() && !stayed;
-        let dialog = self.dialog.borrow().as_ref().map(dialog_info);
-        let nav = self.nav.get();
-        let failure = self.failure.borrow().clone();
-        let crashed = self.crashed.get();
-        let network = self.network.get();
-        let auth_required = self.auth.borrow().clone();
-        let upload_pending = self.upload.borrow().is_some();
-        let error_page_pending = self.error_page.get() != ErrorPage::None;
+        let published = TabInfo {
+            id: self.id,
+            url,
+            title: view.title().map(|t| t.to_string()).unwrap_or_default(),
+            loading: view.is_loading() && !stayed,
+            stayed,
+            nav: self.nav.get(),
+            failure: self.failure.borrow().clone(),
+            dialog: self.dialog.borrow().as_ref().map(dialog_info),
+            crashed: self.crashed.get(),
+            network: self.network.get(),
+            auth_required: self.auth.borrow().clone(),
+            upload_pending: self.upload.borrow().is_some(),
+            error_page_pending: self.error_page.get() != ErrorPage::None,
+            // The tab strip's part, which the browser publishes.
+            index: 0,
+            front: false,
+            opener: None,
+        };
         self.update(move |info| {
-            info.url = url;
-            info.title = title;
-            info.loading = loading;
-            info.stayed = stayed;
-            info.nav = nav;
-            info.failure = failure;
-            info.dialog = dialog;
-            info.crashed = crashed;
-            info.network = network;
-            info.auth_required = auth_required;
-            info.upload_pending = upload_pending;
-            info.error_page_pending = error_page_pending;
+            *info = TabInfo {
+                index: info.index,
+                front: info.front,
+                opener: info.opener,
+                ..published
+            }
         });
     }
 
@@ -465,11 +474,27 @@ pub fn dialog_status(state: &TabState) -> Value {
     }
 }
 
-pub fn answer_dialog(
+/// Describes the pending dialog, or answers it.
+pub fn dialog_action(
+    view: &WebView,
     state: &TabState,
-    accept: bool,
-    text: Option<&str>,
+    action: DialogAction,
 ) -> Result<Value, ToolError> {
+    let result = match action {
+        DialogAction::Status => Ok(dialog_status(state)),
+        DialogAction::Accept(text) => answer_dialog(state, true, text.as_deref()),
+        DialogAction::Dismiss => answer_dialog(state, false, None).inspect(|answered| {
+            // "Stay on the page": WebKit keeps the abandoned URI; the page's own is the truth.
+            if answered["answered"] == "beforeunload" {
+                state.stayed.set(true);
+            }
+        }),
+    };
+    state.publish(view);
+    result
+}
+
+fn answer_dialog(state: &TabState, accept: bool, text: Option<&str>) -> Result<Value, ToolError> {
     let dialog =
         state.dialog.borrow_mut().take().ok_or_else(|| {
             ToolError::new(ErrorCode::InvalidParams, "no dialog is open on this tab")

@@ -1,0 +1,138 @@
+//! Routes each command from the bridge to the part of the browser that
+//! does it. Replies now, or from the callback of the work it started.
+
+use super::front::{with_chord, with_front_tab};
+use super::window::Tab;
+use super::{capture, clipboard, cookies, delivery, input, script, tab, xtest, SharedBrowser};
+use crate::base::error::ToolError;
+use crate::base::tab::TabId;
+use crate::bridge::{Command, Output, Reply};
+use serde_json::{json, Value};
+use tao::platform::unix::WindowExtUnix;
+
+pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
+    let value = |r: Result<Value, ToolError>| r.map(Output::Value);
+    match command {
+        Command::SetPaused { paused } => {
+            browser.borrow().chrome.set_paused(paused);
+            let _ = reply.send(Ok(Output::Value(json!({"paused": paused}))));
+        }
+        Command::WindowScreenshot => {
+            let png = capture::window_png(browser.borrow().window.gtk_window());
+            let _ = reply.send(png.map(Output::Png));
+        }
+        Command::ChromeLayout => {
+            let b = browser.borrow();
+            let _ = reply.send(Ok(Output::Value(b.chrome.layout(b.window.gtk_window()))));
+        }
+        Command::NewTab { url } => {
+            let result = browser.borrow_mut().open_tab(url.as_deref());
+            let _ = reply.send(value(result));
+        }
+        Command::BringToFront { tab } => {
+            let result = browser.borrow_mut().bring_to_front(tab);
+            let _ = reply.send(value(result));
+        }
+        Command::CloseTab { tab } => {
+            let result = browser.borrow_mut().close_tab(tab);
+            let _ = reply.send(value(result));
+        }
+        Command::Navigate { tab, nav } => {
+            let _ = reply.send(browser.borrow().navigate(tab, nav));
+        }
+        Command::Settings { tab, change } => {
+            let result = browser.borrow().change_setting(tab, change);
+            let _ = reply.send(value(result));
+        }
+        Command::Clipboard { write } => clipboard::run(write, reply),
+        Command::Agent { tab, op, args } => on_tab(browser, tab, reply, |t, reply| {
+            script::call_agent(&t.webkit, &t.state, op, args, reply)
+        }),
+        Command::Eval {
+            tab,
+            script: source,
+        } => on_tab(browser, tab, reply, |t, reply| {
+            script::eval(&t.webkit, &t.state, &source, reply)
+        }),
+        Command::Console {
+            tab,
+            errors,
+            level,
+            limit,
+            clear,
+        } => on_tab(browser, tab, reply, |t, reply| {
+            let read = t.state.console.read(errors, level.as_deref(), limit, clear);
+            let _ = reply.send(Ok(Output::Value(read)));
+        }),
+        Command::Cookies { tab, op } => on_tab(browser, tab, reply, |t, reply| {
+            cookies::run(&t.webkit, op, reply)
+        }),
+        Command::Edit {
+            tab,
+            command,
+            argument,
+        } => on_tab(browser, tab, reply, |t, reply| {
+            delivery::edit(&t.webkit, command, argument.as_deref(), reply)
+        }),
+        Command::Pdf { tab, path } => {
+            let path = path.unwrap_or_else(|| browser.borrow().downloads.new_file("page", "pdf"));
+            on_tab(browser, tab, reply, |t, reply| {
+                capture::pdf(&t.webkit, path, reply)
+            })
+        }
+        Command::ArmUpload { tab, files } => on_tab(browser, tab, reply, |t, reply| {
+            t.state.arm_upload(&t.webkit, files);
+            let _ = reply.send(Ok(Output::Value(json!({}))));
+        }),
+        Command::Screenshot { tab, marks } => {
+            on_tab(browser, tab, reply, |t, reply| match t.state.blocked() {
+                Some(e) => {
+                    let _ = reply.send(Err(e));
+                }
+                None => capture::screenshot(&t.webkit, marks, reply),
+            })
+        }
+        Command::Dialog { tab, action } => on_tab(browser, tab, reply, |t, reply| {
+            let _ = reply.send(value(tab::dialog_action(&t.webkit, &t.state, action)));
+        }),
+        Command::Mouse { tab, at, action } => {
+            with_front_tab(browser, tab, reply, move |view| {
+                let (x, y) = at.unwrap_or_else(input::pointer_position);
+                input::mouse(view, x, y, &action).map(|_| json!({"x": x, "y": y}))
+            });
+        }
+        Command::RealPointer { tab, x, y, button } => {
+            with_front_tab(browser, tab, reply, move |view| {
+                xtest::pointer(view, x, y, button).map(|_| json!({}))
+            });
+        }
+        Command::TypeText { tab, text } => {
+            with_front_tab(browser, tab, reply, move |view| {
+                input::focus(view)?;
+                input::type_text(view, &text).map(|_| json!({}))
+            });
+        }
+        Command::PressKey { tab, combo } => {
+            with_chord(browser, tab, &combo, reply, |view, chord| {
+                input::press(view, chord).map(|_| json!({}))
+            });
+        }
+        Command::KeyPhase { tab, combo, down } => {
+            with_chord(browser, tab, &combo, reply, move |view, chord| {
+                input::key_phase(view, chord, down)
+                    .map(|_| json!({"held": input::held_modifiers()}))
+            });
+        }
+    }
+}
+
+/// Runs `work` on an open tab, or answers NO_TAB.
+fn on_tab(browser: &SharedBrowser, id: TabId, reply: Reply, work: impl FnOnce(&Tab, Reply)) {
+    let b = browser.borrow();
+    match b.tab(id) {
+        Ok(t) => work(t, reply),
+        Err(e) => {
+            let _ = reply.send(Err(e));
+        }
+    }
+}

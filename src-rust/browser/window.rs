@@ -1,0 +1,597 @@
+//! The window and its tabs: creating, showing and closing tabs, the
+//! control panel's own window, and the state the tab strip publishes.
+
+use super::tab::{Publisher, TabState};
+use super::{
+    chrome, console, delivery, downloads, frames, nostr, script, settings, tab, web_extension,
+    BrowserOptions, UserEvent,
+};
+use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::{TabId, TabInfo};
+use crate::bridge::{Navigation, Output, SettingsChange};
+use gtk::prelude::*;
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
+use std::path::PathBuf;
+use std::rc::{Rc, Weak};
+use std::time::Duration;
+use tao::dpi::LogicalSize;
+use tao::event_loop::{EventLoopProxy, EventLoopWindowTarget};
+use tao::platform::unix::WindowExtUnix;
+use tao::window::{Window, WindowBuilder};
+use webkit2gtk::{UserContentInjectedFrames, UserScript, UserScriptInjectionTime};
+use webkit2gtk::{
+    UserContentManagerExt as _, WebContextExt as _, WebViewExt as _, WebsiteDataManagerExt as _,
+};
+use wry::{NewWindowResponse, WebContext, WebViewBuilder, WebViewBuilderExtUnix, WebViewExtUnix};
+
+const APP_TITLE: &str = "Sovereign Browser";
+
+/// Why a tab does not open the browser's own server.
+const OWN_SERVER_REFUSED: &str =
+    "url: that is this browser's own server (the person's control panel); tabs do not open it";
+
+pub(super) struct Tab {
+    pub(super) state: Rc<TabState>,
+    /// Owns the web view: dropping it destroys the view.
+    pub(super) _view: wry::WebView,
+    pub(super) webkit: webkit2gtk::WebView,
+    pub(super) opener: Option<TabId>,
+}
+
+pub struct Browser {
+    pub(super) window: Window,
+    pub(super) stack: gtk::Stack,
+    pub(super) context: WebContext,
+    pub(super) tabs: Vec<Tab>,
+    pub(super) front: Rc<Cell<TabId>>,
+    pub(super) next_id: TabId,
+    pub(super) proxy: EventLoopProxy<UserEvent>,
+    pub(super) agent_script: UserScript,
+    pub(super) input_script: UserScript,
+    pub(super) console_script: UserScript,
+    /// The web extension's folder, until the first tab hands it to WebKit.
+    pub(super) web_extension: Option<PathBuf>,
+    pub(super) nostr_scripts: nostr::NostrScripts,
+    pub(super) nostr_calls: crate::base::page_event::PageCalls,
+    pub(super) downloads: downloads::Downloads,
+    /// The control panel's own window (not a tab: agents never see it).
+    pub(super) panel: Option<(Window, wry::WebView)>,
+    pub(super) panel_url: Option<String>,
+    /// The port of the browser's own server: tabs never load its pages.
+    pub(super) server_port: Rc<Cell<u16>>,
+    pub(super) allow_file_urls: bool,
+    pub(super) chrome: Rc<chrome::Chrome>,
+    pub(super) search_url: Option<String>,
+    pub(super) settings: Rc<settings::AgentSettings>,
+    publisher: Publisher,
+    pub(super) me: Weak<RefCell<Browser>>,
+}
+
+pub type SharedBrowser = Rc<RefCell<Browser>>;
+
+impl Browser {
+    /// Opens the window with one tab on the start page.
+    pub fn create(
+        target: &EventLoopWindowTarget<UserEvent>,
+        proxy: EventLoopProxy<UserEvent>,
+        options: BrowserOptions,
+    ) -> anyhow::Result<SharedBrowser> {
+        let (w, h) = options.window_size;
+        let window = WindowBuilder::new()
+            .with_title(APP_TITLE)
+            .with_inner_size(LogicalSize::new(w, h))
+            .build(target)?;
+        let vbox = window
+            .default_vbox()
+            .ok_or_else(|| anyhow::anyhow!("the window has no content box"))?;
+        let stack = gtk::Stack::new();
+        stack.set_transition_type(gtk::StackTransitionType::None);
+        gtk::prelude::BoxExt::pack_start(vbox, &stack, true, true, 0);
+        gtk::prelude::WidgetExt::show(&stack);
+        let chrome = chrome::Chrome::build(
+            window.gtk_window(),
+            vbox,
+            &stack,
+            proxy.clone(),
+            options.paused.clone(),
+        );
+
+        let context = WebContext::new(Some(options.web_data.clone()));
+        let agent_script = UserScript::for_world(
+            script::agent_source(),
+            UserContentInjectedFrames::AllFrames,
+            UserScriptInjectionTime::Start,
+            script::AGENT_WORLD,
+            &[],
+            &[],
+        );
+        let browser = Rc::new(RefCell::new(Browser {
+            window,
+            stack,
+            context,
+            tabs: Vec::new(),
+            front: Rc::new(Cell::new(0)),
+            next_id: 1,
+            proxy: proxy.clone(),
+            agent_script,
+            input_script: delivery::script(),
+            console_script: console::script(),
+            web_extension: web_extension::install(&options.web_data)
+                .inspect_err(|e| {
+                    tracing::warn!("cannot write the web extension ({e}): console capture is off")
+                })
+                .ok(),
+            nostr_scripts: nostr::NostrScripts::new(),
+            nostr_calls: options.nostr_calls.clone(),
+            downloads: downloads::Downloads::new(
+                options.downloads.clone(),
+                proxy.clone(),
+                options.publisher.clone(),
+            ),
+            panel: None,
+            panel_url: None,
+            server_port: Rc::new(Cell::new(0)),
+            allow_file_urls: options.allow_file_urls,
+            chrome,
+            search_url: options.search_url.clone(),
+            settings: settings::AgentSettings::new(options.proxy.clone()),
+            publisher: options.publisher.clone(),
+            me: Weak::new(),
+        }));
+        browser.borrow_mut().me = Rc::downgrade(&browser);
+        watch_activity(&browser, options.activity.clone());
+        let first = browser.borrow_mut().add_tab(None)?;
+        configure_network(&browser.borrow(), first, &options);
+        browser.borrow_mut().show(first);
+        browser.borrow().load(first, &options.start_url);
+        Ok(browser)
+    }
+
+    /// Creates a tab. `related` is the opener for pages that open windows
+    /// (they share its web process and `window.opener`).
+    pub(super) fn add_tab(
+        &mut self,
+        related: Option<webkit2gtk::WebView>,
+    ) -> anyhow::Result<TabId> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let me = self.me.clone();
+        // No clipboard for page scripts (wry's with_clipboard): a page would
+        // read what the person copied, their nsec included, with
+        // execCommand('paste'). A page still copies on a person's click, and
+        // the clipboard tools work from the browser's side.
+        let mut builder = WebViewBuilder::new_with_web_context(&mut self.context)
+            .with_clipboard(false)
+            .with_new_window_req_handler(move |url, features| {
+                open_from_page(&me, url, features.opener.webview)
+            });
+        let opener_state = related.as_ref().and_then(|opener| {
+            self.tabs
+                .iter()
+                .find(|t| &t.webkit == opener)
+                .map(|t| t.state.clone())
+        });
+        if let Some(opener) = related {
+            builder = builder.with_related_view(opener);
+        }
+        if self.tabs.is_empty() && self.next_id == 2 {
+            // Download handlers belong to the shared context: connect them once.
+            let (started, finished) = (self.downloads.clone(), self.downloads.clone());
+            builder = builder
+                .with_download_started_handler(move |url, path| started.start(url, path))
+                .with_download_completed_handler(move |url, path, ok| {
+                    finished.finish(&url, path, ok)
+                });
+        }
+        let view = builder.build_gtk(&self.stack)?;
+        let webkit = view.webview();
+        if let (Some(dir), Some(context)) = (self.web_extension.take(), webkit.context()) {
+            // Before the context's first load: the first tab's page.
+            web_extension::load_in(&context, &dir);
+        }
+        if let Some(manager) = webkit.user_content_manager() {
+            manager.add_script(&self.agent_script);
+        }
+        let state = Rc::new(TabState::new(
+            id,
+            self.publisher.clone(),
+            opener_state.as_deref(),
+        ));
+        if let Some(manager) = webkit.user_content_manager() {
+            manager.add_script(&self.console_script);
+            manager.add_script(&self.input_script);
+            delivery::listen(&manager, &state);
+            frames::listen(&manager, &state);
+            console::listen(&webkit, &manager, &state);
+        }
+        nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
+        self.settings.connect(&webkit, &state);
+        tab::connect(&webkit, &state, self.server_port.clone());
+        self.connect_window_signals(&webkit, id);
+        self.chrome.add_tab(id, self.tabs.len());
+        self.tabs.push(Tab {
+            state,
+            _view: view,
+            webkit,
+            opener: None,
+        });
+        self.publish_tabs();
+        Ok(id)
+    }
+
+    /// Keeps the window title on the front tab's title; hears `window.close()`.
+    pub(super) fn connect_window_signals(&self, webkit: &webkit2gtk::WebView, id: TabId) {
+        let front = self.front.clone();
+        let gtk_window = self.window.gtk_window().clone();
+        webkit.connect_title_notify(move |view| {
+            if front.get() == id {
+                gtk_window.set_title(&window_title(view));
+            }
+        });
+        // window.close(): wry answers WebKit's close signal by destroying
+        // the view, which disconnects every later handler, so the tab
+        // hears of it as the view's destruction.
+        let proxy = self.proxy.clone();
+        webkit.connect_destroy(move |_| {
+            let _ = proxy.send_event(UserEvent::TabClosedByPage(id));
+        });
+        // The chrome follows title, address and loading state.
+        let proxy = self.proxy.clone();
+        webkit.connect_notify_local(None, move |_, spec| {
+            if matches!(
+                spec.name(),
+                "title" | "uri" | "is-loading" | "estimated-load-progress"
+            ) {
+                let _ = proxy.send_event(UserEvent::TabChanged(id));
+            }
+        });
+    }
+
+    /// Opens the control panel in a window of its own.
+    pub fn open_panel(
+        &mut self,
+        target: &EventLoopWindowTarget<UserEvent>,
+        url: &str,
+    ) -> anyhow::Result<()> {
+        let window = WindowBuilder::new()
+            .with_title("Sovereign Browser — Control panel")
+            .with_inner_size(LogicalSize::new(1100, 820))
+            .build(target)?;
+        let vbox = window
+            .default_vbox()
+            .ok_or_else(|| anyhow::anyhow!("the panel window has no content box"))?;
+        let view = WebViewBuilder::new_with_web_context(&mut self.context)
+            .with_url(url)
+            .build_gtk(vbox)?;
+        self.panel = Some((window, view));
+        Ok(())
+    }
+
+    /// Whether `id` is the panel's window.
+    pub fn is_panel_window(&self, id: tao::window::WindowId) -> bool {
+        self.panel.as_ref().is_some_and(|(w, _)| w.id() == id)
+    }
+
+    pub fn close_panel(&mut self) {
+        self.panel = None;
+    }
+
+    /// Where the panel lives, for the window's Panel button.
+    /// Refuses what no tab opens: the browser's own server (the person's
+    /// panel) and, unless allowed at start-up, local files.
+    pub(super) fn may_open(&self, url: &str) -> Result<(), ToolError> {
+        if crate::address::is_own_server(url, self.server_port.get()) {
+            return Err(ToolError::invalid_params(OWN_SERVER_REFUSED));
+        }
+        if !self.allow_file_urls
+            && url
+                .get(..5)
+                .is_some_and(|s| s.eq_ignore_ascii_case("file:"))
+        {
+            return Err(ToolError::invalid_params(
+                "url: file: URLs are not opened (local files are the person's); start the browser with --allow-file-urls to allow them",
+            ));
+        }
+        Ok(())
+    }
+
+    /// Where the browser's own server is, and the panel's address on it.
+    pub fn set_server(&mut self, port: u16, panel_url: String) {
+        self.server_port.set(port);
+        self.panel_url = Some(panel_url);
+    }
+
+    pub(super) fn index_of(&self, id: TabId) -> Option<usize> {
+        self.tabs.iter().position(|t| t.state.id == id)
+    }
+
+    pub(super) fn tab(&self, id: TabId) -> Result<&Tab, ToolError> {
+        self.index_of(id).map(|i| &self.tabs[i]).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::NoTab,
+                "that tab was closed; use tab_list to see the open tabs",
+            )
+        })
+    }
+
+    pub(super) fn load(&self, id: TabId, url: &str) {
+        if let Ok(tab) = self.tab(id) {
+            tab.state.note_requested();
+            self.settings.load(&tab.webkit, url);
+            tab.state.publish(&tab.webkit);
+        }
+    }
+
+    /// Publishes the tab strip: which tabs, in what order, which is in
+    /// front, who opened whom; then each tab's own state.
+    pub(super) fn publish_tabs(&self) {
+        let front = self.front.get();
+        let order: Vec<(TabId, Option<TabId>)> =
+            self.tabs.iter().map(|t| (t.state.id, t.opener)).collect();
+        self.publisher.send_modify(|state| {
+            let tabs = order
+                .iter()
+                .enumerate()
+                .map(|(index, &(id, opener))| {
+                    let mut info = state.tab(id).cloned().unwrap_or_else(|| TabInfo {
+                        id,
+                        ..TabInfo::default()
+                    });
+                    info.index = index;
+                    info.front = id == front;
+                    info.opener = opener;
+                    info
+                })
+                .collect();
+            state.tabs = tabs;
+        });
+        for tab in &self.tabs {
+            tab.state.publish(&tab.webkit);
+        }
+    }
+
+    /// Brings a tab to the front of the window.
+    pub(super) fn show(&mut self, id: TabId) {
+        if let Ok(tab) = self.tab(id) {
+            let view = tab.webkit.clone();
+            let previous = self.front.replace(id);
+            self.stack.set_visible_child(&view);
+            self.window.gtk_window().set_title(&window_title(&view));
+            self.refresh_chrome(previous);
+            self.chrome.update_tab(id, &view, true, true);
+            self.publish_tabs();
+        }
+    }
+
+    /// Brings the chrome up to date with one tab.
+    pub(super) fn refresh_chrome(&self, id: TabId) {
+        if let Ok(tab) = self.tab(id) {
+            self.chrome
+                .update_tab(id, &tab.webkit, self.front.get() == id, false);
+        }
+    }
+
+    pub(super) fn close_tab(&mut self, id: TabId) -> Result<Value, ToolError> {
+        let index = self
+            .index_of(id)
+            .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
+        let tab = self.tabs.remove(index);
+        let _ = self
+            .nostr_calls
+            .send(crate::base::page_event::PageEvent::PageGone { tab: id });
+        self.stack.remove(&tab.webkit);
+        self.chrome.remove_tab(id);
+        drop(tab);
+        if self.tabs.is_empty() {
+            // Tools never end the program: the last tab becomes a blank one.
+            let blank = self
+                .add_tab(None)
+                .map_err(|e| ToolError::internal(e.to_string()))?;
+            self.load(blank, "about:blank");
+        }
+        if self.index_of(self.front.get()).is_none() {
+            let next = self.tabs[index.min(self.tabs.len() - 1)].state.id;
+            self.show(next);
+        }
+        self.publish_tabs();
+        Ok(json!({"closed": index, "tabs": self.tabs.len()}))
+    }
+
+    /// Opens a tab in front, at `url` or a blank page.
+    pub(super) fn open_tab(&mut self, url: Option<&str>) -> Result<Value, ToolError> {
+        if let Some(url) = url {
+            self.may_open(url)?;
+        }
+        let id = self
+            .add_tab(None)
+            .map_err(|e| ToolError::internal(format!("could not open a tab: {e}")))?;
+        self.show(id);
+        self.load(id, url.unwrap_or("about:blank"));
+        Ok(json!({"id": id}))
+    }
+
+    pub(super) fn bring_to_front(&mut self, id: TabId) -> Result<Value, ToolError> {
+        self.tab(id)?;
+        self.show(id);
+        Ok(json!({"id": id}))
+    }
+
+    /// Starts a navigation and answers with the load counters from before it,
+    /// so the caller can wait for this navigation to end.
+    pub(super) fn navigate(&self, id: TabId, nav: Navigation) -> Result<Output, ToolError> {
+        let b = self;
+        let tab = b.tab(id)?;
+        // A crashed tab may navigate (that is how it recovers); a dialog must be answered first.
+        if tab.state.dialog.borrow().is_some() {
+            if let Some(error) = tab.state.blocked() {
+                return Err(error);
+            }
+        }
+        let before = tab.state.nav.get();
+        // A challenge left unanswered belongs to the page being left.
+        tab.state.auth.borrow_mut().take();
+        let view = &tab.webkit;
+        let mut same_document = false;
+        if let Navigation::Load(url) = &nav {
+            b.may_open(url)?;
+        }
+        match nav {
+            Navigation::Load(url) => {
+                same_document = tab::is_same_document(view.uri().as_deref(), &url);
+                b.settings.load(view, &url);
+            }
+            Navigation::Html { html, base } => view.load_html(&html, Some(&base)),
+            Navigation::Back if view.can_go_back() => view.go_back(),
+            Navigation::Forward if view.can_go_forward() => view.go_forward(),
+            Navigation::Reload => match view.uri() {
+                // A reload repeats the request as it was: load again to add the headers.
+                Some(uri) if b.settings.has_headers() => b.settings.load(view, &uri),
+                _ => view.reload_bypass_cache(),
+            },
+            Navigation::Back | Navigation::Forward => {
+                return Err(ToolError::new(
+                    ErrorCode::NavigationFailed,
+                    "there is no page in that direction of this tab's history",
+                ))
+            }
+        }
+        tab.state.note_requested();
+        tab.state.publish(view);
+        Ok(Output::Navigation {
+            before,
+            same_document,
+        })
+    }
+
+    pub(super) fn change_setting(
+        &self,
+        id: TabId,
+        change: SettingsChange,
+    ) -> Result<Value, ToolError> {
+        let view = self.tab(id)?.webkit.clone();
+        match change {
+            SettingsChange::Headers(headers) => Ok(self.settings.set_headers(headers)),
+            SettingsChange::Credentials(credentials) => {
+                Ok(self.settings.set_credentials(credentials))
+            }
+            SettingsChange::Offline(offline) => self.settings.set_offline(&view, offline),
+            SettingsChange::DarkScheme(dark) => {
+                // WebKitGTK answers prefers-color-scheme from the GTK theme variant.
+                let gtk_settings = gtk::Settings::default()
+                    .ok_or_else(|| ToolError::internal("no GTK settings"))?;
+                gtk_settings.set_gtk_application_prefer_dark_theme(dark);
+                Ok(json!({"color_scheme": if dark { "dark" } else { "light" }}))
+            }
+            SettingsChange::Viewport { width, height } => {
+                // The window also holds the toolbar and tab strip: add their size.
+                let allocation = view.allocation();
+                let inner = self
+                    .window
+                    .inner_size()
+                    .to_logical::<f64>(self.window.scale_factor());
+                let extra_w = (inner.width - f64::from(allocation.width())).max(0.0);
+                let extra_h = (inner.height - f64::from(allocation.height())).max(0.0);
+                self.window.set_inner_size(LogicalSize::new(
+                    f64::from(width) + extra_w,
+                    f64::from(height) + extra_h,
+                ));
+                Ok(json!({"width": width, "height": height}))
+            }
+        }
+    }
+}
+
+/// A few times a second, shows what the agents do (only when it changed).
+fn watch_activity(browser: &SharedBrowser, activity: std::sync::Arc<crate::activity::Activity>) {
+    let weak = Rc::downgrade(browser);
+    let mut shown = 0;
+    glib::timeout_add_local(Duration::from_millis(250), move || {
+        let Some(browser) = weak.upgrade() else {
+            return glib::ControlFlow::Break;
+        };
+        let seen = activity.seen();
+        if seen.version != shown {
+            shown = seen.version;
+            if let Ok(b) = browser.try_borrow() {
+                b.chrome.show_activity(&seen.label, &seen.tabs);
+                for id in seen.tabs.keys() {
+                    b.refresh_chrome(*id);
+                }
+            }
+        }
+        glib::ControlFlow::Continue
+    });
+}
+
+/// Settings of the shared network session, reached through the first view.
+fn configure_network(browser: &Browser, tab: TabId, options: &BrowserOptions) {
+    let Some(manager) = browser
+        .tab(tab)
+        .ok()
+        .and_then(|t| t.webkit.context())
+        .and_then(|c| c.website_data_manager())
+    else {
+        tracing::warn!("no website data manager: network settings not applied");
+        return;
+    };
+    if let Some(context) = browser.tab(tab).ok().and_then(|t| t.webkit.context()) {
+        // Favicons for the tab strip.
+        let dir = options.web_data.join("favicons");
+        context.set_favicon_database_directory(dir.to_str());
+    }
+    if options.ignore_certificate_errors {
+        tracing::warn!("TLS certificate errors are ignored (--ignore-certificate-errors)");
+        manager.set_tls_errors_policy(webkit2gtk::TLSErrorsPolicy::Ignore);
+    }
+    if let Some(proxy) = &options.proxy {
+        let mut settings = webkit2gtk::NetworkProxySettings::new(Some(proxy), &[]);
+        manager
+            .set_network_proxy_settings(webkit2gtk::NetworkProxyMode::Custom, Some(&mut settings));
+    }
+}
+
+pub(super) fn window_title(view: &webkit2gtk::WebView) -> String {
+    match view.title().filter(|t| !t.is_empty()) {
+        Some(title) => format!("{title} — {APP_TITLE}"),
+        None => APP_TITLE.to_string(),
+    }
+}
+
+/// `window.open` / `target=_blank`: a new tab related to its opener.
+fn open_from_page(
+    me: &Weak<RefCell<Browser>>,
+    url: String,
+    opener: webkit2gtk::WebView,
+) -> NewWindowResponse {
+    let Some(browser) = me.upgrade() else {
+        return NewWindowResponse::Deny;
+    };
+    let Ok(mut b) = browser.try_borrow_mut() else {
+        tracing::warn!("new window request while the browser was busy; denied");
+        return NewWindowResponse::Deny;
+    };
+    let opener_id = b
+        .tabs
+        .iter()
+        .find(|t| t.webkit == opener)
+        .map(|t| t.state.id);
+    match b.add_tab(Some(opener)) {
+        Ok(id) => {
+            if let Some(tab) = b.tabs.last_mut() {
+                tab.opener = opener_id;
+                *tab.state.requested_url.borrow_mut() = Some(url);
+            }
+            b.show(id);
+            let webview = b.tabs.last().map(|t| t.webkit.clone());
+            match webview {
+                Some(webview) => NewWindowResponse::Create { webview },
+                None => NewWindowResponse::Deny,
+            }
+        }
+        Err(e) => {
+            tracing::warn!("could not open a tab for a page: {e}");
+            NewWindowResponse::Deny
+        }
+    }
+}
