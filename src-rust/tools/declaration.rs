@@ -1,0 +1,234 @@
+//! What a tool is: its name, description, typed parameters (whose JSON
+//! Schema tools/list shows), annotations and handler, declared once.
+
+use super::app::App;
+use super::{schema, ToolOutput};
+use crate::base::caller::Session;
+use crate::base::error::ToolError;
+use futures_util::future::BoxFuture;
+use serde::de::DeserializeOwned;
+use serde_json::{json, Value};
+use std::future::Future;
+use std::sync::Arc;
+
+/// What a tool needs: the program and the calling session.
+#[derive(Clone)]
+pub struct Ctx {
+    pub app: Arc<App>,
+    pub session: Arc<Session>,
+    /// How many batches this call runs inside (0: called directly).
+    pub depth: u32,
+}
+
+pub type ToolResult = Result<ToolOutput, ToolError>;
+type Handler = Box<dyn Fn(Ctx, Value) -> BoxFuture<'static, ToolResult> + Send + Sync>;
+
+/// MCP tool annotations.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hints {
+    pub read_only: bool,
+    pub destructive: bool,
+    pub open_world: bool,
+}
+
+pub const READ_ONLY: Hints = Hints {
+    read_only: true,
+    destructive: false,
+    open_world: false,
+};
+pub const ACTION: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    open_world: false,
+};
+pub const NAVIGATES: Hints = Hints {
+    read_only: false,
+    destructive: false,
+    open_world: true,
+};
+pub const DESTRUCTIVE: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    open_world: false,
+};
+
+/// One tool, declared once.
+pub struct ToolDef {
+    pub name: &'static str,
+    pub description: &'static str,
+    pub input_schema: Value,
+    pub hints: Hints,
+    /// False for the identity tools, which work before login.
+    pub gated: bool,
+    /// Dispatch entries for the panel that tools/list does not show.
+    pub hidden: bool,
+    /// The person's own action: refused to agents, on every transport.
+    pub person_only: bool,
+    /// Offered (listed and callable) only while this holds; not in the
+    /// public catalogue.
+    pub shown_when: Option<fn(&App) -> bool>,
+    pub(super) handler: Handler,
+    /// Reads arguments as the handler would, without running it.
+    parse: fn(Value) -> Result<(), ToolError>,
+}
+
+/// Declares a tool whose parameters deserialize into `P`.
+pub fn tool<P, F, Fut>(
+    name: &'static str,
+    description: &'static str,
+    hints: Hints,
+    handler: F,
+) -> ToolDef
+where
+    P: DeserializeOwned + schemars::JsonSchema + Send + 'static,
+    F: Fn(Ctx, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ToolResult> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    ToolDef {
+        name,
+        description,
+        input_schema: schema::for_params::<P>(),
+        hints,
+        gated: true,
+        hidden: false,
+        person_only: false,
+        shown_when: None,
+        parse: |params| parse_params::<P>(params).map(drop),
+        handler: Box::new(move |ctx, params| {
+            let handler = handler.clone();
+            Box::pin(async move {
+                let params: P = parse_params(params)?;
+                handler(ctx, params).await
+            })
+        }),
+    }
+}
+
+impl ToolDef {
+    /// Marks a tool that works before login.
+    pub fn ungated(mut self) -> Self {
+        self.gated = false;
+        self
+    }
+
+    /// A person's own action: hidden, and refused to agents.
+    pub fn person_only(mut self) -> Self {
+        self.hidden = true;
+        self.person_only = true;
+        self
+    }
+
+    /// Offered only while `condition` holds (a person allowed it).
+    pub fn shown_when(mut self, condition: fn(&App) -> bool) -> Self {
+        self.shown_when = Some(condition);
+        self
+    }
+
+    /// Checks arguments the way a call does before its handler runs:
+    /// no NUL characters, and each parameter of its declared type.
+    pub fn check_params(&self, params: Value) -> Result<(), ToolError> {
+        reject_nul(&params)?;
+        (self.parse)(params)
+    }
+
+    /// The tools/list entry.
+    pub fn mcp_json(&self) -> Value {
+        let mut annotations = serde_json::Map::new();
+        if self.hints.read_only {
+            annotations.insert("readOnlyHint".into(), true.into());
+        } else {
+            annotations.insert("readOnlyHint".into(), false.into());
+            annotations.insert("destructiveHint".into(), self.hints.destructive.into());
+        }
+        annotations.insert("openWorldHint".into(), self.hints.open_world.into());
+        json!({
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            "annotations": annotations,
+        })
+    }
+}
+
+pub(super) fn parse_params<P: DeserializeOwned>(params: Value) -> Result<P, ToolError> {
+    let params = match params {
+        Value::Null => Value::Object(Default::default()),
+        Value::Object(map) => Value::Object(map),
+        other => {
+            return Err(ToolError::invalid_params(format!(
+                "arguments must be a JSON object, got {}",
+                json_type(&other)
+            )))
+        }
+    };
+    // Name the parameter that is wrong: "transport: unknown variant ...".
+    serde_path_to_error::deserialize(params).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner().to_string();
+        match path.as_str() {
+            "" | "." => ToolError::invalid_params(inner),
+            _ => ToolError::invalid_field(&path, inner),
+        }
+    })
+}
+
+fn json_type(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// GTK, WebKit and C strings end at NUL: such text cannot be passed on.
+pub(super) fn reject_nul(params: &Value) -> Result<(), ToolError> {
+    if has_nul(params) {
+        return Err(ToolError::invalid_params(
+            "arguments must not contain NUL characters (U+0000)",
+        ));
+    }
+    Ok(())
+}
+
+fn has_nul(value: &Value) -> bool {
+    match value {
+        Value::String(s) => s.contains('\0'),
+        Value::Array(items) => items.iter().any(has_nul),
+        Value::Object(map) => map.iter().any(|(k, v)| k.contains('\0') || has_nul(v)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::error::ErrorCode;
+
+    #[test]
+    fn bad_arguments_are_invalid_params() {
+        #[derive(serde::Deserialize, Debug)]
+        #[serde(deny_unknown_fields)]
+        #[allow(dead_code)]
+        struct P {
+            url: String,
+        }
+        let e = parse_params::<P>(json!({})).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+        assert!(e.message.contains("url"));
+        assert!(parse_params::<P>(json!([1]))
+            .unwrap_err()
+            .message
+            .contains("array"));
+        assert!(parse_params::<P>(json!({"url": "x", "urll": 1})).is_err());
+        let typed = parse_params::<P>(json!({"url": 5})).unwrap_err();
+        assert!(
+            typed.message.starts_with("url: invalid type"),
+            "{}",
+            typed.message
+        );
+    }
+}

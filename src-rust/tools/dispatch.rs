@@ -1,0 +1,172 @@
+//! Runs a tool call for a session: the checks every call passes (the
+//! person's own tools, login, pause, arguments), its time limit, and the
+//! call log. Every transport comes here.
+
+use super::app::App;
+use super::declaration::reject_nul;
+use super::Ctx;
+use super::ToolResult;
+use crate::base::caller::{Principal, Session};
+use crate::base::error::{ErrorCode, ToolError};
+use futures_util::future::BoxFuture;
+use serde_json::Value;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Default limit of one tool call; tools with a `timeout` or `ms`
+/// parameter get that plus a margin.
+pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
+
+fn call_limit(params: &Value) -> Duration {
+    // A batch may take as long as its commands together.
+    if let Some(commands) = params.get("commands").and_then(Value::as_array) {
+        let total: Duration = commands
+            .iter()
+            .map(|c| call_limit(c.get("params").unwrap_or(&Value::Null)))
+            .sum();
+        return total.clamp(DEFAULT_TOOL_TIMEOUT, Duration::from_secs(600));
+    }
+    let asked = ["timeout", "ms"]
+        .iter()
+        .filter_map(|k| params.get(*k).and_then(Value::as_u64))
+        .max();
+    match asked {
+        Some(ms) => Duration::from_millis(ms.min(600_000)) + Duration::from_secs(5),
+        None => DEFAULT_TOOL_TIMEOUT,
+    }
+}
+
+/// Runs a tool by name for a session: the only way any tool runs.
+pub async fn dispatch(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    name: &str,
+    params: Value,
+) -> ToolResult {
+    dispatch_at(app, session, name, params, 0).await
+}
+
+/// [`dispatch`] for a call `depth` batches deep (boxed: a batch calls it again).
+pub fn dispatch_at<'a>(
+    app: &'a Arc<App>,
+    session: &'a Arc<Session>,
+    name: &'a str,
+    params: Value,
+    depth: u32,
+) -> BoxFuture<'a, ToolResult> {
+    Box::pin(async move {
+        let started = Instant::now();
+        // The window shows which agent works on which tab (it reads this itself).
+        let shown = app.tools.get(name).is_some_and(|d| d.gated);
+        if shown {
+            let who = session
+                .client_name()
+                .unwrap_or_else(|| session.transport.as_str().to_string());
+            app.activity.start(&session.id, &who, name, session.tab());
+        }
+        let result = run(app, session, name, params, depth).await;
+        if shown {
+            app.activity.finish(&session.id, session.tab());
+        }
+        session.record_call();
+        let elapsed = started.elapsed();
+        app.calls.record(
+            session,
+            name,
+            elapsed,
+            result.as_ref().err().map(|e| e.code),
+        );
+        match &result {
+            Ok(_) => {
+                tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
+            }
+            Err(e) => {
+                tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
+            }
+        }
+        result
+    })
+}
+
+async fn run(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    name: &str,
+    params: Value,
+    depth: u32,
+) -> ToolResult {
+    let def = app
+        .tools
+        .get(name)
+        .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, app.tools.why_missing(name)))?;
+    if def.person_only && session.transport.principal() != Principal::Person {
+        return Err(ToolError::new(
+            ErrorCode::UnknownTool,
+            format!(
+                "{name} is the person's own action, taken in the control panel; agents may not call it"
+            ),
+        ));
+    }
+    if def.shown_when.is_some_and(|shown| !shown(app)) {
+        return Err(ToolError::new(
+            ErrorCode::UnknownTool,
+            format!("{name} is offered only while a person allows it in the control panel"),
+        ));
+    }
+    if def.gated && !app.identity.is_logged_in() {
+        return Err(ToolError::new(
+            ErrorCode::NotLoggedIn,
+            "no identity is logged in; call login first (method local with an nsec, or readonly with an npub)",
+        ));
+    }
+    if def.gated && app.paused.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(ToolError::new(
+            ErrorCode::Paused,
+            "a person has taken over the browser and paused the agents; nothing reaches the pages until they resume. Wait and try again later.",
+        ));
+    }
+    reject_nul(&params)?;
+    let limit = call_limit(&params);
+    let ctx = Ctx {
+        app: app.clone(),
+        session: session.clone(),
+        depth,
+    };
+    let result = tokio::time::timeout(limit, (def.handler)(ctx, params))
+        .await
+        .unwrap_or_else(|_| Err(timed_out(name, limit)));
+    // The session's tab closed during the call: the call is not run again
+    // elsewhere (its refs and effects belong to that tab), but the next
+    // call acts on the tab in front.
+    if matches!(&result, Err(e) if e.code == ErrorCode::NoTab) {
+        if let Some(tab) = session.tab() {
+            if app.browser.tab_info(tab).is_err() {
+                session.set_tab(None);
+            }
+        }
+    }
+    result
+}
+
+fn timed_out(name: &str, limit: Duration) -> ToolError {
+    ToolError::timeout(format!(
+        "{name} did not finish within {} ms",
+        limit.as_millis()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn limits_follow_timeout_parameters() {
+        assert_eq!(call_limit(&json!({})), DEFAULT_TOOL_TIMEOUT);
+        assert_eq!(
+            call_limit(&json!({"timeout": 1000})),
+            Duration::from_millis(6000)
+        );
+        assert_eq!(call_limit(&json!({"ms": 200})), Duration::from_millis(5200));
+    }
+}
