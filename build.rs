@@ -1,17 +1,29 @@
-//! Builds the web process extension (`src-rust/web-extension/console.c`),
-//! which the browser embeds and hands to WebKit at start. It is C because
-//! WebKit loads it into its web processes as a plain shared library.
+//! Two build steps, both written to `OUT_DIR` for the browser to embed:
+//!
+//! - the web process extension (`src-rust/web-extension/console.c`), which
+//!   the browser hands to WebKit at start. It is C because WebKit loads it
+//!   into its web processes as a plain shared library.
+//! - the agent library (`assets/agent/*.js`): one JavaScript closure kept
+//!   in fragments, so each part can be read, and tested, on its own. The
+//!   browser includes the joined script, `agent.js`.
 
 use std::env;
-use std::path::PathBuf;
+use std::fs;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const SOURCE: &str = "src-rust/web-extension/console.c";
+const AGENT_DIR: &str = "assets/agent";
 
 fn main() {
+    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
+    build_web_extension(&out);
+    join_agent(&out);
+}
+
+fn build_web_extension(out: &Path) {
     println!("cargo:rerun-if-changed={SOURCE}");
     println!("cargo:rerun-if-env-changed=CC");
-    let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let library = out.join("libsovereign-web-extension.so");
     let flags = pkg_config(&["--cflags", "--libs", "webkit2gtk-web-extension-4.1"]);
     let compiler = env::var("CC").unwrap_or_else(|_| "cc".into());
@@ -36,4 +48,34 @@ fn pkg_config(args: &[&str]) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     String::from_utf8(output.stdout).expect("pkg-config prints UTF-8")
+}
+
+/// Writes `agent.js`: the fragments in file-name order (their two-digit
+/// prefixes set it), joined exactly as written. Each fragment ends with its
+/// own newline, so nothing is added between them.
+fn join_agent(out: &Path) {
+    // The folder, so that adding or removing a fragment reruns this step.
+    println!("cargo:rerun-if-changed={AGENT_DIR}");
+    let mut fragments: Vec<PathBuf> = fs::read_dir(AGENT_DIR)
+        .unwrap_or_else(|e| panic!("cannot read {AGENT_DIR}: {e}"))
+        .map(|entry| {
+            entry
+                .unwrap_or_else(|e| panic!("cannot read {AGENT_DIR}: {e}"))
+                .path()
+        })
+        .filter(|path| path.extension().is_some_and(|ext| ext == "js"))
+        .collect();
+    // One folder, so path order is file-name order, byte by byte: no locale.
+    fragments.sort();
+    assert!(!fragments.is_empty(), "{AGENT_DIR} holds no .js fragment");
+    let mut joined = String::new();
+    for path in &fragments {
+        println!("cargo:rerun-if-changed={}", path.display());
+        // As text: `include_str!` needs UTF-8, and this error names the file.
+        let fragment = fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        joined.push_str(&fragment);
+    }
+    let target = out.join("agent.js");
+    fs::write(&target, joined).unwrap_or_else(|e| panic!("cannot write {}: {e}", target.display()));
 }

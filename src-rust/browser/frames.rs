@@ -2,7 +2,7 @@
 //!
 //! WebKit runs the browser's scripts in the main frame only. For an element
 //! in a cross-origin frame the main frame's agent posts a signed request to
-//! the frame's window (see `assets/agent.js`), and the frame's agent answers
+//! the frame's window (see `assets/agent/54-cross-origin-frames.js`), and the frame's agent answers
 //! here, through a message handler that exists only in the agent's script
 //! world, so no page sees the answer. An agent value that points at such a
 //! request (a forwarded element operation, or a snapshot with frame markers)

@@ -16,8 +16,9 @@ use webkit2gtk::WebViewExt as _;
 /// The isolated script world the agent library lives in.
 pub const AGENT_WORLD: &str = "sovereign";
 
-/// The agent library as written; `agent_source` is what runs.
-const AGENT_TEMPLATE: &str = include_str!("../../assets/agent.js");
+/// The agent library as written (`assets/agent/*.js`, joined by build.rs);
+/// `agent_source` is what runs.
+const AGENT_TEMPLATE: &str = include_str!(concat!(env!("OUT_DIR"), "/agent.js"));
 
 /// The agent library, injected at document start into every frame, with
 /// the key that signs requests between agents of different frames. The

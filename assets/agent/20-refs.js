@@ -1,0 +1,89 @@
+  // Refs: the per-document ref tables, and resolving a ref or selector to its element.
+
+  // ---------------------------------------------------------------------------------------
+  // Refs: one table per document. Numbers only grow and are never reused in a document;
+  // the host passes `floor` so numbers never go back below those of an earlier page.
+
+  const tables = new WeakMap();
+  const makeWeak = typeof WeakRef === 'function'
+    ? (el) => new WeakRef(el)
+    : (el) => ({ deref: () => el });
+
+  function tableFor(doc) {
+    let table = tables.get(doc);
+    if (!table) {
+      table = { doc, next: 1, byNumber: new Map(), byElement: new WeakMap(), pruneAt: 4096 };
+      tables.set(doc, table);
+    }
+    return table;
+  }
+
+  function applyFloor(table, floor) {
+    const f = Number(floor);
+    if (Number.isInteger(f) && f > table.next) table.next = f;
+  }
+
+  function refOf(table, el) {
+    let n = table.byElement.get(el);
+    if (n === undefined) {
+      n = table.next++;
+      table.byElement.set(el, n);
+      table.byNumber.set(n, makeWeak(el));
+      if (table.byNumber.size >= table.pruneAt) pruneRefs(table);
+    }
+    return n;
+  }
+
+  // Drop entries whose element was collected; the counter alone remembers they were issued.
+  function pruneRefs(table) {
+    for (const [n, weak] of table.byNumber) {
+      if (!weak.deref()) table.byNumber.delete(n);
+    }
+    table.pruneAt = Math.max(4096, table.byNumber.size * 2);
+  }
+
+  function parseRef(ref) {
+    if (typeof ref !== 'string') throw fail('INVALID_PARAMS', 'ref must look like @e12');
+    const m = /^\[?(?:ref=)?@?e(\d{1,9})\]?$/.exec(ref.trim());
+    if (!m) throw fail('INVALID_PARAMS', 'ref must look like @e12');
+    return Number(m[1]);
+  }
+
+  function resolveRef(table, ref) {
+    const n = parseRef(ref);
+    const weak = table.byNumber.get(n);
+    const el = weak && weak.deref();
+    if (el && el.isConnected && (el.ownerDocument === table.doc || frameChain(el.ownerDocument, table.doc))) return el;
+    if (n < table.next) {
+      throw fail('STALE_REF', `ref @${refText(n)} no longer exists (the page changed); take a new snapshot`);
+    }
+    throw fail('ELEMENT_NOT_FOUND', `no element has ref @${refText(n)}; take a snapshot to get refs`);
+  }
+
+  function querySelectorChecked(root, selector) {
+    if (typeof selector !== 'string' || selector.trim() === '') {
+      throw fail('INVALID_PARAMS', 'selector must be a non-empty CSS selector string');
+    }
+    try {
+      return root.querySelector(selector);
+    } catch (e) {
+      throw fail('INVALID_PARAMS', `invalid CSS selector: ${selector} (${e && e.message})`);
+    }
+  }
+
+  function hasTarget(args) {
+    return (args.ref != null && args.ref !== '') || (args.selector != null && args.selector !== '');
+  }
+
+  function resolveTarget(args, table) {
+    if (args.ref != null && args.ref !== '') return resolveRef(table, args.ref);
+    if (args.selector != null && args.selector !== '') {
+      const el = querySelectorChecked(scopeOf(table), args.selector);
+      if (!el) {
+        throw fail('ELEMENT_NOT_FOUND',
+          `no element matches selector ${args.selector}; check it, or take a snapshot and use a ref`);
+      }
+      return el;
+    }
+    throw fail('INVALID_PARAMS', 'give a target: ref (like @e12, from a snapshot) or selector (CSS)');
+  }

@@ -1,0 +1,61 @@
+  // Reading: text, HTML, attributes, values, page info and queries.
+
+  // ---------------------------------------------------------------------------------------
+  // Reading
+
+  function isTextValueElement(el) {
+    return el.localName === 'input' || el.localName === 'textarea' || el.localName === 'select';
+  }
+
+  function visibleText(el) {
+    const text = el.innerText;
+    return typeof text === 'string' ? text : el.textContent || '';
+  }
+
+  function opText(args, table) {
+    const el = resolveTarget(args, table);
+    if (el.localName === 'select') return selectedOptionsText(el);
+    return isTextValueElement(el) ? el.value : visibleText(el);
+  }
+
+  function opHtml(args, table) {
+    return resolveTarget(args, table).innerHTML;
+  }
+
+  function opAttr(args, table) {
+    if (typeof args.attr !== 'string' || !args.attr) {
+      throw fail('INVALID_PARAMS', 'attr must be an attribute name, e.g. "href"');
+    }
+    const el = resolveTarget(args, table);
+    return { attr: args.attr, value: el.getAttribute(args.attr) };
+  }
+
+  function opValue(args, table) {
+    const el = resolveTarget(args, table);
+    if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
+      return { value: el.value, checked: el.checked };
+    }
+    if (isTextValueElement(el)) return { value: el.value };
+    if (isEditable(el)) return { value: visibleText(el) };
+    return { value: null };
+  }
+
+  function opPageInfo(args, table) {
+    const doc = table.doc;
+    return {
+      url: location.href,
+      title: doc.title,
+      ready: doc.readyState,
+      scrollX: Math.round(scrollX),
+      scrollY: Math.round(scrollY),
+      width: innerWidth,
+      height: innerHeight,
+    };
+  }
+
+  function opQuery(args, table) {
+    const el = querySelectorChecked(scopeOf(table), args.selector);
+    if (!el) return { found: false, visible: false, ref: null, next: table.next };
+    const ref = '@' + refText(refOf(table, el));
+    return { found: true, visible: isRendered(el), ref, next: table.next };
+  }

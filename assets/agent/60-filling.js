@@ -1,0 +1,156 @@
+  // Filling and typing: a field prepared for the host's trusted key events; options, pickers.
+
+  // ---------------------------------------------------------------------------------------
+  // Filling and typing: the host types with trusted key events; here the field is prepared.
+
+  // 'text' (select + type), 'editable' (contenteditable), 'set' (picker types), 'select'.
+  function fieldKind(el) {
+    const tag = el.localName;
+    if (tag === 'textarea') return 'text';
+    if (tag === 'select') return 'select';
+    if (tag === 'input') {
+      if (TEXT_INPUT_TYPES.has(el.type)) return 'text';
+      if (SET_INPUT_TYPES.has(el.type)) return 'set';
+      return null;
+    }
+    return isEditable(el) ? 'editable' : null;
+  }
+
+  // A <label> stands for its control; a node inside an editable region for the region.
+  function fieldTarget(args, table) {
+    const el = resolveTarget(args, table);
+    if (el.localName === 'label' && el.control) return el.control;
+    if (fieldKind(el) !== 'editable') return el;
+    let host = el;
+    while (host.parentElement && isEditable(host.parentElement)) host = host.parentElement;
+    return host;
+  }
+
+  function notATextField(el, hint) {
+    const tag = el.localName;
+    const role = roleOf(el, tag) || tag;
+    const what = tag === 'input' ? `${role} (<input type=${el.type}>)` : role;
+    let advice = hint;
+    if (role === 'checkbox' || role === 'radio' || role === 'switch') advice = 'use click to toggle it';
+    else if (role === 'button' || role === 'link') advice = 'use click';
+    return fail('NOT_INTERACTABLE', `element is a ${what}, not a text field${advice ? '; ' + advice : ''}`);
+  }
+
+  function checkEditable(el) {
+    if (isDisabled(el, el.localName)) throw fail('NOT_INTERACTABLE', 'element is disabled');
+    if (el.readOnly === true) throw fail('NOT_INTERACTABLE', 'element is read-only');
+  }
+
+  function focusOrFail(el) {
+    el.focus();
+    // The element's own document: a field in a frame is active there.
+    if (deepActiveElement(el.ownerDocument) !== el) {
+      throw fail('NOT_INTERACTABLE', 'element could not take focus (it may be hidden or covered)');
+    }
+  }
+
+  function selectAllText(el) {
+    try {
+      el.select();
+    } catch (_) {
+      // Some input types refuse selection: clear the value instead, so typing replaces it.
+      el.value = '';
+      dispatchValueEvents(el);
+    }
+  }
+
+  function selectEditableContents(el, collapseToEnd) {
+    const selection = el.ownerDocument.getSelection();
+    const range = el.ownerDocument.createRange();
+    range.selectNodeContents(el);
+    if (collapseToEnd) range.collapse(false);
+    selection.removeAllRanges();
+    selection.addRange(range);
+  }
+
+  function requireValue(args) {
+    if (args.value === undefined || args.value === null) {
+      throw fail('INVALID_PARAMS', 'value is required');
+    }
+    return String(args.value);
+  }
+
+  function setPickerValue(el, value) {
+    el.focus();
+    el.value = value;
+    if (value !== '' && el.value === '') {
+      throw fail('INVALID_PARAMS',
+        `"${value}" is not a valid value for <input type=${el.type}>; expected ${VALUE_FORMATS[el.type] || 'another format'}`);
+    }
+    dispatchValueEvents(el);
+    return { mode: 'set', value: el.value };
+  }
+
+  function findOption(select, value) {
+    const options = Array.from(select.options);
+    const wanted = normalize(value);
+    return options.find((o) => o.value === value)
+      || options.find((o) => normalize(o.text) === wanted || normalize(o.label) === wanted)
+      || options.find((o) => normalize(o.text).toLowerCase() === wanted.toLowerCase());
+  }
+
+  function chooseOption(select, value) {
+    const option = findOption(select, value);
+    if (!option) {
+      const names = Array.from(select.options).slice(0, 20).map((o) => `"${normalize(o.text)}"`);
+      throw fail('ELEMENT_NOT_FOUND', `no option "${value}" in this select; options: ${names.join(', ')}`);
+    }
+    if (option.disabled) throw fail('NOT_INTERACTABLE', `option "${value}" is disabled`);
+    select.focus();
+    if (select.multiple) {
+      for (const o of select.options) o.selected = o === option;
+    } else {
+      select.selectedIndex = option.index;
+    }
+    dispatchValueEvents(select);
+    return { mode: 'set', value: select.value, text: normalize(option.text) };
+  }
+
+  function opPrepareFill(args, table) {
+    const el = fieldTarget(args, table);
+    const kind = fieldKind(el);
+    if (!kind) throw notATextField(el, '');
+    checkEditable(el);
+    switch (kind) {
+      case 'text':
+        focusOrFail(el);
+        selectAllText(el);
+        return { mode: 'text', empty: el.value === '' };
+      case 'editable':
+        focusOrFail(el);
+        selectEditableContents(el, false);
+        return { mode: 'text' };
+      case 'set':
+        return setPickerValue(el, requireValue(args));
+      default:
+        return chooseOption(el, requireValue(args));
+    }
+  }
+
+  function opPrepareType(args, table) {
+    const el = fieldTarget(args, table);
+    const kind = fieldKind(el);
+    if (kind === 'set') {
+      throw fail('NOT_INTERACTABLE',
+        `element is a <input type=${el.type}>, not a text field; use fill with a value like ${VALUE_FORMATS[el.type]}`);
+    }
+    if (kind === 'select') throw notATextField(el, "use fill with the option's text or value");
+    if (!kind) throw notATextField(el, '');
+    checkEditable(el);
+    focusOrFail(el);
+    if (kind === 'editable') {
+      selectEditableContents(el, true);
+    } else {
+      try {
+        el.setSelectionRange(el.value.length, el.value.length);
+      } catch (_) {
+        // email and number inputs have no selection API; the caret stays where focus put it.
+      }
+    }
+    return { mode: 'text' };
+  }
