@@ -169,4 +169,169 @@ mod tests {
         );
         assert_eq!(call_limit(&json!({"ms": 200})), Duration::from_millis(5200));
     }
+
+    // The dispatch against a fake browser: what runs, how often, and how
+    // long it waits, in tokio's paused time (no wall clock involved).
+    use crate::bridge::{Command, Output};
+    use crate::tools::fake_browser::{agent_session, log_in, FakeBrowser};
+    use crate::tools::output::ToolOutput;
+    use tokio::time::Instant;
+
+    fn value(output: ToolOutput) -> Value {
+        match output {
+            ToolOutput::Json(map) => Value::Object(map),
+            other => panic!("expected JSON, got {other:?}"),
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn browser_tools_refuse_before_login_and_send_nothing() {
+        let (app, fake) = FakeBrowser::app();
+        let session = agent_session(&app);
+        let error = dispatch(&app, &session, "get_url", json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::NotLoggedIn);
+        assert!(fake.sent().is_empty(), "{:?}", fake.sent());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn paused_agents_reach_no_page() {
+        let (app, fake) = FakeBrowser::app();
+        log_in(&app);
+        app.paused.store(true, std::sync::atomic::Ordering::SeqCst);
+        let session = agent_session(&app);
+        let error = dispatch(&app, &session, "click", json!({"ref": "@e1"}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::Paused);
+        assert!(fake.sent().is_empty(), "{:?}", fake.sent());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn tab_state_is_read_without_a_round_trip() {
+        let (app, fake) = FakeBrowser::app();
+        log_in(&app);
+        let session = agent_session(&app);
+        let url = dispatch(&app, &session, "get_url", json!({}))
+            .await
+            .unwrap();
+        assert_eq!(value(url)["url"], "http://127.0.0.1:9/page.html");
+        assert!(fake.sent().is_empty(), "{:?}", fake.sent());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_tab_closed_mid_call_ends_it_once_with_no_tab() {
+        let (app, fake) = FakeBrowser::app();
+        log_in(&app);
+        // A second tab to fall back to, which a retry would act on.
+        fake.state.send_modify(|s| {
+            s.tabs.push(crate::tools::fake_browser::loaded_tab(
+                2,
+                "http://127.0.0.1:9/other.html",
+            ))
+        });
+        fake.update_tab(2, |t| t.front = false);
+        fake.answer_with(|fake, command, reply| {
+            if let Command::Agent { tab, .. } = command {
+                // The page closes its window while the operation runs.
+                fake.state.send_modify(|s| s.tabs.retain(|t| t.id != tab));
+                fake.update_tab(2, |t| t.front = true);
+                let _ = reply.send(Err(crate::bridge::tab_closed()));
+            }
+        });
+        let session = agent_session(&app);
+        let error = dispatch(&app, &session, "get_text", json!({"selector": "p"}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::NoTab);
+        assert_eq!(fake.sent(), ["Agent"], "the handler ran once");
+        assert_eq!(session.tab(), None, "the next call resolves the front tab");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_click_that_asks_for_no_navigation_answers_at_once() {
+        let (app, fake) = FakeBrowser::app();
+        log_in(&app);
+        fake.answer_with(|_, command, reply| {
+            let answer = match command {
+                Command::Agent { .. } => json!({"x": 10.0, "y": 20.0}),
+                _ => json!({}),
+            };
+            let _ = reply.send(Ok(Output::Value(answer)));
+        });
+        let session = agent_session(&app);
+        let start = Instant::now();
+        let clicked = value(
+            dispatch(&app, &session, "click", json!({"ref": "@e1"}))
+                .await
+                .unwrap(),
+        );
+        assert_eq!(clicked["navigated"], false);
+        assert_eq!(fake.sent(), ["Agent", "Mouse"]);
+        assert_eq!(Instant::now(), start, "no grace was waited");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_click_that_asks_for_a_navigation_waits_for_its_load() {
+        let (app, fake) = FakeBrowser::app();
+        log_in(&app);
+        fake.answer_with(|fake, command, reply| {
+            let answer = match command {
+                Command::Agent { .. } => json!({"x": 10.0, "y": 20.0}),
+                Command::Mouse { tab, .. } => {
+                    // The gesture asked for a navigation; it loads later.
+                    fake.update_tab(tab, |t| t.nav.requested += 1);
+                    let state = fake.state.clone();
+                    tokio::spawn(async move {
+                        tokio::time::sleep(Duration::from_millis(40)).await;
+                        state.send_modify(|s| {
+                            let t = &mut s.tabs[0];
+                            t.nav.started += 1;
+                            t.loading = true;
+                        });
+                        tokio::time::sleep(Duration::from_millis(60)).await;
+                        state.send_modify(|s| {
+                            let t = &mut s.tabs[0];
+                            t.nav.committed += 1;
+                            t.nav.finished = t.nav.started;
+                            t.loading = false;
+                            t.url = "http://127.0.0.1:9/next.html".into();
+                        });
+                    });
+                    json!({})
+                }
+                _ => json!({}),
+            };
+            let _ = reply.send(Ok(Output::Value(answer)));
+        });
+        let session = agent_session(&app);
+        let start = Instant::now();
+        let clicked = value(
+            dispatch(&app, &session, "click", json!({"ref": "@e1"}))
+                .await
+                .unwrap(),
+        );
+        assert_eq!(clicked["navigated"], true, "{clicked}");
+        assert_eq!(clicked["url"], "http://127.0.0.1:9/next.html");
+        assert_eq!(
+            Instant::now() - start,
+            Duration::from_millis(100),
+            "answered when the load ended"
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_browser_that_never_answers_times_the_call_out() {
+        let (app, fake) = FakeBrowser::app();
+        log_in(&app);
+        let session = agent_session(&app);
+        let start = Instant::now();
+        let error = dispatch(&app, &session, "get_text", json!({"selector": "p"}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::Timeout, "{error}");
+        assert_eq!(fake.sent(), ["Agent"]);
+        assert!(Instant::now() - start <= DEFAULT_TOOL_TIMEOUT);
+    }
 }

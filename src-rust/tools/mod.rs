@@ -12,6 +12,8 @@ mod declaration;
 pub mod devices;
 pub mod dialogs;
 mod dispatch;
+#[cfg(test)]
+mod fake_browser;
 pub mod files;
 pub mod find;
 pub mod forms;
