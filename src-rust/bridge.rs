@@ -261,8 +261,9 @@ pub enum Command {
     },
 }
 
-/// Sends one command to the main thread; false when the loop is gone.
-pub type Sender = Arc<dyn Fn(Command, Reply) -> bool + Send + Sync>;
+/// Sends one command to the main thread with the time it may take (work
+/// it starts in WebKit is cancelled then); false when the loop is gone.
+pub type Sender = Arc<dyn Fn(Command, Reply, Duration) -> bool + Send + Sync>;
 
 /// A `Send + Clone` handle on the browser for tokio code: commands go to
 /// the main thread; the state it publishes is read here without one.
@@ -318,7 +319,7 @@ impl BrowserHandle {
     /// Sends a command without waiting for its answer.
     pub fn notify(&self, command: Command) {
         let (tx, _rx) = oneshot::channel();
-        let _ = (self.send)(command, tx);
+        let _ = (self.send)(command, tx, DEFAULT_COMMAND_TIMEOUT);
     }
 
     pub async fn call(&self, command: Command) -> Result<Output, ToolError> {
@@ -365,7 +366,7 @@ impl BrowserHandle {
     ) -> Result<Output, ToolError> {
         let what = command_name(&command);
         let (tx, rx) = oneshot::channel();
-        if !(self.send)(command, tx) {
+        if !(self.send)(command, tx, limit) {
             return Err(shutting_down());
         }
         match tokio::time::timeout(limit, rx).await {

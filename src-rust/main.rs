@@ -149,9 +149,9 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
 
     let command_proxy = proxy.clone();
     let handle = BrowserHandle::new(
-        Arc::new(move |command, reply| {
+        Arc::new(move |command, reply, limit| {
             command_proxy
-                .send_event(UserEvent::Command(command, reply))
+                .send_event(UserEvent::Command(command, reply, limit))
                 .is_ok()
         }),
         published,

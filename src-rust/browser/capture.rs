@@ -1,21 +1,26 @@
 //! Screenshots of a tab's visible area as PNG (works for hidden tabs too),
 //! optionally with labelled boxes drawn on them, and the page as PDF.
 
+use super::expiry::Expiry;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Mark, Output, Reply};
 use serde_json::json;
 use std::cell::RefCell;
 use std::path::PathBuf;
 use std::rc::Rc;
+use std::time::Duration;
 use webkit2gtk::{PrintOperationExt as _, WebViewExt as _};
 use webkit2gtk::{SnapshotOptions, SnapshotRegion, WebView};
 
-pub fn screenshot(view: &WebView, marks: Vec<Mark>, reply: Reply) {
+pub fn screenshot(view: &WebView, marks: Vec<Mark>, reply: Reply, limit: Duration) {
+    let expiry = Expiry::after(limit);
+    let cancellable = expiry.cancellable().clone();
     view.snapshot(
         SnapshotRegion::Visible,
         SnapshotOptions::NONE,
-        None::<&gio::Cancellable>,
+        Some(&cancellable),
         move |result| {
+            drop(expiry);
             let png = result
                 .map_err(|e| ToolError::internal(format!("screenshot failed: {}", e.message())))
                 .and_then(|surface| encode_png(surface, &marks));

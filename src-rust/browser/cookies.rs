@@ -4,10 +4,12 @@
 //! `webkit_cookie_manager_get_all_cookies` (WebKitGTK 2.42), which the Rust
 //! binding predates: a small hand-written binding below.
 
+use super::expiry::Expiry;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{CookieOp, CookieSpec, Reply};
 use glib::translate::{FromGlibPtrContainer, ToGlibPtr};
 use serde_json::{json, Value};
+use std::time::Duration;
 use webkit2gtk::{
     CookieManager, CookieManagerExt as _, WebViewExt as _, WebsiteDataManagerExt as _,
     WebsiteDataManagerExtManual as _, WebsiteDataTypes,
@@ -36,7 +38,7 @@ fn manager(view: &webkit2gtk::WebView) -> Result<CookieManager, ToolError> {
 }
 
 /// Every cookie of the profile.
-fn all_cookies(manager: &CookieManager, done: CookiesDone) {
+fn all_cookies(manager: &CookieManager, expiry: Expiry, done: CookiesDone) {
     unsafe extern "C" fn finished(
         source: *mut glib::gobject_ffi::GObject,
         result: *mut gio::ffi::GAsyncResult,
@@ -57,12 +59,19 @@ fn all_cookies(manager: &CookieManager, done: CookiesDone) {
             done(Err(glib::translate::from_glib_full(error)));
         }
     }
+    let cancellable: *mut gio::ffi::GCancellable = expiry.cancellable().to_glib_none().0;
+    // The expiry ends with the callback.
+    let done: CookiesDone = Box::new(move |result| {
+        drop(expiry);
+        done(result)
+    });
     let data = Box::into_raw(Box::new(done)) as glib::ffi::gpointer;
-    // SAFETY: a live cookie manager; the callback runs once on this thread.
+    // SAFETY: a live cookie manager and cancellable (the callback holds
+    // the expiry that owns it); the callback runs once on this thread.
     unsafe {
         webkit_cookie_manager_get_all_cookies(
             manager.to_glib_none().0,
-            std::ptr::null_mut(),
+            cancellable,
             Some(finished),
             data,
         );
@@ -70,16 +79,17 @@ fn all_cookies(manager: &CookieManager, done: CookiesDone) {
 }
 
 /// Carries out one cookie operation on the profile's cookies.
-pub fn run(view: &webkit2gtk::WebView, op: CookieOp, reply: Reply) {
+pub fn run(view: &webkit2gtk::WebView, op: CookieOp, reply: Reply, limit: Duration) {
+    let expiry = Expiry::after(limit);
     match op {
-        CookieOp::Get { url } => get(view, url, reply),
-        CookieOp::Set(spec) => set(view, spec, reply),
-        CookieOp::Clear { domain } => clear(view, domain, reply),
+        CookieOp::Get { url } => get(view, url, reply, expiry),
+        CookieOp::Set(spec) => set(view, spec, reply, expiry),
+        CookieOp::Clear { domain } => clear(view, domain, reply, expiry),
     }
 }
 
 /// Cookies a request to `url` would carry, or every cookie of the profile.
-pub fn get(view: &webkit2gtk::WebView, url: Option<String>, reply: Reply) {
+fn get(view: &webkit2gtk::WebView, url: Option<String>, reply: Reply, expiry: Expiry) {
     let manager = match manager(view) {
         Ok(m) => m,
         Err(e) => return send(reply, Err(e)),
@@ -96,13 +106,19 @@ pub fn get(view: &webkit2gtk::WebView, url: Option<String>, reply: Reply) {
         )
     });
     match url {
-        Some(url) => manager.cookies(&url, None::<&gio::Cancellable>, done),
-        None => all_cookies(&manager, done),
+        Some(url) => {
+            let cancellable = expiry.cancellable().clone();
+            manager.cookies(&url, Some(&cancellable), move |result| {
+                drop(expiry);
+                done(result)
+            })
+        }
+        None => all_cookies(&manager, expiry, done),
     }
 }
 
 /// Adds (or replaces) one cookie.
-pub fn set(view: &webkit2gtk::WebView, spec: CookieSpec, reply: Reply) {
+fn set(view: &webkit2gtk::WebView, spec: CookieSpec, reply: Reply, expiry: Expiry) {
     let manager = match manager(view) {
         Ok(m) => m,
         Err(e) => return send(reply, Err(e)),
@@ -127,7 +143,9 @@ pub fn set(view: &webkit2gtk::WebView, spec: CookieSpec, reply: Reply) {
         _ => soup::SameSitePolicy::Lax,
     });
     let shown = cookie_json(cookie.clone());
-    manager.add_cookie(&mut cookie, None::<&gio::Cancellable>, move |result| {
+    let cancellable = expiry.cancellable().clone();
+    manager.add_cookie(&mut cookie, Some(&cancellable), move |result| {
+        drop(expiry);
         send(
             reply,
             result.map(|_| json!({"set": shown})).map_err(cookie_error),
@@ -137,7 +155,7 @@ pub fn set(view: &webkit2gtk::WebView, spec: CookieSpec, reply: Reply) {
 
 /// Removes every cookie, or those of one domain (and its subdomains'
 /// entries WebKit files under it).
-pub fn clear(view: &webkit2gtk::WebView, domain: Option<String>, reply: Reply) {
+fn clear(view: &webkit2gtk::WebView, domain: Option<String>, reply: Reply, expiry: Expiry) {
     let Some(data) = view.website_data_manager() else {
         return send(
             reply,
@@ -145,7 +163,9 @@ pub fn clear(view: &webkit2gtk::WebView, domain: Option<String>, reply: Reply) {
         );
     };
     let Some(domain) = domain else {
+        let cancellable = expiry.cancellable().clone();
         let done = move |result: Result<(), glib::Error>| {
+            drop(expiry);
             send(
                 reply,
                 result
@@ -156,16 +176,17 @@ pub fn clear(view: &webkit2gtk::WebView, domain: Option<String>, reply: Reply) {
         data.clear(
             WebsiteDataTypes::COOKIES,
             glib::TimeSpan(0),
-            None::<&gio::Cancellable>,
+            Some(&cancellable),
             done,
         );
         return;
     };
     let wanted = domain.trim_start_matches('.').to_ascii_lowercase();
     let data2 = data.clone();
+    let cancellable = expiry.cancellable().clone();
     data.fetch(
         WebsiteDataTypes::COOKIES,
-        None::<&gio::Cancellable>,
+        Some(&cancellable.clone()),
         move |result| {
             let records = match result {
                 Ok(records) => records,
@@ -189,8 +210,9 @@ pub fn clear(view: &webkit2gtk::WebView, domain: Option<String>, reply: Reply) {
             data2.remove(
                 WebsiteDataTypes::COOKIES,
                 &refs,
-                None::<&gio::Cancellable>,
+                Some(&cancellable),
                 move |result| {
+                    drop(expiry);
                     send(
                         reply,
                         result

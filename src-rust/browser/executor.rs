@@ -8,9 +8,11 @@ use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, Output, Reply};
 use serde_json::{json, Value};
+use std::time::Duration;
 use tao::platform::unix::WindowExtUnix;
 
-pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
+/// Starts `command`; work it starts in WebKit is cancelled after `limit`.
+pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, limit: Duration) {
     let value = |r: Result<Value, ToolError>| r.map(Output::Value);
     match command {
         Command::SetPaused { paused } => {
@@ -46,13 +48,13 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
         }
         Command::Clipboard { write } => clipboard::run(write, reply),
         Command::Agent { tab, op, args } => on_tab(browser, tab, reply, |t, reply| {
-            script::call_agent(&t.webkit, &t.state, op, args, reply)
+            script::call_agent(&t.webkit, &t.state, op, args, reply, limit)
         }),
         Command::Eval {
             tab,
             script: source,
         } => on_tab(browser, tab, reply, |t, reply| {
-            script::eval(&t.webkit, &t.state, &source, reply)
+            script::eval(&t.webkit, &t.state, &source, reply, limit)
         }),
         Command::Console {
             tab,
@@ -65,7 +67,7 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
             let _ = reply.send(Ok(Output::Value(read)));
         }),
         Command::Cookies { tab, op } => on_tab(browser, tab, reply, |t, reply| {
-            cookies::run(&t.webkit, op, reply)
+            cookies::run(&t.webkit, op, reply, limit)
         }),
         Command::Edit {
             tab,
@@ -89,7 +91,7 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply) {
                 Some(e) => {
                     let _ = reply.send(Err(e));
                 }
-                None => capture::screenshot(&t.webkit, marks, reply),
+                None => capture::screenshot(&t.webkit, marks, reply, limit),
             })
         }
         Command::Dialog { tab, action } => on_tab(browser, tab, reply, |t, reply| {

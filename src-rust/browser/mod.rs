@@ -12,6 +12,7 @@ mod cookies;
 mod delivery;
 pub mod downloads;
 mod executor;
+mod expiry;
 mod frames;
 mod front;
 pub mod input;
@@ -34,7 +35,8 @@ pub use window::{Browser, SharedBrowser};
 
 /// Events the tao loop receives from other threads and from signal handlers.
 pub enum UserEvent {
-    Command(Command, Reply),
+    /// A command, its reply and the time it may take.
+    Command(Command, Reply, std::time::Duration),
     /// A page called `window.close()`.
     TabClosedByPage(TabId),
     /// A tab's title, address or loading state changed.
@@ -80,7 +82,9 @@ pub fn handle_event(
     target: &EventLoopWindowTarget<UserEvent>,
 ) {
     match event {
-        UserEvent::Command(command, reply) => executor::execute(browser, command, reply),
+        UserEvent::Command(command, reply, limit) => {
+            executor::execute(browser, command, reply, limit)
+        }
         UserEvent::TabClosedByPage(id) => {
             let _ = browser.borrow_mut().close_tab(id);
         }

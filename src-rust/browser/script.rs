@@ -2,6 +2,7 @@
 //! isolated world, and user scripts in the page's world. Arguments travel
 //! as a GVariant dictionary, never spliced into source.
 
+use super::expiry::Expiry;
 use super::frames;
 use super::tab::TabState;
 use crate::base::error::{ErrorCode, ToolError};
@@ -10,6 +11,7 @@ use javascriptcore::ValueExt as _;
 use serde_json::Value;
 use std::rc::Rc;
 use std::sync::OnceLock;
+use std::time::Duration;
 use webkit2gtk::WebView;
 use webkit2gtk::WebViewExt as _;
 
@@ -65,7 +67,14 @@ return Promise.resolve().then(run).then((v) => {
 });";
 
 /// Calls `op` of the agent library with `args` (a JSON object).
-pub fn call_agent(view: &WebView, state: &Rc<TabState>, op: &str, mut args: Value, reply: Reply) {
+pub fn call_agent(
+    view: &WebView,
+    state: &Rc<TabState>,
+    op: &str,
+    mut args: Value,
+    reply: Reply,
+    limit: Duration,
+) {
     if let Some(error) = state.blocked() {
         let _ = reply.send(Err(error));
         return;
@@ -75,35 +84,53 @@ pub fn call_agent(view: &WebView, state: &Rc<TabState>, op: &str, mut args: Valu
         map.insert("next".into(), state.ref_next.get().into());
     }
     let key = state.park(reply);
-    run_agent(
-        view.clone(),
-        state.clone(),
+    let call = AgentCall {
         key,
-        op.to_string(),
-        args.to_string(),
-        false,
-    );
+        op: op.to_string(),
+        args: args.to_string(),
+        expiry: Rc::new(expire_parked(state, key, limit)),
+    };
+    run_agent(view.clone(), state.clone(), call, false);
 }
 
-fn run_agent(
-    view: WebView,
-    state: Rc<TabState>,
+/// A parked call that the page has not answered when its time is up is
+/// answered then, and leaves the tab's table of waiting calls.
+fn expire_parked(state: &Rc<TabState>, key: u64, limit: Duration) -> Expiry {
+    let state = state.clone();
+    Expiry::then(limit, move || {
+        let waited = limit.as_millis();
+        state.answer(
+            key,
+            Err(ToolError::timeout(format!(
+                "the page did not answer within {waited} ms"
+            ))),
+        );
+    })
+}
+
+/// One agent call on its way: its parked reply's key, what it runs, and
+/// when WebKit gives up on it.
+struct AgentCall {
     key: u64,
     op: String,
     args: String,
-    retried: bool,
-) {
+    expiry: Rc<Expiry>,
+}
+
+fn run_agent(view: WebView, state: Rc<TabState>, call: AgentCall, retried: bool) {
     let dict = glib::VariantDict::new(None);
-    dict.insert("op", op.as_str());
-    dict.insert("args", args.as_str());
+    dict.insert("op", call.op.as_str());
+    dict.insert("args", call.args.as_str());
     let arguments = dict.end();
     let view2 = view.clone();
+    let cancellable = call.expiry.cancellable().clone();
+    let key = call.key;
     view.call_async_javascript_function(
         AGENT_CALL,
         Some(&arguments),
         Some(AGENT_WORLD),
         None,
-        None::<&gio::Cancellable>,
+        Some(&cancellable),
         move |result| {
             let text = match result {
                 Ok(value) if value.is_string() => value.to_str().to_string(),
@@ -116,7 +143,7 @@ fn run_agent(
             if text == MISSING && !retried {
                 // A document the user script did not reach (the first
                 // about:blank, a page loaded before injection): inject now.
-                inject_agent(view2, state, key, op, args);
+                inject_agent(view2, state, call);
                 return;
             }
             match parse_agent_reply(&text) {
@@ -133,16 +160,17 @@ fn run_agent(
     );
 }
 
-fn inject_agent(view: WebView, state: Rc<TabState>, key: u64, op: String, args: String) {
+fn inject_agent(view: WebView, state: Rc<TabState>, call: AgentCall) {
     let view2 = view.clone();
+    let cancellable = call.expiry.cancellable().clone();
     view.evaluate_javascript(
         agent_source(),
         Some(AGENT_WORLD),
         Some("sovereign-agent.js"),
-        None::<&gio::Cancellable>,
+        Some(&cancellable),
         move |result| match result {
-            Ok(_) => run_agent(view2, state, key, op, args, true),
-            Err(error) => state.answer(key, Err(js_error(&error))),
+            Ok(_) => run_agent(view2, state, call, true),
+            Err(error) => state.answer(call.key, Err(js_error(&error))),
         },
     );
 }
@@ -176,12 +204,14 @@ pub fn agent_outcome(reply: &Value) -> Result<Value, ToolError> {
 }
 
 /// Evaluates a user script in the page's own world.
-pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply) {
+pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply, limit: Duration) {
     if let Some(error) = state.blocked() {
         let _ = reply.send(Err(error));
         return;
     }
     let key = state.park(reply);
+    let expiry = expire_parked(state, key, limit);
+    let cancellable = expiry.cancellable().clone();
     let dict = glib::VariantDict::new(None);
     dict.insert("script", script);
     let arguments = dict.end();
@@ -191,8 +221,9 @@ pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply) {
         Some(&arguments),
         None,
         None,
-        None::<&gio::Cancellable>,
+        Some(&cancellable),
         move |result| {
+            drop(expiry);
             let outcome = match result {
                 Ok(value) if value.is_string() => serde_json::from_str(&value.to_str())
                     .map_err(|e| ToolError::internal(format!("unreadable eval result: {e}"))),

@@ -46,7 +46,7 @@ impl FakeBrowser {
         });
         let handler = fake.clone();
         let handle = BrowserHandle::new(
-            Arc::new(move |command: Command, reply: Reply| {
+            Arc::new(move |command: Command, reply: Reply, _limit| {
                 handler.receive(command, reply);
                 true
             }),
