@@ -2,7 +2,8 @@
 //! a person which element an agent means.
 
 use super::page::{target, with};
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::base::tab::TabId;
 use crate::bridge::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,26 +15,25 @@ const MAX_LIMIT: usize = 1000;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "console",
             "Console messages the engine recorded for this tab's pages since they started (all frames): level, source (console-api, network, security, javascript, other), text, URL, line, time; the newest first cut at limit (default 100). level filters (log, info, warn, error, debug); clear empties the log after reading.",
             READ_ONLY,
-            |ctx: Ctx, p: ConsoleParams| async move {
-                read(&ctx, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await
+            |ctx: Ctx, tab: TabId, p: ConsoleParams| async move {
+                read(&ctx, tab, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await
             },
         ),
-        tool(
+        tab_tool(
             "errors",
             "Uncaught exceptions and unhandled promise rejections of this tab's pages: message, source URL, line, column, stack. clear empties the log after reading.",
             READ_ONLY,
-            |ctx: Ctx, p: ErrorsParams| async move { read(&ctx, true, None, p.limit, p.clear).await },
+            |ctx: Ctx, tab: TabId, p: ErrorsParams| async move { read(&ctx, tab, true, None, p.limit, p.clear).await },
         ),
-        tool(
+        tab_tool(
             "highlight",
             "Outline an element (by ref or CSS selector) in red for ms milliseconds (default 2000; 0 keeps it) so a person or a screenshot sees which one is meant. Returns its box.",
             ACTION,
-            |ctx: Ctx, p: HighlightParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: HighlightParams| async move {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"ms": p.ms}));
                 Ok(ToolOutput::json(ctx.agent(tab, "highlight", args).await?))
             },
@@ -104,12 +104,12 @@ pub struct HighlightParams {
 
 async fn read(
     ctx: &Ctx,
+    tab: TabId,
     errors: bool,
     level: Option<String>,
     limit: Option<usize>,
     clear: Option<bool>,
 ) -> ToolResult {
-    let tab = ctx.tab().await?;
     let command = Command::Console {
         tab,
         errors,

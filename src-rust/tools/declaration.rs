@@ -5,6 +5,7 @@ use super::app::App;
 use super::{schema, ToolOutput};
 use crate::base::caller::Session;
 use crate::base::error::ToolError;
+use crate::base::tab::TabId;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -70,6 +71,8 @@ pub struct ToolDef {
     pub(super) handler: Handler,
     /// Reads arguments as the handler would, without running it.
     parse: fn(Value) -> Result<(), ToolError>,
+    /// Acts on a tab: the session's, resolved once before the handler runs.
+    pub on_tab: bool,
 }
 
 /// Declares a tool whose parameters deserialize into `P`.
@@ -95,6 +98,7 @@ where
         person_only: false,
         shown_when: None,
         parse: |params| parse_params::<P>(params).map(drop),
+        on_tab: false,
         handler: Box::new(move |ctx, params| {
             let handler = handler.clone();
             Box::pin(async move {
@@ -102,6 +106,33 @@ where
                 handler(ctx, params).await
             })
         }),
+    }
+}
+
+/// Declares a tool that acts on the session's tab. The tab is resolved
+/// once, after the arguments are read and before the handler runs, and the
+/// handler gets it: a call never moves to another tab midway.
+pub fn tab_tool<P, F, Fut>(
+    name: &'static str,
+    description: &'static str,
+    hints: Hints,
+    handler: F,
+) -> ToolDef
+where
+    P: DeserializeOwned + schemars::JsonSchema + Send + 'static,
+    F: Fn(Ctx, TabId, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ToolResult> + Send + 'static,
+{
+    let handler = Arc::new(handler);
+    ToolDef {
+        on_tab: true,
+        ..tool(name, description, hints, move |ctx: Ctx, params: P| {
+            let handler = handler.clone();
+            async move {
+                let tab = ctx.tab().await?;
+                handler(ctx, tab, params).await
+            }
+        })
     }
 }
 

@@ -3,7 +3,8 @@
 //! clipboard_paste (the real GTK clipboard).
 
 use super::identity::NoParams;
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -12,33 +13,33 @@ use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "mouse_move",
             "Move the mouse to x, y (CSS pixels of the viewport), with trusted mousemove/hover events; a held button makes it a drag.",
             ACTION,
-            |ctx: Ctx, p: PointParams| async move { pointer(&ctx, Some((p.x, p.y)), MouseAction::Move).await },
+            |ctx: Ctx, tab: TabId, p: PointParams| async move { pointer(&ctx, tab, Some((p.x, p.y)), MouseAction::Move).await },
         ),
-        tool(
+        tab_tool(
             "mouse_down",
             "Press a mouse button (left, middle, right; default left) where the mouse is, and keep it down until mouse_up.",
             ACTION,
-            |ctx: Ctx, p: ButtonParams| async move {
-                pointer(&ctx, None, MouseAction::Down { button: p.button.number() }).await
+            |ctx: Ctx, tab: TabId, p: ButtonParams| async move {
+                pointer(&ctx, tab, None, MouseAction::Down { button: p.button.number() }).await
             },
         ),
-        tool(
+        tab_tool(
             "mouse_up",
             "Release a mouse button (default left) where the mouse is.",
             ACTION,
-            |ctx: Ctx, p: ButtonParams| async move {
-                pointer(&ctx, None, MouseAction::Up { button: p.button.number() }).await
+            |ctx: Ctx, tab: TabId, p: ButtonParams| async move {
+                pointer(&ctx, tab, None, MouseAction::Up { button: p.button.number() }).await
             },
         ),
-        tool(
+        tab_tool(
             "mouse_wheel",
             "Turn the mouse wheel where the mouse is: dy pixels down (negative: up), dx right. Returns the page's scroll position afterwards.",
             ACTION,
-            |ctx: Ctx, p: WheelParams| async move { wheel(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: WheelParams| async move { wheel(&ctx, tab, p).await },
         ),
         tool(
             "clipboard_read",
@@ -57,17 +58,17 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write }).await?))
             },
         ),
-        tool(
+        tab_tool(
             "clipboard_copy",
             "Copy the page's current selection to the clipboard, as Ctrl+C does (the page sees a copy event).",
             ACTION,
-            |ctx: Ctx, _: NoParams| async move { edit(&ctx, "Copy").await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Copy").await },
         ),
-        tool(
+        tab_tool(
             "clipboard_paste",
             "Paste the clipboard into the focused field, as Ctrl+V does (the page sees a paste event).",
             ACTION,
-            |ctx: Ctx, _: NoParams| async move { edit(&ctx, "Paste").await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Paste").await },
         ),
     ]
 }
@@ -124,7 +125,7 @@ pub struct TextParams {
     text: String,
 }
 
-async fn pointer(ctx: &Ctx, at: Option<(f64, f64)>, action: MouseAction) -> ToolResult {
+async fn pointer(ctx: &Ctx, tab: TabId, at: Option<(f64, f64)>, action: MouseAction) -> ToolResult {
     if let Some((x, y)) = at {
         if !x.is_finite() || !y.is_finite() || x < 0.0 || y < 0.0 {
             return Err(crate::base::error::ToolError::invalid_params(
@@ -132,13 +133,11 @@ async fn pointer(ctx: &Ctx, at: Option<(f64, f64)>, action: MouseAction) -> Tool
             ));
         }
     }
-    let tab = ctx.tab().await?;
     let command = Command::Mouse { tab, at, action };
     Ok(ToolOutput::json(ctx.app.browser.call_value(command).await?))
 }
 
-async fn wheel(ctx: &Ctx, p: WheelParams) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn wheel(ctx: &Ctx, tab: TabId, p: WheelParams) -> ToolResult {
     let (dx, dy) = (p.dx.unwrap_or(0.0), p.dy);
     if !dx.is_finite() || !dy.is_finite() {
         return Err(crate::base::error::ToolError::invalid_params(
@@ -174,8 +173,7 @@ async fn wheel(ctx: &Ctx, p: WheelParams) -> ToolResult {
     })))
 }
 
-async fn edit(ctx: &Ctx, command: &'static str) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn edit(ctx: &Ctx, tab: TabId, command: &'static str) -> ToolResult {
     ctx.app
         .browser
         .call_value(Command::Edit {

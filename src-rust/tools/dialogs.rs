@@ -2,30 +2,31 @@
 //! prompt and beforeunload, which block a page until answered.
 
 use super::identity::NoParams;
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::base::tab::TabId;
 use crate::bridge::{Command, DialogAction};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "dialog_accept",
             "Accept the open JavaScript dialog (alert/confirm/prompt/beforeunload) of this session's tab; `text` answers a prompt.",
             ACTION,
-            |ctx: Ctx, p: AcceptParams| async move { answer(&ctx, DialogAction::Accept(p.text)).await },
+            |ctx: Ctx, tab: TabId, p: AcceptParams| async move { answer(&ctx, tab, DialogAction::Accept(p.text)).await },
         ),
-        tool(
+        tab_tool(
             "dialog_dismiss",
             "Dismiss (cancel) the open JavaScript dialog of this session's tab.",
             ACTION,
-            |ctx: Ctx, _: NoParams| async move { answer(&ctx, DialogAction::Dismiss).await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { answer(&ctx, tab, DialogAction::Dismiss).await },
         ),
-        tool(
+        tab_tool(
             "dialog_status",
             "Whether a JavaScript dialog is open on this session's tab, with its type and message.",
             READ_ONLY,
-            |ctx: Ctx, _: NoParams| async move { answer(&ctx, DialogAction::Status).await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { answer(&ctx, tab, DialogAction::Status).await },
         ),
     ]
 }
@@ -38,8 +39,7 @@ pub struct AcceptParams {
     text: Option<String>,
 }
 
-async fn answer(ctx: &Ctx, action: DialogAction) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn answer(ctx: &Ctx, tab: TabId, action: DialogAction) -> ToolResult {
     let value = ctx
         .app
         .browser

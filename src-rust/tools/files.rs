@@ -4,8 +4,9 @@
 use super::identity::NoParams;
 use super::interaction::click_target;
 use super::page::target;
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::TabId;
 use crate::bridge::{Command, Mark};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -17,28 +18,27 @@ const CHOOSER_WAIT: Duration = Duration::from_secs(3);
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "upload",
             "Put files (absolute paths in the files folder) into a file input (by ref or CSS selector; a label works too), as a person choosing them would: the page's change handler sees name, size and content. Several files need a multiple input.",
             ACTION,
-            |ctx: Ctx, p: UploadParams| async move { upload(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: UploadParams| async move { upload(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "pdf",
             "Print the page to a PDF file: at path (absolute, in the files folder) or a new file there. Returns the path and size.",
             ACTION,
-            |ctx: Ctx, p: PdfParams| async move {
+            |ctx: Ctx, tab: TabId, p: PdfParams| async move {
                 let files = &ctx.app.files;
                 let path = p.path.as_deref().map(|path| files.new_file(path)).transpose().map_err(ToolError::invalid_params)?;
-                let tab = ctx.tab().await?;
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Pdf { tab, path }).await?))
             },
         ),
-        tool(
+        tab_tool(
             "screenshot_annotated",
             "A screenshot with every interactive element in view boxed and labelled with its ref, plus a legend (ref, role, name): point at what you see, then act by ref.",
             READ_ONLY,
-            |ctx: Ctx, _: NoParams| async move { annotated(&ctx).await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { annotated(&ctx, tab).await },
         ),
     ]
 }
@@ -64,7 +64,7 @@ pub struct PdfParams {
     path: Option<String>,
 }
 
-async fn upload(ctx: &Ctx, p: UploadParams) -> ToolResult {
+async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
     if p.files.is_empty() {
         return Err(ToolError::invalid_params(
             "files is empty; give at least one path",
@@ -77,7 +77,6 @@ async fn upload(ctx: &Ctx, p: UploadParams) -> ToolResult {
         .map(|f| f.map(|p| p.to_string_lossy().into_owned()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(ToolError::invalid_params)?;
-    let tab = ctx.tab().await?;
     let input = ctx
         .agent(tab, "file_input", target(&p.r#ref, &p.selector)?)
         .await?;
@@ -125,8 +124,7 @@ async fn upload(ctx: &Ctx, p: UploadParams) -> ToolResult {
     ))
 }
 
-async fn annotated(ctx: &Ctx) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn annotated(ctx: &Ctx, tab: TabId) -> ToolResult {
     let found = ctx.agent(tab, "annotations", json!({})).await?;
     let items = found["marks"].as_array().cloned().unwrap_or_default();
     let number = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);

@@ -2,58 +2,58 @@
 //! find_testid, find_first, find_last, find_nth: an element by what a person
 //! sees, with a ref usable by every element tool (same refs as snapshot).
 
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use crate::base::tab::TabId;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool("find_role", "Find the element with an ARIA role (button, link, textbox, checkbox...) and optionally an accessible name. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: RoleParams| async move {
+        tab_tool("find_role", "Find the element with an ARIA role (button, link, textbox, checkbox...) and optionally an accessible name. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: RoleParams| async move {
             let what = match &p.name { Some(n) => format!("role {} named {n:?}", p.role), None => format!("role {}", p.role) };
-            find(&ctx, json!({"by": "role", "role": p.role, "name": p.name, "exact": p.exact, "what": what})).await
+            find(&ctx, tab, json!({"by": "role", "role": p.role, "name": p.name, "exact": p.exact, "what": what})).await
         }),
-        tool("find_text", "Find the element showing a text (innermost match; exact: whole text only). Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: TextParams| async move {
+        tab_tool("find_text", "Find the element showing a text (innermost match; exact: whole text only). Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TextParams| async move {
             let what = format!("text {:?}", p.text);
-            find(&ctx, json!({"by": "text", "text": p.text, "exact": p.exact, "what": what})).await
+            find(&ctx, tab, json!({"by": "text", "text": p.text, "exact": p.exact, "what": what})).await
         }),
-        tool("find_label", "Find the form field with a label (label element, aria-label or aria-labelledby). Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: LabelParams| async move {
+        tab_tool("find_label", "Find the form field with a label (label element, aria-label or aria-labelledby). Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: LabelParams| async move {
             let what = format!("label {:?}", p.label);
-            find(&ctx, json!({"by": "label", "label": p.label, "what": what})).await
+            find(&ctx, tab, json!({"by": "label", "label": p.label, "what": what})).await
         }),
-        tool("find_placeholder", "Find the field whose placeholder contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: PlaceholderParams| async move {
+        tab_tool("find_placeholder", "Find the field whose placeholder contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: PlaceholderParams| async move {
             let what = format!("placeholder {:?}", p.placeholder);
-            find(&ctx, json!({"by": "placeholder", "placeholder": p.placeholder, "what": what})).await
+            find(&ctx, tab, json!({"by": "placeholder", "placeholder": p.placeholder, "what": what})).await
         }),
-        tool("find_alt", "Find the image whose alt text contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: AltParams| async move {
+        tab_tool("find_alt", "Find the image whose alt text contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: AltParams| async move {
             let what = format!("alt {:?}", p.alt);
-            find(&ctx, json!({"by": "alt", "alt": p.alt, "what": what})).await
+            find(&ctx, tab, json!({"by": "alt", "alt": p.alt, "what": what})).await
         }),
-        tool("find_title", "Find the element whose title attribute contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: TitleParams| async move {
+        tab_tool("find_title", "Find the element whose title attribute contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TitleParams| async move {
             let what = format!("title {:?}", p.title);
-            find(&ctx, json!({"by": "title", "title": p.title, "what": what})).await
+            find(&ctx, tab, json!({"by": "title", "title": p.title, "what": what})).await
         }),
-        tool("find_testid", "Find the element with a data-testid. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: TestIdParams| async move {
+        tab_tool("find_testid", "Find the element with a data-testid. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TestIdParams| async move {
             let what = format!("data-testid {:?}", p.testid);
-            find(&ctx, json!({"by": "testid", "testid": p.testid, "what": what})).await
+            find(&ctx, tab, json!({"by": "testid", "testid": p.testid, "what": what})).await
         }),
-        tool("find_first", "The first element matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: SelectorParams| async move {
+        tab_tool("find_first", "The first element matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
             let what = format!("selector {:?}", p.selector);
-            find(&ctx, json!({"by": "first", "selector": p.selector, "what": what})).await
+            find(&ctx, tab, json!({"by": "first", "selector": p.selector, "what": what})).await
         }),
-        tool("find_last", "The last element matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: SelectorParams| async move {
+        tab_tool("find_last", "The last element matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
             let what = format!("selector {:?}", p.selector);
-            find(&ctx, json!({"by": "last", "selector": p.selector, "what": what})).await
+            find(&ctx, tab, json!({"by": "last", "selector": p.selector, "what": what})).await
         }),
-        tool("find_nth", "The n-th element (from 0) matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, p: NthParams| async move {
+        tab_tool("find_nth", "The n-th element (from 0) matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: NthParams| async move {
             let what = format!("selector {:?}", p.selector);
-            find(&ctx, json!({"by": "nth", "n": p.n, "selector": p.selector, "what": what})).await
+            find(&ctx, tab, json!({"by": "nth", "n": p.n, "selector": p.selector, "what": what})).await
         }),
     ]
 }
 
-async fn find(ctx: &Ctx, args: Value) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn find(ctx: &Ctx, tab: TabId, args: Value) -> ToolResult {
     let mut found = ctx.agent(tab, "find", args).await?;
     if let Value::Object(map) = &mut found {
         map.remove("next");

@@ -3,20 +3,20 @@
 use super::inspection::TargetParams;
 use super::interaction::click_target;
 use super::page::{target, with};
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::TabId;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "select",
             "Choose options of a <select> (by ref or CSS selector) by value or visible text; a list chooses several in a multiple select. Or pass an option's ref from the snapshot and no value. Fires input and change. Returns the chosen values and texts.",
             ACTION,
-            |ctx: Ctx, p: SelectParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: SelectParams| async move {
                 let values = p.value.map(|value| match value {
                     OneOrMany::One(v) => vec![v],
                     OneOrMany::Many(list) => list,
@@ -28,17 +28,17 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(chosen))
             },
         ),
-        tool(
+        tab_tool(
             "check",
             "Check a checkbox, radio button or switch (by ref or CSS selector; a label works too) by clicking it, so page handlers run; verifies it ended up checked. Already checked: nothing to do.",
             ACTION,
-            |ctx: Ctx, p: TargetParams| async move { set_checked(&ctx, &p, true).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, true).await },
         ),
-        tool(
+        tab_tool(
             "uncheck",
             "Uncheck a checkbox or switch (by ref or CSS selector) by clicking it, so page handlers run; verifies it ended up unchecked. Already unchecked: nothing to do.",
             ACTION,
-            |ctx: Ctx, p: TargetParams| async move { set_checked(&ctx, &p, false).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, false).await },
         ),
     ]
 }
@@ -64,8 +64,7 @@ pub struct SelectParams {
     value: Option<OneOrMany>,
 }
 
-async fn set_checked(ctx: &Ctx, p: &TargetParams, want: bool) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn set_checked(ctx: &Ctx, tab: TabId, p: &TargetParams, want: bool) -> ToolResult {
     let before = ctx
         .agent(tab, "checkable", target(&p.r#ref, &p.selector)?)
         .await?;

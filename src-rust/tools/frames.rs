@@ -4,17 +4,17 @@
 use super::identity::NoParams;
 use super::inspection::TargetParams;
 use super::page::target;
-use super::{tool, Ctx, ToolDef, ToolOutput, ACTION};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ACTION};
+use crate::base::tab::TabId;
 use serde_json::json;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "frame_switch",
             "Make every tool act inside an iframe (by ref from snapshot or CSS selector), cross-origin frames included: snapshot, find, selectors, clicks, storage. Until frame_main or a new page.",
             ACTION,
-            |ctx: Ctx, p: TargetParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let frame = ctx.agent(tab, "frame_target", target(&p.r#ref, &p.selector)?).await?;
                 let reference = frame["ref"].as_str().unwrap_or_default().to_string();
                 ctx.session.set_frame(Some((tab, reference)));

@@ -3,7 +3,8 @@
 use super::identity::NoParams;
 use super::page::{target, with};
 use super::snapshot_diff;
-use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use crate::base::tab::TabId;
 use crate::bridge::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -11,12 +12,11 @@ use serde_json::json;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "snapshot",
             "The page as an accessibility tree, one line per element: role, name, state and a ref like [ref=e5]. Pass refs (@e5) to click, fill, type, get_text and the other element tools. Take a new snapshot after the page changes.",
             READ_ONLY,
-            |ctx: Ctx, p: SnapshotParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: SnapshotParams| async move {
                 let args = json!({
                     "interactive": p.interactive.unwrap_or(true),
                     "compact": p.compact.unwrap_or(true),
@@ -46,52 +46,47 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::Text(text))
             },
         ),
-        tool(
+        tab_tool(
             "get_text",
             "The visible text of an element (by ref or CSS selector); for inputs, their value.",
             READ_ONLY,
-            |ctx: Ctx, p: TargetParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let text = ctx.agent(tab, "text", target(&p.r#ref, &p.selector)?).await?;
                 Ok(ToolOutput::Text(text.as_str().unwrap_or_default().to_string()))
             },
         ),
-        tool(
+        tab_tool(
             "get_html",
             "The inner HTML of an element (by ref or CSS selector).",
             READ_ONLY,
-            |ctx: Ctx, p: TargetParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let html = ctx.agent(tab, "html", target(&p.r#ref, &p.selector)?).await?;
                 Ok(ToolOutput::Text(html.as_str().unwrap_or_default().to_string()))
             },
         ),
-        tool(
+        tab_tool(
             "get_attr",
             "An attribute of an element (by ref or CSS selector), e.g. href, src, class; null when absent.",
             READ_ONLY,
-            |ctx: Ctx, p: AttrParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: AttrParams| async move {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"attr": p.attr}));
                 Ok(ToolOutput::json(ctx.agent(tab, "attr", args).await?))
             },
         ),
-        tool(
+        tab_tool(
             "eval",
             "Run JavaScript in the page and return the value of its last expression (promises are awaited; exceptions are JS_ERROR). Prefer the dedicated tools for clicks and typing.",
             ACTION,
-            |ctx: Ctx, p: EvalParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: EvalParams| async move {
                 let value = ctx.app.browser.call_value(Command::Eval { tab, script: p.script }).await?;
                 Ok(ToolOutput::json(value))
             },
         ),
-        tool(
+        tab_tool(
             "screenshot",
             "A PNG screenshot of the visible part of this session's tab.",
             READ_ONLY,
-            |ctx: Ctx, _: NoParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 let marks = Vec::new();
                 let png = ctx.app.browser.call_png(Command::Screenshot { tab, marks }).await?;
                 Ok(ToolOutput::Png(png))

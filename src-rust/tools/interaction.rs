@@ -2,7 +2,7 @@
 
 use super::inspection::TargetParams;
 use super::page::{target, with, START_GRACE};
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::BUTTON_LEFT;
 use crate::bridge::{Command, MouseAction, TabId};
@@ -13,84 +13,79 @@ use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "click",
             "Click an element (by ref or CSS selector) with a real mouse click. Waits for a navigation it starts; reports it and any new tabs opened. An option of a drop-down select is chosen, as from its menu.",
             ACTION,
-            |ctx: Ctx, p: TargetParams| async move { click(&ctx, target(&p.r#ref, &p.selector)?).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { click(&ctx, tab, target(&p.r#ref, &p.selector)?).await },
         ),
-        tool(
+        tab_tool(
             "fill",
             "Clear a text field (by ref or CSS selector) and enter a value as typed input; also sets selects and date/color/range inputs. Returns the field's value afterwards.",
             ACTION,
-            |ctx: Ctx, p: ValueParams| async move { fill(&ctx, &p).await },
+            |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         ),
-        tool(
+        tab_tool(
             "type",
             "Type text key by key into a field (by ref or CSS selector), appending to its value. Returns the value afterwards.",
             ACTION,
-            |ctx: Ctx, p: ValueParams| async move { type_text(&ctx, &p).await },
+            |ctx: Ctx, tab: TabId, p: ValueParams| async move { type_text(&ctx, tab, &p).await },
         ),
-        tool(
+        tab_tool(
             "press",
             "Press a key or chord in the focused element: Enter, Tab, Escape, Backspace, ArrowDown, F5, a, Control+a, Shift+Tab. Reports a navigation it starts.",
             ACTION,
-            |ctx: Ctx, p: PressParams| async move { press(&ctx, p.key).await },
+            |ctx: Ctx, tab: TabId, p: PressParams| async move { press(&ctx, tab, p.key).await },
         ),
-        tool(
+        tab_tool(
             "scroll",
             "Scroll the page up, down, left or right by an amount in pixels (default 500). Returns the new scroll position.",
             ACTION,
-            |ctx: Ctx, p: ScrollParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: ScrollParams| async move {
                 let args = json!({"direction": p.direction, "amount": p.amount.unwrap_or(500)});
                 Ok(ToolOutput::json(ctx.agent(tab, "scroll", args).await?))
             },
         ),
-        tool(
+        tab_tool(
             "hover",
             "Move the mouse over an element (by ref or CSS selector), triggering hover effects.",
             ACTION,
-            |ctx: Ctx, p: TargetParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let point = ctx.agent(tab, "point", target(&p.r#ref, &p.selector)?).await?;
                 mouse(&ctx, tab, &point, MouseAction::Move).await?;
                 Ok(ToolOutput::json(json!({"hovered": true})))
             },
         ),
-        tool(
+        tab_tool(
             "dblclick",
             "Double-click an element (by ref or CSS selector) with real mouse clicks: the page gets click, click, dblclick. Reports a navigation it starts.",
             ACTION,
-            |ctx: Ctx, p: TargetParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, 2).await?;
                 result["double_clicked"] = true.into();
                 Ok(ToolOutput::json(result))
             },
         ),
-        tool(
+        tab_tool(
             "drag",
             "Drag an element onto another with a real mouse: press on the source (src_ref or src_selector), move in steps, release on the target (tgt_ref or tgt_selector). Works for HTML drag and drop and for mouse-driven sliders and sortable lists.",
             ACTION,
-            |ctx: Ctx, p: DragParams| async move { drag(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: DragParams| async move { drag(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "scroll_into_view",
             "Scroll the page (and any scrolling box) so an element (by ref or CSS selector) is centred in view. Returns its box afterwards.",
             ACTION,
-            |ctx: Ctx, p: TargetParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let args = target(&p.r#ref, &p.selector)?;
                 Ok(ToolOutput::json(ctx.agent(tab, "scroll_into_view", args).await?))
             },
         ),
-        tool(
+        tab_tool(
             "focus",
             "Give keyboard focus to an element (by ref or CSS selector).",
             ACTION,
-            |ctx: Ctx, p: TargetParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 Ok(ToolOutput::json(ctx.agent(tab, "focus", target(&p.r#ref, &p.selector)?).await?))
             },
         ),
@@ -210,8 +205,7 @@ where
     Ok(result)
 }
 
-async fn click(ctx: &Ctx, target: Value) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn click(ctx: &Ctx, tab: TabId, target: Value) -> ToolResult {
     let mut result = click_target(ctx, tab, target, 1).await?;
     result["clicked"] = true.into();
     Ok(ToolOutput::json(result))
@@ -244,12 +238,11 @@ pub async fn click_target(
 const DRAG_STEPS: u32 = 12;
 const DRAG_STEP_PAUSE: Duration = Duration::from_millis(16);
 
-async fn drag(ctx: &Ctx, p: DragParams) -> ToolResult {
+async fn drag(ctx: &Ctx, tab: TabId, p: DragParams) -> ToolResult {
     let source_target = target(&p.src_ref, &p.src_selector)
         .map_err(|e| ToolError::invalid_params(format!("source: {}", e.message)))?;
     let goal_target = target(&p.tgt_ref, &p.tgt_selector)
         .map_err(|e| ToolError::invalid_params(format!("target: {}", e.message)))?;
-    let tab = ctx.tab().await?;
     // Scroll the target into view first, then find the source: both must be on screen.
     ctx.agent(tab, "point", goal_target.clone()).await?;
     let source = ctx.agent(tab, "point", source_target).await?;
@@ -340,8 +333,7 @@ async fn real_drag(
     act_and_settle(ctx, tab, action).await
 }
 
-async fn press(ctx: &Ctx, key: String) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn press(ctx: &Ctx, tab: TabId, key: String) -> ToolResult {
     let combo = key.clone();
     let action = async {
         ctx.app
@@ -355,8 +347,7 @@ async fn press(ctx: &Ctx, key: String) -> ToolResult {
     Ok(ToolOutput::json(result))
 }
 
-async fn fill(ctx: &Ctx, p: &ValueParams) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     let args = with(target(&p.r#ref, &p.selector)?, json!({"value": p.value}));
     let prepared = ctx.agent(tab, "prepare_fill", args.clone()).await?;
     if prepared["mode"] == "text" {
@@ -379,8 +370,7 @@ async fn fill(ctx: &Ctx, p: &ValueParams) -> ToolResult {
     Ok(ToolOutput::json(value))
 }
 
-async fn type_text(ctx: &Ctx, p: &ValueParams) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn type_text(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     let args = target(&p.r#ref, &p.selector)?;
     ctx.agent(tab, "prepare_type", args.clone()).await?;
     ctx.app

@@ -2,8 +2,9 @@
 //! whatever has focus (press is with the other input tools).
 
 use super::interaction::PressParams;
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::TabId;
 use crate::bridge::Command;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -11,29 +12,29 @@ use serde_json::{json, Value};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "keyboard_type",
             "Type text with real key presses into whatever has focus (no target: click or focus a field first). Pages see trusted keydown, keypress, input and keyup. Returns what has focus and its value.",
             ACTION,
-            |ctx: Ctx, p: TextParams| async move { keyboard_type(&ctx, p.value).await },
+            |ctx: Ctx, tab: TabId, p: TextParams| async move { keyboard_type(&ctx, tab, p.value).await },
         ),
-        tool(
+        tab_tool(
             "insert_text",
             "Insert text at the caret of the focused field in one go, as a paste or an input method would (one input event, no key events). Returns the field's value.",
             ACTION,
-            |ctx: Ctx, p: TextParams| async move { insert_text(&ctx, p.value).await },
+            |ctx: Ctx, tab: TabId, p: TextParams| async move { insert_text(&ctx, tab, p.value).await },
         ),
-        tool(
+        tab_tool(
             "keydown",
             "Press a key and keep it down (Shift, Control, Alt, Meta, or any key name): held modifiers apply to later keys and clicks until keyup.",
             ACTION,
-            |ctx: Ctx, p: PressParams| async move { key_phase(&ctx, p.key, true).await },
+            |ctx: Ctx, tab: TabId, p: PressParams| async move { key_phase(&ctx, tab, p.key, true).await },
         ),
-        tool(
+        tab_tool(
             "keyup",
             "Release a key pressed with keydown.",
             ACTION,
-            |ctx: Ctx, p: PressParams| async move { key_phase(&ctx, p.key, false).await },
+            |ctx: Ctx, tab: TabId, p: PressParams| async move { key_phase(&ctx, tab, p.key, false).await },
         ),
     ]
 }
@@ -49,8 +50,7 @@ async fn focused(ctx: &Ctx, tab: u64) -> Result<Value, ToolError> {
     ctx.agent(tab, "focused", json!({})).await
 }
 
-async fn keyboard_type(ctx: &Ctx, text: String) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn keyboard_type(ctx: &Ctx, tab: TabId, text: String) -> ToolResult {
     let typed = text.chars().count();
     ctx.app
         .browser
@@ -68,8 +68,7 @@ async fn keyboard_type(ctx: &Ctx, text: String) -> ToolResult {
     Ok(ToolOutput::json(result))
 }
 
-async fn insert_text(ctx: &Ctx, text: String) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn insert_text(ctx: &Ctx, tab: TabId, text: String) -> ToolResult {
     let before = focused(ctx, tab).await?;
     if before.get("value").is_none() {
         return Err(ToolError::new(
@@ -91,8 +90,7 @@ async fn insert_text(ctx: &Ctx, text: String) -> ToolResult {
     ))
 }
 
-async fn key_phase(ctx: &Ctx, key: String, down: bool) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn key_phase(ctx: &Ctx, tab: TabId, key: String, down: bool) -> ToolResult {
     let state = ctx
         .app
         .browser

@@ -40,7 +40,7 @@ pub mod tabs;
 pub mod wait;
 
 pub use declaration::{
-    tool, Ctx, Hints, ToolDef, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, READ_ONLY,
+    tab_tool, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, READ_ONLY,
 };
 pub use dispatch::{dispatch, dispatch_at, DEFAULT_TOOL_TIMEOUT};
 pub use output::ToolOutput;

@@ -2,8 +2,9 @@
 
 use super::identity::NoParams;
 use super::page::normalize_url;
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, NAVIGATES, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, NAVIGATES, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::TabId;
 use crate::bridge::Navigation;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -12,51 +13,49 @@ use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "open",
             "Navigate this session's tab to a URL and wait for the page to load (timeout in ms, default 25000). Returns the final URL and title; a failed load is an error.",
             NAVIGATES,
-            |ctx: Ctx, p: OpenParams| async move {
+            |ctx: Ctx, tab: TabId, p: OpenParams| async move {
                 let url = normalize_url(&p.url)?;
                 let limit = p.timeout.map_or(LOAD_LIMIT, |ms| {
                     Duration::from_millis(ms.clamp(100, MAX_LOAD_MS))
                 });
-                navigate(&ctx, Navigation::Load(url), limit).await
+                navigate(&ctx, tab, Navigation::Load(url), limit).await
             },
         ),
-        tool(
+        tab_tool(
             "back",
             "Go back in this tab's history and wait for the page. Returns URL and title.",
             NAVIGATES,
-            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Back, LOAD_LIMIT).await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Back, LOAD_LIMIT).await },
         ),
-        tool(
+        tab_tool(
             "forward",
             "Go forward in this tab's history and wait for the page. Returns URL and title.",
             NAVIGATES,
-            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Forward, LOAD_LIMIT).await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Forward, LOAD_LIMIT).await },
         ),
-        tool(
+        tab_tool(
             "reload",
             "Reload the current page, bypassing the cache, and wait for it. Returns URL and title.",
             NAVIGATES,
-            |ctx: Ctx, _: NoParams| async move { navigate(&ctx, Navigation::Reload, LOAD_LIMIT).await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Reload, LOAD_LIMIT).await },
         ),
-        tool(
+        tab_tool(
             "get_url",
             "The URL of this session's tab.",
             READ_ONLY,
-            |ctx: Ctx, _: NoParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 Ok(ToolOutput::json(json!({"url": ctx.tab_info(tab)?.url})))
             },
         ),
-        tool(
+        tab_tool(
             "get_title",
             "The page title of this session's tab.",
             READ_ONLY,
-            |ctx: Ctx, _: NoParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 let summary = ctx.page_summary(tab).await?;
                 Ok(ToolOutput::json(json!({"title": summary["title"]})))
             },
@@ -78,10 +77,9 @@ pub struct OpenParams {
 pub const LOAD_LIMIT: Duration = Duration::from_secs(25);
 const MAX_LOAD_MS: u64 = 300_000;
 
-async fn navigate(ctx: &Ctx, nav: Navigation, limit: Duration) -> ToolResult {
+async fn navigate(ctx: &Ctx, tab: TabId, nav: Navigation, limit: Duration) -> ToolResult {
     // A new page: the frame chosen on the old one is gone.
     ctx.session.set_frame(None);
-    let tab = ctx.tab().await?;
     let target = match &nav {
         Navigation::Load(url) => Some(url.clone()),
         _ => None,

@@ -3,7 +3,7 @@
 //! and restored into another run, another profile even, so a site stays
 //! logged in.
 
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, CookieOp, CookieSpec, Navigation, TabId};
 use schemars::JsonSchema;
@@ -19,17 +19,17 @@ const RESTORE_PAGE: &str = "<!doctype html><title>Restoring saved state</title>"
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "state_save",
             "Save the profile's cookies and the localStorage of the open pages to a state file: by name (in the profile, default \"default\") or absolute path in the files folder. The file is readable by its owner only.",
             ACTION,
-            |ctx: Ctx, p: StateParams| async move { save(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: StateParams| async move { save(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "state_load",
             "Restore cookies and localStorage from a state file written by state_save (by name, or absolute path in the files folder), e.g. to stay logged in to a site in a fresh profile.",
             ACTION,
-            |ctx: Ctx, p: StateParams| async move { load(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: StateParams| async move { load(&ctx, tab, p).await },
         ),
     ]
 }
@@ -77,9 +77,8 @@ fn state_path(ctx: &Ctx, p: &StateParams, saving: bool) -> Result<PathBuf, ToolE
     }
 }
 
-async fn save(ctx: &Ctx, p: StateParams) -> ToolResult {
+async fn save(ctx: &Ctx, tab: TabId, p: StateParams) -> ToolResult {
     let path = state_path(ctx, &p, true)?;
-    let tab = ctx.tab().await?;
     let op = CookieOp::Get { url: None };
     let cookies = ctx
         .app
@@ -125,7 +124,7 @@ async fn save(ctx: &Ctx, p: StateParams) -> ToolResult {
     })))
 }
 
-async fn load(ctx: &Ctx, p: StateParams) -> ToolResult {
+async fn load(ctx: &Ctx, tab: TabId, p: StateParams) -> ToolResult {
     let path = state_path(ctx, &p, false)?;
     let bytes = std::fs::read(&path).map_err(|e| {
         let code = if e.kind() == std::io::ErrorKind::NotFound {
@@ -144,7 +143,6 @@ async fn load(ctx: &Ctx, p: StateParams) -> ToolResult {
             path.display()
         )));
     }
-    let tab = ctx.tab().await?;
     let cookies = state["cookies"].as_array().cloned().unwrap_or_default();
     for cookie in &cookies {
         let spec = cookie_spec(cookie)?;

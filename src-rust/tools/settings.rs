@@ -1,8 +1,9 @@
 //! set_viewport, set_offline, set_headers, set_credentials, set_media: how
 //! the browser presents itself to sites, for every tab.
 
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
+use crate::base::tab::TabId;
 use crate::bridge::{Command, SettingsChange, SiteCredentials};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -15,36 +16,36 @@ const VIEWPORT_MAX: u32 = 7680;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "set_viewport",
             "Resize the page's viewport to width x height CSS pixels (the window grows around it); returns the page's innerWidth and innerHeight afterwards.",
             ACTION,
-            |ctx: Ctx, p: ViewportParams| async move { set_viewport(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: ViewportParams| async move { set_viewport(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "set_offline",
             "Take the browser offline (every request fails as with no network) or back online.",
             ACTION,
-            |ctx: Ctx, p: OfflineParams| async move { change(&ctx, SettingsChange::Offline(p.offline)).await },
+            |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
         ),
-        tool(
+        tab_tool(
             "set_headers",
             "Send extra HTTP headers, e.g. {\"X-Test\": \"1\"}, on the navigations the browser starts (open, tab_new, reload); links, forms and sub-resources of pages go without them. {} removes them.",
             ACTION,
-            |ctx: Ctx, p: HeadersParams| async move { set_headers(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: HeadersParams| async move { set_headers(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "set_credentials",
             "Answer one site's HTTP authentication (Basic, Digest) with a user name and password: the origin given, or by default the current page's. Other sites are never sent them; wrong ones show the site's refusal. No user: ask the person again.",
             ACTION,
-            |ctx: Ctx, p: CredentialsParams| async move { set_credentials(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: CredentialsParams| async move { set_credentials(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "set_media",
             "Make pages see prefers-color-scheme dark or light (CSS media queries and matchMedia).",
             ACTION,
-            |ctx: Ctx, p: MediaParams| async move {
-                change(&ctx, SettingsChange::DarkScheme(matches!(p.color_scheme, Scheme::Dark))).await
+            |ctx: Ctx, tab: TabId, p: MediaParams| async move {
+                change(&ctx, tab, SettingsChange::DarkScheme(matches!(p.color_scheme, Scheme::Dark))).await
             },
         ),
     ]
@@ -89,18 +90,15 @@ pub struct CredentialsParams {
     origin: Option<String>,
 }
 
-async fn set_credentials(ctx: &Ctx, p: CredentialsParams) -> ToolResult {
+async fn set_credentials(ctx: &Ctx, tab: TabId, p: CredentialsParams) -> ToolResult {
     let (user, password) = match (p.user, p.pass) {
         (Some(user), pass) => (user, pass.unwrap_or_default()),
-        (None, None) => return change(ctx, SettingsChange::Credentials(None)).await,
+        (None, None) => return change(ctx, tab, SettingsChange::Credentials(None)).await,
         (None, Some(_)) => return Err(ToolError::invalid_params("give user with pass")),
     };
     let url = match p.origin {
         Some(origin) => origin,
-        None => {
-            let tab = ctx.tab().await?;
-            ctx.tab_info(tab)?.url
-        }
+        None => ctx.tab_info(tab)?.url,
     };
     let origin = crate::address::origin_of(&url).ok_or_else(|| {
         ToolError::invalid_params(format!(
@@ -112,7 +110,7 @@ async fn set_credentials(ctx: &Ctx, p: CredentialsParams) -> ToolResult {
         user,
         password,
     };
-    change(ctx, SettingsChange::Credentials(Some(credentials))).await
+    change(ctx, tab, SettingsChange::Credentials(Some(credentials))).await
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
@@ -129,8 +127,7 @@ pub struct MediaParams {
     color_scheme: Scheme,
 }
 
-async fn change(ctx: &Ctx, change: SettingsChange) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn change(ctx: &Ctx, tab: TabId, change: SettingsChange) -> ToolResult {
     Ok(ToolOutput::json(
         ctx.app
             .browser
@@ -139,7 +136,7 @@ async fn change(ctx: &Ctx, change: SettingsChange) -> ToolResult {
     ))
 }
 
-async fn set_viewport(ctx: &Ctx, p: ViewportParams) -> ToolResult {
+async fn set_viewport(ctx: &Ctx, tab: TabId, p: ViewportParams) -> ToolResult {
     for (name, v) in [("width", p.width), ("height", p.height)] {
         if !(VIEWPORT_MIN..=VIEWPORT_MAX).contains(&v) {
             return Err(ToolError::invalid_params(format!(
@@ -147,7 +144,6 @@ async fn set_viewport(ctx: &Ctx, p: ViewportParams) -> ToolResult {
             )));
         }
     }
-    let tab = ctx.tab().await?;
     let (width, height) = (p.width, p.height);
     let change = SettingsChange::Viewport { width, height };
     ctx.app
@@ -170,7 +166,7 @@ async fn set_viewport(ctx: &Ctx, p: ViewportParams) -> ToolResult {
     }
 }
 
-async fn set_headers(ctx: &Ctx, p: HeadersParams) -> ToolResult {
+async fn set_headers(ctx: &Ctx, tab: TabId, p: HeadersParams) -> ToolResult {
     let map = match (p.headers, p.headers_json) {
         (Some(map), None) => map,
         (None, Some(text)) => serde_json::from_str::<Map<String, Value>>(&text).map_err(|e| {
@@ -201,5 +197,5 @@ async fn set_headers(ctx: &Ctx, p: HeadersParams) -> ToolResult {
         }
         headers.push((name, value));
     }
-    change(ctx, SettingsChange::Headers(headers)).await
+    change(ctx, tab, SettingsChange::Headers(headers)).await
 }

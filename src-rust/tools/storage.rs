@@ -3,8 +3,9 @@
 //! storage of the page's origin).
 
 use super::identity::NoParams;
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
 use crate::base::error::ToolError;
+use crate::base::tab::TabId;
 use crate::bridge::{Command, CookieOp, CookieSpec};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -53,33 +54,44 @@ const SESSION: Area = Area {
 fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
     let area = a.area;
     vec![
-        tool(
+        tab_tool(
             a.names[0],
             a.descriptions[0],
             READ_ONLY,
-            move |ctx: Ctx, _: NoParams| async move { storage(&ctx, area, "get", json!({})).await },
+            move |ctx: Ctx, tab: TabId, _: NoParams| async move {
+                storage(&ctx, tab, area, "get", json!({})).await
+            },
         ),
-        tool(
+        tab_tool(
             a.names[1],
             a.descriptions[1],
             READ_ONLY,
-            move |ctx: Ctx, p: KeyParams| async move {
-                storage(&ctx, area, "get_key", json!({"key": p.key})).await
+            move |ctx: Ctx, tab: TabId, p: KeyParams| async move {
+                storage(&ctx, tab, area, "get_key", json!({"key": p.key})).await
             },
         ),
-        tool(
+        tab_tool(
             a.names[2],
             a.descriptions[2],
             super::ACTION,
-            move |ctx: Ctx, p: SetParams| async move {
-                storage(&ctx, area, "set", json!({"key": p.key, "value": p.value})).await
+            move |ctx: Ctx, tab: TabId, p: SetParams| async move {
+                storage(
+                    &ctx,
+                    tab,
+                    area,
+                    "set",
+                    json!({"key": p.key, "value": p.value}),
+                )
+                .await
             },
         ),
-        tool(
+        tab_tool(
             a.names[3],
             a.descriptions[3],
             DESTRUCTIVE,
-            move |ctx: Ctx, _: NoParams| async move { storage(&ctx, area, "clear", json!({})).await },
+            move |ctx: Ctx, tab: TabId, _: NoParams| async move {
+                storage(&ctx, tab, area, "clear", json!({})).await
+            },
         ),
     ]
 }
@@ -93,12 +105,11 @@ pub fn tools() -> Vec<ToolDef> {
 
 fn cookie_tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "cookies_get",
             "Cookies with every attribute (HttpOnly ones too): those the current page gets, those a request to `url` would carry, or with all=true every cookie of the profile.",
             READ_ONLY,
-            |ctx: Ctx, p: CookiesGetParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: CookiesGetParams| async move {
                 let url = match (p.all.unwrap_or(false), p.url) {
                     (true, _) => None,
                     (false, Some(url)) => Some(url),
@@ -108,18 +119,17 @@ fn cookie_tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Cookies { tab, op }).await?))
             },
         ),
-        tool(
+        tab_tool(
             "cookies_set",
             "Set a cookie: name and value, plus domain (default the current page's host), path (default /), expires (Unix seconds; none: a session cookie), secure, httpOnly, sameSite (strict, lax, none).",
             super::ACTION,
-            |ctx: Ctx, p: CookieSetParams| async move { cookies_set(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: CookieSetParams| async move { cookies_set(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "cookies_clear",
             "Delete every cookie of the profile, or only those of a domain (its subdomains too).",
             DESTRUCTIVE,
-            |ctx: Ctx, p: CookiesClearParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, p: CookiesClearParams| async move {
                 let op = CookieOp::Clear { domain: p.domain };
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Cookies { tab, op }).await?))
             },
@@ -200,7 +210,7 @@ async fn page_url(ctx: &Ctx, tab: u64) -> Result<String, ToolError> {
     Ok(url)
 }
 
-async fn cookies_set(ctx: &Ctx, p: CookieSetParams) -> ToolResult {
+async fn cookies_set(ctx: &Ctx, tab: TabId, p: CookieSetParams) -> ToolResult {
     if p.name.is_empty() || p.name.contains([';', '=', ' ', '\t', '\n', '\r', ',']) {
         return Err(ToolError::invalid_params(
             "name must be non-empty, without ; = , or whitespace",
@@ -211,7 +221,6 @@ async fn cookies_set(ctx: &Ctx, p: CookieSetParams) -> ToolResult {
             "value must not contain ; or line breaks",
         ));
     }
-    let tab = ctx.tab().await?;
     let domain = match p.domain {
         Some(domain) if !domain.trim().is_empty() => domain.trim().to_string(),
         _ => {
@@ -256,8 +265,7 @@ fn host_of(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
-async fn storage(ctx: &Ctx, area: &str, action: &str, extra: Value) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn storage(ctx: &Ctx, tab: TabId, area: &str, action: &str, extra: Value) -> ToolResult {
     let args = super::page::with(json!({"area": area, "action": action}), extra);
     Ok(ToolOutput::json(ctx.agent(tab, "storage", args).await?))
 }

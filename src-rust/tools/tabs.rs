@@ -5,7 +5,7 @@ use super::identity::NoParams;
 use super::navigation::LOAD_LIMIT;
 use super::page::{normalize_url, Before};
 use super::{
-    tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, READ_ONLY,
+    tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, READ_ONLY,
 };
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::NavCounters;
@@ -17,12 +17,11 @@ use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tool(
+        tab_tool(
             "close",
             "Close this session's tab. Closing the last tab leaves a blank one.",
             DESTRUCTIVE,
-            |ctx: Ctx, _: NoParams| async move {
-                let tab = ctx.tab().await?;
+            |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 close(&ctx, tab).await
             },
         ),

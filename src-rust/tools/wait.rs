@@ -5,7 +5,7 @@
 //! fails with TIMEOUT saying what it awaited and what it saw last.
 
 use super::page::POLL;
-use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabInfo;
 use crate::bridge::{tab_closed, Command, TabId};
@@ -34,35 +34,35 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(json!({"waited_ms": ms})))
             },
         ),
-        tool(
+        tab_tool(
             "wait_for",
             "Wait until an element matching a CSS selector is present and visible (default timeout 10000 ms). Returns its ref.",
             READ_ONLY,
-            |ctx: Ctx, p: WaitForParams| async move { wait_for(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: WaitForParams| async move { wait_for(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "wait_for_text",
             "Wait until the page shows a text (its visible text, same-origin frames included; default timeout 10000 ms).",
             READ_ONLY,
-            |ctx: Ctx, p: WaitTextParams| async move { wait_for_text(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: WaitTextParams| async move { wait_for_text(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "wait_for_url",
             "Wait until this tab's URL matches url_pattern: a glob (* within a path segment, ** across segments, ?), a /regex/ with optional i flag, or plain text the URL contains (default timeout 10000 ms).",
             READ_ONLY,
-            |ctx: Ctx, p: WaitUrlParams| async move { wait_for_url(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: WaitUrlParams| async move { wait_for_url(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "wait_for_load",
             "Wait until the page reaches a load state: load (default: the page and its resources), domcontentloaded (the document is parsed), networkidle (no request for 500 ms). Answers at once when the page is already there: after a script starts a navigation, wait_for_url first. Default timeout 10000 ms.",
             READ_ONLY,
-            |ctx: Ctx, p: WaitLoadParams| async move { wait_for_load(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: WaitLoadParams| async move { wait_for_load(&ctx, tab, p).await },
         ),
-        tool(
+        tab_tool(
             "wait_for_fn",
             "Wait until JavaScript run in the page gives a truthy value (an expression, or statements ending in return; promises are awaited). Returns that value. Default timeout 10000 ms, polling every 100 ms.",
             READ_ONLY,
-            |ctx: Ctx, p: WaitFnParams| async move { wait_for_fn(&ctx, p).await },
+            |ctx: Ctx, tab: TabId, p: WaitFnParams| async move { wait_for_fn(&ctx, tab, p).await },
         ),
     ]
 }
@@ -195,8 +195,7 @@ where
     }
 }
 
-async fn wait_for(ctx: &Ctx, p: WaitForParams) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn wait_for(ctx: &Ctx, tab: TabId, p: WaitForParams) -> ToolResult {
     let what = format!("no visible element matched {:?}", p.selector);
     let args = json!({"selector": p.selector});
     poll(limit(p.timeout), POLL * 2, &what, || async {
@@ -210,8 +209,7 @@ async fn wait_for(ctx: &Ctx, p: WaitForParams) -> ToolResult {
     .await
 }
 
-async fn wait_for_text(ctx: &Ctx, p: WaitTextParams) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn wait_for_text(ctx: &Ctx, tab: TabId, p: WaitTextParams) -> ToolResult {
     let what = format!("the page did not show {:?}", p.text);
     let args = json!({"text": p.text});
     poll(limit(p.timeout), POLL * 2, &what, || async {
@@ -297,9 +295,8 @@ fn glob_regex(glob: &str) -> Result<Regex, ToolError> {
     Regex::new(&source).map_err(|e| ToolError::invalid_params(format!("bad glob: {e}")))
 }
 
-async fn wait_for_url(ctx: &Ctx, p: WaitUrlParams) -> ToolResult {
+async fn wait_for_url(ctx: &Ctx, tab: TabId, p: WaitUrlParams) -> ToolResult {
     let pattern = UrlPattern::parse(&p.url_pattern)?;
-    let tab = ctx.tab().await?;
     let limit = limit(p.timeout);
     let start = Instant::now();
     let mut last = String::new();
@@ -330,9 +327,8 @@ async fn wait_for_url(ctx: &Ctx, p: WaitUrlParams) -> ToolResult {
     }
 }
 
-async fn wait_for_load(ctx: &Ctx, p: WaitLoadParams) -> ToolResult {
+async fn wait_for_load(ctx: &Ctx, tab: TabId, p: WaitLoadParams) -> ToolResult {
     let state = p.state.unwrap_or(LoadState::Load);
-    let tab = ctx.tab().await?;
     let name = serde_json::to_value(state).unwrap_or_default();
     let what = format!("the page did not reach {}", name.as_str().unwrap_or("load"));
     let every = match state {
@@ -414,8 +410,7 @@ where
     }
 }
 
-async fn wait_for_fn(ctx: &Ctx, p: WaitFnParams) -> ToolResult {
-    let tab = ctx.tab().await?;
+async fn wait_for_fn(ctx: &Ctx, tab: TabId, p: WaitFnParams) -> ToolResult {
     let every = Duration::from_millis(p.polling.unwrap_or(100).clamp(10, 10_000));
     let what = "the script did not give a truthy value".to_string();
     let script = p.script;
