@@ -2,7 +2,7 @@
 //! command answers once the page has handled every event it sent.
 
 use super::{delivery, input, SharedBrowser};
-use crate::base::error::{ErrorCode, ToolError};
+use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Output, Reply};
 use serde_json::Value;
@@ -16,12 +16,12 @@ pub(super) fn with_chord(
     tab: TabId,
     combo: &str,
     reply: Reply,
-    action: impl FnOnce(&webkit2gtk::WebView, &input::Chord) -> Result<Value, String> + 'static,
+    action: impl FnOnce(&webkit2gtk::WebView, &input::Chord) -> Result<Value, ToolError> + 'static,
 ) {
     match input::parse_chord(combo) {
         Ok(chord) => with_front_tab(browser, tab, reply, move |view| action(view, &chord)),
-        Err(message) => {
-            let _ = reply.send(Err(ToolError::invalid_params(message)));
+        Err(error) => {
+            let _ = reply.send(Err(error));
         }
     }
 }
@@ -33,7 +33,7 @@ pub(super) fn with_front_tab(
     browser: &SharedBrowser,
     tab: TabId,
     reply: Reply,
-    action: impl FnOnce(&webkit2gtk::WebView) -> Result<Value, String> + 'static,
+    action: impl FnOnce(&webkit2gtk::WebView) -> Result<Value, ToolError> + 'static,
 ) {
     let (view, state, was_front) = {
         let mut b = browser.borrow_mut();
@@ -71,8 +71,8 @@ pub(super) fn with_front_tab(
                     let _ = reply.send(Ok(Output::Value(value)));
                 });
             }
-            Err(message) => {
-                let _ = reply.send(Err(ToolError::new(ErrorCode::NotInteractable, message)));
+            Err(error) => {
+                let _ = reply.send(Err(error));
             }
         }
     };

@@ -2,6 +2,7 @@
 //! see real user actions (`isTrusted`, text typed into fields, focus moves).
 
 use super::delivery::{Kind, Tally};
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::MouseAction;
 use glib::translate::{from_glib_full, ToGlibPtr};
 use gtk::prelude::*;
@@ -121,11 +122,11 @@ struct Target {
     root_y: f64,
 }
 
-fn pointer_target(view: &WebView) -> Result<Target, String> {
+fn pointer_target(view: &WebView) -> Result<Target, ToolError> {
     let widget = view.upcast_ref::<gtk::Widget>();
     let window = widget
         .window()
-        .ok_or("the tab is not shown yet; try again")?;
+        .ok_or_else(|| not_ready("the tab is not shown yet; try again"))?;
     let (dx, dy) = if widget.has_window() {
         (0.0, 0.0)
     } else {
@@ -137,7 +138,7 @@ fn pointer_target(view: &WebView) -> Result<Target, String> {
         .display()
         .default_seat()
         .and_then(|seat| seat.pointer())
-        .ok_or("no pointer device on this display")?;
+        .ok_or_else(|| not_ready("no pointer device on this display"))?;
     Ok(Target {
         window,
         device,
@@ -153,7 +154,7 @@ fn event_time() -> u32 {
 }
 
 /// Moves the pointer to (x, y), then clicks, presses or releases a button.
-pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(), String> {
+pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(), ToolError> {
     let t = pointer_target(view)?;
     let (wx, wy) = (x + t.dx, y + t.dy);
     dispatch(motion_event(&t, wx, wy));
@@ -334,9 +335,13 @@ fn button_event(
 
 /// Gives keyboard focus to the web view. Without a window manager the
 /// toplevel is never activated, so tell it it has focus first.
-pub fn focus(view: &WebView) -> Result<(), String> {
-    let toplevel = view.toplevel().ok_or("the tab has no window")?;
-    let window = toplevel.window().ok_or("the window is not shown yet")?;
+pub fn focus(view: &WebView) -> Result<(), ToolError> {
+    let toplevel = view
+        .toplevel()
+        .ok_or_else(|| not_ready("the tab has no window"))?;
+    let window = toplevel
+        .window()
+        .ok_or_else(|| not_ready("the window is not shown yet"))?;
     // SAFETY: an owned focus-change event with its window referenced.
     unsafe {
         let raw = gdk_sys::gdk_event_new(gdk_sys::GDK_FOCUS_CHANGE);
@@ -371,9 +376,11 @@ pub struct Chord {
 
 /// Parses `Enter`, `a`, `Control+a`, `Shift+Tab`, `F5`... (DOM key names
 /// or GDK key names).
-pub fn parse_chord(combo: &str) -> Result<Chord, String> {
+pub fn parse_chord(combo: &str) -> Result<Chord, ToolError> {
     if combo.is_empty() {
-        return Err("key is empty; use a name such as Enter, Tab, Escape, ArrowDown or a".into());
+        return Err(ToolError::invalid_params(
+            "key is empty; use a name such as Enter, Tab, Escape, ArrowDown or a",
+        ));
     }
     let mut parts: Vec<&str> = if combo == "+" {
         vec!["+"]
@@ -394,19 +401,20 @@ pub fn parse_chord(combo: &str) -> Result<Chord, String> {
             "alt" | "option" => ("Alt_L", gdk_sys::GDK_MOD1_MASK),
             "meta" | "super" | "command" | "cmd" => ("Super_L", gdk_sys::GDK_SUPER_MASK),
             other => {
-                return Err(format!(
+                return Err(ToolError::invalid_params(format!(
                     "unknown modifier {other:?} in {combo:?}; use Control, Shift, Alt or Meta"
-                ))
+                )))
             }
         };
         modifiers.push(Key {
-            keyval: keyval_from_name(name).ok_or("modifier missing from keymap")?,
+            keyval: keyval_from_name(name)
+                .ok_or_else(|| ToolError::internal("modifier missing from keymap"))?,
             text: None,
         });
         mask |= bit;
     }
     let key = key_from_name(key_name)
-        .ok_or_else(|| format!("unknown key {key_name:?}; use a name such as Enter, Tab, Escape, ArrowDown, F5 or a single character"))?;
+        .ok_or_else(|| ToolError::invalid_params(format!("unknown key {key_name:?}; use a name such as Enter, Tab, Escape, ArrowDown, F5 or a single character")))?;
     Ok(Chord {
         modifiers,
         mask,
@@ -491,22 +499,22 @@ fn keymap_entry(display: &gdk::Display, keyval: u32) -> (u16, u8, bool) {
 
 /// Focuses the view and gives what key events need: its toplevel's
 /// window, the display and the keyboard device.
-fn keyboard_target(view: &WebView) -> Result<(gdk::Window, gdk::Display, gdk::Device), String> {
+fn keyboard_target(view: &WebView) -> Result<(gdk::Window, gdk::Display, gdk::Device), ToolError> {
     focus(view)?;
     let window = view
         .toplevel()
         .and_then(|t| t.window())
-        .ok_or("the window is not shown yet")?;
+        .ok_or_else(|| not_ready("the window is not shown yet"))?;
     let display = window.display();
     let keyboard = display
         .default_seat()
         .and_then(|s| s.keyboard())
-        .ok_or("no keyboard device on this display")?;
+        .ok_or_else(|| not_ready("no keyboard device on this display"))?;
     Ok((window, display, keyboard))
 }
 
 /// Presses and releases a chord on the focused web view.
-pub fn press(view: &WebView, chord: &Chord) -> Result<(), String> {
+pub fn press(view: &WebView, chord: &Chord) -> Result<(), ToolError> {
     let (window, display, keyboard) = keyboard_target(view)?;
     let mut mask = 0;
     for m in &chord.modifiers {
@@ -556,7 +564,7 @@ pub fn press(view: &WebView, chord: &Chord) -> Result<(), String> {
 
 /// Presses (`down`) or releases a chord's keys without the other half, for
 /// keydown/keyup: held modifiers then apply to later keys and clicks.
-pub fn key_phase(view: &WebView, chord: &Chord, down: bool) -> Result<(), String> {
+pub fn key_phase(view: &WebView, chord: &Chord, down: bool) -> Result<(), ToolError> {
     let (window, display, keyboard) = keyboard_target(view)?;
     let kind = if down {
         gdk_sys::GDK_KEY_PRESS
@@ -576,7 +584,7 @@ pub fn key_phase(view: &WebView, chord: &Chord, down: bool) -> Result<(), String
 }
 
 /// Types text key by key, as a person would.
-pub fn type_text(view: &WebView, text: &str) -> Result<(), String> {
+pub fn type_text(view: &WebView, text: &str) -> Result<(), ToolError> {
     for c in text.chars() {
         let chord = Chord {
             modifiers: Vec::new(),
@@ -653,4 +661,10 @@ fn key_event(
         gdk_sys::gdk_event_set_device(raw, keyboard.to_glib_none().0);
         from_glib_full(raw)
     }
+}
+
+/// The view cannot take input now (not shown yet, no device): the page
+/// was not reached.
+pub fn not_ready(why: &str) -> ToolError {
+    ToolError::new(ErrorCode::NotInteractable, why)
 }

@@ -4,6 +4,8 @@
 //! run time; without it, or on a display that is not X11, drags fall back
 //! to GDK events.
 
+use super::input::not_ready;
+use crate::base::error::ToolError;
 use glib::translate::ToGlibPtr;
 use gtk::prelude::*;
 use std::ffi::{c_int, c_uint, c_ulong, c_void, CStr};
@@ -52,10 +54,18 @@ fn load() -> Option<XTest> {
 
 /// Moves the X pointer to (x, y) of the view and optionally presses
 /// (`Some((button, true))`) or releases a button there.
-pub fn pointer(view: &WebView, x: f64, y: f64, button: Option<(u32, bool)>) -> Result<(), String> {
-    let xtest = library().ok_or("the XTEST library (libXtst.so.6) is not installed")?;
+pub fn pointer(
+    view: &WebView,
+    x: f64,
+    y: f64,
+    button: Option<(u32, bool)>,
+) -> Result<(), ToolError> {
+    let xtest =
+        library().ok_or_else(|| not_ready("the XTEST library (libXtst.so.6) is not installed"))?;
     let widget = view.upcast_ref::<gtk::Widget>();
-    let window = widget.window().ok_or("the tab is not shown yet")?;
+    let window = widget
+        .window()
+        .ok_or_else(|| not_ready("the tab is not shown yet"))?;
     let display = window.display();
     let raw: *mut gdk_sys::GdkDisplay = display.to_glib_none().0;
     // SAFETY: a type check on a live GObject, then the X display it wraps.
@@ -65,7 +75,7 @@ pub fn pointer(view: &WebView, x: f64, y: f64, button: Option<(u32, bool)>) -> R
             gdk_x11_display_get_type(),
         ) != 0;
         if !is_x11 {
-            return Err("the display is not an X11 display".into());
+            return Err(not_ready("the display is not an X11 display"));
         }
         gdk_x11_display_get_xdisplay(raw)
     };
