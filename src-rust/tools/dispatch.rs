@@ -177,6 +177,14 @@ mod tests {
     use crate::tools::output::ToolOutput;
     use tokio::time::Instant;
 
+    /// A program around a fake browser, logged in, and an agent's session.
+    fn logged_in() -> (Arc<App>, Arc<FakeBrowser>, Arc<Session>) {
+        let (app, fake) = FakeBrowser::app();
+        log_in(&app);
+        let session = agent_session(&app);
+        (app, fake, session)
+    }
+
     fn value(output: ToolOutput) -> Value {
         match output {
             ToolOutput::Json(map) => Value::Object(map),
@@ -197,10 +205,8 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn paused_agents_reach_no_page() {
-        let (app, fake) = FakeBrowser::app();
-        log_in(&app);
+        let (app, fake, session) = logged_in();
         app.paused.store(true, std::sync::atomic::Ordering::SeqCst);
-        let session = agent_session(&app);
         let error = dispatch(&app, &session, "click", json!({"ref": "@e1"}))
             .await
             .unwrap_err();
@@ -210,9 +216,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn tab_state_is_read_without_a_round_trip() {
-        let (app, fake) = FakeBrowser::app();
-        log_in(&app);
-        let session = agent_session(&app);
+        let (app, fake, session) = logged_in();
         let url = dispatch(&app, &session, "get_url", json!({}))
             .await
             .unwrap();
@@ -222,8 +226,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_tab_closed_mid_call_ends_it_once_with_no_tab() {
-        let (app, fake) = FakeBrowser::app();
-        log_in(&app);
+        let (app, fake, session) = logged_in();
         // A second tab to fall back to, which a retry would act on.
         fake.state.send_modify(|s| {
             s.tabs.push(crate::tools::fake_browser::loaded_tab(
@@ -240,7 +243,6 @@ mod tests {
                 let _ = reply.send(Err(crate::bridge::tab_closed()));
             }
         });
-        let session = agent_session(&app);
         let error = dispatch(&app, &session, "get_text", json!({"selector": "p"}))
             .await
             .unwrap_err();
@@ -251,8 +253,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_click_that_asks_for_no_navigation_answers_at_once() {
-        let (app, fake) = FakeBrowser::app();
-        log_in(&app);
+        let (app, fake, session) = logged_in();
         fake.answer_with(|_, command, reply| {
             let answer = match command {
                 Command::Agent { .. } => json!({"x": 10.0, "y": 20.0}),
@@ -260,7 +261,6 @@ mod tests {
             };
             let _ = reply.send(Ok(Output::Value(answer)));
         });
-        let session = agent_session(&app);
         let start = Instant::now();
         let clicked = value(
             dispatch(&app, &session, "click", json!({"ref": "@e1"}))
@@ -274,8 +274,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_click_that_asks_for_a_navigation_waits_for_its_load() {
-        let (app, fake) = FakeBrowser::app();
-        log_in(&app);
+        let (app, fake, session) = logged_in();
         fake.answer_with(|fake, command, reply| {
             let answer = match command {
                 Command::Agent { .. } => json!({"x": 10.0, "y": 20.0}),
@@ -305,7 +304,6 @@ mod tests {
             };
             let _ = reply.send(Ok(Output::Value(answer)));
         });
-        let session = agent_session(&app);
         let start = Instant::now();
         let clicked = value(
             dispatch(&app, &session, "click", json!({"ref": "@e1"}))
@@ -323,9 +321,7 @@ mod tests {
 
     #[tokio::test(start_paused = true)]
     async fn a_browser_that_never_answers_times_the_call_out() {
-        let (app, fake) = FakeBrowser::app();
-        log_in(&app);
-        let session = agent_session(&app);
+        let (app, fake, session) = logged_in();
         let start = Instant::now();
         let error = dispatch(&app, &session, "get_text", json!({"selector": "p"}))
             .await
