@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { REPO_ROOT, startBrowser } from './support/browser.mjs';
 import { TEST_NSEC, callJson, connectMcp } from './support/mcp.mjs';
+import { startLoggedIn } from './support/session.mjs';
 
 // The plan's tool names (the contract), by family.
 const PLAN = [
@@ -35,17 +36,13 @@ const PLAN = [
 const LAST = ['close_all', 'logout'];
 
 describe('the tool catalogue', { timeout: 240_000 }, () => {
-  let browser;
+  let session;
   let mcp;
   before(async () => {
-    browser = await startBrowser();
-    mcp = await connectMcp(browser);
-    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+    session = await startLoggedIn();
+    ({ mcp } = session);
   }, { timeout: 90_000 });
-  after(async () => {
-    await mcp?.close().catch(() => {});
-    await browser?.stop();
-  });
+  after(async () => { await session?.stop(); });
 
   it('lists exactly the plan\'s 100 tools, each described and in the README, under 12,000 tokens', async () => {
     const tools = await mcp.listTools();

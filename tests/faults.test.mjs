@@ -13,14 +13,14 @@ import { startFixtureServer } from './support/fixture-server.mjs';
 import { TEST_NSEC, callError, callJson, connectMcp, mcpPost, rpc, initializeParams } from './support/mcp.mjs';
 import { sleep, waitFor } from './support/wait.mjs';
 import { descendants } from './support/procs.mjs';
+import { startLoggedIn } from './support/session.mjs';
+import { agentCall, connectPanel } from './support/agent.mjs';
 
 describe('faults', { timeout: 240_000 }, () => {
   it('a crashed web process is reported, reload recovers, the server stays up', { timeout: 90_000 }, async () => {
-    const fixtures = await startFixtureServer();
-    const browser = await startBrowser();
-    const mcp = await connectMcp(browser);
+    const session = await startLoggedIn();
+    const { fixtures, browser, mcp } = session;
     try {
-      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(mcp, 'open', { url: fixtures.url('form.html') });
       const web = descendants(browser.pid).filter((p) => p.comm.startsWith('WebKitWebProces'));
       assert.ok(web.length >= 1, 'a web process runs the page');
@@ -34,9 +34,7 @@ describe('faults', { timeout: 240_000 }, () => {
       await callJson(mcp, 'reload');
       assert.equal((await callJson(mcp, 'get_title')).title, 'Sign up', 'reload brought the page back');
     } finally {
-      await mcp.close().catch(() => {});
-      await browser.stop();
-      await fixtures.close();
+      await session.stop();
     }
   });
 
@@ -46,11 +44,9 @@ describe('faults', { timeout: 240_000 }, () => {
   // took 30 s after a navigation from the address bar).
   for (const [where, host] of [['another site', 'localhost'], ['the same site', '127.0.0.1']]) {
     it(`a call in flight when the page moves to ${where} answers when the new page commits`, { timeout: 60_000 }, async () => {
-      const fixtures = await startFixtureServer();
-      const browser = await startBrowser();
-      const mcp = await connectMcp(browser);
+      const session = await startLoggedIn();
+      const { fixtures, browser, mcp } = session;
       try {
-        await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
         await callJson(mcp, 'open', { url: fixtures.url('form.html') });
         const next = JSON.stringify(fixtures.url('slow?ms=200').replace('127.0.0.1', host));
         // The script's promise never settles; the page moves on under it.
@@ -60,20 +56,16 @@ describe('faults', { timeout: 240_000 }, () => {
         await waitFor(async () => /\/slow\?ms=200$/.test((await callJson(mcp, 'get_url')).url), 'the new page');
         assert.equal((await callJson(mcp, 'eval', { script: '1 + 1' })).value, 2, 'the new page answers calls');
       } finally {
-        await mcp.close().catch(() => {});
-        await browser.stop();
-        await fixtures.close();
+        await session.stop();
       }
     });
   }
 
   it('a page stuck in a loop costs its call a timeout, not the server', { timeout: 90_000 }, async () => {
-    const fixtures = await startFixtureServer();
-    const browser = await startBrowser();
-    const mcp = await connectMcp(browser);
+    const session = await startLoggedIn();
+    const { fixtures, browser, mcp } = session;
     const other = await connectMcp(browser);
     try {
-      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(mcp, 'open', { url: fixtures.url('form.html') });
       await callJson(mcp, 'eval', { script: 'setTimeout(() => { for (;;) {} }, 10); 1' });
       const started = Date.now();
@@ -88,19 +80,15 @@ describe('faults', { timeout: 240_000 }, () => {
       assert.ok(took < 10_000, `the stuck call ended after ${took} ms`);
       assert.ok(pingMs < 2000, `another session waited ${pingMs} ms`);
     } finally {
-      await mcp.close().catch(() => {});
       await other.close().catch(() => {});
-      await browser.stop();
-      await fixtures.close();
+      await session.stop();
     }
   });
 
   it('a page that never finishes loading ends open at its timeout; the tab moves on', { timeout: 60_000 }, async () => {
-    const fixtures = await startFixtureServer();
-    const browser = await startBrowser();
-    const mcp = await connectMcp(browser);
+    const session = await startLoggedIn();
+    const { fixtures, browser, mcp } = session;
     try {
-      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       const started = Date.now();
       const message = await callError(mcp, 'open', { url: fixtures.url('slow?ms=60000'), timeout: 1500 }, 'TIMEOUT');
       const took = Date.now() - started;
@@ -108,9 +96,7 @@ describe('faults', { timeout: 240_000 }, () => {
       assert.ok(took < 8000, `open gave up after ${took} ms`);
       assert.equal((await callJson(mcp, 'open', { url: fixtures.url('form.html') })).title, 'Sign up');
     } finally {
-      await mcp.close().catch(() => {});
-      await browser.stop();
-      await fixtures.close();
+      await session.stop();
     }
   });
 
@@ -155,7 +141,12 @@ describe('faults', { timeout: 240_000 }, () => {
 
   it('clients that vanish mid-call and fifty sessions at once leave the server serving', { timeout: 60_000 }, async () => {
     const browser = await startBrowser();
+    const panel = await connectPanel(browser);
     try {
+      // Logged in, so that the calls below run (logged out, they are refused at once).
+      const first = await connectMcp(browser);
+      await callJson(first, 'login', { method: 'local', nsec: TEST_NSEC });
+      await first.close();
       const sessions = await Promise.all(Array.from({ length: 50 }, () => mcpPost(browser, rpc('initialize', initializeParams()))));
       assert.ok(sessions.every((s) => s.status === 200 && s.sessionId), 'fifty sessions');
       assert.equal(new Set(sessions.map((s) => s.sessionId)).size, 50);
@@ -170,12 +161,16 @@ describe('faults', { timeout: 240_000 }, () => {
         }).catch(() => {});
         return controller;
       });
-      await new Promise((r) => setTimeout(r, 200));
+      // The window's activity indicator shows when all ten are running.
+      await waitFor(async () => (await agentCall(panel, 'window_layout')).activity.includes('10 agents working'),
+        'the window to show the ten calls running');
       for (const c of aborts) c.abort();
       const mcp = await connectMcp(browser);
-      assert.equal((await callJson(mcp, 'login_status')).logged_in, false, 'still serving');
+      assert.equal((await callJson(mcp, 'login_status')).logged_in, true, 'still serving');
+      assert.equal(typeof (await callJson(mcp, 'get_url')).url, 'string', 'and running tools');
       await mcp.close();
     } finally {
+      await panel.close();
       await browser.stop();
     }
   });
@@ -195,11 +190,9 @@ describe('faults', { timeout: 240_000 }, () => {
   };
   for (const [ending, end] of Object.entries(endings)) {
     it(`${ending} ends the browser cleanly: no process is left behind`, { timeout: 60_000 }, async () => {
-      const fixtures = await startFixtureServer();
-      const browser = await startBrowser();
+      const session = await startLoggedIn();
+      const { fixtures, browser, mcp } = session;
       try {
-        const mcp = await connectMcp(browser);
-        await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
         await callJson(mcp, 'open', { url: fixtures.url('form.html') });
         await mcp.close();
         const family = descendants(browser.pid);
@@ -211,8 +204,7 @@ describe('faults', { timeout: 240_000 }, () => {
         await waitFor(async () => family.every((p) => !existsSync(`/proc/${p.pid}`) || readFileSync(`/proc/${p.pid}/stat`, 'utf8').includes(') Z ')),
           'every child process to end');
       } finally {
-        await browser.stop();
-        await fixtures.close();
+        await session.stop();
       }
     });
   }

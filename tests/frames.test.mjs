@@ -92,7 +92,10 @@ describe('frames', { timeout: 120_000 }, () => {
       win.postMessage({ __sovereignFrameRequest: { nonce: 'n1', body, mac: '0'.repeat(64) } }, '*');
       win.postMessage({ __sovereignFrameRequest: { nonce: 'n2', body } }, '*');
       true` });
-    await new Promise((r) => setTimeout(r, 400));
+    // A real request to the frame's agent goes the same way, after the forged
+    // ones (messages from one window to another arrive in order): once it is
+    // answered, the frame's agent has seen the forged requests too.
+    assert.equal(typeof (await callText(mcp, 'get_text', { ref: note })), 'string', 'the frame agent answers a real request');
     assert.equal((await call('eval', { script: frameFocused })).value, false, 'a forged request did nothing');
     await call('focus', { ref: note });
     await waitFor(async () => (await call('eval', { script: frameFocused })).value === true, 'the real focus to reach the frame');

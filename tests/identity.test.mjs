@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { connectAgent, agentCall, agentError } from './support/agent.mjs';
 import { TEST_NSEC, TEST_NPUB, callError, callJson, connectMcp } from './support/mcp.mjs';
+import { waitFor } from './support/wait.mjs';
 
 // NIP-06's published vectors.
 const WORDS_12 = 'leader monkey parrot ring guide accident before fence cannon height naive bean';
@@ -85,12 +86,17 @@ describe('identity', { timeout: 180_000 }, () => {
   });
 
   test('no secret appears in any result or in the trace-level log', async () => {
+    const from = log.length;
     const results = [];
     results.push(await call('login', { method: 'local', nsec: TEST_NSEC }));
     results.push(await call('login', { method: 'local', privkey_hex: PRIVKEY_HEX }));
     results.push(await call('login', { method: 'seed', mnemonic: WORDS_24, passphrase: 'correct horse' }));
     results.push(await call('login_status'));
-    await new Promise((r) => setTimeout(r, 300)); // let the log drain
+    // The log has the last call's line: everything these calls logged is in.
+    const lines = () => log.slice(from).split('\n');
+    await waitFor(() => lines().filter((l) => l.includes('identity logged in')).length === 3
+      && lines().some((l) => l.includes('tool ok') && l.includes('login_status')),
+    'the log to record the three logins and the login_status call');
     assert.ok(log.length > 1000, 'the trace log should have content');
     assert.match(log, /identity logged in/, 'the log should record the logins');
     const haystack = `${log}\n${JSON.stringify(results)}`;

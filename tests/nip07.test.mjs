@@ -17,7 +17,7 @@ import { startFixtureServer } from './support/fixture-server.mjs';
 import { connectPanel } from './support/agent.mjs';
 import { startBunker } from './support/bunker.mjs';
 import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp } from './support/mcp.mjs';
-import { waitFor, sleep } from './support/wait.mjs';
+import { waitFor } from './support/wait.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
@@ -287,9 +287,11 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.deepEqual((await state()).prompts, [], 'nothing to ask about what cannot be done');
 
     // The call starts logged in, and the page asks after the logout.
-    const later = inPage(`new Promise((r) => setTimeout(r, 1500)).then(() => ${settle('window.nostr.getPublicKey()')})`);
-    await sleep(300);
+    // The page's script waits for the fixture server, which answers once the test has logged out.
+    const later = inPage(`fetch('/hold?name=after-logout').then(() => ${settle('window.nostr.getPublicKey()')})`);
+    await waitFor(() => fixtures.held('after-logout'), 'the page\'s call to start');
     await callJson(mcp, 'logout');
+    fixtures.release('after-logout');
     const out = await later;
     assert.equal(out.ok, false);
     assert.match(out.error, /no identity is logged in/);

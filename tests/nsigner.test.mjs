@@ -97,8 +97,8 @@ describe('nsigner login', { timeout: 180_000 }, () => {
     assert.equal(typeof (await call('get_url')).url, 'string');
     // The device goes away: the status says so.
     emu.stop();
-    await new Promise((r) => setTimeout(r, 200));
-    assert.equal((await call('login_status')).signer_reachable, false);
+    await waitFor(async () => (await call('login_status')).signer_reachable === false,
+      'login_status to say the signer is unreachable', 5_000);
   });
 
   test('over TCP, with a key index', async () => {

@@ -10,7 +10,7 @@ import http from 'node:http';
 import { mkdirSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { sleep, waitFor as eventually } from './support/wait.mjs';
+import { waitFor as eventually } from './support/wait.mjs';
 import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { startBunker } from './support/bunker.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
@@ -251,7 +251,12 @@ describe('control panel', { timeout: 300_000 }, () => {
     await eventually(async () => /not logged in/i.test(await identityText()), 'the state again after a reload');
     assert.ok(await page.locator('#token-banner').isHidden(), 'no "needs the key" banner after a reload');
 
-    await sleep(500); // late errors
+    // Late errors would come while the reloaded page handles what is pushed
+    // to it: a call made now is pushed, and shown once the page has handled it.
+    const rows = await logRows('login_status').count();
+    await status();
+    await eventually(async () => (await logRows('login_status').count()) > rows, 'the page to show a call made after the reload');
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     assert.deepEqual(consoleErrors, [], 'no console errors');
     assert.deepEqual(foreignRequests(), [], `only requests to ${panelOrigin}`);
     assert.ok(requests.some((u) => u.startsWith(`ws://${new URL(panelOrigin).host}/api/panel`)),
@@ -436,7 +441,8 @@ describe('control panel', { timeout: 300_000 }, () => {
     await pause.click();
     assert.equal(await pause.getAttribute('aria-pressed'), 'true', 'the Pause button is pressed');
     await callJson(mcp, 'get_title');
-    await sleep(1500);
+    // The panel has the call (it counts it as waiting) and shows no row for it.
+    await eventually(async () => /1 waiting/.test(await seen('#log-count')), 'the log count to say one call is waiting');
     assert.equal(await logRows('get_title').count(), count, 'no new row while paused');
     await pause.click();
     assert.equal(await pause.getAttribute('aria-pressed'), 'false');
@@ -536,7 +542,8 @@ describe('control panel', { timeout: 300_000 }, () => {
     } finally {
       await evil.close();
     }
-    await sleep(300);
+    // Each request above was answered before the next was sent; this status
+    // call comes after them all.
     assert.deepEqual(await status(), before, 'nobody was logged in or out by the other site');
 
     // What the server answers a foreign Origin, seen directly.
@@ -588,7 +595,8 @@ describe('control panel', { timeout: 300_000 }, () => {
 
     // From the top, as a person first sees it (the header stays at the top of the page).
     await page.evaluate(() => window.scrollTo(0, 0));
-    await sleep(300);
+    await page.waitForFunction(() => window.scrollY === 0);
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
     mkdirSync(ARTIFACTS, { recursive: true });
     const file = path.join(ARTIFACTS, 'panel.png');
     await page.screenshot({ path: file, fullPage: true, timeout: 15_000 });

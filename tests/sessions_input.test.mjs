@@ -8,6 +8,7 @@ import { connectAgent, agentCall } from './support/agent.mjs';
 import { callError, callJson, callText, connectMcp, mcpPost, openSession, rpc } from './support/mcp.mjs';
 import { refOf } from './support/snapshot.mjs';
 import { assertPngBase64 } from './support/png.mjs';
+import { waitFor } from './support/wait.mjs';
 
 describe('input, sessions and tabs', { timeout: 300_000 }, () => {
   let browser;
@@ -163,7 +164,13 @@ describe('MCP session expiry', { timeout: 120_000 }, () => {
     const session = await openSession(browser);
     const alive = await mcpPost(browser, rpc('ping'), { sessionId: session.sessionId });
     assert.equal(alive.status, 200);
-    await new Promise((r) => setTimeout(r, 2500));
+    const idleSince = Date.now();
+    // Polling the session would keep it alive: the browser's log says when it ends.
+    await waitFor(() => browser.stderr().split('\n')
+      .some((l) => l.includes('MCP session expired') && l.includes(session.sessionId)),
+    'the log to say the idle session expired', 10_000);
+    const idle = Date.now() - idleSince;
+    assert.ok(idle >= 1000, `the session expired after ${idle} ms idle, before its idle second`);
     const gone = await mcpPost(browser, rpc('ping'), { sessionId: session.sessionId });
     assert.equal(gone.status, 404);
   }));

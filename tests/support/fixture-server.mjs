@@ -69,8 +69,29 @@ function send(res, status, type, body) {
   res.end(body);
 }
 
-async function handle(root, req, res) {
+/** A held request's name -> { arrived, release } (see `/hold`). */
+function holdFor(holds, name) {
+  let h = holds.get(name);
+  if (!h) {
+    h = { arrived: false };
+    h.released = new Promise((r) => { h.release = r; });
+    holds.set(name, h);
+  }
+  return h;
+}
+
+async function handle(root, holds, req, res) {
   const u = new URL(req.url, 'http://fixture.invalid');
+
+  if (u.pathname === '/hold') {
+    // Answered only when the test releases this name: a page's way to say
+    // "I got here" and to wait for the test.
+    const h = holdFor(holds, u.searchParams.get('name') || '');
+    h.arrived = true;
+    await h.released;
+    send(res, 200, TYPES['.txt'], 'released\n');
+    return;
+  }
 
   if (u.pathname === '/submit') {
     let params = u.searchParams;
@@ -145,8 +166,9 @@ async function handle(root, req, res) {
  * Returns { origin, url(path), close() }.
  */
 export async function startFixtureServer({ root = FIXTURES } = {}) {
+  const holds = new Map();
   const server = http.createServer((req, res) => {
-    handle(root, req, res).catch((err) => {
+    handle(root, holds, req, res).catch((err) => {
       if (!res.headersSent) send(res, 500, TYPES['.txt'], String(err) + '\n');
       else res.destroy();
     });
@@ -159,8 +181,13 @@ export async function startFixtureServer({ root = FIXTURES } = {}) {
   return {
     origin,
     url: (p = '/') => origin + (p.startsWith('/') ? p : '/' + p),
+    /** Whether a request to /hold?name=NAME has arrived. */
+    held: (name) => holdFor(holds, name).arrived,
+    /** Answers the requests to /hold?name=NAME, now and later. */
+    release: (name) => holdFor(holds, name).release(),
     close: () =>
       new Promise((resolve) => {
+        for (const h of holds.values()) h.release();
         server.closeAllConnections();
         server.close(() => resolve());
       }),
