@@ -11,10 +11,10 @@
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
+use sovereign_browser::base::error::ErrorCode;
 use sovereign_browser::nip07::{request, PageCall};
 use sovereign_browser::server::agent::parse_request;
 use sovereign_browser::server::jsonrpc::{self, classify, Incoming};
-use sovereign_browser::tools::error::ErrorCode;
 use sovereign_browser::tools::Registry;
 use std::sync::OnceLock;
 
