@@ -21,6 +21,9 @@ pub struct NavCounters {
     pub finished: u64,
     /// Loads that became downloads (the response was a file to save).
     pub diverted: u64,
+    /// New windows a gesture asked for (a target=_blank link): WebKit
+    /// decides on them before the tab for them opens.
+    pub windows: u64,
 }
 
 /// The last load that failed: the `started` count it belongs to, and why.
@@ -172,6 +175,7 @@ mod tests {
             committed: 1,
             finished: 1,
             diverted: 0,
+            windows: 0,
         };
         assert!(!tab.is_busy());
         tab.nav.started = 2;

@@ -360,6 +360,11 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
             if kind == PolicyDecisionType::NavigationAction && gesture && !same_document {
                 s.note_requested();
                 s.publish(view);
+            } else if kind == PolicyDecisionType::NewWindowAction && gesture {
+                let mut nav = s.nav.get();
+                nav.windows += 1;
+                s.nav.set(nav);
+                s.publish(view);
             }
             return false;
         }

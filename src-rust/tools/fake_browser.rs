@@ -126,6 +126,7 @@ pub fn loaded_tab(id: TabId, url: &str) -> TabInfo {
             committed: 1,
             finished: 1,
             diverted: 0,
+            windows: 0,
         },
         ..TabInfo::default()
     }

@@ -122,6 +122,16 @@ impl Ctx {
                         return Some(Err(tab_closed()));
                     };
                     let downloaded = state.downloads.len() > before.downloads;
+                    // A new window asked for: its tab opens after WebKit's
+                    // decision, and learns its address a moment later.
+                    let mut opened = state.tabs.iter().filter(|t| !before.tabs.contains(&t.id));
+                    let window_pending = match opened.next() {
+                        None => info.nav.windows > before.nav.windows,
+                        Some(tab) => tab.url.is_empty(),
+                    };
+                    if window_pending && waiting_start {
+                        return None;
+                    }
                     settled(info, before.nav, waiting_start, downloaded)
                 })
                 .await;
