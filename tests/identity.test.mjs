@@ -61,6 +61,22 @@ describe('identity', { timeout: 180_000 }, () => {
     await callError(mcp, 'login', { method: 'carrier-pigeon' }, 'INVALID_PARAMS');
   });
 
+  test('fields of two methods are refused naming both, and change nothing', async () => {
+    await call('login', { method: 'readonly', npub: NPUB_24 });
+    const result = await mcp.callTool('login', { method: 'seed', mnemonic: WORDS_12, privkey_hex: PRIVKEY_HEX });
+    assert.equal(result.isError, true);
+    const { error } = result.structuredContent;
+    assert.equal(error.code, 'INVALID_PARAMS');
+    assert.equal(error.field, 'privkey_hex');
+    assert.match(error.message, /mnemonic and privkey_hex: privkey_hex belongs to method local, not seed/);
+    const foreign = await callError(mcp, 'switch_identity', { method: 'readonly', npub: TEST_NPUB, bunker_url: 'bunker://x' }, 'INVALID_PARAMS');
+    assert.match(foreign, /npub and bunker_url/);
+    // Neither call logged in or out: the readonly identity is still there.
+    const status = await call('login_status');
+    assert.equal(status.npub, NPUB_24);
+    assert.equal(status.method, 'readonly');
+  });
+
   test('a failed switch leaves the browser logged out, never half-switched', async () => {
     await call('login', { method: 'local', nsec: TEST_NSEC });
     await callError(mcp, 'switch_identity', { method: 'local', nsec: 'nsec1broken' }, 'INVALID_PARAMS');

@@ -29,51 +29,46 @@ pub enum Transport {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginParams {
-    /// Login method.
+    #[schemars(extend("description" = ""))]
     pub method: Method,
-    /// nsec1... private key (local).
     #[serde(default)]
     pub nsec: Option<String>,
-    /// 64-hex private key (local).
     #[serde(default)]
     pub privkey_hex: Option<String>,
-    /// 12 or 24 BIP-39 words (seed).
+    /// 12 or 24 BIP-39 words.
     #[serde(default)]
     pub mnemonic: Option<String>,
-    /// Account index, default 0 (seed).
     #[serde(default)]
+    #[schemars(extend("default" = 0))]
     pub account: Option<u32>,
-    /// Optional BIP-39 passphrase (seed).
     #[serde(default)]
     pub passphrase: Option<String>,
-    /// npub1... public key (readonly).
     #[serde(default)]
     pub npub: Option<String>,
-    /// 64-hex public key (readonly).
     #[serde(default)]
     pub pubkey_hex: Option<String>,
-    /// bunker://... URL (nip46).
     #[serde(default)]
     pub bunker_url: Option<String>,
-    /// Link to the signer (nsigner).
     #[serde(default)]
     pub transport: Option<Transport>,
-    /// Device path, socket path, host:port or qube name (nsigner).
+    /// Serial device, socket path, host:port or qube.
     #[serde(default)]
     pub device: Option<String>,
-    /// Qrexec service, default qubes.NsignerRpc (nsigner).
+    /// Qrexec service.
     #[serde(default)]
+    #[schemars(extend("default" = "qubes.NsignerRpc"))]
     pub service: Option<String>,
-    /// Key index on the device, default 0 (nsigner).
+    /// Key index on the signer.
     #[serde(default)]
+    #[schemars(extend("default" = 0))]
     pub index: Option<u32>,
-    /// Remember this identity across restarts (a private key only encrypted with password).
+    /// Keep the identity across restarts (a private key needs password).
     #[serde(default)]
     pub remember: Option<bool>,
-    /// Password that encrypts (remember) or unlocks (remembered) a private key.
+    /// Encrypts (remember) or unlocks (remembered) a private key.
     #[serde(default)]
     pub password: Option<String>,
-    /// npub of a remembered identity to log in with (instead of the method's own fields).
+    /// npub of a remembered identity, instead of the method's fields.
     #[serde(default)]
     pub remembered: Option<String>,
 }
@@ -113,6 +108,75 @@ impl Drop for LoginParams {
     }
 }
 
+impl LoginParams {
+    /// The method-specific fields given, each with the method it belongs to.
+    fn method_fields(&self) -> Vec<(&'static str, Method)> {
+        let given = [
+            ("nsec", self.nsec.is_some(), Method::Local),
+            ("privkey_hex", self.privkey_hex.is_some(), Method::Local),
+            ("mnemonic", self.mnemonic.is_some(), Method::Seed),
+            ("account", self.account.is_some(), Method::Seed),
+            ("passphrase", self.passphrase.is_some(), Method::Seed),
+            ("npub", self.npub.is_some(), Method::Readonly),
+            ("pubkey_hex", self.pubkey_hex.is_some(), Method::Readonly),
+            ("bunker_url", self.bunker_url.is_some(), Method::Nip46),
+            ("transport", self.transport.is_some(), Method::Nsigner),
+            ("device", self.device.is_some(), Method::Nsigner),
+            ("service", self.service.is_some(), Method::Nsigner),
+            ("index", self.index.is_some(), Method::Nsigner),
+        ];
+        given
+            .into_iter()
+            .filter(|(_, is_given, _)| *is_given)
+            .map(|(name, _, method)| (name, method))
+            .collect()
+    }
+
+    /// Refuses a call that could mean two things: fields of another method
+    /// (which one did the caller mean?), method fields beside remembered,
+    /// or a password nothing uses. Nothing given is ever silently ignored.
+    fn check_unambiguous(&self) -> Result<(), ToolError> {
+        let fields = self.method_fields();
+        if self.remembered.is_some() {
+            if let Some((name, _)) = fields.first() {
+                return Err(bad(
+                    name,
+                    format!("remembered and {name}: a remembered identity logs in with what was stored; give one or the other"),
+                ));
+            }
+            return Ok(());
+        }
+        let method = self.method;
+        if let Some((foreign, owner)) = fields.iter().find(|(_, owner)| *owner != method) {
+            let own: Vec<&str> = fields
+                .iter()
+                .filter(|(_, o)| *o == method)
+                .map(|(name, _)| *name)
+                .collect();
+            let why = match own.first() {
+                Some(own) => format!(
+                    "{own} and {foreign}: {foreign} belongs to method {}, not {}; give the fields of one method",
+                    owner.as_str(),
+                    method.as_str()
+                ),
+                None => format!(
+                    "{foreign} belongs to method {}, not {}",
+                    owner.as_str(),
+                    method.as_str()
+                ),
+            };
+            return Err(bad(foreign, why));
+        }
+        if self.password.is_some() && self.remember != Some(true) {
+            return Err(bad(
+                "password",
+                "only used with remember (to encrypt the key) or remembered (to unlock it)",
+            ));
+        }
+        Ok(())
+    }
+}
+
 fn bad(field: &str, why: impl std::fmt::Display) -> ToolError {
     ToolError::invalid_field(field, why)
 }
@@ -124,6 +188,7 @@ pub async fn login(
     mut p: LoginParams,
     switching: bool,
 ) -> Result<Value, ToolError> {
+    p.check_unambiguous()?;
     if switching {
         app.identity.set(None);
     }
@@ -453,5 +518,71 @@ fn signer_error(error: SignerError) -> ToolError {
         SignerError::Unavailable(why) => ToolError::new(ErrorCode::SignerUnavailable, why),
         SignerError::Rejected(why) => ToolError::new(ErrorCode::SignerRejected, why),
         SignerError::BadInput(why) => ToolError::invalid_params(why),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(value: Value) -> LoginParams {
+        serde_json::from_value(value).unwrap()
+    }
+
+    fn refusal(value: Value) -> ToolError {
+        params(value).check_unambiguous().unwrap_err()
+    }
+
+    #[test]
+    fn fields_of_another_method_are_refused_naming_both() {
+        let e = refusal(json!({"method": "seed", "mnemonic": "abandon", "privkey_hex": "00"}));
+        assert_eq!(e.code, ErrorCode::InvalidParams);
+        assert_eq!(e.field.as_deref(), Some("privkey_hex"));
+        assert!(
+            e.message.contains("mnemonic and privkey_hex"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.contains("method local, not seed"),
+            "{}",
+            e.message
+        );
+
+        let e = refusal(json!({"method": "local", "nsec": "nsec1x", "bunker_url": "bunker://x"}));
+        assert_eq!(e.field.as_deref(), Some("bunker_url"));
+        assert!(e.message.contains("nsec and bunker_url"), "{}", e.message);
+
+        let e = refusal(json!({"method": "readonly", "device": "/dev/ttyACM0"}));
+        assert_eq!(e.field.as_deref(), Some("device"));
+        assert!(
+            e.message.contains("method nsigner, not readonly"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn remembered_takes_no_method_fields_and_password_needs_a_use() {
+        let e = refusal(json!({"method": "local", "remembered": "npub1x", "nsec": "nsec1x"}));
+        assert_eq!(e.field.as_deref(), Some("nsec"));
+        let e = refusal(json!({"method": "local", "nsec": "nsec1x", "password": "pw"}));
+        assert_eq!(e.field.as_deref(), Some("password"));
+    }
+
+    #[test]
+    fn each_method_with_its_own_fields_passes() {
+        for ok in [
+            json!({"method": "local", "nsec": "nsec1x"}),
+            json!({"method": "local", "privkey_hex": "00", "remember": true, "password": "pw"}),
+            json!({"method": "seed", "mnemonic": "abandon", "account": 1, "passphrase": "p"}),
+            json!({"method": "readonly", "npub": "npub1x"}),
+            json!({"method": "nip46", "bunker_url": "bunker://x"}),
+            json!({"method": "nsigner", "transport": "tcp", "device": "h:1", "index": 2}),
+            json!({"method": "seed", "remembered": "npub1x", "password": "pw"}),
+        ] {
+            let p = params(ok.clone());
+            assert!(p.check_unambiguous().is_ok(), "{ok}");
+        }
     }
 }
