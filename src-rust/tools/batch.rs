@@ -1,6 +1,6 @@
 //! batch: several tool calls in one, through the same dispatch as any call.
 
-use super::{dispatch_at, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{dispatch_at, tool, Ctx, ToolDef, ToolOutput, ToolResult, PAGE_INPUT};
 use crate::base::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,8 +14,8 @@ pub const MAX_DEPTH: u32 = 2;
 pub fn tools() -> Vec<ToolDef> {
     vec![tool(
         "batch",
-        "Run several tool calls in order, e.g. [{\"tool\": \"open\", \"params\": {\"url\": \"...\"}}, {\"tool\": \"snapshot\"}]. Stops at the first failure unless continueOnError is true; returns one result per command run.",
-        ACTION,
+        "Run tool calls in order; stops at the first failure unless continueOnError. One result per call run.",
+        PAGE_INPUT,
         |ctx: Ctx, p: BatchParams| async move { batch(&ctx, p).await },
     )
     // Each command passes the login gate itself; the batch only carries them.
@@ -25,19 +25,16 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchParams {
-    /// The calls, in order.
     commands: Vec<Command>,
-    /// Go on after a failed command (default false: stop there).
     #[serde(default, rename = "continueOnError")]
+    #[schemars(extend("default" = false))]
     continue_on_error: Option<bool>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Command {
-    /// Tool name.
     tool: String,
-    /// Its parameters.
     #[serde(default)]
     params: Option<serde_json::Map<String, Value>>,
 }

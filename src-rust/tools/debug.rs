@@ -25,13 +25,13 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "errors",
-            "Uncaught exceptions and unhandled promise rejections of this tab's pages: message, source URL, line, column, stack. clear empties the log after reading.",
+            "Uncaught exceptions and unhandled rejections of this tab: message, URL, line, column, stack.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: ErrorsParams| async move { read(&ctx, tab, true, None, p.limit, p.clear).await },
         ),
         tab_tool(
             "highlight",
-            "Outline an element (by ref or CSS selector) in red for ms milliseconds (default 2000; 0 keeps it) so a person or a screenshot sees which one is meant. Returns its box.",
+            "Outline an element in red for ms (0: keep) for a person or a screenshot. Returns its box.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: HighlightParams| async move {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"ms": p.ms}));
@@ -80,8 +80,9 @@ pub struct ConsoleParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ErrorsParams {
-    /// Newest entries to return, default 100.
+    /// The newest so many.
     #[serde(default)]
+    #[schemars(extend("default" = 100))]
     limit: Option<usize>,
     /// Empty the log after reading.
     #[serde(default)]
@@ -91,14 +92,12 @@ pub struct ErrorsParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HighlightParams {
-    /// Element ref from snapshot, e.g. @e5.
     #[serde(default)]
     r#ref: Option<String>,
-    /// CSS selector (first match).
     #[serde(default)]
     selector: Option<String>,
-    /// Milliseconds, default 2000; 0 keeps the outline.
     #[serde(default)]
+    #[schemars(extend("default" = 2000))]
     ms: Option<u64>,
 }
 

@@ -32,21 +32,31 @@ pub struct Hints {
     pub open_world: bool,
 }
 
+/// Reads the browser. Open world: what it returns may come from a web page.
 pub const READ_ONLY: Hints = Hints {
     read_only: true,
     destructive: false,
-    open_world: false,
+    open_world: true,
 };
+/// Changes the browser's own state, never a page's: settings, frames, tabs.
 pub const ACTION: Hints = Hints {
     read_only: false,
     destructive: false,
     open_world: false,
 };
+/// Loads pages from the web.
 pub const NAVIGATES: Hints = Hints {
     read_only: false,
     destructive: false,
     open_world: true,
 };
+/// Input a page acts on as it likes: a click may submit, pay or delete.
+pub const PAGE_INPUT: Hints = Hints {
+    read_only: false,
+    destructive: true,
+    open_world: true,
+};
+/// Ends or erases something of the browser's own (tabs, cookies, a key).
 pub const DESTRUCTIVE: Hints = Hints {
     read_only: false,
     destructive: true,
@@ -163,22 +173,28 @@ impl ToolDef {
         (self.parse)(params)
     }
 
-    /// The tools/list entry.
+    /// The tools/list entry. Annotations say only what differs from MCP's
+    /// defaults (may change things, may destroy, open world), which is what
+    /// a tool that acts on an untrusted page does.
     pub fn mcp_json(&self) -> Value {
         let mut annotations = serde_json::Map::new();
         if self.hints.read_only {
             annotations.insert("readOnlyHint".into(), true.into());
-        } else {
-            annotations.insert("readOnlyHint".into(), false.into());
-            annotations.insert("destructiveHint".into(), self.hints.destructive.into());
+        } else if !self.hints.destructive {
+            annotations.insert("destructiveHint".into(), false.into());
         }
-        annotations.insert("openWorldHint".into(), self.hints.open_world.into());
-        json!({
+        if !self.hints.open_world {
+            annotations.insert("openWorldHint".into(), false.into());
+        }
+        let mut entry = json!({
             "name": self.name,
             "description": self.description,
             "inputSchema": self.input_schema,
-            "annotations": annotations,
-        })
+        });
+        if !annotations.is_empty() {
+            entry["annotations"] = Value::Object(annotations);
+        }
+        entry
     }
 }
 

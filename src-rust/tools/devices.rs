@@ -3,7 +3,7 @@
 //! clipboard_paste (the real GTK clipboard).
 
 use super::identity::NoParams;
-use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, PAGE_INPUT, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction};
 use schemars::JsonSchema;
@@ -15,35 +15,35 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "mouse_move",
-            "Move the mouse to x, y (CSS pixels of the viewport), with trusted mousemove/hover events; a held button makes it a drag.",
-            ACTION,
+            "Move the mouse to viewport x, y (CSS px) with trusted events; a held button drags.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: PointParams| async move { pointer(&ctx, tab, Some((p.x, p.y)), MouseAction::Move).await },
         ),
         tab_tool(
             "mouse_down",
-            "Press a mouse button (left, middle, right; default left) where the mouse is, and keep it down until mouse_up.",
-            ACTION,
+            "Press a mouse button where the mouse is, held until mouse_up.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: ButtonParams| async move {
                 pointer(&ctx, tab, None, MouseAction::Down { button: p.button.number() }).await
             },
         ),
         tab_tool(
             "mouse_up",
-            "Release a mouse button (default left) where the mouse is.",
-            ACTION,
+            "Release a mouse button where the mouse is.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: ButtonParams| async move {
                 pointer(&ctx, tab, None, MouseAction::Up { button: p.button.number() }).await
             },
         ),
         tab_tool(
             "mouse_wheel",
-            "Turn the mouse wheel where the mouse is: dy pixels down (negative: up), dx right. Returns the page's scroll position afterwards.",
-            ACTION,
+            "Turn the wheel where the mouse is: dy px down (negative: up), dx right. Returns the scroll position.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: WheelParams| async move { wheel(&ctx, tab, p).await },
         ),
         tool(
             "clipboard_read",
-            "The text on the system clipboard (null when it holds no text).",
+            "The text on the system clipboard (null when none).",
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write: None }).await?))
@@ -51,7 +51,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "clipboard_write",
-            "Put text on the system clipboard, ready for clipboard_paste or a person's paste.",
+            "Put text on the system clipboard.",
             ACTION,
             |ctx: Ctx, p: TextParams| async move {
                 let write = Some(p.text);
@@ -60,14 +60,14 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "clipboard_copy",
-            "Copy the page's current selection to the clipboard, as Ctrl+C does (the page sees a copy event).",
+            "Copy the page's selection, as Ctrl+C does (the page sees copy).",
             ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Copy").await },
         ),
         tab_tool(
             "clipboard_paste",
-            "Paste the clipboard into the focused field, as Ctrl+V does (the page sees a paste event).",
-            ACTION,
+            "Paste into the focused field, as Ctrl+V does (the page sees paste).",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Paste").await },
         ),
     ]
@@ -76,9 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PointParams {
-    /// CSS pixels from the viewport's left edge.
     x: f64,
-    /// CSS pixels from the viewport's top edge.
     y: f64,
 }
 
@@ -104,7 +102,7 @@ impl Button {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ButtonParams {
-    /// left (default), middle or right.
+    #[schemars(extend("default" = "left"))]
     #[serde(default)]
     button: Button,
 }
@@ -112,9 +110,7 @@ pub struct ButtonParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WheelParams {
-    /// Pixels down; negative scrolls up.
     dy: f64,
-    /// Pixels right; negative scrolls left.
     #[serde(default)]
     dx: Option<f64>,
 }

@@ -2,7 +2,7 @@
 //! prompt and beforeunload, which block a page until answered.
 
 use super::identity::NoParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, PAGE_INPUT, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, DialogAction};
 use schemars::JsonSchema;
@@ -12,19 +12,19 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "dialog_accept",
-            "Accept the open JavaScript dialog (alert/confirm/prompt/beforeunload) of this session's tab; `text` answers a prompt.",
-            ACTION,
+            "Accept this tab's open JavaScript dialog (alert, confirm, prompt, beforeunload); text answers a prompt.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: AcceptParams| async move { answer(&ctx, tab, DialogAction::Accept(p.text)).await },
         ),
         tab_tool(
             "dialog_dismiss",
-            "Dismiss (cancel) the open JavaScript dialog of this session's tab.",
-            ACTION,
+            "Dismiss (cancel) this tab's open JavaScript dialog.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { answer(&ctx, tab, DialogAction::Dismiss).await },
         ),
         tab_tool(
             "dialog_status",
-            "Whether a JavaScript dialog is open on this session's tab, with its type and message.",
+            "Whether a JavaScript dialog is open on this tab: its type and message.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { answer(&ctx, tab, DialogAction::Status).await },
         ),
@@ -34,7 +34,6 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AcceptParams {
-    /// Text to answer a prompt with.
     #[serde(default)]
     text: Option<String>,
 }

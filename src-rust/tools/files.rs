@@ -4,7 +4,7 @@
 use super::identity::NoParams;
 use super::interaction::click_target;
 use super::page::target;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, PAGE_INPUT, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, Mark};
@@ -20,13 +20,13 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "upload",
-            "Put files (absolute paths in the files folder) into a file input (by ref or CSS selector; a label works too), as a person choosing them would: the page's change handler sees name, size and content. Several files need a multiple input.",
-            ACTION,
+            "Give a file input (or its label) files, as a person choosing them would. Several need a multiple input.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: UploadParams| async move { upload(&ctx, tab, p).await },
         ),
         tab_tool(
             "pdf",
-            "Print the page to a PDF file: at path (absolute, in the files folder) or a new file there. Returns the path and size.",
+            "Print the page to a PDF file. Returns its path and size.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: PdfParams| async move {
                 let files = &ctx.app.files;
@@ -36,7 +36,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "screenshot_annotated",
-            "A screenshot with every interactive element in view boxed and labelled with its ref, plus a legend (ref, role, name): point at what you see, then act by ref.",
+            "A screenshot with each interactive element in view boxed and labelled with its ref, and a legend.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { annotated(&ctx, tab).await },
         ),
@@ -46,20 +46,18 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UploadParams {
-    /// Element ref from snapshot, e.g. @e5.
     #[serde(default)]
     r#ref: Option<String>,
-    /// CSS selector (first match).
     #[serde(default)]
     selector: Option<String>,
-    /// Absolute paths of the files, in the files folder.
+    /// Absolute paths in the files folder.
     files: Vec<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PdfParams {
-    /// Absolute path of the PDF to write, in the files folder; default a new file there.
+    /// Absolute, in the files folder; default a new file there.
     #[serde(default)]
     path: Option<String>,
 }

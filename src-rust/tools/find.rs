@@ -10,31 +10,31 @@ use serde_json::{json, Value};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tab_tool("find_role", "Find the element with an ARIA role (button, link, textbox, checkbox...) and optionally an accessible name. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: RoleParams| async move {
+        tab_tool("find_role", "Find an element by ARIA role and accessible name (contains, any case; exact: whole). Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: RoleParams| async move {
             let what = match &p.name { Some(n) => format!("role {} named {n:?}", p.role), None => format!("role {}", p.role) };
             find(&ctx, tab, json!({"by": "role", "role": p.role, "name": p.name, "exact": p.exact, "what": what})).await
         }),
-        tab_tool("find_text", "Find the element showing a text (innermost match; exact: whole text only). Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TextParams| async move {
+        tab_tool("find_text", "Find the innermost element showing text (exact: whole text). Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TextParams| async move {
             let what = format!("text {:?}", p.text);
             find(&ctx, tab, json!({"by": "text", "text": p.text, "exact": p.exact, "what": what})).await
         }),
-        tab_tool("find_label", "Find the form field with a label (label element, aria-label or aria-labelledby). Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: LabelParams| async move {
+        tab_tool("find_label", "Find a field by label (label, aria-label, aria-labelledby; contains). Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: LabelParams| async move {
             let what = format!("label {:?}", p.label);
             find(&ctx, tab, json!({"by": "label", "label": p.label, "what": what})).await
         }),
-        tab_tool("find_placeholder", "Find the field whose placeholder contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: PlaceholderParams| async move {
+        tab_tool("find_placeholder", "Find a field whose placeholder contains text. Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: PlaceholderParams| async move {
             let what = format!("placeholder {:?}", p.placeholder);
             find(&ctx, tab, json!({"by": "placeholder", "placeholder": p.placeholder, "what": what})).await
         }),
-        tab_tool("find_alt", "Find the image whose alt text contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: AltParams| async move {
+        tab_tool("find_alt", "Find an image whose alt text contains text. Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: AltParams| async move {
             let what = format!("alt {:?}", p.alt);
             find(&ctx, tab, json!({"by": "alt", "alt": p.alt, "what": what})).await
         }),
-        tab_tool("find_title", "Find the element whose title attribute contains a text. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TitleParams| async move {
+        tab_tool("find_title", "Find an element whose title attribute contains text. Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TitleParams| async move {
             let what = format!("title {:?}", p.title);
             find(&ctx, tab, json!({"by": "title", "title": p.title, "what": what})).await
         }),
-        tab_tool("find_testid", "Find the element with a data-testid. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TestIdParams| async move {
+        tab_tool("find_testid", "Find the element with a data-testid. Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TestIdParams| async move {
             let what = format!("data-testid {:?}", p.testid);
             find(&ctx, tab, json!({"by": "testid", "testid": p.testid, "what": what})).await
         }),
@@ -64,12 +64,10 @@ async fn find(ctx: &Ctx, tab: TabId, args: Value) -> ToolResult {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoleParams {
-    /// ARIA role, e.g. button, link, textbox, checkbox, heading.
+    /// e.g. button, link, textbox, checkbox, heading.
     role: String,
-    /// Accessible name (contains, case-insensitive unless exact).
     #[serde(default)]
     name: Option<String>,
-    /// Match the name exactly.
     #[serde(default)]
     exact: Option<bool>,
 }
@@ -77,9 +75,7 @@ pub struct RoleParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TextParams {
-    /// Visible text to look for.
     text: String,
-    /// Match the whole text exactly.
     #[serde(default)]
     exact: Option<bool>,
 }
@@ -87,35 +83,30 @@ pub struct TextParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LabelParams {
-    /// Label text (contains, case-insensitive).
     label: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlaceholderParams {
-    /// Placeholder text (contains).
     placeholder: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AltParams {
-    /// Alt text (contains).
     alt: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TitleParams {
-    /// Title attribute text (contains).
     title: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestIdParams {
-    /// The data-testid value.
     testid: String,
 }
 

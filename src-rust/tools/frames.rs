@@ -23,7 +23,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "frame_main",
-            "Make tools act on the whole page again after frame_switch.",
+            "Act on the whole page again after frame_switch.",
             ACTION,
             |ctx: Ctx, _: NoParams| async move {
                 ctx.session.set_frame(None);

@@ -10,7 +10,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "login_status",
-            "Whether an identity is logged in; gives method, pubkey (hex) and npub. Never returns secrets.",
+            "Whether logged in: method, pubkey (hex), npub. Never secrets.",
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
                 Ok(ToolOutput::json(ctx.app.identity.status().await))
@@ -19,7 +19,7 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated(),
         tool(
             "login",
-            "Log in with a Nostr identity; browser tools refuse to work until you do. Methods: local (nsec or privkey_hex), seed (BIP-39 mnemonic + account), readonly (npub or pubkey_hex), nip46 (bunker_url), nsigner (hardware signer: transport, device, index).",
+            "Log in with a Nostr identity; browser tools refuse until then. Fields by method: local: nsec or privkey_hex; seed: mnemonic (account, passphrase); readonly: npub or pubkey_hex; nip46: bunker_url; nsigner: transport, device (index, service). Or remembered.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
                 Ok(ToolOutput::json(login(&ctx.app, p, false).await?))
@@ -28,7 +28,7 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated(),
         tool(
             "logout",
-            "Log out and forget the current identity; browser tools stop working until the next login.",
+            "Log out; browser tools stop until the next login.",
             ACTION,
             |ctx: Ctx, _: NoParams| async move {
                 ctx.app.identity.set(None);
@@ -38,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated(),
         tool(
             "switch_identity",
-            "Switch to another Nostr identity (same parameters as login). Releases the old signer first; if the new login fails you are logged out.",
+            "Log in as another identity, with login's parameters. The old signer goes first: a failed login leaves you logged out.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
                 Ok(ToolOutput::json(login(&ctx.app, p, true).await?))

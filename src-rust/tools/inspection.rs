@@ -3,7 +3,7 @@
 use super::identity::NoParams;
 use super::page::{target, with};
 use super::snapshot_diff;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, PAGE_INPUT, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
 use schemars::JsonSchema;
@@ -14,7 +14,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "snapshot",
-            "The page as an accessibility tree, one line per element: role, name, state and a ref like [ref=e5]. Pass refs (@e5) to click, fill, type, get_text and the other element tools. Take a new snapshot after the page changes.",
+            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5]. Element tools take that ref (e5). Snapshot again after the page changes.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SnapshotParams| async move {
                 let args = json!({
@@ -48,7 +48,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "get_text",
-            "The visible text of an element (by ref or CSS selector); for inputs, their value.",
+            "An element's visible text (an input's value).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let text = ctx.agent(tab, "text", target(&p.r#ref, &p.selector)?).await?;
@@ -57,7 +57,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "get_html",
-            "The inner HTML of an element (by ref or CSS selector).",
+            "An element's inner HTML.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let html = ctx.agent(tab, "html", target(&p.r#ref, &p.selector)?).await?;
@@ -66,7 +66,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "get_attr",
-            "An attribute of an element (by ref or CSS selector), e.g. href, src, class; null when absent.",
+            "An element's attribute (null when absent).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: AttrParams| async move {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"attr": p.attr}));
@@ -76,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "eval",
             "Run JavaScript in the page and return the value of its last expression (promises are awaited; exceptions are JS_ERROR). Prefer the dedicated tools for clicks and typing.",
-            ACTION,
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: EvalParams| async move {
                 let value = ctx.app.browser.call_value(Command::Eval { tab, script: p.script }).await?;
                 Ok(ToolOutput::json(value))
@@ -84,7 +84,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "screenshot",
-            "A PNG screenshot of the visible part of this session's tab.",
+            "A PNG of the visible part of this tab.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 let marks = Vec::new();
@@ -98,23 +98,24 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotParams {
-    /// Only interactive elements (links, buttons, fields) plus headings. Default true.
+    /// Only controls and headings.
     #[serde(default)]
+    #[schemars(extend("default" = true))]
     interactive: Option<bool>,
-    /// Drop unnamed wrapper elements. Default true.
+    /// Drop unnamed wrappers.
     #[serde(default)]
+    #[schemars(extend("default" = true))]
     compact: Option<bool>,
-    /// CSS selector to snapshot only that part of the page.
+    /// Only this part of the page.
     #[serde(default)]
     selector: Option<String>,
-    /// Cut the tree at about this many characters (the cut is marked).
+    /// Cut (marked) at about this size.
     #[serde(default)]
     max_chars: Option<u64>,
-    /// Only this many levels deep (full tree mode).
+    /// Levels, with interactive false.
     #[serde(default)]
     depth: Option<u32>,
-    /// Only what changed since this session's previous snapshot of the tab; after the
-    /// tab loaded a new document, that document's whole snapshot, marked as such.
+    /// Only changes since this session's last snapshot (a new document: all, marked).
     #[serde(default)]
     diff: Option<bool>,
 }
@@ -123,10 +124,8 @@ pub struct SnapshotParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TargetParams {
-    /// Element ref from snapshot, e.g. @e5.
     #[serde(default)]
     pub r#ref: Option<String>,
-    /// CSS selector (first match).
     #[serde(default)]
     pub selector: Option<String>,
 }
@@ -134,13 +133,10 @@ pub struct TargetParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AttrParams {
-    /// Element ref from snapshot, e.g. @e5.
     #[serde(default)]
     r#ref: Option<String>,
-    /// CSS selector (first match).
     #[serde(default)]
     selector: Option<String>,
-    /// Attribute name, e.g. href.
     attr: String,
 }
 

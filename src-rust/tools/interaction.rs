@@ -2,7 +2,7 @@
 
 use super::inspection::TargetParams;
 use super::page::{target, with, START_GRACE};
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, PAGE_INPUT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::BUTTON_LEFT;
 use crate::bridge::{Command, MouseAction, TabId};
@@ -15,32 +15,32 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "click",
-            "Click an element (by ref or CSS selector) with a real mouse click. Waits for a navigation it starts; reports it and any new tabs opened. An option of a drop-down select is chosen, as from its menu.",
-            ACTION,
+            "Click an element with a real mouse. Waits for a navigation it starts; reports it and new tabs. Clicking a select's option chooses it.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { click(&ctx, tab, target(&p.r#ref, &p.selector)?).await },
         ),
         tab_tool(
             "fill",
             "Clear a text field (by ref or CSS selector) and enter a value as typed input; also sets selects and date/color/range inputs. Returns the field's value afterwards.",
-            ACTION,
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         ),
         tab_tool(
             "type",
-            "Type text key by key into a field (by ref or CSS selector), appending to its value. Returns the value afterwards.",
-            ACTION,
+            "Type text key by key into a field, after its value. Returns the value.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { type_text(&ctx, tab, &p).await },
         ),
         tab_tool(
             "press",
-            "Press a key or chord in the focused element: Enter, Tab, Escape, Backspace, ArrowDown, F5, a, Control+a, Shift+Tab. Reports a navigation it starts.",
-            ACTION,
+            "Press a key or chord in the focused element, e.g. Enter, Tab, ArrowDown, Control+a. Reports a navigation it starts.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { press(&ctx, tab, p.key).await },
         ),
         tab_tool(
             "scroll",
-            "Scroll the page up, down, left or right by an amount in pixels (default 500). Returns the new scroll position.",
-            ACTION,
+            "Scroll the page. Returns the scroll position.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: ScrollParams| async move {
                 let args = json!({"direction": p.direction, "amount": p.amount.unwrap_or(500)});
                 Ok(ToolOutput::json(ctx.agent(tab, "scroll", args).await?))
@@ -48,8 +48,8 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "hover",
-            "Move the mouse over an element (by ref or CSS selector), triggering hover effects.",
-            ACTION,
+            "Move the mouse over an element (hover effects run).",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let point = ctx.agent(tab, "point", target(&p.r#ref, &p.selector)?).await?;
                 mouse(&ctx, tab, &point, MouseAction::Move).await?;
@@ -58,8 +58,8 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "dblclick",
-            "Double-click an element (by ref or CSS selector) with real mouse clicks: the page gets click, click, dblclick. Reports a navigation it starts.",
-            ACTION,
+            "Double-click an element with a real mouse (click, click, dblclick). Reports a navigation it starts.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, 2).await?;
                 result["double_clicked"] = true.into();
@@ -68,14 +68,14 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "drag",
-            "Drag an element onto another with a real mouse: press on the source (src_ref or src_selector), move in steps, release on the target (tgt_ref or tgt_selector). Works for HTML drag and drop and for mouse-driven sliders and sortable lists.",
-            ACTION,
+            "Drag with a real mouse from src_ref/src_selector onto tgt_ref/tgt_selector, in steps: drag and drop, sliders, sortable lists.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: DragParams| async move { drag(&ctx, tab, p).await },
         ),
         tab_tool(
             "scroll_into_view",
-            "Scroll the page (and any scrolling box) so an element (by ref or CSS selector) is centred in view. Returns its box afterwards.",
-            ACTION,
+            "Scroll an element (in scrolling boxes too) to the middle of the view. Returns its box.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let args = target(&p.r#ref, &p.selector)?;
                 Ok(ToolOutput::json(ctx.agent(tab, "scroll_into_view", args).await?))
@@ -83,8 +83,8 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "focus",
-            "Give keyboard focus to an element (by ref or CSS selector).",
-            ACTION,
+            "Focus an element.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 Ok(ToolOutput::json(ctx.agent(tab, "focus", target(&p.r#ref, &p.selector)?).await?))
             },
@@ -95,29 +95,22 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ValueParams {
-    /// Element ref from snapshot, e.g. @e5.
     #[serde(default)]
     r#ref: Option<String>,
-    /// CSS selector (first match).
     #[serde(default)]
     selector: Option<String>,
-    /// Text to enter.
     value: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DragParams {
-    /// Ref of the element to drag, e.g. @e5.
     #[serde(default)]
     src_ref: Option<String>,
-    /// CSS selector of the element to drag.
     #[serde(default)]
     src_selector: Option<String>,
-    /// Ref of the element to drop on.
     #[serde(default)]
     tgt_ref: Option<String>,
-    /// CSS selector of the element to drop on.
     #[serde(default)]
     tgt_selector: Option<String>,
 }
@@ -125,7 +118,6 @@ pub struct DragParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PressParams {
-    /// Key name or chord, e.g. Enter or Control+a.
     pub key: String,
 }
 
@@ -142,8 +134,9 @@ pub enum Direction {
 #[serde(deny_unknown_fields)]
 pub struct ScrollParams {
     direction: Direction,
-    /// Pixels, default 500.
+    /// px
     #[serde(default)]
+    #[schemars(extend("default" = 500))]
     amount: Option<u32>,
 }
 

@@ -2,7 +2,7 @@
 //! whatever has focus (press is with the other input tools).
 
 use super::interaction::PressParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, PAGE_INPUT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
@@ -14,26 +14,26 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "keyboard_type",
-            "Type text with real key presses into whatever has focus (no target: click or focus a field first). Pages see trusted keydown, keypress, input and keyup. Returns what has focus and its value.",
-            ACTION,
+            "Type text with real key presses into whatever has focus. Returns the focused element and its value.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: TextParams| async move { keyboard_type(&ctx, tab, p.value).await },
         ),
         tab_tool(
             "insert_text",
-            "Insert text at the caret of the focused field in one go, as a paste or an input method would (one input event, no key events). Returns the field's value.",
-            ACTION,
+            "Insert text at the focused field's caret in one input event, as a paste or input method does. Returns the value.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: TextParams| async move { insert_text(&ctx, tab, p.value).await },
         ),
         tab_tool(
             "keydown",
-            "Press a key and keep it down (Shift, Control, Alt, Meta, or any key name): held modifiers apply to later keys and clicks until keyup.",
-            ACTION,
+            "Press and hold a key; held modifiers apply to later keys and clicks until keyup.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { key_phase(&ctx, tab, p.key, true).await },
         ),
         tab_tool(
             "keyup",
-            "Release a key pressed with keydown.",
-            ACTION,
+            "Release a key held by keydown.",
+            PAGE_INPUT,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { key_phase(&ctx, tab, p.key, false).await },
         ),
     ]
@@ -42,7 +42,6 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TextParams {
-    /// Text to enter.
     value: String,
 }
 

@@ -15,7 +15,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "open",
-            "Navigate this session's tab to a URL and wait for the page to load (timeout in ms, default 25000). Returns the final URL and title; a failed load is an error.",
+            "Go to a URL and wait for the load. Returns the final URL and title; a failed load is an error.",
             NAVIGATES,
             |ctx: Ctx, tab: TabId, p: OpenParams| async move {
                 let url = normalize_url(&p.url)?;
@@ -27,25 +27,25 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "back",
-            "Go back in this tab's history and wait for the page. Returns URL and title.",
+            "Go back in history and wait for the page. Returns URL and title.",
             NAVIGATES,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Back, LOAD_LIMIT).await },
         ),
         tab_tool(
             "forward",
-            "Go forward in this tab's history and wait for the page. Returns URL and title.",
+            "Go forward in history and wait for the page. Returns URL and title.",
             NAVIGATES,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Forward, LOAD_LIMIT).await },
         ),
         tab_tool(
             "reload",
-            "Reload the current page, bypassing the cache, and wait for it. Returns URL and title.",
+            "Reload, bypassing the cache, and wait for the page. Returns URL and title.",
             NAVIGATES,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Reload, LOAD_LIMIT).await },
         ),
         tab_tool(
             "get_url",
-            "The URL of this session's tab.",
+            "This tab's URL.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 Ok(ToolOutput::json(json!({"url": ctx.tab_info(tab)?.url})))
@@ -53,7 +53,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "get_title",
-            "The page title of this session's tab.",
+            "This tab's page title.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 let summary = ctx.page_summary(tab).await?;
@@ -66,10 +66,11 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpenParams {
-    /// URL to open (a bare host name gets https://).
+    /// A bare host gets https://.
     url: String,
-    /// Milliseconds to wait for the load, default 25000.
+    /// ms
     #[serde(default)]
+    #[schemars(extend("default" = 25000))]
     timeout: Option<u64>,
 }
 

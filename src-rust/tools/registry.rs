@@ -185,9 +185,10 @@ mod tests {
                     );
                 }
             }
+            // Short is good (every model pays for each word), empty is not.
             assert!(
-                def.description.len() > 20,
-                "{} needs a real description",
+                def.description.len() >= 12 && def.description.ends_with('.'),
+                "{} needs a real description, a sentence",
                 def.name
             );
         }

@@ -6,13 +6,15 @@ use schemars::JsonSchema;
 use serde_json::Value;
 
 pub fn for_params<P: JsonSchema>() -> Value {
-    let settings = SchemaSettings::draft07().with(|s| {
+    let settings = SchemaSettings::draft2020_12().with(|s| {
         s.inline_subschemas = true;
     });
     let schema = settings.into_generator().into_root_schema_for::<P>();
     let mut value = schema.to_value();
     trim(&mut value);
     if let Value::Object(map) = &mut value {
+        // The parameter struct's own doc comment is for readers of the code.
+        map.remove("description");
         map.entry("properties")
             .or_insert_with(|| Value::Object(Default::default()));
         map.insert("type".into(), "object".into());
@@ -28,6 +30,16 @@ fn trim(value: &mut Value) {
                 map.remove(key);
             }
             collapse_nullable(map);
+            // `Option<T>` with serde's default says "default": null, which
+            // is not a T; absent means "not given", and a real default is
+            // declared on the field (`schemars(extend("default" = ...))`).
+            if map.get("default") == Some(&Value::Null) {
+                map.remove("default");
+            }
+            // A field may blank a description its type's doc comment gave.
+            if map.get("description") == Some(&Value::from("")) {
+                map.remove("description");
+            }
             // Integers: "minimum": 0 from unsigned types is noise too.
             if map.get("minimum") == Some(&Value::from(0)) {
                 map.remove("minimum");
@@ -92,6 +104,9 @@ mod tests {
         /// Milliseconds.
         #[serde(default)]
         timeout: Option<u64>,
+        #[serde(default)]
+        #[schemars(extend("default" = 3))]
+        tries: Option<u32>,
     }
 
     #[derive(serde::Deserialize, JsonSchema)]
@@ -119,5 +134,17 @@ mod tests {
         assert!(s["properties"]["timeout"].get("format").is_none());
         assert_eq!(s["required"], serde_json::json!(["url"]));
         assert!(s.get("title").is_none());
+    }
+
+    #[test]
+    fn an_optional_parameter_has_no_null_default_only_a_declared_one() {
+        let s = for_params::<Example>();
+        assert!(s["properties"]["timeout"].get("default").is_none(), "{s}");
+        assert_eq!(s["properties"]["tries"]["default"], 3);
+        assert_eq!(s["properties"]["tries"]["type"], "integer");
+        assert!(
+            s.get("description").is_none(),
+            "the struct's doc comment stays in the code"
+        );
     }
 }

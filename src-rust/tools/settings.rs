@@ -18,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "set_viewport",
-            "Resize the page's viewport to width x height CSS pixels (the window grows around it); returns the page's innerWidth and innerHeight afterwards.",
+            "Resize the viewport to width x height CSS px. Returns innerWidth and innerHeight.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ViewportParams| async move { set_viewport(&ctx, tab, p).await },
         ),
@@ -30,19 +30,19 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "set_headers",
-            "Send extra HTTP headers, e.g. {\"X-Test\": \"1\"}, on the navigations the browser starts (open, tab_new, reload); links, forms and sub-resources of pages go without them. {} removes them.",
+            "Extra HTTP headers for navigations the browser starts (open, tab_new, reload), not links, forms or sub-resources. {} removes them.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: HeadersParams| async move { set_headers(&ctx, tab, p).await },
         ),
         tab_tool(
             "set_credentials",
-            "Answer one site's HTTP authentication (Basic, Digest) with a user name and password: the origin given, or by default the current page's. Other sites are never sent them; wrong ones show the site's refusal. No user: ask the person again.",
+            "Answer one origin's HTTP authentication (Basic, Digest), by default the page's; other sites never get them. No user: ask the person again.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: CredentialsParams| async move { set_credentials(&ctx, tab, p).await },
         ),
         tab_tool(
             "set_media",
-            "Make pages see prefers-color-scheme dark or light (CSS media queries and matchMedia).",
+            "Make pages see prefers-color-scheme dark or light (CSS and matchMedia).",
             ACTION,
             |ctx: Ctx, tab: TabId, p: MediaParams| async move {
                 change(&ctx, tab, SettingsChange::DarkScheme(matches!(p.color_scheme, Scheme::Dark))).await
@@ -54,9 +54,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ViewportParams {
-    /// CSS pixels.
     width: u32,
-    /// CSS pixels.
     height: u32,
 }
 
@@ -70,10 +68,9 @@ pub struct OfflineParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HeadersParams {
-    /// Header names and values.
     #[serde(default)]
     headers: Option<Map<String, Value>>,
-    /// The same as a JSON string.
+    /// headers as a JSON string.
     #[serde(default)]
     headers_json: Option<String>,
 }
@@ -85,7 +82,7 @@ pub struct CredentialsParams {
     user: Option<String>,
     #[serde(default)]
     pass: Option<String>,
-    /// The site they are for (a URL or origin); default the current page's.
+    /// A URL or origin.
     #[serde(default)]
     origin: Option<String>,
 }
@@ -123,7 +120,6 @@ pub enum Scheme {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MediaParams {
-    /// dark or light.
     color_scheme: Scheme,
 }
 

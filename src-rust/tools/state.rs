@@ -15,7 +15,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "get_value",
-            "The current value of a form field (by ref or CSS selector): the text of an input or text area, the chosen option(s) of a select, value and checked state of a checkbox. Passwords come back masked.",
+            "A form field's value: text, chosen options, or a checkbox's value and state. Passwords come masked.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "value", json!({})).await },
         ),
@@ -30,13 +30,13 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "get_box",
-            "Position and size of an element in CSS pixels: x and y in the viewport, page_x and page_y in the page, width, height, and whether it is in the viewport.",
+            "An element's box in CSS px, in the viewport and the page, and whether it is in view.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "box", json!({})).await },
         ),
         tab_tool(
             "get_styles",
-            "Computed CSS styles of an element (by ref or CSS selector): a useful default set, or the properties you name.",
+            "An element's computed CSS: a useful set, or the properties named.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: StylesParams| async move {
                 let target = TargetParams { r#ref: p.r#ref, selector: p.selector };
@@ -45,7 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "is_visible",
-            "Whether a person could see an element, and if not, why: display, visibility, opacity 0, zero size, clipped or off-screen, inert, behind a modal dialog. A selector matching nothing is not visible.",
+            "Whether a person could see an element, and if not why (hidden, transparent, no size, clipped, off-screen, inert, under a modal).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 match element_state(&ctx, tab, &p, "visible", json!({})).await {
@@ -58,13 +58,13 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "is_enabled",
-            "Whether a control can be used: not disabled (itself or by a disabled fieldset), not aria-disabled, not inert.",
+            "Whether a control is usable: not disabled (itself or by a fieldset), aria-disabled or inert.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "enabled", json!({})).await },
         ),
         tab_tool(
             "is_checked",
-            "Whether a checkbox, radio button, switch or toggle button is checked: true, false or \"mixed\".",
+            "Whether a checkbox, radio, switch or toggle button is checked: true, false or \"mixed\".",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "checked", json!({})).await },
         ),
@@ -74,20 +74,17 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CountParams {
-    /// CSS selector to count.
     selector: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StylesParams {
-    /// Element ref from snapshot, e.g. @e5.
     #[serde(default)]
     r#ref: Option<String>,
-    /// CSS selector (first match).
     #[serde(default)]
     selector: Option<String>,
-    /// CSS property names, e.g. ["color", "display"]; default a useful set.
+    /// e.g. ["color"]
     #[serde(default)]
     properties: Option<Vec<String>>,
 }

@@ -28,10 +28,10 @@ const LOCAL: Area = Area {
         "storage_local_clear",
     ],
     descriptions: [
-        "Every localStorage item of the current page's origin.",
-        "One localStorage item of the current page's origin (null when absent).",
-        "Set a localStorage item of the current page's origin.",
-        "Remove every localStorage item of the current page's origin.",
+        "All localStorage items of the page's origin.",
+        "One localStorage item of the page's origin (null when absent).",
+        "Set a localStorage item of the page's origin.",
+        "Clear the localStorage of the page's origin.",
     ],
 };
 
@@ -44,10 +44,10 @@ const SESSION: Area = Area {
         "storage_session_clear",
     ],
     descriptions: [
-        "Every sessionStorage item of the current page's origin (this tab only).",
-        "One sessionStorage item of the current page's origin (null when absent).",
-        "Set a sessionStorage item of the current page's origin.",
-        "Remove every sessionStorage item of the current page's origin.",
+        "All sessionStorage items of the page's origin in this tab.",
+        "One sessionStorage item of the page's origin in this tab (null when absent).",
+        "Set a sessionStorage item of the page's origin in this tab.",
+        "Clear the sessionStorage of the page's origin in this tab.",
     ],
 };
 
@@ -107,7 +107,7 @@ fn cookie_tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "cookies_get",
-            "Cookies with every attribute (HttpOnly ones too): those the current page gets, those a request to `url` would carry, or with all=true every cookie of the profile.",
+            "Cookies with all attributes (HttpOnly too): the current page's, those a request to url would carry, or all.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: CookiesGetParams| async move {
                 let url = match (p.all.unwrap_or(false), p.url) {
@@ -121,13 +121,13 @@ fn cookie_tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "cookies_set",
-            "Set a cookie: name and value, plus domain (default the current page's host), path (default /), expires (Unix seconds; none: a session cookie), secure, httpOnly, sameSite (strict, lax, none).",
+            "Set a cookie; domain defaults to the page's host, and without expires (Unix seconds) it is a session cookie.",
             super::ACTION,
             |ctx: Ctx, tab: TabId, p: CookieSetParams| async move { cookies_set(&ctx, tab, p).await },
         ),
         tab_tool(
             "cookies_clear",
-            "Delete every cookie of the profile, or only those of a domain (its subdomains too).",
+            "Delete every cookie, or a domain's (subdomains too).",
             DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: CookiesClearParams| async move {
                 let op = CookieOp::Clear { domain: p.domain };
@@ -140,10 +140,8 @@ fn cookie_tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CookiesGetParams {
-    /// Cookies a request to this URL would carry (default: the current page).
     #[serde(default)]
     url: Option<String>,
-    /// Every cookie of the profile.
     #[serde(default)]
     all: Option<bool>,
 }
@@ -161,28 +159,25 @@ pub enum SameSite {
 pub struct CookieSetParams {
     name: String,
     value: String,
-    /// Default: the current page's host.
     #[serde(default)]
     domain: Option<String>,
-    /// Default /.
     #[serde(default)]
+    #[schemars(extend("default" = "/"))]
     path: Option<String>,
-    /// Unix seconds; none: a session cookie.
     #[serde(default)]
     expires: Option<i64>,
     #[serde(default)]
     secure: Option<bool>,
     #[serde(default, rename = "httpOnly")]
     http_only: Option<bool>,
-    /// Default lax.
     #[serde(default, rename = "sameSite")]
+    #[schemars(extend("default" = "lax"))]
     same_site: Option<SameSite>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CookiesClearParams {
-    /// Only this domain's cookies (default: all).
     #[serde(default)]
     domain: Option<String>,
 }

@@ -19,15 +19,13 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "close",
-            "Close this session's tab. Closing the last tab leaves a blank one.",
+            "Close this session's tab; a last tab leaves a blank one.",
             DESTRUCTIVE,
-            |ctx: Ctx, tab: TabId, _: NoParams| async move {
-                close(&ctx, tab).await
-            },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move { close(&ctx, tab).await },
         ),
         tool(
             "close_all",
-            "Close every tab, of every session; one blank tab remains.",
+            "Close every tab of every session; one blank tab remains.",
             DESTRUCTIVE,
             |ctx: Ctx, _: NoParams| async move {
                 let mut closed = 0;
@@ -46,7 +44,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "tab_list",
-            "All open tabs: index, URL, title; `current` marks this session's tab, `front` the one shown.",
+            "Open tabs: index, URL, title; current marks this session's, front the one shown.",
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
                 let current = ctx.tab().await?;
@@ -67,7 +65,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "tab_new",
-            "Open a new tab (optionally at a URL, waiting for it to load) and make it this session's tab.",
+            "Open a tab, at url if given (waits for the load), as this session's tab.",
             NAVIGATES,
             |ctx: Ctx, p: NewTabParams| async move {
                 let url = p.url.as_deref().map(normalize_url).transpose()?;
@@ -82,25 +80,29 @@ pub fn tools() -> Vec<ToolDef> {
                 let tab = tab_id(&opened)?;
                 ctx.session.set_tab(Some(tab));
                 if loads {
-                    ctx.settle(tab, &before, Duration::from_secs(3), LOAD_LIMIT).await?;
+                    ctx.settle(tab, &before, Duration::from_secs(3), LOAD_LIMIT)
+                        .await?;
                 }
                 describe(&ctx, tab).await
             },
         ),
         tool(
             "tab_switch",
-            "Make the tab at an index (from tab_list) this session's tab and bring it to the front.",
+            "Make the tab at index (tab_list) this session's, in front.",
             ACTION,
             |ctx: Ctx, p: IndexParams| async move {
                 let tab = tab_at(&ctx, p.index).await?;
-                ctx.app.browser.call_value(Command::BringToFront { tab }).await?;
+                ctx.app
+                    .browser
+                    .call_value(Command::BringToFront { tab })
+                    .await?;
                 ctx.session.set_tab(Some(tab));
                 describe(&ctx, tab).await
             },
         ),
         tool(
             "tab_close",
-            "Close the tab at an index (from tab_list), or this session's tab when no index is given.",
+            "Close the tab at index (from tab_list), by default this session's.",
             DESTRUCTIVE,
             |ctx: Ctx, p: OptionalIndexParams| async move {
                 let tab = match p.index {
@@ -116,7 +118,6 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTabParams {
-    /// URL to open in the new tab.
     #[serde(default)]
     url: Option<String>,
 }
@@ -124,14 +125,12 @@ pub struct NewTabParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct IndexParams {
-    /// Tab index from tab_list (0-based).
     index: u32,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OptionalIndexParams {
-    /// Tab index from tab_list (0-based); default this session's tab.
     #[serde(default)]
     index: Option<u32>,
 }

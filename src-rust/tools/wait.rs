@@ -26,7 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "wait",
-            "Wait a number of milliseconds (default 1000). Prefer wait_for when waiting for the page.",
+            "Wait ms milliseconds. To wait for the page, use wait_for*.",
             READ_ONLY,
             |_: Ctx, p: WaitParams| async move {
                 let ms = p.ms.unwrap_or(1000).min(MAX_WAIT_MS);
@@ -36,13 +36,13 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "wait_for",
-            "Wait until an element matching a CSS selector is present and visible (default timeout 10000 ms). Returns its ref.",
+            "Wait until an element matching selector is present and visible. Returns its ref.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitForParams| async move { wait_for(&ctx, tab, p).await },
         ),
         tab_tool(
             "wait_for_text",
-            "Wait until the page shows a text (its visible text, same-origin frames included; default timeout 10000 ms).",
+            "Wait until the page shows text (visible text, same-origin frames included).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitTextParams| async move { wait_for_text(&ctx, tab, p).await },
         ),
@@ -54,7 +54,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "wait_for_load",
-            "Wait until the page reaches a load state: load (default: the page and its resources), domcontentloaded (the document is parsed), networkidle (no request for 500 ms). Answers at once when the page is already there: after a script starts a navigation, wait_for_url first. Default timeout 10000 ms.",
+            "Wait for load (page and resources), domcontentloaded or networkidle (500 ms without requests). Answers at once when already there: after a script navigates, wait_for_url first.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitLoadParams| async move { wait_for_load(&ctx, tab, p).await },
         ),
@@ -70,15 +70,14 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitParams {
-    /// Milliseconds, default 1000.
     #[serde(default)]
+    #[schemars(extend("default" = 1000))]
     ms: Option<u64>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitForParams {
-    /// CSS selector to wait for.
     selector: String,
     /// Milliseconds, default 10000.
     #[serde(default)]
@@ -88,7 +87,6 @@ pub struct WaitForParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitTextParams {
-    /// Text the page must show.
     text: String,
     /// Milliseconds, default 10000.
     #[serde(default)]
@@ -116,8 +114,8 @@ pub enum LoadState {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitLoadParams {
-    /// load (default), domcontentloaded or networkidle.
     #[serde(default)]
+    #[schemars(extend("default" = "load"))]
     state: Option<LoadState>,
     /// Milliseconds, default 10000.
     #[serde(default)]
