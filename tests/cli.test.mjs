@@ -1,6 +1,7 @@
 // The command-line client against the running browser: one tool per run,
 // refs as bare words, readable output and --json, exit codes, a batch from
-// standard input, and a clear message when no browser runs.
+// standard input, and a clear message when no browser runs or the token is
+// refused.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -83,9 +84,16 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
     const none = await sovereign(['get_url'], { env: { SOVEREIGN_ADDR: '127.0.0.1:9', SOVEREIGN_TOKEN: 'x'.repeat(20) } });
     assert.equal(none.code, 3);
     assert.match(none.stderr, /no browser is running at 127\.0\.0\.1:9.*start one with/);
+  });
+
+  it('exit code 4 when the browser answers but refuses the token, or none is found', async () => {
     const wrongToken = await sovereign(['get_url'], { env: { ...env, SOVEREIGN_TOKEN: 'not-the-token-at-all' } });
-    assert.equal(wrongToken.code, 3);
-    assert.match(wrongToken.stderr, /401/);
+    assert.equal(wrongToken.code, 4, wrongToken.stderr);
+    assert.match(wrongToken.stderr, /^sovereign: the browser at 127\.0\.0\.1:\d+ refused the token \(401\); give the one in its profile with --token/);
+    assert.doesNotMatch(wrongToken.stderr, /no browser/);
+    const noToken = await sovereign(['get_url'], { env: { ...env, SOVEREIGN_TOKEN: '', SOVEREIGN_PROFILE: dir } });
+    assert.equal(noToken.code, 4, noToken.stderr);
+    assert.match(noToken.stderr, /^sovereign: the browser at .* asks for a token \(401\) and none was found/);
   });
 
   it('lists the tools and explains one', async () => {

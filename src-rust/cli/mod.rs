@@ -2,7 +2,7 @@
 //! `/agent`. It never loads GTK or WebKit, so it starts in milliseconds.
 //!
 //! Exit codes: 0 success, 1 a tool failed (its code is printed), 2 a usage
-//! error, 3 no browser could be reached.
+//! error, 3 no browser could be reached, 4 the browser refused the token.
 
 mod catalog;
 mod connection;
@@ -29,7 +29,8 @@ commands:
 The browser is found at --addr, --port, $SOVEREIGN_ADDR or 127.0.0.1:17777; its
 token is --token, $SOVEREIGN_TOKEN, or read from the profile ($SOVEREIGN_PROFILE or
 the default one).
-Exit codes: 0 done, 1 the tool failed, 2 usage error, 3 no browser reachable.";
+Exit codes: 0 done, 1 the tool failed, 2 usage error, 3 no browser reachable,
+4 the browser refused the token.";
 
 /// Where and how to talk to the browser, and how to print.
 struct Options {
@@ -45,22 +46,20 @@ enum Outcome {
     ToolFailed,
     Usage(String),
     Unreachable(String),
+    TokenRefused(String),
 }
 
 impl Outcome {
     fn exit(self) -> ExitCode {
-        match self {
-            Outcome::Done => ExitCode::SUCCESS,
-            Outcome::ToolFailed => ExitCode::from(1),
-            Outcome::Usage(message) => {
-                eprintln!("sovereign: {message}");
-                ExitCode::from(2)
-            }
-            Outcome::Unreachable(message) => {
-                eprintln!("sovereign: {message}");
-                ExitCode::from(3)
-            }
-        }
+        let (code, message) = match self {
+            Outcome::Done => return ExitCode::SUCCESS,
+            Outcome::ToolFailed => return ExitCode::from(1),
+            Outcome::Usage(message) => (2, message),
+            Outcome::Unreachable(message) => (3, message),
+            Outcome::TokenRefused(message) => (4, message),
+        };
+        eprintln!("sovereign: {message}");
+        ExitCode::from(code)
     }
 }
 
@@ -177,9 +176,18 @@ fn token(options: &Options) -> Option<String> {
 }
 
 fn connect(options: &Options) -> Result<Connection, Outcome> {
-    Connection::open(&options.addr, token(options).as_deref()).map_err(|e| match e {
+    let token = token(options);
+    Connection::open(&options.addr, token.as_deref()).map_err(|e| match e {
         ConnectError::Unreachable(why) => Outcome::Unreachable(format!(
             "no browser is running at {} ({why}); start one with `scripts/start.sh` or `sovereign-browser`",
+            options.addr
+        )),
+        ConnectError::TokenRefused if token.is_some() => Outcome::TokenRefused(format!(
+            "the browser at {} refused the token (401); give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR",
+            options.addr
+        )),
+        ConnectError::TokenRefused => Outcome::TokenRefused(format!(
+            "the browser at {} asks for a token (401) and none was found; give it with --token, $SOVEREIGN_TOKEN or --profile DIR",
             options.addr
         )),
         ConnectError::Refused(why) => Outcome::Unreachable(format!("cannot talk to the browser at {}: {why}", options.addr)),
