@@ -96,6 +96,35 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
     assert.match(noToken.stderr, /^sovereign: the browser at .* asks for a token \(401\) and none was found/);
   });
 
+  it('takes the global flags anywhere on the line; after -- every word is the tool\'s', async () => {
+    const elsewhere = { SOVEREIGN_ADDR: '127.0.0.1:9', SOVEREIGN_TOKEN: 'not-the-token-at-all' };
+    const after = await sovereign(['get_url', '--port', String(session.browser.port), '--token', session.browser.token, '--json'], { env: elsewhere });
+    assert.equal(after.code, 0, after.stderr);
+    assert.match(JSON.parse(after.stdout).url, /^http/);
+    const between = await sovereign(['--json', 'open', '--token', session.browser.token, session.fixtures.url('form.html'), `--addr=127.0.0.1:${session.browser.port}`], { env: elsewhere });
+    assert.equal(between.code, 0, between.stderr);
+    assert.match(JSON.parse(between.stdout).url, /\/form\.html$/);
+    // The word after one of the tool's own flags is its value, whatever it looks like.
+    const value = await run(['fill', '#name', '--value', '--json']);
+    assert.equal(value.code, 0, value.stderr);
+    assert.equal(value.stdout, 'value: --json\n');
+    const ended = await run(['fill', '#name', '--', '--token', 'x']);
+    assert.equal(ended.code, 2);
+    assert.match(ended.stderr, /^sovereign: fill has no parameter --token; it takes /);
+    const help = await run(['click', '--help']);
+    assert.equal(help.code, 0, help.stderr);
+    assert.match(help.stdout, /^click: /);
+  });
+
+  it('reports an unknown flag as a flag, with exit code 2', async () => {
+    for (const args of [['--bogus', 'get_url'], ['-x']]) {
+      const bad = await run(args);
+      assert.equal(bad.code, 2, bad.stderr);
+      assert.match(bad.stderr, /^sovereign: unknown flag -(-bogus|x); the flags are --addr, --port, --token, --profile, --json, --out, --help \(`sovereign --help`\)/);
+      assert.doesNotMatch(bad.stderr, /no tool/);
+    }
+  });
+
   it('lists the tools and explains one', async () => {
     const tools = await run(['tools']);
     assert.equal(tools.stdout.trim().split('\n').length, 100);

@@ -16,15 +16,26 @@ use std::process::ExitCode;
 
 const DEFAULT_ADDR: &str = "127.0.0.1:17777";
 
-const USAGE: &str = "usage: sovereign [--addr HOST:PORT | --port N] [--token TOKEN] [--profile DIR] [--json] [--out FILE] COMMAND
+/// The client's own flags, taken anywhere on the line up to a `--`.
+const GLOBAL_FLAGS: &[&str] = &["addr", "port", "token", "profile", "json", "out", "help"];
+
+const USAGE: &str = "usage: sovereign [FLAGS] COMMAND [ARGS] [FLAGS] [-- TOOL ARGS]
 
 commands:
   TOOL [ARGS]     run one tool: sovereign open https://example.com, sovereign click @e3,
                   sovereign fill @e5 'hello', sovereign snapshot --interactive false,
                   or one JSON object: sovereign fill '{\"ref\":\"@e5\",\"value\":\"hi\"}'
   tools           list the tools
-  help TOOL       a tool's parameters
+  help TOOL       a tool's parameters (or: sovereign TOOL --help)
   -               run tools read from standard input, one per line, over one connection
+
+flags (anywhere on the line; after a `--` every word is the tool's):
+  --addr HOST:PORT, --port N   where the browser listens
+  --token TOKEN                its token
+  --profile DIR                the profile the token is read from
+  --json                       print the raw JSON result
+  --out FILE                   where an image (a screenshot...) is written
+  -h, --help                   this help
 
 The browser is found at --addr, --port, $SOVEREIGN_ADDR or 127.0.0.1:17777; its
 token is --token, $SOVEREIGN_TOKEN, or read from the profile ($SOVEREIGN_PROFILE or
@@ -39,6 +50,7 @@ struct Options {
     profile: Option<PathBuf>,
     json: bool,
     out: Option<PathBuf>,
+    help: bool,
 }
 
 enum Outcome {
@@ -74,13 +86,25 @@ fn run(words: Vec<String>) -> Outcome {
         Err(message) => return Outcome::Usage(message),
     };
     let Some((command, args)) = rest.split_first() else {
+        if options.help {
+            println!("{USAGE}");
+            return Outcome::Done;
+        }
         return Outcome::Usage(USAGE.into());
     };
+    if options.help {
+        return match catalog::find(command) {
+            Some(tool) => {
+                print!("{}", output::tool_help(tool));
+                Outcome::Done
+            }
+            None => {
+                println!("{USAGE}");
+                Outcome::Done
+            }
+        };
+    }
     match command.as_str() {
-        "-h" | "--help" => {
-            println!("{USAGE}");
-            Outcome::Done
-        }
         "help" if args.is_empty() => {
             println!("{USAGE}");
             Outcome::Done
@@ -121,7 +145,17 @@ fn run(words: Vec<String>) -> Outcome {
     }
 }
 
-/// Global flags before the command; `--json` and `--out` anywhere.
+fn unknown_flag(flag: &str) -> String {
+    let known: Vec<String> = GLOBAL_FLAGS.iter().map(|f| format!("--{f}")).collect();
+    format!(
+        "unknown flag {flag}; the flags are {} (`sovereign --help`), a tool's own are in `sovereign help TOOL`",
+        known.join(", ")
+    )
+}
+
+/// The client's flags, wherever they are before a `--`; the command and its
+/// words in order. A word right after one of the tool's own `--name` flags
+/// is that flag's value, never a client flag.
 fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
     let mut options = Options {
         addr: std::env::var("SOVEREIGN_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.into()),
@@ -131,30 +165,59 @@ fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
         profile: std::env::var_os("SOVEREIGN_PROFILE").map(PathBuf::from),
         json: false,
         out: None,
+        help: false,
     };
     let mut rest = Vec::new();
-    let mut words = words.into_iter();
-    let mut command_seen = false;
+    let mut words = words.into_iter().peekable();
+    let mut command: Option<Option<&catalog::Tool>> = None;
     while let Some(word) = words.next() {
-        let mut value = |flag: &str| words.next().ok_or_else(|| format!("{flag} needs a value"));
-        match word.as_str() {
-            "--json" => options.json = true,
+        if word == "--" {
+            rest.extend(words.by_ref());
+            break;
+        }
+        let (flag, inline) = match word.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_string())),
+            _ => (word.as_str(), None),
+        };
+        let mut value = |name: &str| match inline.clone() {
+            Some(v) => Ok(v),
+            None => words.next().ok_or_else(|| format!("{name} needs a value")),
+        };
+        match flag {
+            "--json" if inline.is_none() => options.json = true,
+            "-h" | "--help" if inline.is_none() => options.help = true,
             "--out" => options.out = Some(PathBuf::from(value("--out")?)),
-            "--addr" if !command_seen => options.addr = value("--addr")?,
-            "--port" if !command_seen => {
+            "--addr" => options.addr = value("--addr")?,
+            "--port" => {
                 let port: u16 = value("--port")?
                     .parse()
                     .map_err(|_| "--port must be a port number".to_string())?;
                 options.addr = format!("127.0.0.1:{port}");
             }
-            "--token" if !command_seen => options.token = Some(value("--token")?),
-            "--profile" if !command_seen => {
-                options.profile = Some(PathBuf::from(value("--profile")?))
-            }
-            _ => {
-                command_seen = true;
-                rest.push(word);
-            }
+            "--token" => options.token = Some(value("--token")?),
+            "--profile" => options.profile = Some(PathBuf::from(value("--profile")?)),
+            _ => match command {
+                None if word.starts_with('-') && word != "-" => return Err(unknown_flag(&word)),
+                None => {
+                    command = Some(catalog::find(&word));
+                    rest.push(word);
+                }
+                Some(tool) => {
+                    // One of the tool's own flags: its value goes with it.
+                    let schema = word
+                        .strip_prefix("--")
+                        .filter(|_| inline.is_none())
+                        .and_then(|name| tool?.schema["properties"].get(name));
+                    let takes_value = schema.is_some_and(|schema| {
+                        schema["type"] != "boolean"
+                            || words.peek().is_some_and(|n| !n.starts_with("--"))
+                    });
+                    rest.push(word);
+                    if takes_value {
+                        rest.extend(words.next());
+                    }
+                }
+            },
         }
     }
     Ok((options, rest))
@@ -317,5 +380,65 @@ mod tests {
         );
         assert!(split_line("open 'https://x").is_err());
         assert!(split_line("   ").unwrap().is_empty());
+    }
+
+    fn parse(line: &[&str]) -> Result<(Options, Vec<String>), String> {
+        options(line.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn global_flags_go_anywhere_on_the_line() {
+        let (options, rest) = parse(&["get_url", "--port", "4321", "--token", "t0k"]).unwrap();
+        assert_eq!(options.addr, "127.0.0.1:4321");
+        assert_eq!(options.token.as_deref(), Some("t0k"));
+        assert_eq!(rest, ["get_url"]);
+        let (options, rest) = parse(&["--json", "fill", "e3", "--addr=h:1", "hi"]).unwrap();
+        assert!(options.json);
+        assert_eq!(options.addr, "h:1");
+        assert_eq!(rest, ["fill", "e3", "hi"]);
+        let (options, rest) = parse(&["click", "e5", "--help"]).unwrap();
+        assert!(options.help);
+        assert_eq!(rest, ["click", "e5"]);
+    }
+
+    #[test]
+    fn after_a_double_dash_every_word_is_the_tool_s() {
+        let (options, rest) = parse(&["fill", "e3", "--port", "1", "--", "--port"]).unwrap();
+        assert_eq!(options.addr, "127.0.0.1:1");
+        assert_eq!(rest, ["fill", "e3", "--port"]);
+        // The value of one of the tool's own flags stays with it.
+        let (options, rest) = parse(&["fill", "e3", "--value", "--json"]).unwrap();
+        assert!(!options.json);
+        assert_eq!(rest, ["fill", "e3", "--value", "--json"]);
+        let (options, rest) = parse(&["snapshot", "--diff", "--json"]).unwrap();
+        assert!(options.json);
+        assert_eq!(rest, ["snapshot", "--diff"]);
+    }
+
+    #[test]
+    fn an_unknown_flag_is_named_as_a_flag() {
+        let error = parse(&["--bogus", "get_url"]).err().unwrap();
+        assert!(
+            error.starts_with("unknown flag --bogus; the flags are --addr"),
+            "{error}"
+        );
+        assert!(parse(&["--port"])
+            .err()
+            .unwrap()
+            .contains("--port needs a value"));
+        assert!(parse(&["--port", "http"]).is_err());
+    }
+
+    #[test]
+    fn no_tool_has_a_parameter_named_like_a_global_flag() {
+        for tool in catalog::tools() {
+            for flag in GLOBAL_FLAGS {
+                assert!(
+                    tool.schema["properties"].get(*flag).is_none(),
+                    "{} has a parameter --{flag}, which the client takes as its own flag before `--`",
+                    tool.name
+                );
+            }
+        }
     }
 }
