@@ -12,6 +12,7 @@ import { browserBinary } from './support/browser.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { assertPng } from './support/png.mjs';
 import { refOf } from './support/snapshot.mjs';
+import { TEST_NSEC } from './support/mcp.mjs';
 
 const CLI = path.join(path.dirname(browserBinary()), 'sovereign');
 
@@ -123,6 +124,14 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
       assert.match(bad.stderr, /^sovereign: unknown flag -(-bogus|x); the flags are --addr, --port, --token, --profile, --json, --out, --help \(`sovereign --help`\)/);
       assert.doesNotMatch(bad.stderr, /no tool/);
     }
+  });
+
+  it('takes the login method as its first bare word', async () => {
+    const login = await run(['login', 'local', '--nsec', TEST_NSEC]);
+    assert.equal(login.code, 0, login.stderr);
+    const wrong = await run(['login', 'sideways']);
+    assert.equal(wrong.code, 2);
+    assert.match(wrong.stderr, /^sovereign: --method must be one of local, seed, readonly, nip46, nsigner, got "sideways"/);
   });
 
   it('lists the tools and explains one', async () => {

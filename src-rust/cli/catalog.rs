@@ -37,9 +37,10 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 }
 
 /// Parameters taken in order as bare words by the common tools:
-/// `open URL`, `click REF`, `fill REF VALUE`...
+/// `open URL`, `click REF`, `fill REF VALUE`, `login METHOD`...
 fn positional(tool: &str) -> &'static [&'static str] {
     match tool {
+        "login" | "switch_identity" => &["method"],
         "open" | "tab_new" => &["url"],
         "click" | "hover" | "focus" | "dblclick" | "check" | "uncheck" | "get_text"
         | "get_html" | "get_value" | "get_box" | "is_visible" | "is_enabled" | "is_checked"
@@ -282,6 +283,19 @@ mod tests {
             arguments(fill, &words(&[r##"{"selector":"#a","value":"x"}"##])).unwrap()["value"],
             "x"
         );
+    }
+
+    #[test]
+    fn login_takes_its_method_as_the_first_bare_word() {
+        for tool in ["login", "switch_identity"] {
+            assert_eq!(
+                arguments(find(tool).unwrap(), &words(&["local", "--nsec", "nsec1x"])).unwrap(),
+                serde_json::json!({"method": "local", "nsec": "nsec1x"})
+            );
+        }
+        assert!(arguments(find("login").unwrap(), &words(&["sideways"]))
+            .unwrap_err()
+            .contains("--method must be one of local"));
     }
 
     #[test]

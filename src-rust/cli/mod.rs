@@ -24,6 +24,7 @@ const USAGE: &str = "usage: sovereign [FLAGS] COMMAND [ARGS] [FLAGS] [-- TOOL AR
 commands:
   TOOL [ARGS]     run one tool: sovereign open https://example.com, sovereign click @e3,
                   sovereign fill @e5 'hello', sovereign snapshot --interactive false,
+                  sovereign login local --nsec nsec1...,
                   or one JSON object: sovereign fill '{\"ref\":\"@e5\",\"value\":\"hi\"}'
   tools           list the tools
   help TOOL       a tool's parameters (or: sovereign TOOL --help)
