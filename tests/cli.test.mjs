@@ -156,4 +156,15 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
     assert.equal(failing.code, 1, 'stops at the failing line');
     assert.doesNotMatch(failing.stdout, /title:/);
   });
+
+  it('checks every line of a batch before it runs the first', async () => {
+    await run(['open', session.fixtures.url('form.html')]);
+    const input = [`open ${session.fixtures.url('form.html?from=batch')}`, 'get_url', 'scroll sideways', 'get_title', ''].join('\n');
+    const batch = await run(['-'], { input });
+    assert.equal(batch.code, 2);
+    assert.equal(batch.stdout, '', 'no line ran');
+    assert.match(batch.stderr, /^sovereign: line 3: --direction must be one of .*; nothing was run\n$/);
+    const url = await run(['get_url']);
+    assert.doesNotMatch(url.stdout, /from=batch/);
+  });
 });

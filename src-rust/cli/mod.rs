@@ -28,7 +28,8 @@ commands:
                   or one JSON object: sovereign fill '{\"ref\":\"@e5\",\"value\":\"hi\"}'
   tools           list the tools
   help TOOL       a tool's parameters (or: sovereign TOOL --help)
-  -               run tools read from standard input, one per line, over one connection
+  -               run tools read from standard input, one per line, over one connection;
+                  every line is checked before the first one runs
 
 flags (anywhere on the line; after a `--` every word is the tool's):
   --addr HOST:PORT, --port N   where the browser listens
@@ -271,50 +272,57 @@ fn call(connection: &mut Connection, options: &Options, tool: &str, params: Valu
 }
 
 /// Tools read from standard input, one command line per line, over one
-/// connection. Stops at the first failure.
+/// connection. Every line is checked first: a bad one runs nothing. Stops
+/// at the first failure.
 fn from_stdin(options: &Options) -> Outcome {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        eprintln!("sovereign: reading tools from standard input, one per line (Ctrl+D ends)");
+        eprintln!(
+            "sovereign: reading tools from standard input, one per line; they run after Ctrl+D"
+        );
     }
-    let mut connection = None;
+    let mut calls = Vec::new();
     for (number, line) in stdin.lock().lines().enumerate() {
-        let Ok(line) = line else { break };
-        let words = match split_line(&line) {
-            Ok(words) => words,
-            Err(message) => return Outcome::Usage(format!("line {}: {message}", number + 1)),
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => return Outcome::Usage(format!("standard input: {e}; nothing was run")),
         };
-        let Some((name, args)) = words.split_first() else {
-            continue;
-        };
-        if name.starts_with('#') {
-            continue;
-        }
-        let Some(tool) = catalog::find(name) else {
-            return Outcome::Usage(format!("line {}: no tool is called {name:?}", number + 1));
-        };
-        let params = match catalog::arguments(tool, args) {
-            Ok(params) => params,
-            Err(message) => return Outcome::Usage(format!("line {}: {message}", number + 1)),
-        };
-        if connection.is_none() {
-            match connect(options) {
-                Ok(c) => connection = Some(c),
-                Err(outcome) => return outcome,
+        match batch_line(&line) {
+            Ok(Some(call)) => calls.push(call),
+            Ok(None) => {}
+            Err(message) => {
+                return Outcome::Usage(format!("line {}: {message}; nothing was run", number + 1))
             }
         }
-        let Some(open) = connection.as_mut() else {
-            break;
-        };
-        match call(open, options, name, params) {
+    }
+    if calls.is_empty() {
+        return Outcome::Done;
+    }
+    let mut connection = match connect(options) {
+        Ok(c) => c,
+        Err(outcome) => return outcome,
+    };
+    for (name, params) in calls {
+        match call(&mut connection, options, &name, params) {
             Outcome::Done => {}
             other => return other,
         }
     }
-    if let Some(open) = connection {
-        open.close();
-    }
+    connection.close();
     Outcome::Done
+}
+
+/// One batch line as a tool call; None for a blank line or a comment.
+fn batch_line(line: &str) -> Result<Option<(String, Value)>, String> {
+    let words = split_line(line)?;
+    let Some((name, args)) = words.split_first() else {
+        return Ok(None);
+    };
+    if name.starts_with('#') {
+        return Ok(None);
+    }
+    let tool = catalog::find(name).ok_or_else(|| format!("no tool is called {name:?}"))?;
+    Ok(Some((name.clone(), catalog::arguments(tool, args)?)))
 }
 
 /// Splits a command line as a shell would: words, 'single' and "double"
@@ -381,6 +389,21 @@ mod tests {
         );
         assert!(split_line("open 'https://x").is_err());
         assert!(split_line("   ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn batch_lines_are_checked_before_any_runs() {
+        assert!(batch_line("  # a comment").unwrap().is_none());
+        assert!(batch_line("").unwrap().is_none());
+        let (name, params) = batch_line("open https://example.org").unwrap().unwrap();
+        assert_eq!(
+            (name.as_str(), &params["url"]),
+            ("open", &"https://example.org".into())
+        );
+        assert!(batch_line("scroll sideways")
+            .unwrap_err()
+            .contains("one of"));
+        assert!(batch_line("no_such_tool").unwrap_err().contains("no tool"));
     }
 
     fn parse(line: &[&str]) -> Result<(Options, Vec<String>), String> {
