@@ -1,7 +1,7 @@
 // The command-line client against the running browser: one tool per run,
 // refs as bare words, readable output and --json, exit codes, a batch from
 // standard input, and a clear message when no browser runs or the token is
-// refused.
+// refused. Refs read as a snapshot prints them (e5), with or without the @.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -74,7 +74,7 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
   });
 
   it('exit codes: 1 for a tool error with its code, 2 for usage, 3 without a browser', async () => {
-    const stale = await run(['click', '@e99999']);
+    const stale = await run(['click', 'e99999']);
     assert.equal(stale.code, 1);
     assert.match(stale.stderr, /^ELEMENT_NOT_FOUND: /);
     for (const args of [['scroll', 'sideways'], ['no_such_tool'], ['open'], ['wait', 'soon'], ['get_url', '--what', '1']]) {
@@ -134,6 +134,28 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
     assert.match(wrong.stderr, /^sovereign: --method must be one of local, seed, readonly, nip46, nsigner, got "sideways"/);
   });
 
+  it('writes refs as the snapshot prints them, and takes e5, @e5 and [ref=e5]', async () => {
+    const usage = await run(['--help']);
+    assert.equal(usage.code, 0);
+    assert.match(usage.stdout, /sovereign click e3/);
+    assert.match(usage.stdout, /Exit codes: 0 done, 1 the tool failed, 2 usage error, 3 no browser reachable,\s+4 the browser refused the token/);
+    assert.doesNotMatch(usage.stdout.replace('(@e5 is taken too)', ''), /@e\d/);
+    for (const written of ['e99999', '@e99999', '[ref=e99999]', 'ref=e99999']) {
+      const missing = await run(['click', written]);
+      assert.equal(missing.code, 1, `${written}: ${missing.stderr}`);
+      assert.equal(missing.stderr, 'ELEMENT_NOT_FOUND: unknown ref e99999: no element has it; take a snapshot to get refs\n', written);
+    }
+    await run(['open', session.fixtures.url('form.html')]);
+    const snap = await run(['snapshot']);
+    const name = refOf(snap.stdout, 'textbox', 'Name').slice(1);
+    const filled = await run(['fill', `[ref=${name}]`, 'by the printed ref']);
+    assert.equal(filled.code, 0, filled.stderr);
+    await run(['open', session.fixtures.url('form.html?again')]);
+    const stale = await run(['fill', name, 'too late']);
+    assert.equal(stale.code, 1);
+    assert.equal(stale.stderr, `STALE_REF: ref ${name} no longer exists (the page changed); take a new snapshot\n`);
+  });
+
   it('lists the tools and explains one', async () => {
     const tools = await run(['tools']);
     assert.equal(tools.stdout.trim().split('\n').length, 100);
@@ -152,7 +174,7 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
     const batch = await run(['-'], { input });
     assert.equal(batch.code, 0, batch.stderr);
     assert.match(batch.stdout, /value: Batch of 'three'\n$/);
-    const failing = await run(['-'], { input: 'get_url\nclick @e99999\nget_title\n' });
+    const failing = await run(['-'], { input: 'get_url\nclick e99999\nget_title\n' });
     assert.equal(failing.code, 1, 'stops at the failing line');
     assert.doesNotMatch(failing.stdout, /title:/);
   });

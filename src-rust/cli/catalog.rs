@@ -73,8 +73,12 @@ fn positional(tool: &str) -> &'static [&'static str] {
     }
 }
 
-/// A ref as snapshots print it: @e12, e12, @f1e3.
+/// A ref as snapshots print it (e12, f1e3, or the whole `[ref=e12]`), or
+/// written @e12.
 fn looks_like_ref(word: &str) -> bool {
+    let word = word.strip_prefix('[').unwrap_or(word);
+    let word = word.strip_suffix(']').unwrap_or(word);
+    let word = word.strip_prefix("ref=").unwrap_or(word);
     let word = word.strip_prefix('@').unwrap_or(word);
     let mut rest = word;
     while let Some(after) = rest.strip_prefix('f') {
@@ -253,8 +257,8 @@ mod tests {
     fn bare_words_flags_and_json_become_arguments() {
         let fill = find("fill").unwrap();
         assert_eq!(
-            arguments(fill, &words(&["@e3", "hello world"])).unwrap(),
-            serde_json::json!({"ref": "@e3", "value": "hello world"})
+            arguments(fill, &words(&["e3", "hello world"])).unwrap(),
+            serde_json::json!({"ref": "e3", "value": "hello world"})
         );
         let click = find("click").unwrap();
         assert_eq!(
@@ -282,6 +286,22 @@ mod tests {
         assert_eq!(
             arguments(fill, &words(&[r##"{"selector":"#a","value":"x"}"##])).unwrap()["value"],
             "x"
+        );
+    }
+
+    #[test]
+    fn refs_are_taken_as_printed_or_with_an_at() {
+        let click = find("click").unwrap();
+        for written in ["e5", "@e5", "ref=e5", "[ref=e5]", "f1e5", "@f1f2e5"] {
+            assert_eq!(
+                arguments(click, &words(&[written])).unwrap(),
+                serde_json::json!({ "ref": written }),
+                "{written}"
+            );
+        }
+        assert_eq!(
+            arguments(click, &words(&["e5x"])).unwrap(),
+            serde_json::json!({"selector": "e5x"})
         );
     }
 

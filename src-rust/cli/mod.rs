@@ -22,10 +22,10 @@ const GLOBAL_FLAGS: &[&str] = &["addr", "port", "token", "profile", "json", "out
 const USAGE: &str = "usage: sovereign [FLAGS] COMMAND [ARGS] [FLAGS] [-- TOOL ARGS]
 
 commands:
-  TOOL [ARGS]     run one tool: sovereign open https://example.com, sovereign click @e3,
-                  sovereign fill @e5 'hello', sovereign snapshot --interactive false,
+  TOOL [ARGS]     run one tool: sovereign open https://example.com, sovereign click e3,
+                  sovereign fill e5 'hello', sovereign snapshot --interactive false,
                   sovereign login local --nsec nsec1...,
-                  or one JSON object: sovereign fill '{\"ref\":\"@e5\",\"value\":\"hi\"}'
+                  or one JSON object: sovereign fill '{\"ref\":\"e5\",\"value\":\"hi\"}'
   tools           list the tools
   help TOOL       a tool's parameters (or: sovereign TOOL --help)
   -               run tools read from standard input, one per line, over one connection;
@@ -38,6 +38,9 @@ flags (anywhere on the line; after a `--` every word is the tool's):
   --json                       print the raw JSON result
   --out FILE                   where an image (a screenshot...) is written
   -h, --help                   this help
+
+Refs are written as a snapshot prints them: [ref=e5] is the element e5
+(@e5 is taken too). A word that is not a ref is a CSS selector.
 
 The browser is found at --addr, --port, $SOVEREIGN_ADDR or 127.0.0.1:17777; its
 token is --token, $SOVEREIGN_TOKEN, or read from the profile ($SOVEREIGN_PROFILE or
@@ -384,8 +387,8 @@ mod tests {
     #[test]
     fn lines_split_like_a_shell() {
         assert_eq!(
-            split_line(r#"fill @e3 "hello \"you\"" 'it''s' a\ b"#).unwrap(),
-            ["fill", "@e3", "hello \"you\"", "its", "a b"]
+            split_line(r#"fill e3 "hello \"you\"" 'it''s' a\ b"#).unwrap(),
+            ["fill", "e3", "hello \"you\"", "its", "a b"]
         );
         assert!(split_line("open 'https://x").is_err());
         assert!(split_line("   ").unwrap().is_empty());
