@@ -43,9 +43,9 @@
   }
 
   function parseRef(ref) {
-    if (typeof ref !== 'string') throw fail('INVALID_PARAMS', 'ref must look like @e12');
+    if (typeof ref !== 'string') throw fail('INVALID_PARAMS', 'ref must look like e12, as a snapshot prints it');
     const m = /^\[?(?:ref=)?@?e(\d{1,9})\]?$/.exec(ref.trim());
-    if (!m) throw fail('INVALID_PARAMS', 'ref must look like @e12');
+    if (!m) throw fail('INVALID_PARAMS', 'ref must look like e12, as a snapshot prints it');
     return Number(m[1]);
   }
 
@@ -55,9 +55,9 @@
     const el = weak && weak.deref();
     if (el && el.isConnected && (el.ownerDocument === table.doc || frameChain(el.ownerDocument, table.doc))) return el;
     if (n < table.next) {
-      throw fail('STALE_REF', `ref @${refText(n)} no longer exists (the page changed); take a new snapshot`);
+      throw fail('STALE_REF', `ref ${refText(n)} no longer exists (the page changed); take a new snapshot`);
     }
-    throw fail('ELEMENT_NOT_FOUND', `no element has ref @${refText(n)}; take a snapshot to get refs`);
+    throw fail('ELEMENT_NOT_FOUND', `unknown ref ${refText(n)}: no element has it; take a snapshot to get refs`);
   }
 
   function querySelectorChecked(root, selector) {
@@ -85,5 +85,5 @@
       }
       return el;
     }
-    throw fail('INVALID_PARAMS', 'give a target: ref (like @e12, from a snapshot) or selector (CSS)');
+    throw fail('INVALID_PARAMS', 'give a target: ref (like e12, from a snapshot) or selector (CSS)');
   }

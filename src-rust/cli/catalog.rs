@@ -37,9 +37,10 @@ pub fn find(name: &str) -> Option<&'static Tool> {
 }
 
 /// Parameters taken in order as bare words by the common tools:
-/// `open URL`, `click REF`, `fill REF VALUE`...
+/// `open URL`, `click REF`, `fill REF VALUE`, `login METHOD`...
 fn positional(tool: &str) -> &'static [&'static str] {
     match tool {
+        "login" | "switch_identity" => &["method"],
         "open" | "tab_new" => &["url"],
         "click" | "hover" | "focus" | "dblclick" | "check" | "uncheck" | "get_text"
         | "get_html" | "get_value" | "get_box" | "is_visible" | "is_enabled" | "is_checked"
@@ -72,8 +73,12 @@ fn positional(tool: &str) -> &'static [&'static str] {
     }
 }
 
-/// A ref as snapshots print it: @e12, e12, @f1e3.
+/// A ref as snapshots print it (e12, f1e3, or the whole `[ref=e12]`), or
+/// written @e12.
 fn looks_like_ref(word: &str) -> bool {
+    let word = word.strip_prefix('[').unwrap_or(word);
+    let word = word.strip_suffix(']').unwrap_or(word);
+    let word = word.strip_prefix("ref=").unwrap_or(word);
     let word = word.strip_prefix('@').unwrap_or(word);
     let mut rest = word;
     while let Some(after) = rest.strip_prefix('f') {
@@ -252,8 +257,8 @@ mod tests {
     fn bare_words_flags_and_json_become_arguments() {
         let fill = find("fill").unwrap();
         assert_eq!(
-            arguments(fill, &words(&["@e3", "hello world"])).unwrap(),
-            serde_json::json!({"ref": "@e3", "value": "hello world"})
+            arguments(fill, &words(&["e3", "hello world"])).unwrap(),
+            serde_json::json!({"ref": "e3", "value": "hello world"})
         );
         let click = find("click").unwrap();
         assert_eq!(
@@ -282,6 +287,35 @@ mod tests {
             arguments(fill, &words(&[r##"{"selector":"#a","value":"x"}"##])).unwrap()["value"],
             "x"
         );
+    }
+
+    #[test]
+    fn refs_are_taken_as_printed_or_with_an_at() {
+        let click = find("click").unwrap();
+        for written in ["e5", "@e5", "ref=e5", "[ref=e5]", "f1e5", "@f1f2e5"] {
+            assert_eq!(
+                arguments(click, &words(&[written])).unwrap(),
+                serde_json::json!({ "ref": written }),
+                "{written}"
+            );
+        }
+        assert_eq!(
+            arguments(click, &words(&["e5x"])).unwrap(),
+            serde_json::json!({"selector": "e5x"})
+        );
+    }
+
+    #[test]
+    fn login_takes_its_method_as_the_first_bare_word() {
+        for tool in ["login", "switch_identity"] {
+            assert_eq!(
+                arguments(find(tool).unwrap(), &words(&["local", "--nsec", "nsec1x"])).unwrap(),
+                serde_json::json!({"method": "local", "nsec": "nsec1x"})
+            );
+        }
+        assert!(arguments(find("login").unwrap(), &words(&["sideways"]))
+            .unwrap_err()
+            .contains("--method must be one of local"));
     }
 
     #[test]

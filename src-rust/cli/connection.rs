@@ -15,7 +15,9 @@ pub struct Connection {
 pub enum ConnectError {
     /// Nothing listens there.
     Unreachable(String),
-    /// Something answered, but not as the browser does (a wrong token...).
+    /// The browser answered 401: the token is wrong or missing.
+    TokenRefused,
+    /// Something answered, but not as the browser does.
     Refused(String),
 }
 
@@ -35,18 +37,16 @@ impl Connection {
             })?;
             request.headers_mut().insert("Authorization", value);
         }
-        let (socket, _) = tungstenite::client(request, stream).map_err(|e| match e {
-            tungstenite::handshake::HandshakeError::Failure(tungstenite::Error::Http(response)) => {
-                let status = response.status();
-                let hint = if status == 401 {
-                    " (wrong or missing token: set SOVEREIGN_TOKEN or --token)"
-                } else {
-                    ""
-                };
-                ConnectError::Refused(format!("the server answered {status}{hint}"))
-            }
-            other => ConnectError::Refused(other.to_string()),
-        })?;
+        let (socket, _) =
+            tungstenite::client(request, stream).map_err(|e| match e {
+                tungstenite::handshake::HandshakeError::Failure(tungstenite::Error::Http(
+                    response,
+                )) if response.status() == 401 => ConnectError::TokenRefused,
+                tungstenite::handshake::HandshakeError::Failure(tungstenite::Error::Http(
+                    response,
+                )) => ConnectError::Refused(format!("the server answered {}", response.status())),
+                other => ConnectError::Refused(other.to_string()),
+            })?;
         Ok(Connection { socket, next_id: 1 })
     }
 

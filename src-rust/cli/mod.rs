@@ -2,7 +2,7 @@
 //! `/agent`. It never loads GTK or WebKit, so it starts in milliseconds.
 //!
 //! Exit codes: 0 success, 1 a tool failed (its code is printed), 2 a usage
-//! error, 3 no browser could be reached.
+//! error, 3 no browser could be reached, 4 the browser refused the token.
 
 mod catalog;
 mod connection;
@@ -16,20 +16,37 @@ use std::process::ExitCode;
 
 const DEFAULT_ADDR: &str = "127.0.0.1:17777";
 
-const USAGE: &str = "usage: sovereign [--addr HOST:PORT | --port N] [--token TOKEN] [--profile DIR] [--json] [--out FILE] COMMAND
+/// The client's own flags, taken anywhere on the line up to a `--`.
+const GLOBAL_FLAGS: &[&str] = &["addr", "port", "token", "profile", "json", "out", "help"];
+
+const USAGE: &str = "usage: sovereign [FLAGS] COMMAND [ARGS] [FLAGS] [-- TOOL ARGS]
 
 commands:
-  TOOL [ARGS]     run one tool: sovereign open https://example.com, sovereign click @e3,
-                  sovereign fill @e5 'hello', sovereign snapshot --interactive false,
-                  or one JSON object: sovereign fill '{\"ref\":\"@e5\",\"value\":\"hi\"}'
+  TOOL [ARGS]     run one tool: sovereign open https://example.com, sovereign click e3,
+                  sovereign fill e5 'hello', sovereign snapshot --interactive false,
+                  sovereign login local --nsec nsec1...,
+                  or one JSON object: sovereign fill '{\"ref\":\"e5\",\"value\":\"hi\"}'
   tools           list the tools
-  help TOOL       a tool's parameters
-  -               run tools read from standard input, one per line, over one connection
+  help TOOL       a tool's parameters (or: sovereign TOOL --help)
+  -               run tools read from standard input, one per line, over one connection;
+                  every line is checked before the first one runs
+
+flags (anywhere on the line; after a `--` every word is the tool's):
+  --addr HOST:PORT, --port N   where the browser listens
+  --token TOKEN                its token
+  --profile DIR                the profile the token is read from
+  --json                       print the raw JSON result
+  --out FILE                   where an image (a screenshot...) is written
+  -h, --help                   this help
+
+Refs are written as a snapshot prints them: [ref=e5] is the element e5
+(@e5 is taken too). A word that is not a ref is a CSS selector.
 
 The browser is found at --addr, --port, $SOVEREIGN_ADDR or 127.0.0.1:17777; its
 token is --token, $SOVEREIGN_TOKEN, or read from the profile ($SOVEREIGN_PROFILE or
 the default one).
-Exit codes: 0 done, 1 the tool failed, 2 usage error, 3 no browser reachable.";
+Exit codes: 0 done, 1 the tool failed, 2 usage error, 3 no browser reachable,
+4 the browser refused the token.";
 
 /// Where and how to talk to the browser, and how to print.
 struct Options {
@@ -38,6 +55,7 @@ struct Options {
     profile: Option<PathBuf>,
     json: bool,
     out: Option<PathBuf>,
+    help: bool,
 }
 
 enum Outcome {
@@ -45,22 +63,20 @@ enum Outcome {
     ToolFailed,
     Usage(String),
     Unreachable(String),
+    TokenRefused(String),
 }
 
 impl Outcome {
     fn exit(self) -> ExitCode {
-        match self {
-            Outcome::Done => ExitCode::SUCCESS,
-            Outcome::ToolFailed => ExitCode::from(1),
-            Outcome::Usage(message) => {
-                eprintln!("sovereign: {message}");
-                ExitCode::from(2)
-            }
-            Outcome::Unreachable(message) => {
-                eprintln!("sovereign: {message}");
-                ExitCode::from(3)
-            }
-        }
+        let (code, message) = match self {
+            Outcome::Done => return ExitCode::SUCCESS,
+            Outcome::ToolFailed => return ExitCode::from(1),
+            Outcome::Usage(message) => (2, message),
+            Outcome::Unreachable(message) => (3, message),
+            Outcome::TokenRefused(message) => (4, message),
+        };
+        eprintln!("sovereign: {message}");
+        ExitCode::from(code)
     }
 }
 
@@ -75,13 +91,25 @@ fn run(words: Vec<String>) -> Outcome {
         Err(message) => return Outcome::Usage(message),
     };
     let Some((command, args)) = rest.split_first() else {
+        if options.help {
+            println!("{USAGE}");
+            return Outcome::Done;
+        }
         return Outcome::Usage(USAGE.into());
     };
+    if options.help {
+        return match catalog::find(command) {
+            Some(tool) => {
+                print!("{}", output::tool_help(tool));
+                Outcome::Done
+            }
+            None => {
+                println!("{USAGE}");
+                Outcome::Done
+            }
+        };
+    }
     match command.as_str() {
-        "-h" | "--help" => {
-            println!("{USAGE}");
-            Outcome::Done
-        }
         "help" if args.is_empty() => {
             println!("{USAGE}");
             Outcome::Done
@@ -122,7 +150,17 @@ fn run(words: Vec<String>) -> Outcome {
     }
 }
 
-/// Global flags before the command; `--json` and `--out` anywhere.
+fn unknown_flag(flag: &str) -> String {
+    let known: Vec<String> = GLOBAL_FLAGS.iter().map(|f| format!("--{f}")).collect();
+    format!(
+        "unknown flag {flag}; the flags are {} (`sovereign --help`), a tool's own are in `sovereign help TOOL`",
+        known.join(", ")
+    )
+}
+
+/// The client's flags, wherever they are before a `--`; the command and its
+/// words in order. A word right after one of the tool's own `--name` flags
+/// is that flag's value, never a client flag.
 fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
     let mut options = Options {
         addr: std::env::var("SOVEREIGN_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.into()),
@@ -132,30 +170,59 @@ fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
         profile: std::env::var_os("SOVEREIGN_PROFILE").map(PathBuf::from),
         json: false,
         out: None,
+        help: false,
     };
     let mut rest = Vec::new();
-    let mut words = words.into_iter();
-    let mut command_seen = false;
+    let mut words = words.into_iter().peekable();
+    let mut command: Option<Option<&catalog::Tool>> = None;
     while let Some(word) = words.next() {
-        let mut value = |flag: &str| words.next().ok_or_else(|| format!("{flag} needs a value"));
-        match word.as_str() {
-            "--json" => options.json = true,
+        if word == "--" {
+            rest.extend(words.by_ref());
+            break;
+        }
+        let (flag, inline) = match word.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_string())),
+            _ => (word.as_str(), None),
+        };
+        let mut value = |name: &str| match inline.clone() {
+            Some(v) => Ok(v),
+            None => words.next().ok_or_else(|| format!("{name} needs a value")),
+        };
+        match flag {
+            "--json" if inline.is_none() => options.json = true,
+            "-h" | "--help" if inline.is_none() => options.help = true,
             "--out" => options.out = Some(PathBuf::from(value("--out")?)),
-            "--addr" if !command_seen => options.addr = value("--addr")?,
-            "--port" if !command_seen => {
+            "--addr" => options.addr = value("--addr")?,
+            "--port" => {
                 let port: u16 = value("--port")?
                     .parse()
                     .map_err(|_| "--port must be a port number".to_string())?;
                 options.addr = format!("127.0.0.1:{port}");
             }
-            "--token" if !command_seen => options.token = Some(value("--token")?),
-            "--profile" if !command_seen => {
-                options.profile = Some(PathBuf::from(value("--profile")?))
-            }
-            _ => {
-                command_seen = true;
-                rest.push(word);
-            }
+            "--token" => options.token = Some(value("--token")?),
+            "--profile" => options.profile = Some(PathBuf::from(value("--profile")?)),
+            _ => match command {
+                None if word.starts_with('-') && word != "-" => return Err(unknown_flag(&word)),
+                None => {
+                    command = Some(catalog::find(&word));
+                    rest.push(word);
+                }
+                Some(tool) => {
+                    // One of the tool's own flags: its value goes with it.
+                    let schema = word
+                        .strip_prefix("--")
+                        .filter(|_| inline.is_none())
+                        .and_then(|name| tool?.schema["properties"].get(name));
+                    let takes_value = schema.is_some_and(|schema| {
+                        schema["type"] != "boolean"
+                            || words.peek().is_some_and(|n| !n.starts_with("--"))
+                    });
+                    rest.push(word);
+                    if takes_value {
+                        rest.extend(words.next());
+                    }
+                }
+            },
         }
     }
     Ok((options, rest))
@@ -177,9 +244,18 @@ fn token(options: &Options) -> Option<String> {
 }
 
 fn connect(options: &Options) -> Result<Connection, Outcome> {
-    Connection::open(&options.addr, token(options).as_deref()).map_err(|e| match e {
+    let token = token(options);
+    Connection::open(&options.addr, token.as_deref()).map_err(|e| match e {
         ConnectError::Unreachable(why) => Outcome::Unreachable(format!(
             "no browser is running at {} ({why}); start one with `scripts/start.sh` or `sovereign-browser`",
+            options.addr
+        )),
+        ConnectError::TokenRefused if token.is_some() => Outcome::TokenRefused(format!(
+            "the browser at {} refused the token (401); give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR",
+            options.addr
+        )),
+        ConnectError::TokenRefused => Outcome::TokenRefused(format!(
+            "the browser at {} asks for a token (401) and none was found; give it with --token, $SOVEREIGN_TOKEN or --profile DIR",
             options.addr
         )),
         ConnectError::Refused(why) => Outcome::Unreachable(format!("cannot talk to the browser at {}: {why}", options.addr)),
@@ -199,50 +275,57 @@ fn call(connection: &mut Connection, options: &Options, tool: &str, params: Valu
 }
 
 /// Tools read from standard input, one command line per line, over one
-/// connection. Stops at the first failure.
+/// connection. Every line is checked first: a bad one runs nothing. Stops
+/// at the first failure.
 fn from_stdin(options: &Options) -> Outcome {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        eprintln!("sovereign: reading tools from standard input, one per line (Ctrl+D ends)");
+        eprintln!(
+            "sovereign: reading tools from standard input, one per line; they run after Ctrl+D"
+        );
     }
-    let mut connection = None;
+    let mut calls = Vec::new();
     for (number, line) in stdin.lock().lines().enumerate() {
-        let Ok(line) = line else { break };
-        let words = match split_line(&line) {
-            Ok(words) => words,
-            Err(message) => return Outcome::Usage(format!("line {}: {message}", number + 1)),
+        let line = match line {
+            Ok(line) => line,
+            Err(e) => return Outcome::Usage(format!("standard input: {e}; nothing was run")),
         };
-        let Some((name, args)) = words.split_first() else {
-            continue;
-        };
-        if name.starts_with('#') {
-            continue;
-        }
-        let Some(tool) = catalog::find(name) else {
-            return Outcome::Usage(format!("line {}: no tool is called {name:?}", number + 1));
-        };
-        let params = match catalog::arguments(tool, args) {
-            Ok(params) => params,
-            Err(message) => return Outcome::Usage(format!("line {}: {message}", number + 1)),
-        };
-        if connection.is_none() {
-            match connect(options) {
-                Ok(c) => connection = Some(c),
-                Err(outcome) => return outcome,
+        match batch_line(&line) {
+            Ok(Some(call)) => calls.push(call),
+            Ok(None) => {}
+            Err(message) => {
+                return Outcome::Usage(format!("line {}: {message}; nothing was run", number + 1))
             }
         }
-        let Some(open) = connection.as_mut() else {
-            break;
-        };
-        match call(open, options, name, params) {
+    }
+    if calls.is_empty() {
+        return Outcome::Done;
+    }
+    let mut connection = match connect(options) {
+        Ok(c) => c,
+        Err(outcome) => return outcome,
+    };
+    for (name, params) in calls {
+        match call(&mut connection, options, &name, params) {
             Outcome::Done => {}
             other => return other,
         }
     }
-    if let Some(open) = connection {
-        open.close();
-    }
+    connection.close();
     Outcome::Done
+}
+
+/// One batch line as a tool call; None for a blank line or a comment.
+fn batch_line(line: &str) -> Result<Option<(String, Value)>, String> {
+    let words = split_line(line)?;
+    let Some((name, args)) = words.split_first() else {
+        return Ok(None);
+    };
+    if name.starts_with('#') {
+        return Ok(None);
+    }
+    let tool = catalog::find(name).ok_or_else(|| format!("no tool is called {name:?}"))?;
+    Ok(Some((name.clone(), catalog::arguments(tool, args)?)))
 }
 
 /// Splits a command line as a shell would: words, 'single' and "double"
@@ -304,10 +387,85 @@ mod tests {
     #[test]
     fn lines_split_like_a_shell() {
         assert_eq!(
-            split_line(r#"fill @e3 "hello \"you\"" 'it''s' a\ b"#).unwrap(),
-            ["fill", "@e3", "hello \"you\"", "its", "a b"]
+            split_line(r#"fill e3 "hello \"you\"" 'it''s' a\ b"#).unwrap(),
+            ["fill", "e3", "hello \"you\"", "its", "a b"]
         );
         assert!(split_line("open 'https://x").is_err());
         assert!(split_line("   ").unwrap().is_empty());
+    }
+
+    #[test]
+    fn batch_lines_are_checked_before_any_runs() {
+        assert!(batch_line("  # a comment").unwrap().is_none());
+        assert!(batch_line("").unwrap().is_none());
+        let (name, params) = batch_line("open https://example.org").unwrap().unwrap();
+        assert_eq!(
+            (name.as_str(), &params["url"]),
+            ("open", &"https://example.org".into())
+        );
+        assert!(batch_line("scroll sideways")
+            .unwrap_err()
+            .contains("one of"));
+        assert!(batch_line("no_such_tool").unwrap_err().contains("no tool"));
+    }
+
+    fn parse(line: &[&str]) -> Result<(Options, Vec<String>), String> {
+        options(line.iter().map(|s| s.to_string()).collect())
+    }
+
+    #[test]
+    fn global_flags_go_anywhere_on_the_line() {
+        let (options, rest) = parse(&["get_url", "--port", "4321", "--token", "t0k"]).unwrap();
+        assert_eq!(options.addr, "127.0.0.1:4321");
+        assert_eq!(options.token.as_deref(), Some("t0k"));
+        assert_eq!(rest, ["get_url"]);
+        let (options, rest) = parse(&["--json", "fill", "e3", "--addr=h:1", "hi"]).unwrap();
+        assert!(options.json);
+        assert_eq!(options.addr, "h:1");
+        assert_eq!(rest, ["fill", "e3", "hi"]);
+        let (options, rest) = parse(&["click", "e5", "--help"]).unwrap();
+        assert!(options.help);
+        assert_eq!(rest, ["click", "e5"]);
+    }
+
+    #[test]
+    fn after_a_double_dash_every_word_is_the_tool_s() {
+        let (options, rest) = parse(&["fill", "e3", "--port", "1", "--", "--port"]).unwrap();
+        assert_eq!(options.addr, "127.0.0.1:1");
+        assert_eq!(rest, ["fill", "e3", "--port"]);
+        // The value of one of the tool's own flags stays with it.
+        let (options, rest) = parse(&["fill", "e3", "--value", "--json"]).unwrap();
+        assert!(!options.json);
+        assert_eq!(rest, ["fill", "e3", "--value", "--json"]);
+        let (options, rest) = parse(&["snapshot", "--diff", "--json"]).unwrap();
+        assert!(options.json);
+        assert_eq!(rest, ["snapshot", "--diff"]);
+    }
+
+    #[test]
+    fn an_unknown_flag_is_named_as_a_flag() {
+        let error = parse(&["--bogus", "get_url"]).err().unwrap();
+        assert!(
+            error.starts_with("unknown flag --bogus; the flags are --addr"),
+            "{error}"
+        );
+        assert!(parse(&["--port"])
+            .err()
+            .unwrap()
+            .contains("--port needs a value"));
+        assert!(parse(&["--port", "http"]).is_err());
+    }
+
+    #[test]
+    fn no_tool_has_a_parameter_named_like_a_global_flag() {
+        for tool in catalog::tools() {
+            for flag in GLOBAL_FLAGS {
+                assert!(
+                    tool.schema["properties"].get(*flag).is_none(),
+                    "{} has a parameter --{flag}, which the client takes as its own flag before `--`",
+                    tool.name
+                );
+            }
+        }
     }
 }

@@ -25,7 +25,7 @@ const SESSION_HEADER: &str = "mcp-session-id";
 
 const INSTRUCTIONS: &str = "Sovereign Browser: a real browser with a Nostr identity. \
 Call login first (browser tools answer NOT_LOGGED_IN until then). Then open a URL, take a snapshot \
-to see the page with element refs (@e5), and act with click/fill/type/press using those refs. \
+to see the page with element refs ([ref=e5]: pass e5), and act with click/fill/type/press using those refs. \
 Take a new snapshot after the page changes; errors carry a code (STALE_REF, DIALOG_OPEN...) and say what to do.";
 
 /// JSON-RPC error code of a request naming a session that has ended.

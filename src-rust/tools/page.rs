@@ -248,7 +248,7 @@ pub fn target(reference: &Option<String>, selector: &Option<String>) -> Result<V
             "give either ref or selector, not both",
         )),
         (None, None) => Err(ToolError::invalid_params(
-            "give ref (e.g. @e5 from snapshot) or selector (CSS)",
+            "give ref (e.g. e5 from snapshot) or selector (CSS)",
         )),
     }
 }
