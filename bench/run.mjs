@@ -48,6 +48,9 @@ const REFERENCE = {
   snapshotFormMs: 32,
   snapshotFormTokens: 712,
   pssPeakMiB: 857,
+  // tools/list of its 25 tools, JSON.stringify'd as below.
+  toolsListTools: 25,
+  toolsListTokens: 4_310,
 };
 
 // ---------------------------------------------------------------------------
@@ -344,6 +347,7 @@ function report(r) {
     ...(r.click ? [[`Click + re-snapshot, dynamic.html p50 / p90 (${r.click.rounds} rounds, ${r.click.verified} verified)`, `${fmt(r.click.p50Ms, 'ms')} / ${fmt(r.click.p90Ms, 'ms')}`, '', ''],
       ['Click alone p50', fmt(r.click.clickP50Ms, 'ms'), '', '']] : []),
     ...(r.nostrSign ? [[`window.nostr.signEvent in the page, mean / p99 (${r.nostrSign.calls} calls)`, `${fmt(r.nostrSign.meanMs, 'ms')} / ${fmt(r.nostrSign.p99Ms, 'ms')}`, '', '']] : []),
+    [`tools/list size (${r.toolsList.tools} tools; the reference has ${REFERENCE.toolsListTools})`, fmt(r.toolsList.tokens, 'tokens'), fmt(REFERENCE.toolsListTokens, 'tokens'), ratio(r.toolsList.tokens, REFERENCE.toolsListTokens)],
     ['Process tree PSS, 1 tab, end of run', fmt(r.pss.finalMiB, 'MiB'), '', ''],
     ['Process tree PSS, 1 tab, highest sample', fmt(r.pss.peakMiB, 'MiB'), `${fmt(REFERENCE.pssPeakMiB, 'MB')} (peak)`, ratio(r.pss.peakMiB, REFERENCE.pssPeakMiB)],
   ];

@@ -24,43 +24,31 @@ pub struct Ctx {
 pub type ToolResult = Result<ToolOutput, ToolError>;
 type Handler = Box<dyn Fn(Ctx, Value) -> BoxFuture<'static, ToolResult> + Send + Sync>;
 
-/// MCP tool annotations.
+/// MCP tool annotations. Only what differs from MCP's defaults is sent;
+/// openWorldHint stays at its default (true): every tool of a browser
+/// reads or acts on what web pages made.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Hints {
     pub read_only: bool,
     pub destructive: bool,
-    pub open_world: bool,
 }
 
-/// Reads the browser. Open world: what it returns may come from a web page.
+/// Reads the browser, changes nothing.
 pub const READ_ONLY: Hints = Hints {
     read_only: true,
     destructive: false,
-    open_world: true,
 };
-/// Changes the browser's own state, never a page's: settings, frames, tabs.
+/// Changes the browser's own state, nothing lost: settings, frames, tabs
+/// opened or loaded, the identity.
 pub const ACTION: Hints = Hints {
     read_only: false,
     destructive: false,
-    open_world: false,
 };
-/// Loads pages from the web.
-pub const NAVIGATES: Hints = Hints {
-    read_only: false,
-    destructive: false,
-    open_world: true,
-};
-/// Input a page acts on as it likes: a click may submit, pay or delete.
-pub const PAGE_INPUT: Hints = Hints {
-    read_only: false,
-    destructive: true,
-    open_world: true,
-};
-/// Ends or erases something of the browser's own (tabs, cookies, a key).
+/// May destroy: input a page acts on as it likes (a click may submit, pay
+/// or delete), and ending or erasing the browser's own (tabs, cookies).
 pub const DESTRUCTIVE: Hints = Hints {
     read_only: false,
     destructive: true,
-    open_world: false,
 };
 
 /// One tool, declared once.
@@ -173,18 +161,14 @@ impl ToolDef {
         (self.parse)(params)
     }
 
-    /// The tools/list entry. Annotations say only what differs from MCP's
-    /// defaults (may change things, may destroy, open world), which is what
-    /// a tool that acts on an untrusted page does.
+    /// The tools/list entry, with the annotations that differ from MCP's
+    /// defaults (may change things, may destroy).
     pub fn mcp_json(&self) -> Value {
         let mut annotations = serde_json::Map::new();
         if self.hints.read_only {
             annotations.insert("readOnlyHint".into(), true.into());
         } else if !self.hints.destructive {
             annotations.insert("destructiveHint".into(), false.into());
-        }
-        if !self.hints.open_world {
-            annotations.insert("openWorldHint".into(), false.into());
         }
         let mut entry = json!({
             "name": self.name,

@@ -2,7 +2,7 @@
 //! prompt and beforeunload, which block a page until answered.
 
 use super::identity::NoParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, PAGE_INPUT, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, DialogAction};
 use schemars::JsonSchema;
@@ -13,13 +13,13 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "dialog_accept",
             "Accept this tab's open JavaScript dialog (alert, confirm, prompt, beforeunload); text answers a prompt.",
-            PAGE_INPUT,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: AcceptParams| async move { answer(&ctx, tab, DialogAction::Accept(p.text)).await },
         ),
         tab_tool(
             "dialog_dismiss",
             "Dismiss (cancel) this tab's open JavaScript dialog.",
-            PAGE_INPUT,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { answer(&ctx, tab, DialogAction::Dismiss).await },
         ),
         tab_tool(

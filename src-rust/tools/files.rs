@@ -4,7 +4,7 @@
 use super::identity::NoParams;
 use super::interaction::click_target;
 use super::page::target;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, PAGE_INPUT, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, Mark};
@@ -21,13 +21,13 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "upload",
             "Give a file input (or its label) files, as a person choosing them would. Several need a multiple input.",
-            PAGE_INPUT,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: UploadParams| async move { upload(&ctx, tab, p).await },
         ),
         tab_tool(
             "pdf",
             "Print the page to a PDF file. Returns its path and size.",
-            ACTION,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: PdfParams| async move {
                 let files = &ctx.app.files;
                 let path = p.path.as_deref().map(|path| files.new_file(path)).transpose().map_err(ToolError::invalid_params)?;

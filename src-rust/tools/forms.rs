@@ -3,7 +3,7 @@
 use super::inspection::TargetParams;
 use super::interaction::click_target;
 use super::page::{target, with};
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, PAGE_INPUT};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use schemars::JsonSchema;
@@ -15,7 +15,7 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "select",
             "Choose options of a <select> (by ref or CSS selector) by value or visible text; a list chooses several in a multiple select. Or pass an option's ref from the snapshot and no value. Fires input and change. Returns the chosen values and texts.",
-            PAGE_INPUT,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: SelectParams| async move {
                 let values = p.value.map(|value| match value {
                     OneOrMany::One(v) => vec![v],
@@ -31,13 +31,13 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "check",
             "Check a checkbox, radio or switch (or its label) by clicking it, and verify. Already checked: nothing done.",
-            PAGE_INPUT,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, true).await },
         ),
         tab_tool(
             "uncheck",
             "Uncheck a checkbox or switch by clicking it, then verify. Already unchecked: nothing done.",
-            PAGE_INPUT,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, false).await },
         ),
     ]

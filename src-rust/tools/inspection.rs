@@ -3,7 +3,7 @@
 use super::identity::NoParams;
 use super::page::{target, with};
 use super::snapshot_diff;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, PAGE_INPUT, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, DESTRUCTIVE, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
 use schemars::JsonSchema;
@@ -76,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "eval",
             "Run JavaScript in the page and return the value of its last expression (promises are awaited; exceptions are JS_ERROR). Prefer the dedicated tools for clicks and typing.",
-            PAGE_INPUT,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: EvalParams| async move {
                 let value = ctx.app.browser.call_value(Command::Eval { tab, script: p.script }).await?;
                 Ok(ToolOutput::json(value))

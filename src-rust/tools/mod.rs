@@ -40,8 +40,7 @@ pub mod tabs;
 pub mod wait;
 
 pub use declaration::{
-    tab_tool, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, PAGE_INPUT,
-    READ_ONLY,
+    tab_tool, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, DESTRUCTIVE, READ_ONLY,
 };
 pub use dispatch::{dispatch, dispatch_at, DEFAULT_TOOL_TIMEOUT};
 pub use output::ToolOutput;

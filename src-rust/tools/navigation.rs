@@ -2,7 +2,7 @@
 
 use super::identity::NoParams;
 use super::page::normalize_url;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, NAVIGATES, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::Navigation;
@@ -16,7 +16,7 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "open",
             "Go to a URL and wait for the load. Returns the final URL and title; a failed load is an error.",
-            NAVIGATES,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: OpenParams| async move {
                 let url = normalize_url(&p.url)?;
                 let limit = p.timeout.map_or(LOAD_LIMIT, |ms| {
@@ -28,19 +28,19 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "back",
             "Go back in history and wait for the page. Returns URL and title.",
-            NAVIGATES,
+            ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Back, LOAD_LIMIT).await },
         ),
         tab_tool(
             "forward",
             "Go forward in history and wait for the page. Returns URL and title.",
-            NAVIGATES,
+            ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Forward, LOAD_LIMIT).await },
         ),
         tab_tool(
             "reload",
             "Reload, bypassing the cache, and wait for the page. Returns URL and title.",
-            NAVIGATES,
+            ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Reload, LOAD_LIMIT).await },
         ),
         tab_tool(

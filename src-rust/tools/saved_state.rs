@@ -3,7 +3,7 @@
 //! and restored into another run, another profile even, so a site stays
 //! logged in.
 
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, CookieOp, CookieSpec, Navigation, TabId};
 use schemars::JsonSchema;
@@ -22,13 +22,13 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "state_save",
             "Save the profile's cookies and the localStorage of the open pages to a state file: by name (in the profile, default \"default\") or absolute path in the files folder. The file is readable by its owner only.",
-            ACTION,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { save(&ctx, tab, p).await },
         ),
         tab_tool(
             "state_load",
             "Restore cookies and localStorage from a state file written by state_save (by name, or absolute path in the files folder), e.g. to stay logged in to a site in a fresh profile.",
-            ACTION,
+            DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { load(&ctx, tab, p).await },
         ),
     ]

@@ -73,7 +73,7 @@ fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
         tab_tool(
             a.names[2],
             a.descriptions[2],
-            super::ACTION,
+            DESTRUCTIVE,
             move |ctx: Ctx, tab: TabId, p: SetParams| async move {
                 storage(
                     &ctx,
@@ -122,7 +122,7 @@ fn cookie_tools() -> Vec<ToolDef> {
         tab_tool(
             "cookies_set",
             "Set a cookie; domain defaults to the page's host, and without expires (Unix seconds) it is a session cookie.",
-            super::ACTION,
+            super::DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: CookieSetParams| async move { cookies_set(&ctx, tab, p).await },
         ),
         tab_tool(

@@ -4,9 +4,7 @@
 use super::identity::NoParams;
 use super::navigation::LOAD_LIMIT;
 use super::page::{normalize_url, Before};
-use super::{
-    tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, DESTRUCTIVE, NAVIGATES, READ_ONLY,
-};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, DESTRUCTIVE, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::NavCounters;
 use crate::bridge::{Command, TabId};
@@ -66,7 +64,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool(
             "tab_new",
             "Open a tab, at url if given (waits for the load), as this session's tab.",
-            NAVIGATES,
+            ACTION,
             |ctx: Ctx, p: NewTabParams| async move {
                 let url = p.url.as_deref().map(normalize_url).transpose()?;
                 let loads = url.is_some();
