@@ -1,7 +1,7 @@
 // The whole catalogue: tools/list has exactly the plan's 100 tools, each is
 // documented (description, README table), each does what its description
-// says when called as a user would (or answers its documented error), and
-// --tools offers a subset.
+// says when called as a user would (or answers its documented error), only
+// the identity tools and batch answer before login, and --tools offers a subset.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { REPO_ROOT, startBrowser, withBrowserLog } from './support/browser.mjs';
 import { TEST_NPUB, TEST_NSEC, callJson, callText, connectMcp, errorResult } from './support/mcp.mjs';
+import { TRANSPORTS, connectDriver } from './support/driver.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { assertPngBase64 } from './support/png.mjs';
 import { waitFor } from './support/wait.mjs';
@@ -42,6 +43,13 @@ const LAST = ['close_all', 'logout'];
 
 // What tools/list may cost a model, in cl100k tokens.
 const CATALOGUE_TOKEN_BUDGET = 6000;
+
+// The tools that answer before login: declared .ungated() in src-rust/tools/
+// (the identity tools, and batch, whose commands each pass the gate
+// themselves). A new ungated tool must be added here.
+const UNGATED = ['batch', 'login', 'login_status', 'logout', 'switch_identity'];
+const NOT_LOGGED_IN_MESSAGE =
+  'no identity is logged in; call login first (method local with an nsec, or readonly with an npub)';
 
 const show = (v) => {
   const s = JSON.stringify(v);
@@ -619,6 +627,51 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       await t.test(name, withBrowserLog(() => session.browser, () => runRow(row)));
     }
   });
+});
+
+// Before login, only the ungated tools answer; every other one says
+// NOT_LOGGED_IN with the same message, over each transport.
+for (const transport of TRANSPORTS) describe(`the login gate over ${transport}`, { timeout: 120_000 }, () => {
+  let browser;
+  let d;
+  before(async () => {
+    browser = await startBrowser();
+    d = await connectDriver(browser, transport);
+  }, { timeout: 90_000 });
+  after(async () => {
+    await d?.close();
+    await browser?.stop();
+  });
+
+  it('exactly the pinned tools answer before login; every other listed tool answers NOT_LOGGED_IN', { timeout: 60_000 }, withBrowserLog(() => browser, async () => {
+    const mcp = await connectMcp(browser);
+    let listed;
+    try { listed = (await mcp.listTools()).map((t) => t.name).sort(); } finally { await mcp.close().catch(() => {}); }
+    assert.equal(listed.length, PLAN.length);
+    const answered = [];
+    for (const name of listed) {
+      const out = await d.outcome(name, {});
+      if (out.ok || out.code !== 'NOT_LOGGED_IN') {
+        answered.push(name);
+        continue;
+      }
+      assert.equal(d.failed(out.raw, 'NOT_LOGGED_IN', `${name} before login`), NOT_LOGGED_IN_MESSAGE, name);
+    }
+    assert.deepEqual(answered, UNGATED);
+  }));
+
+  it('the pinned tools work before login as documented', { timeout: 30_000 }, withBrowserLog(() => browser, async () => {
+    assert.equal((await d.call('login_status')).logged_in, false);
+    assert.equal((await d.call('logout')).logged_in, false);
+    await d.error('login', {}, 'INVALID_PARAMS');
+    await d.error('switch_identity', {}, 'INVALID_PARAMS');
+    // batch carries its commands; each one meets the gate itself.
+    const batch = await d.call('batch', { commands: [{ tool: 'login_status' }, { tool: 'get_url' }] });
+    assert.deepEqual([batch.ok, batch.run, batch.failed], [false, 2, 1]);
+    assert.equal(batch.results[0].result.logged_in, false);
+    assert.deepEqual(batch.results[1].error, { code: 'NOT_LOGGED_IN', message: NOT_LOGGED_IN_MESSAGE });
+    assert.equal((await d.call('login_status')).logged_in, false, 'nothing logged in on the way');
+  }));
 });
 
 describe('--tools offers a subset', { timeout: 120_000 }, () => {
