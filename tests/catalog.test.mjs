@@ -78,7 +78,7 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     assert.deepEqual(tools.map((t) => t.name).sort(), [...PLAN].sort());
     const readme = readFileSync(`${REPO_ROOT}/README.md`, 'utf8');
     for (const tool of tools) {
-      assert.ok(tool.description.length >= 30, `${tool.name} has a real description`);
+      assert.ok(tool.description.length >= 12 && tool.description.endsWith('.'), `${tool.name} has a real description, a sentence`);
       assert.equal(tool.inputSchema.type, 'object', tool.name);
       assert.ok(readme.includes(`| \`${tool.name}\` |`), `${tool.name} is in the README's tool table`);
     }
