@@ -28,6 +28,7 @@
     ['file_input', opFileInput],
     ['annotations', opAnnotations],
     ['frame_target', opFrameTarget],
+    ['network', opNetwork],
   ]);
 
   function errorResult(op, error) {
