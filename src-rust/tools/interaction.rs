@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "fill",
-            "Clear a text field (by ref or CSS selector) and enter a value as typed input; also sets selects and date/color/range inputs. Returns the field's value afterwards.",
+            "Clear a text field (by ref or CSS selector) and enter a value as typed input; also sets selects and date/time/color/range inputs, by script (trusted_events: false). Returns the field's value afterwards.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         ),
@@ -366,7 +366,11 @@ async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
             })
             .await?;
     }
-    let value = ctx.agent(tab, "value", args).await?;
+    let mut value = ctx.agent(tab, "value", args).await?;
+    if prepared["mode"] != "text" {
+        // Set by script (as select does): the page's input and change events are not trusted ones.
+        value["trusted_events"] = false.into();
+    }
     Ok(ToolOutput::json(value))
 }
 
