@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "fill",
-            "Clear a text field (by ref or CSS selector) and enter a value as typed input; also sets selects and date/time/color/range inputs, by script (trusted_events: false). Returns the field's value afterwards.",
+            "Clear a text field and enter a value as typed input; selects and date/time/color/range inputs are set by script (trusted_events: false). Returns the field's value afterwards.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         ),

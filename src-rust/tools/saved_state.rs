@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "state_save",
-            "Save the profile's cookies, and localStorage, sessionStorage and IndexedDB (JSON-safe records) of open tabs' pages, to an owner-only state file (name default \"default\"). Lists cookies_only (cookie domains with no open tab: storage not read) and not_saved.",
+            "Save all cookies, and the localStorage, sessionStorage and IndexedDB (JSON-safe records) of open tabs, to an owner-only state file (name default \"default\"). Lists cookies_only (sites with no open tab: storage unread) and not_saved.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { save(&ctx, tab, p).await },
         ),

@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "set_offline",
-            "Take every tab offline or back online: requests fail, navigator.onLine is false, pages get offline/online events, in all frames.",
+            "Take all tabs offline (requests fail, navigator.onLine is false, offline/online events fire in every frame) or back online.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
         ),
