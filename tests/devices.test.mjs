@@ -120,6 +120,9 @@ describe('mouse, clipboard and settings', { timeout: 180_000 }, () => {
     try {
       await call('open', { url: 'data:text/html,<title>Later</title>' });
       assert.equal(await page('navigator.onLine'), false, 'a page loaded later');
+      await call('tab_new', { url: 'data:text/html,<title>New</title>' });
+      assert.equal(await page('navigator.onLine'), false, 'a tab opened later');
+      await call('tab_close');
     } finally {
       await call('set_offline', { offline: false });
     }

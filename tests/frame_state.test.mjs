@@ -113,6 +113,10 @@ describe('frame_switch and saved state', { timeout: 180_000 }, () => {
     const page = async (script) => (await callJson(other, 'eval', { script })).value;
     try {
       await callJson(other, 'login', { method: 'local', nsec: TEST_NSEC });
+      // sessionStorage belongs to a tab: with none of its origin open, it is reported.
+      const early = await callJson(other, 'state_load', { path: file });
+      assert.deepEqual([early.session_storage, early.indexeddb], [[], [origin]]);
+      assert.match(early.not_restored[origin].join(), /sessionStorage: no tab of this origin is open/);
       await callJson(other, 'open', { url: suite.fixtures.url('form.html') });
       const loaded = await callJson(other, 'state_load', { path: file });
       assert.deepEqual([loaded.session_storage, loaded.indexeddb, loaded.not_restored], [[origin], [origin], {}]);
