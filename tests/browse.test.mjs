@@ -193,7 +193,7 @@ for (const transport of TRANSPORTS) describe(`browsing over ${transport}`, { tim
         for (const [field, value] of Object.entries(values)) {
           assert.deepEqual(await call('fill', { ref: ref[field], value }), { value }, `fill ${field}`);
         }
-        assert.deepEqual(await call('fill', { ref: ref.country, value: 'Germany' }), { value: 'Germany' }, 'select by fill');
+        assert.deepEqual(await call('fill', { ref: ref.country, value: 'Germany' }), { value: 'Germany', trusted_events: false }, 'select by fill');
 
         const tick = await call('click', { ref: ref.agree });
         assert.equal(tick.clicked, true);

@@ -91,6 +91,44 @@ describe('mouse, clipboard and settings', { timeout: 180_000 }, () => {
     await callError(mcp, 'set_media', { color_scheme: 'sepia' }, 'INVALID_PARAMS');
   }));
 
+  it('set_offline: pages, their frames and pages loaded later see navigator.onLine and the events', { timeout: 60_000 }, logged(async () => {
+    await open('online.html');
+    const framesSeen = () => page('JSON.stringify(frames_seen)').then(JSON.parse);
+    await waitFor(async () => Object.keys(await framesSeen()).length === 2, 'both frames to report');
+    assert.deepEqual(await page('seen'), ['start true']);
+    await call('set_offline', { offline: true });
+    const offline = { same: 'start true, offline false', cross: 'start true, offline false' };
+    await waitFor(async () => JSON.stringify(await framesSeen()) === JSON.stringify(offline),
+      'the offline event in the same-origin and the cross-origin frame');
+    assert.deepEqual(await page('seen'), ['start true', 'offline false'], 'the page heard it, and navigator.onLine said so');
+    // A frame made while offline reads it at its start.
+    await page(`const later = document.createElement('iframe');
+      later.srcdoc = '<script>parent.postMessage({ who: "later", seen: ["start " + navigator.onLine] }, "*")<' + '/script>';
+      document.body.append(later)`);
+    await waitFor(async () => (await framesSeen()).later === 'start false', 'the new frame to report');
+
+    await call('set_offline', { offline: false });
+    const online = { same: 'start true, offline false, online true', cross: 'start true, offline false, online true' };
+    await waitFor(async () => {
+      const seen = await framesSeen();
+      return seen.same === online.same && seen.cross === online.cross;
+    }, 'the online event in both frames');
+    assert.deepEqual(await page('seen'), ['start true', 'offline false', 'online true']);
+
+    // A page loaded while offline (no request needed) starts offline.
+    await call('set_offline', { offline: true });
+    try {
+      await call('open', { url: 'data:text/html,<title>Later</title>' });
+      assert.equal(await page('navigator.onLine'), false, 'a page loaded later');
+      await call('tab_new', { url: 'data:text/html,<title>New</title>' });
+      assert.equal(await page('navigator.onLine'), false, 'a tab opened later');
+      await call('tab_close');
+    } finally {
+      await call('set_offline', { offline: false });
+    }
+    assert.equal(await page('navigator.onLine'), true);
+  }));
+
   it('set_headers reach the server; set_offline fails requests and comes back; set_credentials answers HTTP auth', { timeout: 60_000 }, logged(async () => {
     const echoed = async () => JSON.parse(await text('#echo')).headers;
     await call('set_headers', { headers: { 'X-Agent': 'sovereign', 'X-Run': '7' } });

@@ -83,4 +83,59 @@ describe('frame_switch and saved state', { timeout: 180_000 }, () => {
       await fresh.stop();
     }
   }));
+  it('state_save and state_load carry sessionStorage and IndexedDB, and list what they leave out', { timeout: 90_000 }, logged(async () => {
+    const origin = suite.fixtures.origin;
+    await call('open', { url: suite.fixtures.url('form.html') });
+    await call('storage_session_set', { key: 'step', value: 'two' });
+    // One record JSON can carry, one it cannot (a Date).
+    await call('eval', { script: `new Promise((resolve, reject) => {
+      const open = indexedDB.open('app', 3);
+      open.onupgradeneeded = () => open.result.createObjectStore('items', { keyPath: 'id' }).createIndex('by_name', 'name');
+      open.onerror = () => reject(open.error);
+      open.onsuccess = () => {
+        const tx = open.result.transaction('items', 'readwrite');
+        tx.objectStore('items').put({ id: 1, name: 'saved', tags: ['a', 'b'] });
+        tx.objectStore('items').put({ id: 2, when: new Date(0) });
+        tx.oncomplete = () => { open.result.close(); resolve(true); };
+        tx.onerror = () => reject(tx.error);
+      };
+    })` });
+    // A site in the cookie jar with no tab open.
+    await call('cookies_set', { name: 'away', value: '1', domain: 'elsewhere.test' });
+    const file = path.join(dir, 'site-data.json');
+    const saved = await call('state_save', { path: file });
+    assert.deepEqual(saved.origins, [origin]);
+    assert.deepEqual(saved.cookies_only, ['elsewhere.test'], 'the cookie-only site is reported: its storage was not read');
+    assert.deepEqual(saved.not_saved, { [origin]: ['IndexedDB app/items: 1 records JSON cannot hold (Date, Blob, binary...)'] });
+
+    const fresh = await startBrowser({ args: ['--files-dir', dir] });
+    const other = await connectMcp(fresh);
+    const page = async (script) => (await callJson(other, 'eval', { script })).value;
+    try {
+      await callJson(other, 'login', { method: 'local', nsec: TEST_NSEC });
+      // sessionStorage belongs to a tab: with none of its origin open, it is reported.
+      const early = await callJson(other, 'state_load', { path: file });
+      assert.deepEqual([early.session_storage, early.indexeddb], [[], [origin]]);
+      assert.match(early.not_restored[origin].join(), /sessionStorage: no tab of this origin is open/);
+      await callJson(other, 'open', { url: suite.fixtures.url('form.html') });
+      const loaded = await callJson(other, 'state_load', { path: file });
+      assert.deepEqual([loaded.session_storage, loaded.indexeddb, loaded.not_restored], [[origin], [origin], {}]);
+      assert.equal((await callJson(other, 'storage_session_get_key', { key: 'step' })).value, 'two', 'sessionStorage is back in the open tab');
+      const records = await page(`new Promise((resolve, reject) => {
+        const open = indexedDB.open('app');
+        open.onerror = () => reject(open.error);
+        open.onsuccess = () => {
+          const db = open.result;
+          const store = db.transaction('items').objectStore('items');
+          const all = store.getAll();
+          all.onsuccess = () => { db.close(); resolve({ version: db.version, index: [...store.indexNames], records: all.result }); };
+        };
+      })`);
+      assert.deepEqual(records, { version: 3, index: ['by_name'], records: [{ id: 1, name: 'saved', tags: ['a', 'b'] }] },
+        'the IndexedDB record is back; the Date one, reported, is not');
+    } finally {
+      await other.close().catch(() => {});
+      await fresh.stop();
+    }
+  }));
 });

@@ -41,6 +41,19 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     await callError(mcp, 'select', { selector: '#kb', value: 'x' }, 'INVALID_PARAMS');
   }));
 
+  it('fill reports trusted_events: false where it sets the value by script (date, select), as select does; typed text has no flag', { timeout: 30_000 }, logged(async () => {
+    await open();
+    assert.deepEqual(await call('fill', { selector: '#when', value: '2026-12-01' }), { value: '2026-12-01', trusted_events: false });
+    assert.equal(await page("document.querySelector('#when').value"), '2026-12-01');
+    const chosen = await call('fill', { selector: '#country', value: 'Japan' });
+    assert.deepEqual([chosen.value, chosen.trusted_events], ['jp', false]);
+    assert.equal((await call('select', { selector: '#country', value: 'France' })).trusted_events, false, 'the same flag as select');
+    assert.deepEqual(await call('fill', { selector: '#nick', value: 'ada' }), { value: 'ada' }, 'typed: trusted, no flag');
+    const log = await page('fill_log');
+    assert.ok(log.filter((e) => e.startsWith('when:')).length > 0 && log.filter((e) => e.startsWith('when:')).every((e) => e.endsWith(':false')), log.join(' '));
+    assert.ok(log.includes('nick:input:true'), log.join(' '));
+  }));
+
   it('a select\'s options are in the snapshot, and click or select takes their refs', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('options.html') });
     const snap = await callText(mcp, 'snapshot');

@@ -28,6 +28,8 @@
     ['file_input', opFileInput],
     ['annotations', opAnnotations],
     ['frame_target', opFrameTarget],
+    ['network', opNetwork],
+    ['indexeddb', opIndexedDb],
   ]);
 
   function errorResult(op, error) {
@@ -41,8 +43,16 @@
     return { ok: false, code: 'JS_ERROR', message: `agent operation ${String(op)} failed: ${detail}` };
   }
 
+  // An op may answer with a promise (IndexedDB): the browser awaits the string it gives.
   function call(op, args) {
-    return JSON.stringify(run(op, args));
+    const reply = run(op, args);
+    if (reply.ok && reply.value instanceof Promise) {
+      return reply.value.then(
+        (value) => JSON.stringify({ ok: true, value: value === undefined ? null : value }),
+        (error) => JSON.stringify(errorResult(op, error)),
+      );
+    }
+    return JSON.stringify(reply);
   }
 
   function run(op, args) {

@@ -93,6 +93,22 @@ pub fn call_agent(
     run_agent(view.clone(), state.clone(), call, false);
 }
 
+/// Calls `op` of the agent library in the tab's main frame with nobody
+/// waiting for the answer (answers of frames it asks land in the relay).
+pub fn tell_agent(view: &WebView, op: &str, args: &Value) {
+    let dict = glib::VariantDict::new(None);
+    dict.insert("op", op);
+    dict.insert("args", args.to_string().as_str());
+    view.call_async_javascript_function(
+        AGENT_CALL,
+        Some(&dict.end()),
+        Some(AGENT_WORLD),
+        None,
+        None::<&gio::Cancellable>,
+        |_| {},
+    );
+}
+
 /// A parked call that the page has not answered when its time is up is
 /// answered then, and leaves the tab's table of waiting calls.
 fn expire_parked(state: &Rc<TabState>, key: u64, limit: Duration) -> Expiry {

@@ -1,6 +1,6 @@
 //! What agents change about how the browser talks to sites: extra request
 //! headers on the navigations it starts, answers to HTTP authentication,
-//! and being offline.
+//! and being offline (for every tab: the network of the whole profile).
 
 use super::tab::TabState;
 use crate::base::error::ToolError;
@@ -10,12 +10,15 @@ use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
 use webkit2gtk::{
-    AuthenticationRequestExt as _, URIRequest, URIRequestExt as _, WebView, WebViewExt as _,
+    AuthenticationRequestExt as _, URIRequest, URIRequestExt as _, UserContentInjectedFrames,
+    UserContentManagerExt as _, UserScript, UserScriptInjectionTime, WebView, WebViewExt as _,
     WebsiteDataManagerExt as _,
 };
 
 /// A proxy nobody listens on: every request fails at once, as offline.
 const OFFLINE_PROXY: &str = "http://127.0.0.1:9";
+/// navigator.onLine as set_offline says, in the page's world of every frame.
+const OFFLINE_SOURCE: &str = include_str!("../../assets/offline.js");
 
 #[derive(Default)]
 pub struct AgentSettings {
@@ -24,6 +27,8 @@ pub struct AgentSettings {
     /// The proxy the browser was started with, restored when back online.
     pub start_proxy: Option<String>,
     offline: std::cell::Cell<bool>,
+    /// `assets/offline.js` with the current state: what new documents read.
+    offline_script: RefCell<Option<UserScript>>,
 }
 
 impl AgentSettings {
@@ -51,10 +56,13 @@ impl AgentSettings {
     }
 
     /// Sends every request through a proxy that refuses (offline) or the
-    /// start-up one (online again).
-    pub fn set_offline(&self, view: &WebView, offline: bool) -> Result<Value, ToolError> {
-        let manager = view
-            .website_data_manager()
+    /// start-up one (online again), and has pages see it: navigator.onLine
+    /// in documents loaded from now on, offline or online events in every
+    /// frame of `views` (every tab) when it changes.
+    pub fn set_offline(&self, views: &[WebView], offline: bool) -> Result<Value, ToolError> {
+        let manager = views
+            .first()
+            .and_then(|view| view.website_data_manager())
             .ok_or_else(|| ToolError::internal("the profile has no data manager"))?;
         let proxy = if offline {
             Some(OFFLINE_PROXY)
@@ -71,8 +79,27 @@ impl AgentSettings {
             }
             None => manager.set_network_proxy_settings(webkit2gtk::NetworkProxyMode::Default, None),
         }
-        self.offline.set(offline);
+        if self.offline.replace(offline) != offline {
+            let old = self.offline_script();
+            let new = offline_script(offline);
+            for view in views {
+                if let Some(scripts) = view.user_content_manager() {
+                    scripts.remove_script(&old);
+                    scripts.add_script(&new);
+                }
+                super::script::tell_agent(view, "network", &json!({ "offline": offline }));
+            }
+            *self.offline_script.borrow_mut() = Some(new);
+        }
         Ok(json!({"offline": offline}))
+    }
+
+    /// The script that gives a tab's documents navigator.onLine.
+    pub fn offline_script(&self) -> UserScript {
+        self.offline_script
+            .borrow_mut()
+            .get_or_insert_with(|| offline_script(self.offline.get()))
+            .clone()
     }
 
     /// Hooks one tab's view: answers to its authentication challenges.
@@ -138,6 +165,17 @@ impl AgentSettings {
     pub fn has_headers(&self) -> bool {
         !self.headers.borrow().is_empty()
     }
+}
+
+fn offline_script(offline: bool) -> UserScript {
+    let state = if offline { "true" } else { "false" };
+    UserScript::new(
+        &OFFLINE_SOURCE.replace("__SOVEREIGN_OFFLINE__", state),
+        UserContentInjectedFrames::AllFrames,
+        UserScriptInjectionTime::Start,
+        &[],
+        &[],
+    )
 }
 
 /// The origin that asks, written as `address::origin_of` writes origins.

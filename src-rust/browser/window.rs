@@ -199,6 +199,7 @@ impl Browser {
             opener_state.as_deref(),
         ));
         if let Some(manager) = webkit.user_content_manager() {
+            manager.add_script(&self.settings.offline_script());
             manager.add_script(&self.console_script);
             manager.add_script(&self.input_script);
             delivery::listen(&manager, &state);
@@ -475,7 +476,11 @@ impl Browser {
             SettingsChange::Credentials(credentials) => {
                 Ok(self.settings.set_credentials(credentials))
             }
-            SettingsChange::Offline(offline) => self.settings.set_offline(&view, offline),
+            SettingsChange::Offline(offline) => {
+                // One network for the whole profile: every tab is offline.
+                let views: Vec<_> = self.tabs.iter().map(|t| t.webkit.clone()).collect();
+                self.settings.set_offline(&views, offline)
+            }
             SettingsChange::DarkScheme(dark) => {
                 // WebKitGTK answers prefers-color-scheme from the GTK theme variant.
                 let gtk_settings = gtk::Settings::default()

@@ -14,7 +14,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "select",
-            "Choose options of a <select> (by ref or CSS selector) by value or visible text; a list chooses several in a multiple select. Or pass an option's ref from the snapshot and no value. Fires input and change. Returns the chosen values and texts.",
+            "Choose options of a <select> by value or visible text, or an option by its ref. Fires untrusted input and change (trusted_events: false). Returns the chosen values and texts.",
             DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: SelectParams| async move {
                 let values = p.value.map(|value| match value {

@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "fill",
-            "Clear a text field (by ref or CSS selector) and enter a value as typed input; also sets selects and date/color/range inputs. Returns the field's value afterwards.",
+            "Clear a text field and enter a value as typed input; selects and date/time/color/range inputs are set by script (trusted_events: false). Returns the field's value afterwards.",
             DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         ),
@@ -359,7 +359,11 @@ async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
             })
             .await?;
     }
-    let value = ctx.agent(tab, "value", args).await?;
+    let mut value = ctx.agent(tab, "value", args).await?;
+    if prepared["mode"] != "text" {
+        // Set by script (as select does): the page's input and change events are not trusted ones.
+        value["trusted_events"] = false.into();
+    }
     Ok(ToolOutput::json(value))
 }
 

@@ -1,5 +1,5 @@
-//! state_save, state_load: the profile's cookies and the local storage of
-//! the open pages, written to a state file (owner-only: it holds logins)
+//! state_save, state_load: the profile's cookies and the local storage,
+//! session storage and IndexedDB of the open pages, written to a state file (owner-only: it holds logins)
 //! and restored into another run, another profile even, so a site stays
 //! logged in.
 
@@ -21,13 +21,13 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "state_save",
-            "Save the profile's cookies and the localStorage of the open pages to a state file: by name (in the profile, default \"default\") or absolute path in the files folder. The file is readable by its owner only.",
+            "Save all cookies, and the localStorage, sessionStorage and IndexedDB (JSON-safe records) of open tabs, to an owner-only state file (name default \"default\"). Lists cookies_only (sites with no open tab: storage unread) and not_saved.",
             DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { save(&ctx, tab, p).await },
         ),
         tab_tool(
             "state_load",
-            "Restore cookies and localStorage from a state file written by state_save (by name, or absolute path in the files folder), e.g. to stay logged in to a site in a fresh profile.",
+            "Restore a state_save file: cookies, localStorage, IndexedDB, and sessionStorage into open tabs of its origin. Lists not_restored.",
             DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { load(&ctx, tab, p).await },
         ),
@@ -85,31 +85,19 @@ async fn save(ctx: &Ctx, tab: TabId, p: StateParams) -> ToolResult {
         .browser
         .call_value(Command::Cookies { tab, op })
         .await?;
-    let mut origins = Map::new();
+    let mut site = SiteData::default();
     for id in ctx.tab_ids() {
-        let args = json!({"area": "local", "action": "get"});
-        let command = Command::Agent {
-            tab: id,
-            op: "storage",
-            args,
-        };
-        // Pages without storage (about:blank, errors) have nothing to save.
-        if let Ok(found) = ctx.app.browser.call_value(command).await {
-            if let (Some(origin), Some(items)) =
-                (found["origin"].as_str(), found["items"].as_object())
-            {
-                if origin.starts_with("http") && !items.is_empty() {
-                    origins.insert(origin.to_string(), Value::Object(items.clone()));
-                }
-            }
-        }
+        site.read_tab(ctx, id).await;
     }
+    let cookies_only = cookies_only(&cookies["cookies"], &site.read);
     let state = json!({
         "format": FORMAT,
         "version": VERSION,
         "saved": std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         "cookies": cookies["cookies"],
-        "local_storage": origins,
+        "local_storage": site.local,
+        "session_storage": site.session,
+        "indexeddb": site.indexeddb,
     });
     if path.starts_with(&ctx.app.states_dir) {
         std::fs::create_dir_all(&ctx.app.states_dir).map_err(|e| file_error(&path, e))?;
@@ -120,8 +108,136 @@ async fn save(ctx: &Ctx, tab: TabId, p: StateParams) -> ToolResult {
     Ok(ToolOutput::json(json!({
         "path": path,
         "cookies": state["cookies"].as_array().map_or(0, Vec::len),
-        "origins": origins.keys().collect::<Vec<_>>(),
+        "origins": site.read,
+        "cookies_only": cookies_only,
+        "not_saved": site.not_saved,
     })))
+}
+
+/// What state_save read of the open tabs' pages, by origin.
+#[derive(Default)]
+struct SiteData {
+    /// The origins whose storage was read.
+    read: Vec<String>,
+    local: Map<String, Value>,
+    session: Map<String, Value>,
+    indexeddb: Map<String, Value>,
+    /// Why some of an origin's data is not in the file.
+    not_saved: Map<String, Value>,
+}
+
+impl SiteData {
+    async fn read_tab(&mut self, ctx: &Ctx, tab: TabId) {
+        // Pages without storage (about:blank, errors) have nothing to save.
+        let Ok(local) = storage_get(ctx, tab, "local").await else {
+            return;
+        };
+        let Some(origin) = local["origin"].as_str().filter(|o| o.starts_with("http")) else {
+            return;
+        };
+        let origin = origin.to_string();
+        // sessionStorage is each tab's own: tabs of one origin are merged.
+        match storage_get(ctx, tab, "session").await {
+            Ok(found) => merge_items(&mut self.session, &origin, &found["items"]),
+            Err(e) => self.note(&origin, format!("sessionStorage: {}", e.message)),
+        }
+        if self.read.contains(&origin) {
+            return;
+        }
+        self.read.push(origin.clone());
+        merge_items(&mut self.local, &origin, &local["items"]);
+        let args = json!({"action": "dump"});
+        let command = Command::Agent {
+            tab,
+            op: "indexeddb",
+            args,
+        };
+        match ctx.app.browser.call_value(command).await {
+            Ok(dump) => {
+                if dump["databases"].as_array().is_some_and(|d| !d.is_empty()) {
+                    self.indexeddb
+                        .insert(origin.clone(), dump["databases"].clone());
+                }
+                for why in dump["skipped"].as_array().into_iter().flatten() {
+                    let why = why.as_str().unwrap_or_default();
+                    self.note(&origin, format!("IndexedDB {why}"));
+                }
+            }
+            Err(e) => self.note(&origin, format!("IndexedDB: {}", e.message)),
+        }
+    }
+
+    fn note(&mut self, origin: &str, why: String) {
+        note(&mut self.not_saved, origin, why);
+    }
+}
+
+fn note(notes: &mut Map<String, Value>, origin: &str, why: String) {
+    if let Value::Array(list) = notes
+        .entry(origin.to_string())
+        .or_insert_with(|| Value::Array(Vec::new()))
+    {
+        list.push(why.into());
+    }
+}
+
+async fn storage_get(ctx: &Ctx, tab: TabId, area: &str) -> Result<Value, ToolError> {
+    let args = json!({"area": area, "action": "get"});
+    ctx.app
+        .browser
+        .call_value(Command::Agent {
+            tab,
+            op: "storage",
+            args,
+        })
+        .await
+}
+
+/// Adds `items` under `origin`, keeping items already there.
+fn merge_items(into: &mut Map<String, Value>, origin: &str, items: &Value) {
+    let Some(items) = items.as_object().filter(|i| !i.is_empty()) else {
+        return;
+    };
+    if let Value::Object(kept) = into
+        .entry(origin.to_string())
+        .or_insert_with(|| Value::Object(Map::new()))
+    {
+        for (key, value) in items {
+            kept.entry(key.clone()).or_insert_with(|| value.clone());
+        }
+    }
+}
+
+/// The cookies' domains that no origin in `read` is on: sites whose
+/// storage was not read, as no tab had them open.
+fn cookies_only(cookies: &Value, read: &[String]) -> Vec<String> {
+    let hosts: Vec<String> = read.iter().filter_map(|o| host_of(o)).collect();
+    let mut domains: Vec<String> = cookies
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["domain"].as_str())
+        .map(|d| d.trim_start_matches('.').to_ascii_lowercase())
+        .filter(|d| {
+            !d.is_empty()
+                && !hosts
+                    .iter()
+                    .any(|h| h == d || h.ends_with(&format!(".{d}")))
+        })
+        .collect();
+    domains.sort();
+    domains.dedup();
+    domains
+}
+
+/// The host of `scheme://host[:port]` (IPv6 without brackets).
+fn host_of(origin: &str) -> Option<String> {
+    let rest = origin.split_once("://")?.1;
+    let host = match rest.strip_prefix('[') {
+        Some(v6) => v6.split(']').next()?,
+        None => rest.rsplit_once(':').map_or(rest, |(h, _)| h),
+    };
+    Some(host.to_ascii_lowercase())
 }
 
 async fn load(ctx: &Ctx, tab: TabId, p: StateParams) -> ToolResult {
@@ -152,22 +268,72 @@ async fn load(ctx: &Ctx, tab: TabId, p: StateParams) -> ToolResult {
             .call_value(Command::Cookies { tab, op })
             .await?;
     }
-    let origins = state["local_storage"]
-        .as_object()
-        .cloned()
-        .unwrap_or_default();
-    if !origins.is_empty() {
-        restore_storage(ctx, &origins).await?;
+    let saved = |area: &str| state[area].as_object().cloned().unwrap_or_default();
+    let (local, session, indexeddb) = (
+        saved("local_storage"),
+        saved("session_storage"),
+        saved("indexeddb"),
+    );
+    let mut not_restored = Map::new();
+    let mut idb_restored = Vec::new();
+    if !local.is_empty() || !indexeddb.is_empty() {
+        idb_restored = restore_storage(ctx, &local, &indexeddb, &mut not_restored).await?;
         ctx.app
             .browser
             .call_value(Command::BringToFront { tab })
             .await?;
     }
+    let session = restore_session(ctx, &session, &mut not_restored).await?;
     Ok(ToolOutput::json(json!({
         "path": path,
         "cookies": cookies.len(),
-        "origins": origins.keys().collect::<Vec<_>>(),
+        "origins": local.keys().collect::<Vec<_>>(),
+        "session_storage": session,
+        "indexeddb": idb_restored,
+        "not_restored": not_restored,
     })))
+}
+
+/// Writes each origin's sessionStorage into the open tabs of that origin
+/// (it belongs to a tab); returns the origins written.
+async fn restore_session(
+    ctx: &Ctx,
+    session: &Map<String, Value>,
+    not_restored: &mut Map<String, Value>,
+) -> Result<Vec<String>, ToolError> {
+    let mut restored = Vec::new();
+    for (origin, items) in session {
+        let want = crate::address::origin_of(origin);
+        let tabs: Vec<TabId> = ctx
+            .tab_ids()
+            .into_iter()
+            .filter(|id| {
+                ctx.tab_info(*id)
+                    .ok()
+                    .and_then(|info| crate::address::origin_of(&info.url))
+                    .is_some_and(|o| Some(o) == want)
+            })
+            .collect();
+        if tabs.is_empty() {
+            let why =
+                "sessionStorage: no tab of this origin is open; open it and call state_load again";
+            note(not_restored, origin, why.into());
+            continue;
+        }
+        for tab in tabs {
+            for (key, value) in items.as_object().into_iter().flatten() {
+                let args = json!({"area": "session", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()});
+                let command = Command::Agent {
+                    tab,
+                    op: "storage",
+                    args,
+                };
+                ctx.app.browser.call_value(command).await?;
+            }
+        }
+        restored.push(origin.clone());
+    }
+    Ok(restored)
 }
 
 fn cookie_spec(cookie: &Value) -> Result<CookieSpec, ToolError> {
@@ -188,9 +354,17 @@ fn cookie_spec(cookie: &Value) -> Result<CookieSpec, ToolError> {
     })
 }
 
-/// Writes each origin's items from a document of that origin, made in a
-/// tab of its own (no request reaches the site), then closes the tab.
-async fn restore_storage(ctx: &Ctx, origins: &Map<String, Value>) -> Result<(), ToolError> {
+/// Writes each origin's localStorage items and IndexedDB databases from a
+/// document of that origin, made in a tab of its own (no request reaches
+/// the site), then closes the tab. Returns the origins whose databases
+/// were all written.
+async fn restore_storage(
+    ctx: &Ctx,
+    local: &Map<String, Value>,
+    indexeddb: &Map<String, Value>,
+    not_restored: &mut Map<String, Value>,
+) -> Result<Vec<String>, ToolError> {
+    let mut idb_restored = Vec::new();
     let opened = ctx
         .app
         .browser
@@ -199,28 +373,69 @@ async fn restore_storage(ctx: &Ctx, origins: &Map<String, Value>) -> Result<(), 
     let tab: TabId = opened["id"]
         .as_u64()
         .ok_or_else(|| ToolError::internal("tab without id"))?;
+    let mut origins: Vec<&String> = local.keys().chain(indexeddb.keys()).collect();
+    origins.sort();
+    origins.dedup();
     let result = async {
         ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
-        for (origin, items) in origins {
+        for origin in origins {
             if !(origin.starts_with("http://") || origin.starts_with("https://")) {
+                note(not_restored, origin, "not an http(s) origin".into());
                 continue;
             }
             let mut before = ctx.before(tab)?;
             let nav = Navigation::Html { html: RESTORE_PAGE.into(), base: format!("{origin}/") };
             before.nav = ctx.app.browser.navigate(tab, nav).await?.0;
             ctx.settle(tab, &before, Duration::from_secs(3), Duration::from_secs(10)).await?;
-            for (key, value) in items.as_object().into_iter().flatten() {
+            for (key, value) in local.get(origin).and_then(Value::as_object).into_iter().flatten() {
                 let args = json!({"area": "local", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()});
                 ctx.app.browser.call_value(Command::Agent { tab, op: "storage", args }).await?;
+            }
+            if let Some(databases) = indexeddb.get(origin) {
+                let args = json!({"action": "restore", "databases": databases});
+                let done = ctx.app.browser.call_value(Command::Agent { tab, op: "indexeddb", args }).await;
+                match done {
+                    Ok(done) => {
+                        let failed = done["failed"].as_array().filter(|f| !f.is_empty());
+                        if failed.is_none() {
+                            idb_restored.push(origin.clone());
+                        }
+                        for why in failed.into_iter().flatten() {
+                            note(not_restored, origin, format!("IndexedDB {}", why.as_str().unwrap_or_default()));
+                        }
+                    }
+                    Err(e) => note(not_restored, origin, format!("IndexedDB: {}", e.message)),
+                }
             }
         }
         Ok::<(), ToolError>(())
     }
     .await;
     let closed = ctx.app.browser.call_value(Command::CloseTab { tab }).await;
-    result.and(closed.map(|_| ()))
+    result.and(closed.map(|_| idb_restored))
 }
 
 fn file_error(path: &std::path::Path, e: std::io::Error) -> ToolError {
     ToolError::new(ErrorCode::Internal, format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cookie_domains_without_an_open_origin_are_listed() {
+        let cookies = json!([
+            {"name": "a", "domain": "127.0.0.1"},
+            {"name": "b", "domain": ".example.test"},
+            {"name": "c", "domain": "elsewhere.test"},
+            {"name": "d", "domain": ".elsewhere.test"},
+        ]);
+        let read = [
+            "http://127.0.0.1:8080".into(),
+            "https://www.example.test".into(),
+        ];
+        assert_eq!(cookies_only(&cookies, &read), ["elsewhere.test"]);
+        assert_eq!(host_of("http://[::1]:80").as_deref(), Some("::1"));
+    }
 }

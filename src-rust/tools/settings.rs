@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "set_offline",
-            "Take the browser offline (every request fails as with no network) or back online.",
+            "Take all tabs offline (requests fail, navigator.onLine is false, offline/online events fire in every frame) or back online.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
         ),
