@@ -71,6 +71,17 @@ describe('waits and batch', { timeout: 180_000 }, () => {
     await callError(mcp, 'wait_for_fn', { script: 'this is not javascript(', timeout: 300 }, 'INVALID_PARAMS');
   }));
 
+  it('wait_for_fn and eval run statements ending in return, without await too', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('form.html') });
+    await later(300, 'window.step = 2');
+    const waited = await call('wait_for_fn', { script: "const step = window.step; return step === 2 && document.readyState === 'complete'", timeout: 5000 });
+    assert.equal(waited.value, true);
+    assert.equal((await call('wait_for_fn', { script: "return document.readyState === 'complete'", timeout: 2000 })).value, true);
+    assert.deepEqual(await call('eval', { script: 'const n = 6; return n * 7' }), { type: 'number', value: 42 });
+    assert.deepEqual(await call('eval', { script: 'return document.title' }), { type: 'string', value: await call('eval', { script: 'document.title' }).then((r) => r.value) });
+    await callError(mcp, 'eval', { script: 'return (' }, 'JS_ERROR');
+  }));
+
   it('batch runs commands through the same dispatch and stops at the first failure', { timeout: 30_000 }, logged(async () => {
     const url = suite.fixtures.url('form.html');
     const done = await call('batch', { commands: [

@@ -166,7 +166,9 @@
     } finally {
       place = outer;
     }
-    sendToBrowser({ nonce: request.nonce, reply: Object.assign(reply, { origin: location.origin }) });
+    const answer = (r) => sendToBrowser({ nonce: request.nonce, reply: Object.assign(r, { origin: location.origin }) });
+    if (reply instanceof Promise) reply.then(answer);
+    else answer(reply);
   }
 
   function sendToBrowser(message) {

@@ -28,6 +28,7 @@
     ['file_input', opFileInput],
     ['annotations', opAnnotations],
     ['frame_target', opFrameTarget],
+    ['eval', opEval],
   ]);
 
   function errorResult(op, error) {
@@ -41,8 +42,10 @@
     return { ok: false, code: 'JS_ERROR', message: `agent operation ${String(op)} failed: ${detail}` };
   }
 
+  // An op's reply, or (eval) a promise of it.
   function call(op, args) {
-    return JSON.stringify(run(op, args));
+    const reply = run(op, args);
+    return reply instanceof Promise ? reply.then((r) => JSON.stringify(r)) : JSON.stringify(reply);
   }
 
   function run(op, args) {
@@ -58,7 +61,9 @@
       if (routed) value = forwardToFrame(op, params, routed, table);
       else if (params.frame) value = inFrame(op, params, table, handler);
       else value = handler(params, table);
-      return { ok: true, value: value === undefined ? null : value };
+      const ok = (v) => ({ ok: true, value: v === undefined ? null : v });
+      if (value instanceof Promise) return value.then(ok, (error) => errorResult(op, error));
+      return ok(value);
     } catch (error) {
       return errorResult(op, error);
     }

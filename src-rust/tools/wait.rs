@@ -8,7 +8,7 @@ use super::page::POLL;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabInfo;
-use crate::bridge::{tab_closed, Command, TabId};
+use crate::bridge::{tab_closed, TabId};
 use regex_lite::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -60,7 +60,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "wait_for_fn",
-            "Wait until JavaScript run in the page gives a truthy value (an expression, or statements ending in return; promises are awaited). Returns that value. Default timeout 10000 ms, polling every 100 ms.",
+            "Wait until a script gives a truthy value; returns it. Default timeout 10000 ms, polling every 100 ms.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitFnParams| async move { wait_for_fn(&ctx, tab, p).await },
         ),
@@ -127,7 +127,7 @@ pub struct WaitLoadParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitFnParams {
-    /// JavaScript: an expression, or statements ending in return.
+    /// JavaScript, as for eval.
     script: String,
     /// Milliseconds, default 10000.
     #[serde(default)]
@@ -415,14 +415,7 @@ async fn wait_for_fn(ctx: &Ctx, tab: TabId, p: WaitFnParams) -> ToolResult {
     let what = "the script did not give a truthy value".to_string();
     let script = p.script;
     poll(limit(p.timeout), every, &what, || async {
-        let result = ctx
-            .app
-            .browser
-            .call_value(Command::Eval {
-                tab,
-                script: script.clone(),
-            })
-            .await;
+        let result = ctx.run_script(tab, script.clone()).await;
         match result {
             Ok(result) if truthy(&result["value"], &result["type"]) => {
                 Ok(Look::Done(json!({"value": result["value"]})))
