@@ -38,6 +38,19 @@ describe('waits and batch', { timeout: 180_000 }, () => {
     await callError(mcp, 'wait_for_url', { url_pattern: '/([/', timeout: 300 }, 'INVALID_PARAMS');
   }));
 
+  it('wait_for_url searches a bare regex in the URL; a whole URL matches itself', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('form.html') });
+    await later(200, "history.pushState({}, '', '/step/done.html')");
+    assert.match((await call('wait_for_url', { url_pattern: 'done\\.html$', timeout: 5000 })).url, /\/step\/done\.html$/);
+    await later(200, "history.pushState({}, '', '/orders/42?tab=1')");
+    assert.match((await call('wait_for_url', { url_pattern: '/orders/\\d+', timeout: 5000 })).url, /\/orders\/42\?tab=1$/);
+    const whole = suite.fixtures.url('orders/42?tab=1');
+    assert.equal((await call('wait_for_url', { url_pattern: whole, timeout: 2000 })).url, whole);
+    const invalid = await mcp.callTool('wait_for_url', { url_pattern: 'done(', timeout: 300 });
+    assert.equal(invalid.structuredContent?.error?.code, 'INVALID_PARAMS');
+    assert.equal(invalid.structuredContent?.error?.field, 'url_pattern');
+  }));
+
   it('wait_for_load waits for a navigation and for a quiet network', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('form.html') });
     // A script's navigation starts after the script has returned: wait for
