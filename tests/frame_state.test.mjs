@@ -60,6 +60,10 @@ describe('frame_switch and saved state', { timeout: 180_000 }, () => {
         { type: 'number', value: 2 }, 'the last value of statements');
       assert.deepEqual(await call('eval', { script: 'await new Promise((r) => setTimeout(() => r(location.pathname), 10))' }),
         { type: 'string', value: origin === 'same-origin' ? '/frame-inner.html' : '/frame-cross-inner.html' }, 'a promise awaited');
+      if (origin === 'cross-origin') {
+        assert.deepEqual(await call('eval', { script: "await new Promise((r) => setTimeout(() => r('late'), 5500))" }),
+          { type: 'string', value: 'late' }, 'a promise slower than an element operation may be');
+      }
       assert.deepEqual(await call('eval', { script: 'return document.title' }),
         { type: 'string', value: origin === 'same-origin' ? 'Inner' : 'Cross inner' });
       const thrown = await callError(mcp, 'eval', { script: 'null.x' }, 'JS_ERROR');

@@ -105,7 +105,8 @@
         scrollIntoViewInstant(frame);
       }
       args.floor = Math.max(Number(params.next) || 0, table.next);
-      return { __forwarded: askFrame(frame, table, op, args) };
+      // A user script may await for long: the browser waits for it as in the top document.
+      return { __forwarded: askFrame(frame, table, op, args), script: op === 'eval' };
     }
     const outer = table.scope;
     table.scope = inner;
