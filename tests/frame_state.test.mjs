@@ -68,6 +68,7 @@ describe('frame_switch and saved state', { timeout: 180_000 }, () => {
         { type: 'string', value: origin === 'same-origin' ? 'Inner' : 'Cross inner' });
       const thrown = await callError(mcp, 'eval', { script: 'null.x' }, 'JS_ERROR');
       assert.match(thrown, /TypeError/);
+      await callError(mcp, 'wait_for_fn', { script: 'this is not javascript(', timeout: 2000 }, 'INVALID_PARAMS');
       await call('click', { selector: 'button' });
       const waited = await call('wait_for_fn', { script: "return document.getElementById('out').textContent.includes('clicked') && window.pageSays", timeout: 5000 });
       assert.equal(waited.value, says);

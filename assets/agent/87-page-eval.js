@@ -8,9 +8,10 @@
   const PAGE_EVAL = '__SOVEREIGN_PAGE_EVAL__';
   const PAGE_EVAL_DONE = 'sovereign-eval-done';
 
-  const pageEvalShell = (script) => `(function (el, evaluate) {
+  // The script element's text is constant: the user's script travels in an attribute.
+  const PAGE_EVAL_SHELL = `(function (el, evaluate) {
   el.setAttribute('data-started', '');
-  evaluate(${JSON.stringify(String(script))}).then(
+  evaluate(el.getAttribute('data-script')).then(
     (text) => el.setAttribute('data-result', text),
     (e) => {
       let detail;
@@ -24,7 +25,8 @@
     const scope = scopeOf(table);
     const doc = scope.ownerDocument || scope;
     const el = doc.createElement('script');
-    el.textContent = pageEvalShell(args.script);
+    el.setAttribute('data-script', String(args.script));
+    el.textContent = PAGE_EVAL_SHELL;
     return new Promise((resolve, reject) => {
       el.addEventListener(PAGE_EVAL_DONE, () => {
         const error = el.getAttribute('data-error');
