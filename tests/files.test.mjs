@@ -53,6 +53,18 @@ describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
     await callError(mcp, 'console', { level: 'loud' }, 'INVALID_PARAMS');
   }));
 
+  it('console gives the newest limit messages, oldest first, as it says', { timeout: 30_000 }, logged(async () => {
+    await open('form.html');
+    await call('console', { clear: true });
+    await call('eval', { script: "for (let i = 1; i <= 5; i++) console.debug('message ' + i); true" });
+    await waitFor(async () => (await call('console', { level: 'debug' })).count === 5, 'five messages');
+    const read = await call('console', { level: 'debug', limit: 3 });
+    assert.deepEqual([read.count, read.shown], [5, 3]);
+    assert.deepEqual(read.entries.map((e) => e.text), ['message 3', 'message 4', 'message 5']);
+    const tool = (await mcp.listTools()).find((t) => t.name === 'console');
+    assert.match(tool.description, /newest limit of them, oldest first/);
+  }));
+
   it('highlight outlines an element a person can see', { timeout: 30_000 }, logged(async () => {
     await open('form.html');
     const box = await call('highlight', { selector: 'h1', ms: 0 });

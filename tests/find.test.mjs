@@ -66,6 +66,17 @@ describe('find tools', { timeout: 180_000 }, () => {
     assert.match(await callError(mcp, 'find_nth', { selector: 'li.item', n: 5 }, 'ELEMENT_NOT_FOUND'), /only 3 elements/);
   });
 
+  test('find_first, find_last, find_nth count every match in document order, and say which are visible', async () => {
+    const html = async (found) => (await callText(mcp, 'get_html', { ref: found.ref })).trim();
+    const first = await call('find_first', { selector: '#steps li' });
+    assert.deepEqual([await html(first), first.visible, first.count], ['Step zero', false, 3]);
+    const second = await call('find_nth', { selector: '#steps li', n: 1 });
+    assert.deepEqual([await html(second), second.visible, second.count], ['Step one', true, 3]);
+    const last = await call('find_last', { selector: '#steps li' });
+    assert.deepEqual([await html(last), last.visible], ['Step two', false]);
+    assert.match(await callError(mcp, 'find_nth', { selector: '#steps li', n: 3 }, 'ELEMENT_NOT_FOUND'), /only 3 elements/);
+  });
+
   test('no match and ambiguous matches are clear errors', async () => {
     assert.match(await callError(mcp, 'find_role', { role: 'button', name: 'Delete everything' }, 'ELEMENT_NOT_FOUND'), /nothing on the page matches/);
     const many = await callError(mcp, 'find_text', { text: 'Read more' }, 'INVALID_PARAMS');

@@ -46,6 +46,38 @@ describe('frame_switch and saved state', { timeout: 180_000 }, () => {
     }));
   }
 
+  for (const [page, inner, origin, says] of [
+    ['frames.html', 'Inner button', 'same-origin', 'inner page'],
+    ['frames-cross.html', 'Cross button', 'cross-origin', 'cross inner page'],
+  ]) {
+    it(`eval and wait_for_fn run in the page world of a ${origin} frame chosen with frame_switch`, { timeout: 30_000 }, logged(async () => {
+      await call('open', { url: suite.fixtures.url(page) });
+      await waitFor(async () => (await snapshot()).includes(inner), 'the frame to load');
+      await call('frame_switch', { selector: 'iframe' });
+      assert.deepEqual(await call('eval', { script: 'window.pageSays' }), { type: 'string', value: says },
+        'the frame page\'s own globals');
+      assert.deepEqual(await call('eval', { script: 'const n = document.querySelectorAll("button").length; n + 1' }),
+        { type: 'number', value: 2 }, 'the last value of statements');
+      assert.deepEqual(await call('eval', { script: 'await new Promise((r) => setTimeout(() => r(location.pathname), 10))' }),
+        { type: 'string', value: origin === 'same-origin' ? '/frame-inner.html' : '/frame-cross-inner.html' }, 'a promise awaited');
+      if (origin === 'cross-origin') {
+        assert.deepEqual(await call('eval', { script: "await new Promise((r) => setTimeout(() => r('late'), 5500))" }),
+          { type: 'string', value: 'late' }, 'a promise slower than an element operation may be');
+      }
+      assert.deepEqual(await call('eval', { script: 'return document.title' }),
+        { type: 'string', value: origin === 'same-origin' ? 'Inner' : 'Cross inner' });
+      const thrown = await callError(mcp, 'eval', { script: 'null.x' }, 'JS_ERROR');
+      assert.match(thrown, /TypeError/);
+      await callError(mcp, 'wait_for_fn', { script: 'this is not javascript(', timeout: 2000 }, 'INVALID_PARAMS');
+      await call('click', { selector: 'button' });
+      const waited = await call('wait_for_fn', { script: "return document.getElementById('out').textContent.includes('clicked') && window.pageSays", timeout: 5000 });
+      assert.equal(waited.value, says);
+      await call('frame_main');
+      assert.deepEqual(await call('eval', { script: 'typeof window.pageSays' }), { type: 'string', value: 'undefined' },
+        'frame_main: the top page again');
+    }));
+  }
+
   it('frame_switch refuses what is not a frame', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('frames.html') });
     await callError(mcp, 'frame_switch', { selector: 'h1' }, 'INVALID_PARAMS');

@@ -38,6 +38,19 @@ describe('waits and batch', { timeout: 180_000 }, () => {
     await callError(mcp, 'wait_for_url', { url_pattern: '/([/', timeout: 300 }, 'INVALID_PARAMS');
   }));
 
+  it('wait_for_url searches a bare regex in the URL; a whole URL matches itself', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('form.html') });
+    await later(200, "history.pushState({}, '', '/step/done.html')");
+    assert.match((await call('wait_for_url', { url_pattern: 'done\\.html$', timeout: 5000 })).url, /\/step\/done\.html$/);
+    await later(200, "history.pushState({}, '', '/orders/42?tab=1')");
+    assert.match((await call('wait_for_url', { url_pattern: '/orders/\\d+', timeout: 5000 })).url, /\/orders\/42\?tab=1$/);
+    const whole = suite.fixtures.url('orders/42?tab=1');
+    assert.equal((await call('wait_for_url', { url_pattern: whole, timeout: 2000 })).url, whole);
+    const invalid = await mcp.callTool('wait_for_url', { url_pattern: 'done(', timeout: 300 });
+    assert.equal(invalid.structuredContent?.error?.code, 'INVALID_PARAMS');
+    assert.equal(invalid.structuredContent?.error?.field, 'url_pattern');
+  }));
+
   it('wait_for_load waits for a navigation and for a quiet network', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('form.html') });
     // A script's navigation starts after the script has returned: wait for
@@ -69,6 +82,17 @@ describe('waits and batch', { timeout: 180_000 }, () => {
     assert.equal(awaited.value, 'ready');
     assert.match(await callError(mcp, 'wait_for_fn', { script: 'window.missing', timeout: 300 }, 'TIMEOUT'), /last seen: null/);
     await callError(mcp, 'wait_for_fn', { script: 'this is not javascript(', timeout: 300 }, 'INVALID_PARAMS');
+  }));
+
+  it('wait_for_fn and eval run statements ending in return, without await too', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('form.html') });
+    await later(300, 'window.step = 2');
+    const waited = await call('wait_for_fn', { script: "const step = window.step; return step === 2 && document.readyState === 'complete'", timeout: 5000 });
+    assert.equal(waited.value, true);
+    assert.equal((await call('wait_for_fn', { script: "return document.readyState === 'complete'", timeout: 2000 })).value, true);
+    assert.deepEqual(await call('eval', { script: 'const n = 6; return n * 7' }), { type: 'number', value: 42 });
+    assert.deepEqual(await call('eval', { script: 'return document.title' }), { type: 'string', value: await call('eval', { script: 'document.title' }).then((r) => r.value) });
+    await callError(mcp, 'eval', { script: 'return (' }, 'JS_ERROR');
   }));
 
   it('batch runs commands through the same dispatch and stops at the first failure', { timeout: 30_000 }, logged(async () => {

@@ -105,7 +105,8 @@
         scrollIntoViewInstant(frame);
       }
       args.floor = Math.max(Number(params.next) || 0, table.next);
-      return { __forwarded: askFrame(frame, table, op, args) };
+      // A user script may await for long: the browser waits for it as in the top document.
+      return { __forwarded: askFrame(frame, table, op, args), script: op === 'eval' };
     }
     const outer = table.scope;
     table.scope = inner;
@@ -166,7 +167,9 @@
     } finally {
       place = outer;
     }
-    sendToBrowser({ nonce: request.nonce, reply: Object.assign(reply, { origin: location.origin }) });
+    const answer = (r) => sendToBrowser({ nonce: request.nonce, reply: Object.assign(r, { origin: location.origin }) });
+    if (reply instanceof Promise) reply.then(answer);
+    else answer(reply);
   }
 
   function sendToBrowser(message) {

@@ -149,10 +149,13 @@
     return result;
   }
 
+  // By position (first, last, nth): every match of the selector, in document order.
+  const BY_POSITION = new Set(['first', 'last', 'nth']);
+
   function opFind(args, table) {
     const ctx = newContext(table);
     const all = candidates(args, table);
-    const shown = all.filter((el) => isRendered(el));
+    const shown = BY_POSITION.has(args.by) ? all : all.filter((el) => isRendered(el));
     const matches = shown.length ? shown : all;
     const what = args.what || args.by;
     if (!matches.length) {
@@ -161,15 +164,16 @@
         : '';
       throw fail('ELEMENT_NOT_FOUND', `nothing on the page matches ${what}${frames}; take a snapshot to see what is there`);
     }
-    if (args.by === 'first') return found(matches[0], table, ctx, matches.length);
-    if (args.by === 'last') return found(matches[matches.length - 1], table, ctx, matches.length);
-    if (args.by === 'nth') {
-      const n = Number(args.n);
-      if (!Number.isInteger(n) || n < 0) throw fail('INVALID_PARAMS', 'n must be a whole number from 0');
-      if (n >= matches.length) {
-        throw fail('ELEMENT_NOT_FOUND', `only ${matches.length} elements match ${args.selector} (n counts from 0)`);
+    if (BY_POSITION.has(args.by)) {
+      let n = args.by === 'first' ? 0 : matches.length - 1;
+      if (args.by === 'nth') {
+        n = Number(args.n);
+        if (!Number.isInteger(n) || n < 0) throw fail('INVALID_PARAMS', 'n must be a whole number from 0');
+        if (n >= matches.length) {
+          throw fail('ELEMENT_NOT_FOUND', `only ${matches.length} elements match ${args.selector} (n counts from 0)`);
+        }
       }
-      return found(matches[n], table, ctx, matches.length);
+      return Object.assign(found(matches[n], table, ctx, matches.length), { visible: isRendered(matches[n]) });
     }
     if (matches.length > 1) {
       // Described by selector, not ref: refs handed out in an error would go unrecorded.

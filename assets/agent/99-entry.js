@@ -30,6 +30,7 @@
     ['frame_target', opFrameTarget],
     ['network', opNetwork],
     ['indexeddb', opIndexedDb],
+    ['eval', opEval],
   ]);
 
   function errorResult(op, error) {
@@ -43,16 +44,10 @@
     return { ok: false, code: 'JS_ERROR', message: `agent operation ${String(op)} failed: ${detail}` };
   }
 
-  // An op may answer with a promise (IndexedDB): the browser awaits the string it gives.
+  // An op's reply, or (eval, IndexedDB) a promise of it.
   function call(op, args) {
     const reply = run(op, args);
-    if (reply.ok && reply.value instanceof Promise) {
-      return reply.value.then(
-        (value) => JSON.stringify({ ok: true, value: value === undefined ? null : value }),
-        (error) => JSON.stringify(errorResult(op, error)),
-      );
-    }
-    return JSON.stringify(reply);
+    return reply instanceof Promise ? reply.then((r) => JSON.stringify(r)) : JSON.stringify(reply);
   }
 
   function run(op, args) {
@@ -68,7 +63,9 @@
       if (routed) value = forwardToFrame(op, params, routed, table);
       else if (params.frame) value = inFrame(op, params, table, handler);
       else value = handler(params, table);
-      return { ok: true, value: value === undefined ? null : value };
+      const ok = (v) => ({ ok: true, value: v === undefined ? null : v });
+      if (value instanceof Promise) return value.then(ok, (error) => errorResult(op, error));
+      return ok(value);
     } catch (error) {
       return errorResult(op, error);
     }

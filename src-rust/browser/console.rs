@@ -202,8 +202,8 @@ impl ConsoleLog {
         log.push_back(Value::Object(entry));
     }
 
-    /// The newest `limit` entries (of `level` only, when given), optionally
-    /// emptying the log.
+    /// The newest `limit` entries (of `level` only, when given), oldest
+    /// first, optionally emptying the log.
     pub fn read(&self, errors: bool, level: Option<&str>, limit: usize, clear: bool) -> Value {
         let (log, dropped) = if errors {
             (&self.errors, &self.dropped_errors)
@@ -306,6 +306,21 @@ mod tests {
             source_url: "http://a.test/app.js".into(),
             page_url: "http://a.test/".into(),
         }
+    }
+
+    #[test]
+    fn a_read_keeps_the_newest_limit_entries_oldest_first() {
+        let log = ConsoleLog::default();
+        for text in ["one", "two", "three", "four"] {
+            log.record(engine(2, 1, text));
+        }
+        let read = log.read(false, None, 2, false);
+        assert_eq!(
+            (read["count"].clone(), read["shown"].clone()),
+            (4.into(), 2.into())
+        );
+        assert_eq!(read["entries"][0]["text"], "three");
+        assert_eq!(read["entries"][1]["text"], "four");
     }
 
     #[test]

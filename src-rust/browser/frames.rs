@@ -26,6 +26,8 @@ const FRAME_MARK: &str = "\u{1}frame ";
 /// An element operation runs at once in the frame; a frame that does not
 /// answer in this time is gone or still loading.
 const FORWARD_TIMEOUT: Duration = Duration::from_secs(5);
+/// A user script (eval) may await for long: as long as in the top document.
+const SCRIPT_TIMEOUT: Duration = crate::bridge::DEFAULT_COMMAND_TIMEOUT;
 /// A frame left out of a snapshot must not hold the whole page's snapshot up.
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_millis(2500);
 /// Answers nobody waits for yet (they can beat the main frame's own reply).
@@ -116,9 +118,13 @@ pub fn complete(state: &Rc<TabState>, value: Value, done: Then) {
             Ok(value) => complete(&state2, value, done),
             Err(error) => done(Err(error)),
         });
-        state
-            .frames
-            .expect(nonce.to_string(), FORWARD_TIMEOUT, then);
+        let script = value.get("script").and_then(Value::as_bool) == Some(true);
+        let timeout = if script {
+            SCRIPT_TIMEOUT
+        } else {
+            FORWARD_TIMEOUT
+        };
+        state.frames.expect(nonce.to_string(), timeout, then);
         return;
     }
     let nonces: Vec<String> = match value.get("frames").and_then(Value::as_array) {

@@ -28,9 +28,15 @@ const AGENT_TEMPLATE: &str = include_str!(concat!(env!("OUT_DIR"), "/agent.js"))
 pub fn agent_source() -> &'static str {
     static SOURCE: OnceLock<String> = OnceLock::new();
     SOURCE.get_or_init(|| {
-        AGENT_TEMPLATE.replace("__SOVEREIGN_FRAME_KEY__", &crate::profile::random_hex(32))
+        let page_eval = serde_json::to_string(PAGE_EVAL).unwrap_or_default();
+        AGENT_TEMPLATE
+            .replace("__SOVEREIGN_FRAME_KEY__", &crate::profile::random_hex(32))
+            .replace("'__SOVEREIGN_PAGE_EVAL__'", &page_eval)
     })
 }
+
+/// How user scripts run (eval, wait_for_fn), in the top document and in frames alike.
+const PAGE_EVAL: &str = include_str!("../../assets/page-eval.js");
 
 const MISSING: &str = "__sovereign_agent_missing__";
 
@@ -38,33 +44,12 @@ const AGENT_CALL: &str =
     "if (!globalThis.__sovereignAgent) { return '__sovereign_agent_missing__'; }
 return globalThis.__sovereignAgent.call(op, JSON.parse(args));";
 
-/// Runs the user's script as indirect eval (so the value of the last
-/// expression comes back), awaits promises and serialises the result.
-const EVAL_CALL: &str = "const seen = new WeakSet();
-const plain = (key, v) => {
-  if (typeof v === 'bigint') return v.toString();
-  if (typeof v === 'function') return '[function ' + (v.name || 'anonymous') + ']';
-  if (typeof v === 'symbol') return v.toString();
-  if (typeof Node !== 'undefined' && v instanceof Node) return '[' + v.nodeName.toLowerCase() + ' element]';
-  if (v && typeof v === 'object') { if (seen.has(v)) return '[circular]'; seen.add(v); }
-  return v;
-};
-// Top-level await is a syntax error in a script: run those as an async function.
-const run = () => {
-  try { return (0, eval)(script); } catch (e) {
-    if (!(e instanceof SyntaxError) || !/\\bawait\\b/.test(script)) throw e;
-    const AsyncFunction = (async () => {}).constructor;
-    let body;
-    try { body = new AsyncFunction('return (' + script + '\\n)'); } catch (_) { body = new AsyncFunction(script); }
-    return body();
-  }
-};
-return Promise.resolve().then(run).then((v) => {
-  const type = v === null ? 'null' : typeof v;
-  let text;
-  try { text = JSON.stringify(v === undefined ? null : v, plain); } catch (e) { text = JSON.stringify(String(v)); }
-  return '{\"type\":' + JSON.stringify(type) + ',\"value\":' + (text === undefined ? 'null' : text) + '}';
-});";
+/// The user's script, run as `assets/page-eval.js` says, in the top document's own world.
+const EVAL_CALL: &str = concat!(
+    "return (",
+    include_str!("../../assets/page-eval.js"),
+    ")(script);"
+);
 
 /// Calls `op` of the agent library with `args` (a JSON object).
 pub fn call_agent(

@@ -17,7 +17,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "console",
-            "Console messages the engine recorded for this tab's pages since they started (all frames): level, source (console-api, network, security, javascript, other), text, URL, line, time; the newest first cut at limit (default 100). level filters (log, info, warn, error, debug); clear empties the log after reading.",
+            "Console messages the engine recorded for this tab's pages since they started (all frames): level, source (console-api, network, security, javascript, other), text, URL, line, time. The newest limit of them, oldest first.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: ConsoleParams| async move {
                 read(&ctx, tab, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await

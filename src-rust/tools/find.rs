@@ -38,15 +38,15 @@ pub fn tools() -> Vec<ToolDef> {
             let what = format!("data-testid {:?}", p.testid);
             find(&ctx, tab, json!({"by": "testid", "testid": p.testid, "what": what})).await
         }),
-        tab_tool("find_first", "The first element matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
+        tab_tool("find_first", "The first element matching a CSS selector: its ref, role, name, unique selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "first", "selector": p.selector, "what": what})).await
         }),
-        tab_tool("find_last", "The last element matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
+        tab_tool("find_last", "The last element matching a CSS selector: its ref, role, name, unique selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "last", "selector": p.selector, "what": what})).await
         }),
-        tab_tool("find_nth", "The n-th element (from 0) matching a CSS selector. Returns its ref, role, name and a unique selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: NthParams| async move {
+        tab_tool("find_nth", "The n-th element (from 0) matching a CSS selector: its ref, role, name, unique selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: NthParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "nth", "n": p.n, "selector": p.selector, "what": what})).await
         }),

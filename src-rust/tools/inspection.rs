@@ -75,11 +75,10 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "eval",
-            "Run JavaScript in the page and return the value of its last expression (promises are awaited; exceptions are JS_ERROR). Prefer the dedicated tools for clicks and typing.",
+            "Run JavaScript in the page; returns its last value (promises awaited; exceptions are JS_ERROR). Prefer the dedicated tools for clicks and typing.",
             DESTRUCTIVE,
             |ctx: Ctx, tab: TabId, p: EvalParams| async move {
-                let value = ctx.app.browser.call_value(Command::Eval { tab, script: p.script }).await?;
-                Ok(ToolOutput::json(value))
+                Ok(ToolOutput::json(ctx.run_script(tab, p.script).await?))
             },
         ),
         tab_tool(
@@ -143,6 +142,6 @@ pub struct AttrParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EvalParams {
-    /// JavaScript: an expression or statements; the last value is returned.
+    /// An expression or statements; one using return or await runs as an async function.
     script: String,
 }

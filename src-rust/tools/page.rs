@@ -63,6 +63,19 @@ impl Ctx {
             .await
     }
 
+    /// Runs a user script (eval, wait_for_fn) in the page's own world, in
+    /// the frame this session chose with frame_switch, if any. Gives
+    /// `{"type": ..., "value": ...}`.
+    pub async fn run_script(&self, tab: TabId, script: String) -> Result<Value, ToolError> {
+        if self.session.frame(tab).is_some() {
+            return self.agent(tab, "eval", json!({ "script": script })).await;
+        }
+        self.app
+            .browser
+            .call_value(Command::Eval { tab, script })
+            .await
+    }
+
     /// Waits (bounded) while the tab is mid-navigation, so page operations
     /// see the new document rather than the old one or none.
     pub async fn wait_until_loaded(&self, tab: TabId, limit: Duration) -> Result<(), ToolError> {

@@ -8,7 +8,7 @@ use super::page::POLL;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabInfo;
-use crate::bridge::{tab_closed, Command, TabId};
+use crate::bridge::{tab_closed, TabId};
 use regex_lite::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -48,7 +48,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "wait_for_url",
-            "Wait until this tab's URL matches url_pattern: a glob (* within a path segment, ** across segments, ?), a /regex/ with optional i flag, or plain text the URL contains (default timeout 10000 ms).",
+            "Wait until this tab's URL matches url_pattern (default timeout 10000 ms).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitUrlParams| async move { wait_for_url(&ctx, tab, p).await },
         ),
@@ -60,7 +60,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "wait_for_fn",
-            "Wait until JavaScript run in the page gives a truthy value (an expression, or statements ending in return; promises are awaited). Returns that value. Default timeout 10000 ms, polling every 100 ms.",
+            "Wait until a script gives a truthy value; returns it. Default timeout 10000 ms, polling every 100 ms.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitFnParams| async move { wait_for_fn(&ctx, tab, p).await },
         ),
@@ -96,7 +96,8 @@ pub struct WaitTextParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitUrlParams {
-    /// Glob (**/done, *.example.com/*), /regex/ or text the URL contains.
+    /// A regex searched in the URL (its text matches too), or /regex/i. With * and no other
+    /// regex syntax, a glob of the whole URL: * within a path segment, ** across, ? one character.
     url_pattern: String,
     /// Milliseconds, default 10000.
     #[serde(default)]
@@ -125,7 +126,7 @@ pub struct WaitLoadParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitFnParams {
-    /// JavaScript: an expression, or statements ending in return.
+    /// JavaScript, as for eval.
     script: String,
     /// Milliseconds, default 10000.
     #[serde(default)]
@@ -228,17 +229,25 @@ async fn wait_for_text(ctx: &Ctx, tab: TabId, p: WaitTextParams) -> ToolResult {
 /// What wait_for_url matches URLs with.
 #[derive(Debug)]
 enum UrlPattern {
+    /// A glob or `/source/flags`: the regex alone.
     Regex(Regex),
-    Contains(String),
+    /// A bare regex, searched in the URL; the pattern as plain text in the
+    /// URL matches too (in `https://a.test/p?q=1`, `?` is a quantifier).
+    Search(Regex, String),
 }
+
+/// Regex syntax a glob never has: with any of it, `*` is a quantifier.
+const REGEX_ONLY: [char; 11] = ['\\', '^', '$', '+', '(', ')', '[', ']', '{', '}', '|'];
 
 impl UrlPattern {
     fn parse(pattern: &str) -> Result<Self, ToolError> {
+        let invalid = |e: regex_lite::Error| {
+            ToolError::invalid_field("url_pattern", format!("not a valid regex: {e}"))
+        };
         if pattern.is_empty() {
-            return Err(ToolError::invalid_params("url_pattern is empty"));
+            return Err(ToolError::invalid_field("url_pattern", "it is empty"));
         }
-        if let Some(body) = regex_literal(pattern) {
-            let (source, flags) = body;
+        if let Some((source, flags)) = regex_literal(pattern) {
             let mut prefix = String::new();
             for flag in flags.chars().filter(|f| matches!(f, 'i' | 'm' | 's')) {
                 prefix.push(flag);
@@ -248,20 +257,19 @@ impl UrlPattern {
             } else {
                 format!("(?{prefix}){source}")
             };
-            return Regex::new(&source).map(UrlPattern::Regex).map_err(|e| {
-                ToolError::invalid_params(format!("url_pattern is not a valid regex: {e}"))
-            });
+            return Regex::new(&source).map(UrlPattern::Regex).map_err(invalid);
         }
-        if pattern.contains(['*', '?']) {
+        if pattern.contains('*') && !pattern.contains(REGEX_ONLY) {
             return Ok(UrlPattern::Regex(glob_regex(pattern)?));
         }
-        Ok(UrlPattern::Contains(pattern.to_string()))
+        let regex = Regex::new(pattern).map_err(invalid)?;
+        Ok(UrlPattern::Search(regex, pattern.to_string()))
     }
 
     fn matches(&self, url: &str) -> bool {
         match self {
             UrlPattern::Regex(re) => re.is_match(url),
-            UrlPattern::Contains(text) => url.contains(text.as_str()),
+            UrlPattern::Search(re, text) => re.is_match(url) || url.contains(text.as_str()),
         }
     }
 }
@@ -290,7 +298,8 @@ fn glob_regex(glob: &str) -> Result<Regex, ToolError> {
         }
     }
     source.push('$');
-    Regex::new(&source).map_err(|e| ToolError::invalid_params(format!("bad glob: {e}")))
+    Regex::new(&source)
+        .map_err(|e| ToolError::invalid_field("url_pattern", format!("bad glob: {e}")))
 }
 
 async fn wait_for_url(ctx: &Ctx, tab: TabId, p: WaitUrlParams) -> ToolResult {
@@ -413,14 +422,7 @@ async fn wait_for_fn(ctx: &Ctx, tab: TabId, p: WaitFnParams) -> ToolResult {
     let what = "the script did not give a truthy value".to_string();
     let script = p.script;
     poll(limit(p.timeout), every, &what, || async {
-        let result = ctx
-            .app
-            .browser
-            .call_value(Command::Eval {
-                tab,
-                script: script.clone(),
-            })
-            .await;
+        let result = ctx.run_script(tab, script.clone()).await;
         match result {
             Ok(result) if truthy(&result["value"], &result["type"]) => {
                 Ok(Look::Done(json!({"value": result["value"]})))
@@ -455,20 +457,39 @@ mod tests {
     use super::*;
 
     #[test]
-    fn url_patterns_are_globs_regexes_or_text() {
+    fn url_patterns_are_regexes_searched_globs_or_literals() {
         let glob = UrlPattern::parse("**/done?x=*").unwrap();
         assert!(glob.matches("http://a.test/path/done?x=1"));
         assert!(!glob.matches("http://a.test/path/done?x=1/2"));
         let star = UrlPattern::parse("http://*.test/*").unwrap();
         assert!(star.matches("http://a.test/page"));
         assert!(!star.matches("http://a.test/deep/page"));
-        let regex = UrlPattern::parse("/DONE\\.html$/i").unwrap();
-        assert!(regex.matches("http://a.test/done.html"));
-        assert!(!regex.matches("http://a.test/done.html?x"));
+        let literal = UrlPattern::parse("/DONE\\.html$/i").unwrap();
+        assert!(literal.matches("http://a.test/done.html"));
+        assert!(!literal.matches("http://a.test/done.html?x"));
+        // A bare regex is searched in the URL.
+        let bare = UrlPattern::parse("done\\.html$").unwrap();
+        assert!(bare.matches("http://a.test/step/done.html"));
+        assert!(!bare.matches("http://a.test/done.html?x"));
+        assert!(!bare.matches("http://a.test/doneXhtml"));
+        let any = UrlPattern::parse("/orders/\\d+").unwrap();
+        assert!(any.matches("http://a.test/orders/42/edit"));
+        assert!(!any.matches("http://a.test/orders/new"));
+        // A * with other regex syntax is a quantifier, not a glob.
+        let quantified = UrlPattern::parse("^https?://a\\.test/p.*$").unwrap();
+        assert!(quantified.matches("https://a.test/page/deep"));
+        assert!(!quantified.matches("https://b.test/page"));
+        // Plain text and whole URLs still match themselves.
         let text = UrlPattern::parse("/checkout").unwrap();
         assert!(text.matches("http://a.test/checkout/step"));
         let path = UrlPattern::parse("/account/settings").unwrap();
         assert!(path.matches("http://a.test/account/settings"));
+        let url = UrlPattern::parse("https://example.com/a?b=1").unwrap();
+        assert!(url.matches("https://example.com/a?b=1"));
+        assert!(!url.matches("https://example.com/c?b=1"));
+        let error = UrlPattern::parse("done(").unwrap_err();
+        assert_eq!(error.code, ErrorCode::InvalidParams);
+        assert_eq!(error.field.as_deref(), Some("url_pattern"));
         assert!(UrlPattern::parse("/[/").is_err());
         assert!(UrlPattern::parse("").is_err());
     }
