@@ -62,7 +62,7 @@ describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
     assert.deepEqual([read.count, read.shown], [5, 3]);
     assert.deepEqual(read.entries.map((e) => e.text), ['message 3', 'message 4', 'message 5']);
     const tool = (await mcp.listTools()).find((t) => t.name === 'console');
-    assert.match(tool.description, /newest limit of them, oldest first/);
+    assert.match(tool.description, /newest limit, oldest first/);
   }));
 
   it('highlight outlines an element a person can see', { timeout: 30_000 }, logged(async () => {

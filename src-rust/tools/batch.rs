@@ -1,6 +1,6 @@
 //! batch: several tool calls in one, through the same dispatch as any call.
 
-use super::{dispatch_at, tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE};
+use super::{dispatch_at, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -14,8 +14,8 @@ pub const MAX_DEPTH: u32 = 2;
 pub fn tools() -> Vec<ToolDef> {
     vec![tool(
         "batch",
-        "Run tool calls in order; stops at the first failure unless continueOnError. One result per call run.",
-        DESTRUCTIVE,
+        "Run tool calls in order, stopping at the first failure unless continueOnError; a result per call run.",
+        ACTION,
         |ctx: Ctx, p: BatchParams| async move { batch(&ctx, p).await },
     )
     // Each command passes the login gate itself; the batch only carries them.

@@ -17,7 +17,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "console",
-            "Console messages the engine recorded for this tab's pages since they started (all frames): level, source (console-api, network, security, javascript, other), text, URL, line, time. The newest limit of them, oldest first.",
+            "Console messages of this tab's pages and frames: level, source, text, URL, line, time. The newest limit, oldest first.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: ConsoleParams| async move {
                 read(&ctx, tab, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await
@@ -25,13 +25,13 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "errors",
-            "Uncaught exceptions and unhandled rejections of this tab: message, URL, line, column, stack.",
+            "Uncaught exceptions and unhandled rejections of this tab, oldest first: message, URL, line, column, stack.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: ErrorsParams| async move { read(&ctx, tab, true, None, p.limit, p.clear).await },
         ),
         tab_tool(
             "highlight",
-            "Outline an element in red for ms (0: keep) for a person or a screenshot. Returns its box.",
+            "Outline an element in red for ms (0: keep) so a person or screenshot sees it. Returns its box.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: HighlightParams| async move {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"ms": p.ms}));
@@ -66,13 +66,12 @@ impl Level {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConsoleParams {
-    /// Only this level.
     #[serde(default)]
     level: Option<Level>,
-    /// Newest entries to return, default 100.
+    /// The newest so many.
     #[serde(default)]
+    #[schemars(extend("default" = 100))]
     limit: Option<usize>,
-    /// Empty the log after reading.
     #[serde(default)]
     clear: Option<bool>,
 }
@@ -84,7 +83,6 @@ pub struct ErrorsParams {
     #[serde(default)]
     #[schemars(extend("default" = 100))]
     limit: Option<usize>,
-    /// Empty the log after reading.
     #[serde(default)]
     clear: Option<bool>,
 }

@@ -24,32 +24,19 @@ pub struct Ctx {
 pub type ToolResult = Result<ToolOutput, ToolError>;
 type Handler = Box<dyn Fn(Ctx, Value) -> BoxFuture<'static, ToolResult> + Send + Sync>;
 
-/// MCP tool annotations. Only what differs from MCP's defaults is sent;
-/// openWorldHint stays at its default (true): every tool of a browser
-/// reads or acts on what web pages made.
+/// MCP tool annotations. Only readOnlyHint is sent: a tool that changes
+/// anything keeps MCP's defaults (may destroy, open world), which is what
+/// input to an untrusted page is (a click may submit, pay or delete), and
+/// every model reading tools/list pays for each hint.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Hints {
     pub read_only: bool,
-    pub destructive: bool,
 }
 
 /// Reads the browser, changes nothing.
-pub const READ_ONLY: Hints = Hints {
-    read_only: true,
-    destructive: false,
-};
-/// Changes the browser's own state, nothing lost: settings, frames, tabs
-/// opened or loaded, the identity.
-pub const ACTION: Hints = Hints {
-    read_only: false,
-    destructive: false,
-};
-/// May destroy: input a page acts on as it likes (a click may submit, pay
-/// or delete), and ending or erasing the browser's own (tabs, cookies).
-pub const DESTRUCTIVE: Hints = Hints {
-    read_only: false,
-    destructive: true,
-};
+pub const READ_ONLY: Hints = Hints { read_only: true };
+/// Changes something: the browser's state, a page, a file.
+pub const ACTION: Hints = Hints { read_only: false };
 
 /// One tool, declared once.
 pub struct ToolDef {
@@ -161,22 +148,15 @@ impl ToolDef {
         (self.parse)(params)
     }
 
-    /// The tools/list entry, with the annotations that differ from MCP's
-    /// defaults (may change things, may destroy).
+    /// The tools/list entry.
     pub fn mcp_json(&self) -> Value {
-        let mut annotations = serde_json::Map::new();
-        if self.hints.read_only {
-            annotations.insert("readOnlyHint".into(), true.into());
-        } else if !self.hints.destructive {
-            annotations.insert("destructiveHint".into(), false.into());
-        }
         let mut entry = json!({
             "name": self.name,
             "description": self.description,
             "inputSchema": self.input_schema,
         });
-        if !annotations.is_empty() {
-            entry["annotations"] = Value::Object(annotations);
+        if self.hints.read_only {
+            entry["annotations"] = json!({"readOnlyHint": true});
         }
         entry
     }

@@ -3,7 +3,7 @@
 //! clipboard_paste (the real GTK clipboard).
 
 use super::identity::NoParams;
-use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction};
 use schemars::JsonSchema;
@@ -16,13 +16,13 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "mouse_move",
             "Move the mouse to viewport x, y (CSS px) with trusted events; a held button drags.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: PointParams| async move { pointer(&ctx, tab, Some((p.x, p.y)), MouseAction::Move).await },
         ),
         tab_tool(
             "mouse_down",
             "Press a mouse button where the mouse is, held until mouse_up.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: ButtonParams| async move {
                 pointer(&ctx, tab, None, MouseAction::Down { button: p.button.number() }).await
             },
@@ -30,15 +30,15 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "mouse_up",
             "Release a mouse button where the mouse is.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: ButtonParams| async move {
                 pointer(&ctx, tab, None, MouseAction::Up { button: p.button.number() }).await
             },
         ),
         tab_tool(
             "mouse_wheel",
-            "Turn the wheel where the mouse is: dy px down (negative: up), dx right. Returns the scroll position.",
-            DESTRUCTIVE,
+            "Turn the wheel where the mouse is (dy px down, dx right; negative: up, left). Returns the scroll position.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: WheelParams| async move { wheel(&ctx, tab, p).await },
         ),
         tool(
@@ -52,7 +52,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool(
             "clipboard_write",
             "Put text on the system clipboard.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, p: TextParams| async move {
                 let write = Some(p.text);
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write }).await?))
@@ -61,13 +61,13 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "clipboard_copy",
             "Copy the page's selection, as Ctrl+C does (the page sees copy).",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Copy").await },
         ),
         tab_tool(
             "clipboard_paste",
             "Paste into the focused field, as Ctrl+V does (the page sees paste).",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Paste").await },
         ),
     ]

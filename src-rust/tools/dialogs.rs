@@ -2,7 +2,7 @@
 //! prompt and beforeunload, which block a page until answered.
 
 use super::identity::NoParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, DialogAction};
 use schemars::JsonSchema;
@@ -12,21 +12,27 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "dialog_accept",
-            "Accept this tab's open JavaScript dialog (alert, confirm, prompt, beforeunload); text answers a prompt.",
-            DESTRUCTIVE,
-            |ctx: Ctx, tab: TabId, p: AcceptParams| async move { answer(&ctx, tab, DialogAction::Accept(p.text)).await },
+            "Accept this tab's open JavaScript dialog; text answers a prompt.",
+            ACTION,
+            |ctx: Ctx, tab: TabId, p: AcceptParams| async move {
+                answer(&ctx, tab, DialogAction::Accept(p.text)).await
+            },
         ),
         tab_tool(
             "dialog_dismiss",
             "Dismiss (cancel) this tab's open JavaScript dialog.",
-            DESTRUCTIVE,
-            |ctx: Ctx, tab: TabId, _: NoParams| async move { answer(&ctx, tab, DialogAction::Dismiss).await },
+            ACTION,
+            |ctx: Ctx, tab: TabId, _: NoParams| async move {
+                answer(&ctx, tab, DialogAction::Dismiss).await
+            },
         ),
         tab_tool(
             "dialog_status",
             "Whether a JavaScript dialog is open on this tab: its type and message.",
             READ_ONLY,
-            |ctx: Ctx, tab: TabId, _: NoParams| async move { answer(&ctx, tab, DialogAction::Status).await },
+            |ctx: Ctx, tab: TabId, _: NoParams| async move {
+                answer(&ctx, tab, DialogAction::Status).await
+            },
         ),
     ]
 }

@@ -4,7 +4,7 @@
 use super::identity::NoParams;
 use super::interaction::click_target;
 use super::page::target;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, Mark};
@@ -20,14 +20,14 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "upload",
-            "Give a file input (or its label) files, as a person choosing them would. Several need a multiple input.",
-            DESTRUCTIVE,
+            "Set files on a file input (or its label) as a person choosing them would. Several need a multiple input.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: UploadParams| async move { upload(&ctx, tab, p).await },
         ),
         tab_tool(
             "pdf",
             "Print the page to a PDF file. Returns its path and size.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: PdfParams| async move {
                 let files = &ctx.app.files;
                 let path = p.path.as_deref().map(|path| files.new_file(path)).transpose().map_err(ToolError::invalid_params)?;
@@ -36,7 +36,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "screenshot_annotated",
-            "A screenshot with each interactive element in view boxed and labelled with its ref, and a legend.",
+            "A screenshot with interactive elements in view boxed and labelled with their refs, and a legend.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { annotated(&ctx, tab).await },
         ),
@@ -57,7 +57,7 @@ pub struct UploadParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PdfParams {
-    /// Absolute, in the files folder; default a new file there.
+    /// Absolute, in the files folder (default: a new file there).
     #[serde(default)]
     path: Option<String>,
 }

@@ -18,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
             let what = format!("text {:?}", p.text);
             find(&ctx, tab, json!({"by": "text", "text": p.text, "exact": p.exact, "what": what})).await
         }),
-        tab_tool("find_label", "Find a field by label (label, aria-label, aria-labelledby; contains). Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: LabelParams| async move {
+        tab_tool("find_label", "Find a field by its label (label, aria-label, aria-labelledby; contains). Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: LabelParams| async move {
             let what = format!("label {:?}", p.label);
             find(&ctx, tab, json!({"by": "label", "label": p.label, "what": what})).await
         }),
@@ -38,15 +38,15 @@ pub fn tools() -> Vec<ToolDef> {
             let what = format!("data-testid {:?}", p.testid);
             find(&ctx, tab, json!({"by": "testid", "testid": p.testid, "what": what})).await
         }),
-        tab_tool("find_first", "The first element matching a CSS selector: its ref, role, name, unique selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
+        tab_tool("find_first", "The first element matching a CSS selector: its ref, role, name, selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "first", "selector": p.selector, "what": what})).await
         }),
-        tab_tool("find_last", "The last element matching a CSS selector: its ref, role, name, unique selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
+        tab_tool("find_last", "The last element matching a CSS selector: its ref, role, name, selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "last", "selector": p.selector, "what": what})).await
         }),
-        tab_tool("find_nth", "The n-th element (from 0) matching a CSS selector: its ref, role, name, unique selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: NthParams| async move {
+        tab_tool("find_nth", "The n-th element (from 0) matching a CSS selector: its ref, role, name, selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: NthParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "nth", "n": p.n, "selector": p.selector, "what": what})).await
         }),
@@ -64,7 +64,7 @@ async fn find(ctx: &Ctx, tab: TabId, args: Value) -> ToolResult {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RoleParams {
-    /// e.g. button, link, textbox, checkbox, heading.
+    /// e.g. button, link, textbox.
     role: String,
     #[serde(default)]
     name: Option<String>,
@@ -113,15 +113,12 @@ pub struct TestIdParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectorParams {
-    /// CSS selector.
     selector: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NthParams {
-    /// Position from 0.
     n: u32,
-    /// CSS selector.
     selector: String,
 }

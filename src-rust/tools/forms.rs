@@ -3,7 +3,7 @@
 use super::inspection::TargetParams;
 use super::interaction::click_target;
 use super::page::{target, with};
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use schemars::JsonSchema;
@@ -14,8 +14,8 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "select",
-            "Choose options of a <select> by value or visible text, or an option by its ref. Fires untrusted input and change (trusted_events: false). Returns the chosen values and texts.",
-            DESTRUCTIVE,
+            "Choose a <select>'s options by value or visible text, or an option by ref; its events are untrusted (trusted_events: false). Returns the choice.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: SelectParams| async move {
                 let values = p.value.map(|value| match value {
                     OneOrMany::One(v) => vec![v],
@@ -31,13 +31,13 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "check",
             "Check a checkbox, radio or switch (or its label) by clicking it, and verify. Already checked: nothing done.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, true).await },
         ),
         tab_tool(
             "uncheck",
             "Uncheck a checkbox or switch by clicking it, then verify. Already unchecked: nothing done.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, false).await },
         ),
     ]
@@ -57,7 +57,7 @@ pub struct SelectParams {
     r#ref: Option<String>,
     #[serde(default)]
     selector: Option<String>,
-    /// Option value or visible text; a list for a multiple select. Leave out when ref is an option's.
+    /// A list for a multiple select; none when ref is an option's.
     #[serde(default)]
     value: Option<OneOrMany>,
 }

@@ -12,7 +12,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "frame_switch",
-            "Make every tool act inside an iframe (by ref from snapshot or CSS selector), cross-origin frames included: snapshot, find, selectors, clicks, storage. Until frame_main or a new page.",
+            "Make every tool act inside an iframe, cross-origin ones too, until frame_main or a new page.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let frame = ctx.agent(tab, "frame_target", target(&p.r#ref, &p.selector)?).await?;

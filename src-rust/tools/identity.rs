@@ -1,7 +1,7 @@
 //! login_status, login, logout, switch_identity: the identity gate.
 
 use super::login::{login, LoginParams};
-use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
+use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -19,7 +19,7 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated(),
         tool(
             "login",
-            "Log in with a Nostr identity; browser tools refuse until then. Fields by method: local: nsec or privkey_hex; seed: mnemonic (account, passphrase); readonly: npub or pubkey_hex; nip46: bunker_url; nsigner: transport, device (index, service). Or remembered.",
+            "Log in with a Nostr identity (browser tools refuse until then): local nsec or privkey_hex; seed mnemonic (account, passphrase); readonly npub or pubkey_hex; nip46 bunker_url; nsigner transport, device (index, service); or remembered.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
                 Ok(ToolOutput::json(login(&ctx.app, p, false).await?))
@@ -56,7 +56,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool(
             "identity_forget",
             "Forget a remembered identity (by npub or hex public key).",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, p: ForgetParams| async move {
                 let forgotten = ctx.app.remembered.forget(p.npub.trim()).map_err(ToolError::internal)?;
                 Ok(ToolOutput::json(serde_json::json!({"forgotten": forgotten})))

@@ -3,7 +3,7 @@
 use super::identity::NoParams;
 use super::page::{target, with};
 use super::snapshot_diff;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, DESTRUCTIVE, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
 use schemars::JsonSchema;
@@ -14,7 +14,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "snapshot",
-            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5]. Element tools take that ref (e5). Snapshot again after the page changes.",
+            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5]. Element tools take the ref (e5); snapshot again after changes.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SnapshotParams| async move {
                 let args = json!({
@@ -75,8 +75,8 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "eval",
-            "Run JavaScript in the page; returns its last value (promises awaited; exceptions are JS_ERROR). Prefer the dedicated tools for clicks and typing.",
-            DESTRUCTIVE,
+            "Run JavaScript in the page; returns its last value (promises awaited; exceptions are JS_ERROR). Prefer the dedicated tools for input.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: EvalParams| async move {
                 Ok(ToolOutput::json(ctx.run_script(tab, p.script).await?))
             },
@@ -114,7 +114,7 @@ pub struct SnapshotParams {
     /// Levels, with interactive false.
     #[serde(default)]
     depth: Option<u32>,
-    /// Only changes since this session's last snapshot (a new document: all, marked).
+    /// Only changes since this session's last snapshot.
     #[serde(default)]
     diff: Option<bool>,
 }

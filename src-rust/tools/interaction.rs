@@ -2,7 +2,7 @@
 
 use super::inspection::TargetParams;
 use super::page::{target, with, START_GRACE};
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::BUTTON_LEFT;
 use crate::bridge::{Command, MouseAction, TabId};
@@ -16,31 +16,31 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "click",
             "Click an element with a real mouse. Waits for a navigation it starts; reports it and new tabs. Clicking a select's option chooses it.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { click(&ctx, tab, target(&p.r#ref, &p.selector)?).await },
         ),
         tab_tool(
             "fill",
-            "Clear a text field and enter a value as typed input; selects and date/time/color/range inputs are set by script (trusted_events: false). Returns the field's value afterwards.",
-            DESTRUCTIVE,
+            "Clear a field and type a value; selects and date/time/color/range inputs are set by script (trusted_events: false). Returns the value.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         ),
         tab_tool(
             "type",
             "Type text key by key into a field, after its value. Returns the value.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { type_text(&ctx, tab, &p).await },
         ),
         tab_tool(
             "press",
-            "Press a key or chord in the focused element, e.g. Enter, Tab, ArrowDown, Control+a. Reports a navigation it starts.",
-            DESTRUCTIVE,
+            "Press a key or chord in the focused element, e.g. Enter, Tab, Control+a. Reports a navigation it starts.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { press(&ctx, tab, p.key).await },
         ),
         tab_tool(
             "scroll",
             "Scroll the page. Returns the scroll position.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: ScrollParams| async move {
                 let args = json!({"direction": p.direction, "amount": p.amount.unwrap_or(500)});
                 Ok(ToolOutput::json(ctx.agent(tab, "scroll", args).await?))
@@ -49,7 +49,7 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "hover",
             "Move the mouse over an element (hover effects run).",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let point = ctx.agent(tab, "point", target(&p.r#ref, &p.selector)?).await?;
                 mouse(&ctx, tab, &point, MouseAction::Move).await?;
@@ -58,8 +58,8 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "dblclick",
-            "Double-click an element with a real mouse (click, click, dblclick). Reports a navigation it starts.",
-            DESTRUCTIVE,
+            "Double-click an element with a real mouse. Reports a navigation it starts.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, 2).await?;
                 result["double_clicked"] = true.into();
@@ -68,14 +68,14 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "drag",
-            "Drag with a real mouse from src_ref/src_selector onto tgt_ref/tgt_selector, in steps: drag and drop, sliders, sortable lists.",
-            DESTRUCTIVE,
+            "Drag with a real mouse from src_ref/src_selector onto tgt_ref/tgt_selector: drag and drop, sliders, sortable lists.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: DragParams| async move { drag(&ctx, tab, p).await },
         ),
         tab_tool(
             "scroll_into_view",
-            "Scroll an element (in scrolling boxes too) to the middle of the view. Returns its box.",
-            DESTRUCTIVE,
+            "Scroll an element to the middle of the view (scrolling boxes too). Returns its box.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let args = target(&p.r#ref, &p.selector)?;
                 Ok(ToolOutput::json(ctx.agent(tab, "scroll_into_view", args).await?))
@@ -84,7 +84,7 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "focus",
             "Focus an element.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 Ok(ToolOutput::json(ctx.agent(tab, "focus", target(&p.r#ref, &p.selector)?).await?))
             },

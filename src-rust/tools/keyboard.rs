@@ -2,7 +2,7 @@
 //! whatever has focus (press is with the other input tools).
 
 use super::interaction::PressParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
@@ -14,26 +14,26 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "keyboard_type",
-            "Type text with real key presses into whatever has focus. Returns the focused element and its value.",
-            DESTRUCTIVE,
+            "Type text with real key presses into whatever has focus. Returns the focused element and value.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TextParams| async move { keyboard_type(&ctx, tab, p.value).await },
         ),
         tab_tool(
             "insert_text",
-            "Insert text at the focused field's caret in one input event, as a paste or input method does. Returns the value.",
-            DESTRUCTIVE,
+            "Insert text at the focused field's caret in one input event, as a paste does. Returns the value.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: TextParams| async move { insert_text(&ctx, tab, p.value).await },
         ),
         tab_tool(
             "keydown",
             "Press and hold a key; held modifiers apply to later keys and clicks until keyup.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { key_phase(&ctx, tab, p.key, true).await },
         ),
         tab_tool(
             "keyup",
             "Release a key held by keydown.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { key_phase(&ctx, tab, p.key, false).await },
         ),
     ]

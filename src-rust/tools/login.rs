@@ -35,7 +35,6 @@ pub struct LoginParams {
     pub nsec: Option<String>,
     #[serde(default)]
     pub privkey_hex: Option<String>,
-    /// 12 or 24 BIP-39 words.
     #[serde(default)]
     pub mnemonic: Option<String>,
     #[serde(default)]
@@ -54,21 +53,19 @@ pub struct LoginParams {
     /// Serial device, socket path, host:port or qube.
     #[serde(default)]
     pub device: Option<String>,
-    /// Qrexec service.
     #[serde(default)]
     #[schemars(extend("default" = "qubes.NsignerRpc"))]
     pub service: Option<String>,
-    /// Key index on the signer.
     #[serde(default)]
     #[schemars(extend("default" = 0))]
     pub index: Option<u32>,
-    /// Keep the identity across restarts (a private key needs password).
+    /// Across restarts (a private key needs password).
     #[serde(default)]
     pub remember: Option<bool>,
-    /// Encrypts (remember) or unlocks (remembered) a private key.
+    /// Encrypts (remember) or unlocks (remembered) a key.
     #[serde(default)]
     pub password: Option<String>,
-    /// npub of a remembered identity, instead of the method's fields.
+    /// npub of a remembered identity.
     #[serde(default)]
     pub remembered: Option<String>,
 }

@@ -39,9 +39,7 @@ pub mod storage;
 pub mod tabs;
 pub mod wait;
 
-pub use declaration::{
-    tab_tool, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, DESTRUCTIVE, READ_ONLY,
-};
+pub use declaration::{tab_tool, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, READ_ONLY};
 pub use dispatch::{dispatch, dispatch_at, DEFAULT_TOOL_TIMEOUT};
 pub use output::ToolOutput;
 pub use registry::{Registry, CORE_TOOLS};

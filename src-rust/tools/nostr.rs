@@ -4,7 +4,7 @@
 //! and callable only while a person has switched that on in the panel.
 
 use super::identity::NoParams;
-use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
+use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::nip07::prompts::Answer;
 use crate::nip07::request::Capability;
@@ -46,7 +46,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool(
             "nostr_permission_revoke",
             "Forget the remembered window.nostr decisions of an origin (one capability, or all).",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, p: RevokeParams| async move {
                 let capability = match p.capability.as_deref() {
                     None => None,

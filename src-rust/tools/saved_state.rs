@@ -3,7 +3,7 @@
 //! and restored into another run, another profile even, so a site stays
 //! logged in.
 
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, CookieOp, CookieSpec, Navigation, TabId};
 use schemars::JsonSchema;
@@ -21,14 +21,14 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "state_save",
-            "Save all cookies, and the localStorage, sessionStorage and IndexedDB (JSON-safe records) of open tabs, to an owner-only state file (name default \"default\"). Lists cookies_only (sites with no open tab: storage unread) and not_saved.",
-            DESTRUCTIVE,
+            "Save all cookies, and localStorage, sessionStorage and IndexedDB of open tabs' origins, to an owner-only file (name default \"default\"). Lists cookies_only and not_saved.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { save(&ctx, tab, p).await },
         ),
         tab_tool(
             "state_load",
             "Restore a state_save file: cookies, localStorage, IndexedDB, and sessionStorage into open tabs of its origin. Lists not_restored.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { load(&ctx, tab, p).await },
         ),
     ]
@@ -37,10 +37,10 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StateParams {
-    /// A name (letters, digits, - and _) for a file in the profile.
+    /// Letters, digits, - and _: a file in the profile.
     #[serde(default)]
     name: Option<String>,
-    /// An absolute path in the files folder instead.
+    /// Instead, an absolute path in the files folder.
     #[serde(default)]
     path: Option<String>,
 }

@@ -2,7 +2,7 @@
 //! end a session, pause or resume the agents, and the window as the person
 //! sees it (its layout and a picture of it, chrome included).
 
-use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, DESTRUCTIVE, READ_ONLY};
+use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::Command;
 use schemars::JsonSchema;
@@ -13,7 +13,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![tool(
         "session_end",
         "End an MCP session or close an /agent connection (by session id).",
-        DESTRUCTIVE,
+        ACTION,
         |ctx: Ctx, p: EndParams| async move {
             if p.id == ctx.session.id {
                 return Err(ToolError::invalid_params("id: that is this session itself"));

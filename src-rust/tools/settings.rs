@@ -24,19 +24,19 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "set_offline",
-            "Take all tabs offline (requests fail, navigator.onLine is false, offline/online events fire in every frame) or back online.",
+            "Take all tabs offline (requests fail, navigator.onLine false, offline/online events in every frame) or back online.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
         ),
         tab_tool(
             "set_headers",
-            "Extra HTTP headers for navigations the browser starts (open, tab_new, reload), not links, forms or sub-resources. {} removes them.",
+            "Extra HTTP headers on the browser's own navigations (open, tab_new, reload), not links, forms or sub-resources; {} removes them.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: HeadersParams| async move { set_headers(&ctx, tab, p).await },
         ),
         tab_tool(
             "set_credentials",
-            "Answer one origin's HTTP authentication (Basic, Digest), by default the page's; other sites never get them. No user: ask the person again.",
+            "Answer an origin's HTTP authentication (Basic, Digest), by default the page's; no other site gets them. No user: the person answers.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: CredentialsParams| async move { set_credentials(&ctx, tab, p).await },
         ),
@@ -61,7 +61,6 @@ pub struct ViewportParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OfflineParams {
-    /// true: offline; false: back online.
     offline: bool,
 }
 

@@ -15,7 +15,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "get_value",
-            "A form field's value: text, chosen options, or a checkbox's value and state. Passwords come masked.",
+            "A form field's value: text, chosen options, or checkbox value and state. Passwords masked.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "value", json!({})).await },
         ),
@@ -30,7 +30,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "get_box",
-            "An element's box in CSS px, in the viewport and the page, and whether it is in view.",
+            "An element's box (CSS px) in the viewport and the page, and whether it is in view.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "box", json!({})).await },
         ),
@@ -45,7 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "is_visible",
-            "Whether a person could see an element, and if not why (hidden, transparent, no size, clipped, off-screen, inert, under a modal).",
+            "Whether a person could see an element; if not, why (hidden, transparent, empty, clipped, off-screen, inert, under a modal).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 match element_state(&ctx, tab, &p, "visible", json!({})).await {
@@ -58,7 +58,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "is_enabled",
-            "Whether a control is usable: not disabled (itself or by a fieldset), aria-disabled or inert.",
+            "Whether a control is usable: not disabled (or in a disabled fieldset), aria-disabled or inert.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "enabled", json!({})).await },
         ),
@@ -84,7 +84,6 @@ pub struct StylesParams {
     r#ref: Option<String>,
     #[serde(default)]
     selector: Option<String>,
-    /// e.g. ["color"]
     #[serde(default)]
     properties: Option<Vec<String>>,
 }

@@ -3,7 +3,7 @@
 //! storage of the page's origin).
 
 use super::identity::NoParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, DESTRUCTIVE, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, CookieOp, CookieSpec};
@@ -28,10 +28,10 @@ const LOCAL: Area = Area {
         "storage_local_clear",
     ],
     descriptions: [
-        "All localStorage items of the page's origin.",
-        "One localStorage item of the page's origin (null when absent).",
-        "Set a localStorage item of the page's origin.",
-        "Clear the localStorage of the page's origin.",
+        "The page's localStorage items.",
+        "One item of the page's localStorage (null when absent).",
+        "Set an item of the page's localStorage.",
+        "Clear the page's localStorage.",
     ],
 };
 
@@ -44,10 +44,10 @@ const SESSION: Area = Area {
         "storage_session_clear",
     ],
     descriptions: [
-        "All sessionStorage items of the page's origin in this tab.",
-        "One sessionStorage item of the page's origin in this tab (null when absent).",
-        "Set a sessionStorage item of the page's origin in this tab.",
-        "Clear the sessionStorage of the page's origin in this tab.",
+        "The page's sessionStorage items.",
+        "One item of the page's sessionStorage (null when absent).",
+        "Set an item of the page's sessionStorage.",
+        "Clear the page's sessionStorage.",
     ],
 };
 
@@ -73,7 +73,7 @@ fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
         tab_tool(
             a.names[2],
             a.descriptions[2],
-            DESTRUCTIVE,
+            ACTION,
             move |ctx: Ctx, tab: TabId, p: SetParams| async move {
                 storage(
                     &ctx,
@@ -88,7 +88,7 @@ fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
         tab_tool(
             a.names[3],
             a.descriptions[3],
-            DESTRUCTIVE,
+            ACTION,
             move |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 storage(&ctx, tab, area, "clear", json!({})).await
             },
@@ -107,7 +107,7 @@ fn cookie_tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "cookies_get",
-            "Cookies with all attributes (HttpOnly too): the current page's, those a request to url would carry, or all.",
+            "Cookies with all attributes (HttpOnly too): the page's, those a request to url would carry, or all.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: CookiesGetParams| async move {
                 let url = match (p.all.unwrap_or(false), p.url) {
@@ -121,14 +121,14 @@ fn cookie_tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "cookies_set",
-            "Set a cookie; domain defaults to the page's host, and without expires (Unix seconds) it is a session cookie.",
-            super::DESTRUCTIVE,
+            "Set a cookie. Domain defaults to the page's host; without expires (Unix seconds), a session cookie.",
+            super::ACTION,
             |ctx: Ctx, tab: TabId, p: CookieSetParams| async move { cookies_set(&ctx, tab, p).await },
         ),
         tab_tool(
             "cookies_clear",
             "Delete every cookie, or a domain's (subdomains too).",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: CookiesClearParams| async move {
                 let op = CookieOp::Clear { domain: p.domain };
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Cookies { tab, op }).await?))

@@ -4,7 +4,7 @@
 use super::identity::NoParams;
 use super::navigation::LOAD_LIMIT;
 use super::page::{normalize_url, Before};
-use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, DESTRUCTIVE, READ_ONLY};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::NavCounters;
 use crate::bridge::{Command, TabId};
@@ -18,13 +18,13 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "close",
             "Close this session's tab; a last tab leaves a blank one.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { close(&ctx, tab).await },
         ),
         tool(
             "close_all",
             "Close every tab of every session; one blank tab remains.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, _: NoParams| async move {
                 let mut closed = 0;
                 for tab in ctx.tab_ids() {
@@ -63,7 +63,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "tab_new",
-            "Open a tab, at url if given (waits for the load), as this session's tab.",
+            "Open a tab (at url, waiting for the load) as this session's tab.",
             ACTION,
             |ctx: Ctx, p: NewTabParams| async move {
                 let url = p.url.as_deref().map(normalize_url).transpose()?;
@@ -101,7 +101,7 @@ pub fn tools() -> Vec<ToolDef> {
         tool(
             "tab_close",
             "Close the tab at index (from tab_list), by default this session's.",
-            DESTRUCTIVE,
+            ACTION,
             |ctx: Ctx, p: OptionalIndexParams| async move {
                 let tab = match p.index {
                     Some(index) => tab_at(&ctx, index).await?,

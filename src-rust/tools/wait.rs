@@ -48,19 +48,19 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "wait_for_url",
-            "Wait until this tab's URL matches url_pattern (default timeout 10000 ms).",
+            "Wait until this tab's URL matches url_pattern.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitUrlParams| async move { wait_for_url(&ctx, tab, p).await },
         ),
         tab_tool(
             "wait_for_load",
-            "Wait for load (page and resources), domcontentloaded or networkidle (500 ms without requests). Answers at once when already there: after a script navigates, wait_for_url first.",
+            "Wait for load, domcontentloaded or networkidle (500 ms without requests); at once when already there, so after a script navigates, wait_for_url first.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitLoadParams| async move { wait_for_load(&ctx, tab, p).await },
         ),
         tab_tool(
             "wait_for_fn",
-            "Wait until a script gives a truthy value; returns it. Default timeout 10000 ms, polling every 100 ms.",
+            "Wait until a script gives a truthy value; returns it.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitFnParams| async move { wait_for_fn(&ctx, tab, p).await },
         ),
@@ -79,8 +79,9 @@ pub struct WaitParams {
 #[serde(deny_unknown_fields)]
 pub struct WaitForParams {
     selector: String,
-    /// Milliseconds, default 10000.
+    /// ms
     #[serde(default)]
+    #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
 }
 
@@ -88,19 +89,20 @@ pub struct WaitForParams {
 #[serde(deny_unknown_fields)]
 pub struct WaitTextParams {
     text: String,
-    /// Milliseconds, default 10000.
+    /// ms
     #[serde(default)]
+    #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitUrlParams {
-    /// A regex searched in the URL (its text matches too), or /regex/i. With * and no other
-    /// regex syntax, a glob of the whole URL: * within a path segment, ** across, ? one character.
+    /// A regex searched in the URL (its text matches too), or /regex/i; with * and no other regex syntax, a glob of the whole URL (* within a segment, ** across, ? a character).
     url_pattern: String,
-    /// Milliseconds, default 10000.
+    /// ms
     #[serde(default)]
+    #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
 }
 
@@ -118,8 +120,9 @@ pub struct WaitLoadParams {
     #[serde(default)]
     #[schemars(extend("default" = "load"))]
     state: Option<LoadState>,
-    /// Milliseconds, default 10000.
+    /// ms
     #[serde(default)]
+    #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
 }
 
@@ -128,11 +131,13 @@ pub struct WaitLoadParams {
 pub struct WaitFnParams {
     /// JavaScript, as for eval.
     script: String,
-    /// Milliseconds, default 10000.
+    /// ms
     #[serde(default)]
+    #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
-    /// Milliseconds between tries, default 100.
+    /// ms between tries.
     #[serde(default)]
+    #[schemars(extend("default" = 100))]
     polling: Option<u64>,
 }
 
