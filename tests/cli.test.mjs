@@ -147,7 +147,7 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
     }
     await run(['open', session.fixtures.url('form.html')]);
     const snap = await run(['snapshot']);
-    const name = refOf(snap.stdout, 'textbox', 'Name').slice(1);
+    const name = refOf(snap.stdout, 'textbox', 'Name');
     const filled = await run(['fill', `[ref=${name}]`, 'by the printed ref']);
     assert.equal(filled.code, 0, filled.stderr);
     await run(['open', session.fixtures.url('form.html?again')]);

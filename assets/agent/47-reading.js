@@ -56,6 +56,6 @@
   function opQuery(args, table) {
     const el = querySelectorChecked(scopeOf(table), args.selector);
     if (!el) return { found: false, visible: false, ref: null, next: table.next };
-    const ref = '@' + refText(refOf(table, el));
+    const ref = refText(refOf(table, el));
     return { found: true, visible: isRendered(el), ref, next: table.next };
   }

@@ -136,7 +136,7 @@
   function found(el, table, ctx, count) {
     const role = roleOf(el, el.localName);
     const result = {
-      ref: '@' + refText(refOf(table, el)),
+      ref: refText(refOf(table, el)),
       role: role || el.localName,
       name: clamp(nameOf(el, role, ctx), 100),
       selector: uniqueSelector(el),

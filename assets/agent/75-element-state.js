@@ -173,7 +173,7 @@
     return {
       checked: checkedValue(el),
       radio: role === 'radio' || role === 'menuitemradio',
-      ref: '@' + refText(refOf(table, el)),
+      ref: refText(refOf(table, el)),
     };
   }
 

@@ -11,7 +11,7 @@
       throw fail('INVALID_PARAMS', `element is ${shortDescription(el)}, not an <input type=file>`);
     }
     if (isDisabled(el, 'input')) throw fail('NOT_INTERACTABLE', 'the file input is disabled');
-    return { ref: '@' + refText(refOf(table, el)), multiple: el.multiple, accept: el.accept || null };
+    return { ref: refText(refOf(table, el)), multiple: el.multiple, accept: el.accept || null };
   }
 
   // screenshot_annotated: each interactive element in view, with its ref and box.
@@ -55,7 +55,7 @@
     }
     const inner = sameOriginDocument(frame);
     return {
-      ref: '@' + refText(refOf(table, frame)),
+      ref: refText(refOf(table, frame)),
       url: inner ? inner.location.href : frame.src || null,
       same_origin: !!inner,
       name: nameOf(frame, 'iframe', newContext(table)),

@@ -30,13 +30,13 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "check",
-            "Check a checkbox, radio or switch (or its label) by clicking it, and verify. Already checked: nothing done.",
+            "Check a checkbox, radio or switch (or its label) by clicking it, and verify; already checked: nothing done.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, true).await },
         ),
         tab_tool(
             "uncheck",
-            "Uncheck a checkbox or switch by clicking it, then verify. Already unchecked: nothing done.",
+            "Uncheck a checkbox or switch by clicking it, and verify; already unchecked: nothing done.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, false).await },
         ),

@@ -19,7 +19,7 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated(),
         tool(
             "login",
-            "Log in with a Nostr identity (browser tools refuse until then): local nsec or privkey_hex; seed mnemonic (account, passphrase); readonly npub or pubkey_hex; nip46 bunker_url; nsigner transport, device (index, service); or remembered.",
+            "Log in with a Nostr identity (browser tools refuse until then): local nsec or privkey_hex; seed mnemonic; readonly npub or pubkey_hex; nip46 bunker_url; nsigner transport and device; or remembered.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
                 Ok(ToolOutput::json(login(&ctx.app, p, false).await?))
@@ -38,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated(),
         tool(
             "switch_identity",
-            "Log in as another identity, with login's parameters. The old signer goes first: a failed login leaves you logged out.",
+            "Switch identity, with login's parameters; a failed login leaves you logged out.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
                 Ok(ToolOutput::json(login(&ctx.app, p, true).await?))

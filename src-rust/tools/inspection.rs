@@ -75,7 +75,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "eval",
-            "Run JavaScript in the page; returns its last value (promises awaited; exceptions are JS_ERROR). Prefer the dedicated tools for input.",
+            "Run JavaScript in the page; returns the last value (promises awaited, exceptions JS_ERROR). For input, prefer the input tools.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: EvalParams| async move {
                 Ok(ToolOutput::json(ctx.run_script(tab, p.script).await?))

@@ -15,7 +15,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "click",
-            "Click an element with a real mouse. Waits for a navigation it starts; reports it and new tabs. Clicking a select's option chooses it.",
+            "Click an element with a real mouse; waits for a navigation it starts and reports it and new tabs. On a select's option, chooses it.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { click(&ctx, tab, target(&p.r#ref, &p.selector)?).await },
         ),
@@ -33,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "press",
-            "Press a key or chord in the focused element, e.g. Enter, Tab, Control+a. Reports a navigation it starts.",
+            "Press a key or chord (Enter, Tab, Control+a...) in the focused element. Reports a navigation it starts.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { press(&ctx, tab, p.key).await },
         ),
@@ -134,7 +134,6 @@ pub enum Direction {
 #[serde(deny_unknown_fields)]
 pub struct ScrollParams {
     direction: Direction,
-    /// px
     #[serde(default)]
     #[schemars(extend("default" = 500))]
     amount: Option<u32>,

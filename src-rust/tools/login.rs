@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use zeroize::Zeroize;
 
-/// Hardware signer link.
+// How the browser reaches a hardware signer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Transport {
@@ -59,7 +59,7 @@ pub struct LoginParams {
     #[serde(default)]
     #[schemars(extend("default" = 0))]
     pub index: Option<u32>,
-    /// Across restarts (a private key needs password).
+    /// A private key needs password.
     #[serde(default)]
     pub remember: Option<bool>,
     /// Encrypts (remember) or unlocks (remembered) a key.

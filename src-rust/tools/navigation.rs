@@ -68,7 +68,6 @@ pub fn tools() -> Vec<ToolDef> {
 pub struct OpenParams {
     /// A bare host gets https://.
     url: String,
-    /// ms
     #[serde(default)]
     #[schemars(extend("default" = 25000))]
     timeout: Option<u64>,

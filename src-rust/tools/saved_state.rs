@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "state_save",
-            "Save all cookies, and localStorage, sessionStorage and IndexedDB of open tabs' origins, to an owner-only file (name default \"default\"). Lists cookies_only and not_saved.",
+            "Save all cookies, and localStorage, sessionStorage and IndexedDB of open tabs' origins, to a state file (name default \"default\"). Lists cookies_only and not_saved.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { save(&ctx, tab, p).await },
         ),
@@ -37,10 +37,10 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StateParams {
-    /// Letters, digits, - and _: a file in the profile.
+    /// A file in the profile (letters, digits, - and _).
     #[serde(default)]
     name: Option<String>,
-    /// Instead, an absolute path in the files folder.
+    /// Or an absolute path in the files folder.
     #[serde(default)]
     path: Option<String>,
 }

@@ -18,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "set_viewport",
-            "Resize the viewport to width x height CSS px. Returns innerWidth and innerHeight.",
+            "Resize the viewport to width x height CSS px. Returns the page's inner size.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ViewportParams| async move { set_viewport(&ctx, tab, p).await },
         ),

@@ -58,7 +58,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "is_enabled",
-            "Whether a control is usable: not disabled (or in a disabled fieldset), aria-disabled or inert.",
+            "Whether a control is usable: not disabled (itself or by fieldset), aria-disabled or inert.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "enabled", json!({})).await },
         ),

@@ -26,7 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "wait",
-            "Wait ms milliseconds. To wait for the page, use wait_for*.",
+            "Wait ms milliseconds (for the page, use wait_for*).",
             READ_ONLY,
             |_: Ctx, p: WaitParams| async move {
                 let ms = p.ms.unwrap_or(1000).min(MAX_WAIT_MS);
@@ -79,7 +79,6 @@ pub struct WaitParams {
 #[serde(deny_unknown_fields)]
 pub struct WaitForParams {
     selector: String,
-    /// ms
     #[serde(default)]
     #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
@@ -89,7 +88,6 @@ pub struct WaitForParams {
 #[serde(deny_unknown_fields)]
 pub struct WaitTextParams {
     text: String,
-    /// ms
     #[serde(default)]
     #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
@@ -100,7 +98,6 @@ pub struct WaitTextParams {
 pub struct WaitUrlParams {
     /// A regex searched in the URL (its text matches too), or /regex/i; with * and no other regex syntax, a glob of the whole URL (* within a segment, ** across, ? a character).
     url_pattern: String,
-    /// ms
     #[serde(default)]
     #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
@@ -120,7 +117,6 @@ pub struct WaitLoadParams {
     #[serde(default)]
     #[schemars(extend("default" = "load"))]
     state: Option<LoadState>,
-    /// ms
     #[serde(default)]
     #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,
@@ -131,7 +127,6 @@ pub struct WaitLoadParams {
 pub struct WaitFnParams {
     /// JavaScript, as for eval.
     script: String,
-    /// ms
     #[serde(default)]
     #[schemars(extend("default" = 10000))]
     timeout: Option<u64>,

@@ -51,9 +51,9 @@ export function findNode(text, role, name) {
   return matches[0];
 }
 
-/** The ref of that node, written "@eN" as callers write it. */
+/** The ref of that node, written as the snapshot prints it (eN). */
 export function refOf(text, role, name) {
-  return '@' + findNode(text, role, name).ref;
+  return findNode(text, role, name).ref;
 }
 
 /** Every node that has a ref, as lines 'role "name" eN', in order. */
