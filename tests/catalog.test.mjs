@@ -628,8 +628,7 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     assert.deepEqual([echoed.method, echoed.url], ['POST', '/echo?posted'], 'the reload did not post the form again');
   });
 
-  // Known misbehaviour, asserted as documented; un-todo when fixed.
-  it('a click lands inside a same-origin frame below the first screen', { todo: 'the click neither scrolls the frame into view nor lands' }, async () => {
+  it('a click lands inside a same-origin frame below the first screen', async () => {
     await openCatalogue();
     await call('wait_for_fn', { script: "document.querySelector('iframe').contentDocument?.readyState === 'complete'" });
     await page("document.querySelector('iframe').style.marginTop = '3000px'; 1");
@@ -640,6 +639,31 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     } finally {
       await call('frame_main');
     }
+    assert.ok((await page('scrollY')) > 2000, 'the top page was not scrolled to the frame');
+  });
+
+  it('a click by a main-page ref lands inside a same-origin frame below the first screen', async () => {
+    await openCatalogue();
+    await call('wait_for_fn', { script: "document.querySelector('iframe').contentDocument?.readyState === 'complete'" });
+    await page("document.querySelector('iframe').style.marginTop = '3000px'; 1");
+    const snap = await callText(mcp, 'snapshot');
+    const ref = /button "Inner button" \[ref=(e\d+)\]/.exec(snap)?.[1];
+    assert.ok(ref, `no ref for the inner button in ${snap}`);
+    assert.equal((await call('click', { ref })).clicked, true);
+    assert.equal(await page("document.querySelector('iframe').contentDocument.getElementById('out').textContent"),
+      'inner clicked true', 'the inner button saw no click');
+    assert.ok((await page('scrollY')) > 2000, 'the top page was not scrolled to the frame');
+  });
+
+  it('a click the page never receives is an error, not a success', async () => {
+    await openCatalogue();
+    // The page is busy past the browser's wait for the click's events.
+    await page(`document.getElementById('go').addEventListener('pointerdown', () => {
+      const end = performance.now() + 4000; while (performance.now() < end) {}
+    }); 1`);
+    errorResult(await mcp.callTool('click', { selector: '#go' }), 'TIMEOUT', 'a click the page did not take in time');
+    // It arrived in the end: the page goes on as usual.
+    await call('wait_for_text', { text: 'clicked true' });
   });
 
   it('each tool does what it says, or answers its documented error', { timeout: 200_000 }, async (t) => {
