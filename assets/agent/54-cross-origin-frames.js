@@ -166,7 +166,7 @@
     } finally {
       place = outer;
     }
-    sendToBrowser({ nonce: request.nonce, reply: Object.assign(reply, { origin: location.origin }) });
+    settle(job.op, reply, (done) => sendToBrowser({ nonce: request.nonce, reply: Object.assign(done, { origin: location.origin }) }));
   }
 
   function sendToBrowser(message) {

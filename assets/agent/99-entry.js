@@ -26,6 +26,7 @@
     ['storage', opStorage],
     ['highlight', opHighlight],
     ['file_input', opFileInput],
+    ['chosen_files', opChosenFiles],
     ['annotations', opAnnotations],
     ['frame_target', opFrameTarget],
   ]);
@@ -41,8 +42,18 @@
     return { ok: false, code: 'JS_ERROR', message: `agent operation ${String(op)} failed: ${detail}` };
   }
 
+  // The result as the browser reads it; a promise of it for an op that waits.
+  function settle(op, result, then) {
+    // An op that waits answers with a promise of its value.
+    if (!result.ok || !(result.value instanceof Promise)) return then(result);
+    return result.value.then(
+      (value) => then({ ok: true, value: value === undefined ? null : value }),
+      (error) => then(errorResult(op, error)),
+    );
+  }
+
   function call(op, args) {
-    return JSON.stringify(run(op, args));
+    return settle(op, run(op, args), JSON.stringify);
   }
 
   function run(op, args) {
