@@ -612,6 +612,15 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     assert.equal(echoed.headers['cache-control'], 'no-cache', 'the reload asked past the cache');
     await call('reload');
     assert.equal(JSON.parse(await text('#echo')).headers['x-catalogue'], undefined, 'a second reload sent it again');
+    // A page gone back to was loaded with the header: its reload goes without.
+    await call('set_headers', { headers: { 'X-Catalogue': 'yes' } });
+    await call('open', { url: url('/echo?first') });
+    await call('set_headers', { headers: {} });
+    await call('open', { url: url('/echo?second') });
+    await call('back');
+    await call('reload');
+    const back = JSON.parse(await text('#echo'));
+    assert.deepEqual([back.url, back.headers['x-catalogue']], ['/echo?first', undefined], 'the reload after back sent the removed header');
   });
 
   it('a reload posts a form\'s page again', async () => {

@@ -20,6 +20,8 @@ const OFFLINE_PROXY: &str = "http://127.0.0.1:9";
 #[derive(Default)]
 pub struct AgentSettings {
     headers: RefCell<Vec<(String, String)>>,
+    /// Whether agents ever set headers: pages in the history may carry them.
+    headers_ever: std::cell::Cell<bool>,
     credentials: RefCell<Option<SiteCredentials>>,
     /// The proxy the browser was started with, restored when back online.
     pub start_proxy: Option<String>,
@@ -37,6 +39,9 @@ impl AgentSettings {
     pub fn set_headers(&self, headers: Vec<(String, String)>) -> Value {
         let names: Vec<&str> = headers.iter().map(|(n, _)| n.as_str()).collect();
         let shown = json!({"headers": names});
+        if !headers.is_empty() {
+            self.headers_ever.set(true);
+        }
         *self.headers.borrow_mut() = headers;
         shown
     }
@@ -153,6 +158,12 @@ impl AgentSettings {
             }
         }
         request
+    }
+
+    /// Whether a page of the history may have been loaded with extra
+    /// headers: going back or forward may repeat its request as it was.
+    pub fn headers_ever_set(&self) -> bool {
+        self.headers_ever.get()
     }
 
     /// Whether navigations the browser starts carry extra headers.

@@ -443,8 +443,14 @@ impl Browser {
                 tab.state.sent_headers.set(b.settings.load(view, &url));
             }
             Navigation::Html { html, base } => view.load_html(&html, Some(&base)),
-            Navigation::Back if view.can_go_back() => view.go_back(),
-            Navigation::Forward if view.can_go_forward() => view.go_forward(),
+            Navigation::Back if view.can_go_back() => {
+                tab.state.sent_headers.set(b.settings.headers_ever_set());
+                view.go_back()
+            }
+            Navigation::Forward if view.can_go_forward() => {
+                tab.state.sent_headers.set(b.settings.headers_ever_set());
+                view.go_forward()
+            }
             Navigation::Reload => match view.uri() {
                 // Repeating the request would not add headers set since, nor
                 // drop the ones it carried: load again, a new GET. Otherwise
