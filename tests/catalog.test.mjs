@@ -599,16 +599,45 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     }
   });
 
-  // Known misbehaviour, asserted as documented; un-todo when fixed.
-  it('set_headers {} removes the headers from a reload too', { todo: 'a reload repeats the request with the removed headers' }, async () => {
+  it('set_headers {} removes the headers from a reload too', async () => {
     await call('set_headers', { headers: { 'X-Catalogue': 'yes' } });
     await call('open', { url: url('/echo') });
+    assert.equal(JSON.parse(await text('#echo')).headers['x-catalogue'], 'yes', 'the open carried the header');
+    await call('reload');
+    assert.equal(JSON.parse(await text('#echo')).headers['x-catalogue'], 'yes', 'a reload carries the header set');
     await call('set_headers', { headers: {} });
     await call('reload');
-    assert.equal(JSON.parse(await text('#echo')).headers['x-catalogue'], undefined, 'the reload still sent the removed header');
+    const echoed = JSON.parse(await text('#echo'));
+    assert.equal(echoed.headers['x-catalogue'], undefined, 'the reload still sent the removed header');
+    assert.equal(echoed.headers['cache-control'], 'no-cache', 'the reload asked past the cache');
+    await call('reload');
+    assert.equal(JSON.parse(await text('#echo')).headers['x-catalogue'], undefined, 'a second reload sent it again');
+    // A page gone back to was loaded with the header: its reload goes without.
+    await call('set_headers', { headers: { 'X-Catalogue': 'yes' } });
+    await call('open', { url: url('/echo?first') });
+    await call('set_headers', { headers: {} });
+    await call('open', { url: url('/echo?second') });
+    await call('back');
+    await call('reload');
+    const back = JSON.parse(await text('#echo'));
+    assert.deepEqual([back.url, back.headers['x-catalogue']], ['/echo?first', undefined], 'the reload after back sent the removed header');
   });
 
-  it('a click lands inside a same-origin frame below the first screen', { todo: 'the click neither scrolls the frame into view nor lands' }, async () => {
+  it('a reload posts a form\'s page again', async () => {
+    await call('set_headers', { headers: {} });
+    await call('open', { url: url('/echo') });
+    await page(`const f = document.createElement('form');
+      f.method = 'post'; f.action = '/echo?posted';
+      f.innerHTML = '<input name="q" value="1"><button id="send">Send</button>';
+      document.body.append(f); 1`);
+    assert.equal((await call('click', { selector: '#send' })).navigated, true);
+    assert.equal(JSON.parse(await text('#echo')).method, 'POST');
+    await call('reload');
+    const echoed = JSON.parse(await text('#echo'));
+    assert.deepEqual([echoed.method, echoed.url], ['POST', '/echo?posted'], 'the reload did not post the form again');
+  });
+
+  it('a click lands inside a same-origin frame below the first screen', async () => {
     await openCatalogue();
     await call('wait_for_fn', { script: "document.querySelector('iframe').contentDocument?.readyState === 'complete'" });
     await page("document.querySelector('iframe').style.marginTop = '3000px'; 1");
@@ -619,6 +648,31 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     } finally {
       await call('frame_main');
     }
+    assert.ok((await page('scrollY')) > 2000, 'the top page was not scrolled to the frame');
+  });
+
+  it('a click by a main-page ref lands inside a same-origin frame below the first screen', async () => {
+    await openCatalogue();
+    await call('wait_for_fn', { script: "document.querySelector('iframe').contentDocument?.readyState === 'complete'" });
+    await page("document.querySelector('iframe').style.marginTop = '3000px'; 1");
+    const snap = await callText(mcp, 'snapshot');
+    const ref = /button "Inner button" \[ref=(e\d+)\]/.exec(snap)?.[1];
+    assert.ok(ref, `no ref for the inner button in ${snap}`);
+    assert.equal((await call('click', { ref })).clicked, true);
+    assert.equal(await page("document.querySelector('iframe').contentDocument.getElementById('out').textContent"),
+      'inner clicked true', 'the inner button saw no click');
+    assert.ok((await page('scrollY')) > 2000, 'the top page was not scrolled to the frame');
+  });
+
+  it('a click the page never receives is an error, not a success', async () => {
+    await openCatalogue();
+    // The page is busy past the browser's wait for the click's events.
+    await page(`document.getElementById('go').addEventListener('pointerdown', () => {
+      const end = performance.now() + 4000; while (performance.now() < end) {}
+    }); 1`);
+    errorResult(await mcp.callTool('click', { selector: '#go' }), 'TIMEOUT', 'a click the page did not take in time');
+    // It arrived in the end: the page goes on as usual.
+    await call('wait_for_text', { text: 'clicked true' });
   });
 
   it('each tool does what it says, or answers its documented error', { timeout: 200_000 }, async (t) => {

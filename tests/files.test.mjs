@@ -99,6 +99,31 @@ describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
     await callError(mcp, 'upload', { selector: 'h1', files: [alpha] }, 'INVALID_PARAMS');
   }));
 
+  it('upload answers once the input holds the files and the page heard its events, every time', { timeout: 60_000 }, logged(async () => {
+    const alpha = path.join(dir, 'alpha.txt');
+    const bravo = path.join(dir, 'bravo.txt');
+    writeFileSync(alpha, 'alpha file');
+    writeFileSync(bravo, 'bravo');
+    await open('upload.html');
+    // What the page's own listeners saw, in the order they ran.
+    await call('eval', { script: `window.heard = [];
+      for (const type of ['input', 'change']) document.getElementById('one').addEventListener(type, (e) =>
+        heard.push(type + ' ' + Array.from(e.target.files, (f) => f.name).join(',')));
+      1` });
+    const expected = { alpha: [{ name: 'alpha.txt', size: 10, type: 'text/plain' }], bravo: [{ name: 'bravo.txt', size: 5, type: 'text/plain' }] };
+    const heard = [];
+    for (let i = 0; i < 20; i++) {
+      const name = i % 2 ? 'bravo' : 'alpha';
+      const result = await call('upload', { selector: '#one', files: [name === 'alpha' ? alpha : bravo] });
+      assert.deepEqual(result.files, expected[name], `upload ${i + 1} answered before the input held ${name}.txt`);
+      heard.push(`input ${name}.txt`, `change ${name}.txt`);
+      assert.deepEqual((await call('eval', { script: 'heard' })).value, heard, `upload ${i + 1} answered before the page heard its events`);
+    }
+    // Choosing the files the input holds already changes nothing, and says so at once.
+    assert.deepEqual((await call('upload', { selector: '#one', files: [bravo] })).files, expected.bravo);
+    assert.deepEqual((await call('eval', { script: 'heard' })).value, heard, 'no event for files the input held');
+  }));
+
   it('pdf writes a PDF a reader opens, with the page text', { timeout: 60_000 }, logged(async () => {
     await open('form.html');
     const target = path.join(dir, 'page.pdf');

@@ -79,6 +79,20 @@ describe('frames', { timeout: 120_000 }, () => {
     assert.match(missing, /cross-origin frames are not searched/);
   }));
 
+  it('a click after frame_switch lands inside a cross-origin frame below the first screen', { timeout: 60_000 }, withBrowserLog(() => browser, async () => {
+    await call('open', { url: fixtures.url('frames-cross.html') });
+    await waitFor(async () => (await callText(mcp, 'snapshot')).includes('Cross button'), 'the frame to load');
+    await call('eval', { script: "document.getElementById('cross').style.marginTop = '3000px'; 1" });
+    await call('frame_switch', { selector: '#cross' });
+    try {
+      assert.equal((await call('click', { selector: 'button' })).clicked, true);
+      assert.match(await callText(mcp, 'get_text', { selector: '#out' }), /cross clicked true/, 'the cross-origin button saw no click');
+    } finally {
+      await call('frame_main');
+    }
+    assert.ok((await call('eval', { script: 'scrollY' })).value > 2000, 'the top page was not scrolled to the frame');
+  }));
+
   it('refuses requests forged by a page, and old frame refs go stale', { timeout: 60_000 }, withBrowserLog(() => browser, async () => {
     await call('open', { url: fixtures.url('frames-cross.html') });
     await waitFor(async () => (await callText(mcp, 'snapshot')).includes('Secret note'), 'the frame to load');

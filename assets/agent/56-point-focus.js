@@ -50,24 +50,88 @@
     return composedContains(hit, target) && getComputedStyle(target).pointerEvents === 'none';
   }
 
-  function centreInView(rect, view) {
-    const left = Math.max(rect.left, 0);
-    const top = Math.max(rect.top, 0);
-    const right = Math.min(rect.right, view.width);
-    const bottom = Math.min(rect.bottom, view.height);
+  // The part of `rect` (in its own document's viewport) that its viewport and every
+  // enclosing frame's viewport show, in the top viewport, with the offset that takes a
+  // point of its own viewport there (`chain`: its frames, innermost first).
+  function shownPart(rect, doc, chain) {
+    const own = viewportSize(doc);
+    let left = Math.max(rect.left, 0);
+    let top = Math.max(rect.top, 0);
+    let right = Math.min(rect.right, own.width);
+    let bottom = Math.min(rect.bottom, own.height);
+    let dx = 0;
+    let dy = 0;
+    for (const frame of chain) {
+      const origin = frameContentOrigin(frame);
+      const view = viewportSize(frame.ownerDocument);
+      dx += origin.x;
+      dy += origin.y;
+      left = Math.max(left + origin.x, 0);
+      top = Math.max(top + origin.y, 0);
+      right = Math.min(right + origin.x, view.width);
+      bottom = Math.min(bottom + origin.y, view.height);
+    }
     if (right <= left || bottom <= top) return null;
-    const half = (v) => Math.round(v * 2) / 2;
-    return { x: half((left + right) / 2), y: half((top + bottom) / 2) };
+    return { left, top, right, bottom, dx, dy };
   }
 
-  // Centre of the element's visible part, scrolling it into view first when needed.
-  function locate(clicked, view, alreadyScrolled) {
+  // Whether all of `rect` is shown, through every enclosing frame.
+  function isFullyShown(rect, doc, chain) {
+    const shown = shownPart(rect, doc, chain);
+    return !!shown && shown.left - shown.dx <= rect.left && shown.top - shown.dy <= rect.top &&
+      shown.right - shown.dx >= rect.right && shown.bottom - shown.dy >= rect.bottom;
+  }
+
+  // After the element was scrolled into view in its own document, brings it into view in
+  // each enclosing document in turn: the frame into view, then (a frame taller than its
+  // parent's view) the parent's page so that the element is in the middle.
+  function revealInFrames(el, chain) {
+    let dx = 0;
+    let dy = 0;
+    for (const frame of chain) {
+      const outer = frame.ownerDocument;
+      const view = viewportSize(outer);
+      const inOuter = () => {
+        const r = sizedRectOf(el);
+        const origin = frameContentOrigin(frame);
+        return r && { left: r.left + dx + origin.x, top: r.top + dy + origin.y, right: r.right + dx + origin.x, bottom: r.bottom + dy + origin.y };
+      };
+      let r = inOuter();
+      if (r && !isFullyInView(r, view)) {
+        scrollIntoViewInstant(frame);
+        r = inOuter();
+      }
+      if (r && !isFullyInView(r, view)) {
+        const win = outer.defaultView;
+        const by = (lo, hi, size) => (hi - lo > size ? lo : (lo + hi) / 2 - size / 2);
+        const left = by(r.left, r.right, view.width);
+        const top = by(r.top, r.bottom, view.height);
+        withInstantBehavior(
+          (behavior) => win.scrollBy({ left, top, behavior }),
+          () => win.scrollBy(left, top),
+        );
+      }
+      const origin = frameContentOrigin(frame);
+      dx += origin.x;
+      dy += origin.y;
+    }
+  }
+
+  // Centre of the element's shown part, scrolling it into view first when needed (in its
+  // document and every enclosing one): the point in its own viewport, and `top`, the
+  // same point in the top viewport.
+  function locate(clicked, doc, chain, alreadyScrolled) {
     let rect = sizedRectOf(clicked);
-    if (rect && !alreadyScrolled && !isFullyInView(rect, view)) {
+    if (rect && !alreadyScrolled && !isFullyShown(rect, doc, chain)) {
       scrollIntoViewInstant(clicked);
+      revealInFrames(clicked, chain);
       rect = sizedRectOf(clicked);
     }
-    return rect && centreInView(rect, view);
+    const shown = rect && shownPart(rect, doc, chain);
+    if (!shown) return null;
+    const half = (v) => Math.round(v * 2) / 2;
+    const top = { x: half((shown.left + shown.right) / 2), y: half((shown.top + shown.bottom) / 2) };
+    return { x: top.x - shown.dx, y: top.y - shown.dy, top };
   }
 
   function opPoint(args, table) {
@@ -88,13 +152,13 @@
     if (isDisabled(target, tag)) throw fail('NOT_INTERACTABLE', 'element is disabled');
     const doc = target.ownerDocument;
     const chain = frameChain(doc, table.doc) || [];
-    const view = viewportSize(doc);
-    let point = locate(clicked, view, false);
+    let point = locate(clicked, doc, chain, false);
     let hit = point && deepElementFromPoint(doc, point.x, point.y);
     if (!hit || !hitReaches(target, clicked, hit)) {
       // Maybe clipped by a scrolling container: centre it and look again once.
       scrollIntoViewInstant(clicked);
-      point = locate(clicked, view, true);
+      revealInFrames(clicked, chain);
+      point = locate(clicked, doc, chain, true);
       hit = point && deepElementFromPoint(doc, point.x, point.y);
     }
     if (!point || !hit) {
@@ -105,10 +169,9 @@
         `element is covered by ${shortDescription(hit)}; close or dismiss that first, or scroll`);
     }
     const role = roleOf(target, tag) || 'generic';
-    if (chain.length) point = toTopPoint(point, chain);
     return {
-      x: point.x + place.x,
-      y: point.y + place.y,
+      x: point.top.x + place.x,
+      y: point.top.y + place.y,
       vw: place.vw || innerWidth,
       vh: place.vh || innerHeight,
       tag,

@@ -26,6 +26,7 @@
     ['storage', opStorage],
     ['highlight', opHighlight],
     ['file_input', opFileInput],
+    ['chosen_files', opChosenFiles],
     ['annotations', opAnnotations],
     ['frame_target', opFrameTarget],
     ['network', opNetwork],

@@ -29,7 +29,7 @@ const SOURCE: &str = include_str!("../../assets/input-seen.js");
 /// A page that takes longer than this to handle what it was sent (a page
 /// script stuck in a loop), or that never gets an event (GTK gave it to a
 /// popup menu), gets its answer anyway: no input command hangs.
-const LIMIT: Duration = Duration::from_secs(3);
+pub const LIMIT: Duration = Duration::from_secs(3);
 
 /// Kinds of trusted input event, as a page receives them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,20 @@ impl Tally {
     /// Whether every kind reached `target`.
     fn reached(&self, target: &Tally) -> bool {
         self.0.iter().zip(target.0.iter()).all(|(a, b)| a >= b)
+    }
+
+    /// Whether the page got the input of `sent`, `self` being what it
+    /// received since: every key and wheel event as itself, and as many
+    /// pointer events as were sent, whatever their kind (a page hears of a
+    /// press as a move while it thinks another button is down).
+    fn got_all(&self, sent: &Tally) -> bool {
+        let n = |t: &Tally, kind: Kind| t.0[kind as usize];
+        let pointer =
+            |t: &Tally| n(t, Kind::MouseMove) + n(t, Kind::MouseDown) + n(t, Kind::MouseUp);
+        pointer(self) >= pointer(sent)
+            && [Kind::Wheel, Kind::KeyDown, Kind::KeyUp]
+                .iter()
+                .all(|&kind| n(self, kind) >= n(sent, kind))
     }
 
     fn is_empty(&self) -> bool {
@@ -160,34 +174,41 @@ pub fn ensure_listening(view: &WebView, then: impl FnOnce() + 'static) {
 /// Calls `done` once the tab's pages received the `sent` events just handed
 /// to GTK and ran one task more, or once they cannot: a dialog opened by
 /// one of them blocks the page, the web process ended, or [`LIMIT`] passed.
+/// `done` hears whether the page got them: false only when [`LIMIT`] passed
+/// before they all arrived (they went elsewhere, or the page is too busy to
+/// take them; see [`Tally::got_all`]).
 pub fn after_input(
     view: &WebView,
     state: &Rc<TabState>,
     sent: Tally,
-    done: impl FnOnce() + 'static,
+    done: impl FnOnce(bool) + 'static,
 ) {
     let (view, turn_state) = (view.clone(), state.clone());
+    let arrived = Rc::new(Cell::new(true));
+    let heard = arrived.clone();
     let done: Done = Rc::new(RefCell::new(Some(Box::new(move || {
-        after_turn(&view, &turn_state, done)
+        after_turn(&view, &turn_state, move || done(heard.get()))
     }))));
     if sent.is_empty() || state.blocked().is_some() {
         finish(&done);
         return;
     }
-    let target = state.input.seen.get().plus(&sent);
+    let base = state.input.seen.get();
+    let target = base.plus(&sent);
     state
         .input
         .waiting
         .borrow_mut()
         .push((target, done.clone()));
-    let id = state.id;
+    let (id, input) = (state.id, state.input.clone());
     glib::timeout_add_local_once(LIMIT, move || {
         if done.borrow().is_some() {
             tracing::debug!(
                 tab = id,
                 ?sent,
-                "the page did not receive all the input in time"
+                received = ?input.seen.get().since(&base), "the page did not receive all the input in time"
             );
+            arrived.set(input.seen.get().since(&base).got_all(&sent));
             finish(&done);
         }
     });
@@ -272,5 +293,25 @@ mod tests {
         seen.add(Kind::MouseUp);
         assert!(seen.reached(&target));
         assert_eq!(seen.since(&Tally::default()), seen);
+    }
+
+    #[test]
+    fn a_press_may_arrive_as_a_move_but_every_event_must_arrive() {
+        let mut sent = Tally::default();
+        sent.add(Kind::MouseMove);
+        sent.add(Kind::MouseDown);
+        let mut seen = Tally::default();
+        seen.add(Kind::MouseMove);
+        assert!(!seen.got_all(&sent), "the press has not arrived");
+        seen.add(Kind::MouseMove);
+        assert!(seen.got_all(&sent), "the press arrived as a move");
+        assert!(!Tally::default().got_all(&sent), "nothing arrived");
+        let mut keys = Tally::default();
+        keys.add(Kind::KeyDown);
+        keys.add(Kind::KeyUp);
+        let mut down = Tally::default();
+        down.add(Kind::KeyDown);
+        assert!(!down.got_all(&keys), "the key's release is missing");
+        assert!(keys.got_all(&keys));
     }
 }

@@ -67,8 +67,12 @@ pub(super) fn with_front_tab(
                 } else {
                     Default::default()
                 };
-                delivery::after_input(&view, &state, sent, move || {
-                    let _ = reply.send(Ok(Output::Value(value)));
+                delivery::after_input(&view, &state, sent, move |arrived| {
+                    let answer = match arrived {
+                        true => Ok(Output::Value(value)),
+                        false => Err(not_received()),
+                    };
+                    let _ = reply.send(answer);
                 });
             }
             Err(error) => {
@@ -86,4 +90,12 @@ pub(super) fn with_front_tab(
     } else {
         glib::timeout_add_local_once(Duration::from_millis(60), run);
     }
+}
+
+/// The input was sent but the page did not report it within the limit.
+fn not_received() -> ToolError {
+    ToolError::timeout(format!(
+        "the page did not receive the input within {} s (it is busy, or something outside the page took it); it may still arrive: check the page before sending it again",
+        delivery::LIMIT.as_secs()
+    ))
 }

@@ -23,6 +23,8 @@ const OFFLINE_SOURCE: &str = include_str!("../../assets/offline.js");
 #[derive(Default)]
 pub struct AgentSettings {
     headers: RefCell<Vec<(String, String)>>,
+    /// Whether agents ever set headers: pages in the history may carry them.
+    headers_ever: std::cell::Cell<bool>,
     credentials: RefCell<Option<SiteCredentials>>,
     /// The proxy the browser was started with, restored when back online.
     pub start_proxy: Option<String>,
@@ -42,6 +44,9 @@ impl AgentSettings {
     pub fn set_headers(&self, headers: Vec<(String, String)>) -> Value {
         let names: Vec<&str> = headers.iter().map(|(n, _)| n.as_str()).collect();
         let shown = json!({"headers": names});
+        if !headers.is_empty() {
+            self.headers_ever.set(true);
+        }
         *self.headers.borrow_mut() = headers;
         shown
     }
@@ -145,20 +150,47 @@ impl AgentSettings {
     /// Loads `url` in `view`, with the agent's extra headers when there
     /// are any. WebKit offers no hook to change the requests a page makes
     /// (links, forms, frames, sub-resources) from here, so only the
-    /// navigations the browser starts carry them.
-    pub fn load(&self, view: &WebView, url: &str) {
+    /// navigations the browser starts carry them. Answers whether it added
+    /// any.
+    pub fn load(&self, view: &WebView, url: &str) -> bool {
         let headers = self.headers.borrow();
         if headers.is_empty() {
             view.load_uri(url);
-            return;
+            return false;
         }
+        view.load_request(&self.request(url, &headers, false));
+        true
+    }
+
+    /// Loads `url` again as a new GET carrying exactly the headers set now
+    /// (none after `{}`), past the cache as a reload goes: for a page whose
+    /// last load carried headers that have changed since, which repeating
+    /// its request would send again. Answers whether it added any.
+    pub fn reload_fresh(&self, view: &WebView, url: &str) -> bool {
+        let headers = self.headers.borrow();
+        view.load_request(&self.request(url, &headers, true));
+        !headers.is_empty()
+    }
+
+    fn request(&self, url: &str, headers: &[(String, String)], fresh: bool) -> URIRequest {
         let request = URIRequest::new(url);
         if let Some(sent) = request.http_headers() {
+            if fresh {
+                // What WebKit's own reload past the cache asks of caches.
+                sent.replace("Cache-Control", "no-cache");
+                sent.replace("Pragma", "no-cache");
+            }
             for (name, value) in headers.iter() {
                 sent.replace(name, value);
             }
         }
-        view.load_request(&request);
+        request
+    }
+
+    /// Whether a page of the history may have been loaded with extra
+    /// headers: going back or forward may repeat its request as it was.
+    pub fn headers_ever_set(&self) -> bool {
+        self.headers_ever.get()
     }
 
     /// Whether navigations the browser starts carry extra headers.

@@ -59,6 +59,9 @@ pub struct TabState {
     pub console: ConsoleLog,
     /// Files for the next file chooser this tab opens (the upload tool).
     pub upload: RefCell<Option<Vec<String>>>,
+    /// Whether the last navigation the browser started here carried the
+    /// agent's extra headers: a reload must not repeat them once removed.
+    pub sent_headers: Cell<bool>,
     /// The page's own address: set at each commit and same-document move.
     pub page_url: RefCell<String>,
     /// A beforeunload prompt was answered "stay": WebKit keeps the abandoned
@@ -100,6 +103,7 @@ impl TabState {
             auth: RefCell::new(None),
             console: ConsoleLog::default(),
             upload: RefCell::new(None),
+            sent_headers: Cell::new(false),
             page_url: RefCell::new(String::new()),
             stayed: Cell::new(false),
             requested_url: RefCell::new(None),

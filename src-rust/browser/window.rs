@@ -319,7 +319,8 @@ impl Browser {
     pub(super) fn load(&self, id: TabId, url: &str) {
         if let Ok(tab) = self.tab(id) {
             tab.state.note_requested();
-            self.settings.load(&tab.webkit, url);
+            let sent = self.settings.load(&tab.webkit, url);
+            tab.state.sent_headers.set(sent);
             tab.state.publish(&tab.webkit);
         }
     }
@@ -440,14 +441,26 @@ impl Browser {
         match nav {
             Navigation::Load(url) => {
                 same_document = tab::is_same_document(view.uri().as_deref(), &url);
-                b.settings.load(view, &url);
+                tab.state.sent_headers.set(b.settings.load(view, &url));
             }
             Navigation::Html { html, base } => view.load_html(&html, Some(&base)),
-            Navigation::Back if view.can_go_back() => view.go_back(),
-            Navigation::Forward if view.can_go_forward() => view.go_forward(),
+            Navigation::Back if view.can_go_back() => {
+                tab.state.sent_headers.set(b.settings.headers_ever_set());
+                view.go_back()
+            }
+            Navigation::Forward if view.can_go_forward() => {
+                tab.state.sent_headers.set(b.settings.headers_ever_set());
+                view.go_forward()
+            }
             Navigation::Reload => match view.uri() {
-                // A reload repeats the request as it was: load again to add the headers.
-                Some(uri) if b.settings.has_headers() => b.settings.load(view, &uri),
+                // Repeating the request would not add headers set since, nor
+                // drop the ones it carried: load again, a new GET. Otherwise
+                // repeat it (a form's POST is posted again).
+                Some(uri) if b.settings.has_headers() || tab.state.sent_headers.get() => {
+                    tab.state
+                        .sent_headers
+                        .set(b.settings.reload_fresh(view, &uri));
+                }
                 _ => view.reload_bypass_cache(),
             },
             Navigation::Back | Navigation::Forward => {

@@ -3,7 +3,7 @@
 
 use super::identity::NoParams;
 use super::interaction::click_target;
-use super::page::target;
+use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
@@ -75,9 +75,18 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
         .map(|f| f.map(|p| p.to_string_lossy().into_owned()))
         .collect::<Result<Vec<_>, _>>()
         .map_err(ToolError::invalid_params)?;
-    let input = ctx
-        .agent(tab, "file_input", target(&p.r#ref, &p.selector)?)
-        .await?;
+    // What the input will hold, for the page to tell when it holds it.
+    let expect: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            let path = std::path::Path::new(f);
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+            json!({"name": name, "size": size})
+        })
+        .collect();
+    let args = with(target(&p.r#ref, &p.selector)?, json!({"expect": expect}));
+    let input = ctx.agent(tab, "file_input", args).await?;
     if files.len() > 1 && input["multiple"] != true {
         return Err(ToolError::invalid_params(format!(
             "this file input takes one file, and {} were given",
@@ -114,11 +123,11 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
             "the click did not open a file chooser (a page script may prevent it)",
         ));
     }
-    let state = ctx
-        .agent(tab, "state", json!({"what": "value", "ref": input["ref"]}))
-        .await?;
+    // The input takes the files a moment after the chooser is answered:
+    // answer once it holds them and the page has heard its change event.
+    let chosen = ctx.agent(tab, "chosen_files", control).await?;
     Ok(ToolOutput::json(
-        json!({"ref": input["ref"], "files": state["files"]}),
+        json!({"ref": input["ref"], "files": chosen["files"]}),
     ))
 }
 
