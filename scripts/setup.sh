@@ -38,7 +38,7 @@ usage: scripts/setup.sh [--with-test-deps]
 Installs the missing system packages needed to build Sovereign Browser and
 checks for the Rust toolchain.
 
-  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool, pdftotext and python3 are present
+  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool, xclip, pdftotext and python3 are present
                      and install the test suite's npm packages
 EOF
 }
@@ -103,6 +103,8 @@ setup_install_missing() {
 		fi
 		# Real X input for the window tests (a person's clicks and keys).
 		command -v xdotool >/dev/null 2>&1 || SETUP_MISSING+=(xdotool)
+		# Another program's copy, for the clipboard tests (what the person copies).
+		command -v xclip >/dev/null 2>&1 || SETUP_MISSING+=(xclip)
 		# A PDF reader to check the PDFs the browser prints.
 		command -v pdftotext >/dev/null 2>&1 || SETUP_MISSING+=(poppler-utils)
 		# Closing the window as a window manager would (tests/support/close_window.py).

@@ -22,12 +22,14 @@ pub enum ErrorCode {
     SignerUnavailable,
     SignerRejected,
     Paused,
+    /// The person's, never an agent's: what they copied, for one.
+    NotAllowed,
     Unsupported,
     Internal,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 16] = [
+    pub const ALL: [ErrorCode; 17] = [
         ErrorCode::NotLoggedIn,
         ErrorCode::InvalidParams,
         ErrorCode::UnknownTool,
@@ -42,6 +44,7 @@ impl ErrorCode {
         ErrorCode::SignerUnavailable,
         ErrorCode::SignerRejected,
         ErrorCode::Paused,
+        ErrorCode::NotAllowed,
         ErrorCode::Unsupported,
         ErrorCode::Internal,
     ];
@@ -62,6 +65,7 @@ impl ErrorCode {
             ErrorCode::SignerUnavailable => "SIGNER_UNAVAILABLE",
             ErrorCode::SignerRejected => "SIGNER_REJECTED",
             ErrorCode::Paused => "PAUSED",
+            ErrorCode::NotAllowed => "NOT_ALLOWED",
             ErrorCode::Unsupported => "UNSUPPORTED",
             ErrorCode::Internal => "INTERNAL",
         }

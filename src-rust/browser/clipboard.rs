@@ -1,20 +1,173 @@
 //! The GTK clipboard, read and written from the browser's side (pages
-//! never read it: see the tabs' clipboard setting in `window`).
+//! never read it: see the tabs' clipboard setting in `window`), and whose
+//! text it holds.
+//!
+//! Agents read and paste only what agents put there: text written with
+//! clipboard_write, copied with clipboard_copy, or copied by a page while it
+//! handled an agent's input (a Copy button the agent clicked). What the
+//! person copies, in this browser or in any other program, stays theirs: an
+//! nsec, seed words, a bunker URL, the token from the panel's Copy buttons.
+//! The same holds for the text the person last selected (X11's primary
+//! selection), which a middle click pastes.
+//!
+//! GTK reports each change of a selection's owner (XFixes selection
+//! notification). The browser counts them and notes the count when an agent
+//! put the current text there; a change after that is someone else's.
 
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Output, Reply};
+use glib::prelude::ObjectExt as _;
 use serde_json::json;
+use std::cell::Cell;
 
-/// Writes `text` to the clipboard, or reads what it holds.
+/// The two X11 selections a paste takes text from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Selection {
+    /// What Copy put there; Control+V pastes it.
+    Clipboard,
+    /// The text last selected; a middle click pastes it.
+    Primary,
+}
+
+impl Selection {
+    const BOTH: [Selection; 2] = [Selection::Clipboard, Selection::Primary];
+
+    fn atom(self) -> gdk::Atom {
+        match self {
+            Selection::Clipboard => gdk::SELECTION_CLIPBOARD,
+            Selection::Primary => gdk::SELECTION_PRIMARY,
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+thread_local! {
+    /// Owner changes of each selection seen since the browser started.
+    static CHANGES: [Cell<u64>; 2] = const { [Cell::new(0), Cell::new(0)] };
+    /// The count at which agents put each selection's text there.
+    static AGENTS_AT: [Cell<Option<u64>>; 2] = const { [Cell::new(None), Cell::new(None)] };
+    /// Whether the display reports owner changes (without that, nothing an
+    /// agent reads can be told from what the person copied).
+    static WATCHED: Cell<bool> = const { Cell::new(false) };
+}
+
+fn changes(selection: Selection) -> u64 {
+    CHANGES.with(|c| c[selection.index()].get())
+}
+
+/// Starts counting the selections' owner changes (once, at start-up).
+pub fn watch() {
+    let supported = gdk::Display::default().is_some_and(|d| d.supports_selection_notification());
+    WATCHED.with(|w| w.set(supported));
+    if !supported {
+        tracing::warn!(
+            "the display does not report clipboard changes: agents cannot read or paste the clipboard"
+        );
+        return;
+    }
+    for selection in Selection::BOTH {
+        // gtk-rs binds no owner-change handler (its event type): connect by name.
+        gtk::Clipboard::get(&selection.atom()).connect_local("owner-change", false, move |_| {
+            CHANGES.with(|c| {
+                let count = &c[selection.index()];
+                count.set(count.get() + 1);
+            });
+            None
+        });
+    }
+}
+
+/// Where the counts stand before an agent's action that may copy or select.
+#[derive(Debug, Clone, Copy)]
+pub struct Mark([u64; 2]);
+
+pub fn mark() -> Mark {
+    Mark(Selection::BOTH.map(changes))
+}
+
+/// Whether the selection holds what agents put there, and nothing since.
+pub fn agents_own(selection: Selection) -> bool {
+    WATCHED.with(Cell::get)
+        && AGENTS_AT.with(|a| a[selection.index()].get()) == Some(changes(selection))
+}
+
+/// The refusal when a selection holds what someone else put there.
+pub fn not_agents(selection: Selection) -> ToolError {
+    let what = match selection {
+        Selection::Clipboard => "the clipboard holds what the person (or another program) copied",
+        Selection::Primary => {
+            "a middle click pastes the text the person last selected (the primary selection)"
+        }
+    };
+    ToolError::new(
+        ErrorCode::NotAllowed,
+        format!(
+            "{what}, which agents may not read or paste; agents reach only what they put there: \
+             clipboard_write, clipboard_copy, or a page's copy or selection on their input"
+        ),
+    )
+}
+
+/// Calls `then` once the owner changes the X server made so far have been
+/// counted: the server reports them as events, so sync with it and let GDK
+/// dispatch what came in (an idle callback runs after pending events). A
+/// copy the person made a moment ago is then known before a check.
+pub fn when_counted(then: impl FnOnce() + 'static) {
+    if let Some(display) = gdk::Display::default() {
+        display.sync();
+    }
+    glib::idle_add_local_once(then);
+}
+
+/// After an agent's action that began at `mark`: a selection this process
+/// took over meanwhile (a page's copy or selection, the agent's own write)
+/// is the agents'. Then calls `then`.
+pub fn attribute_since(mark: Mark, then: impl FnOnce() + 'static) {
+    if !WATCHED.with(Cell::get) {
+        then();
+        return;
+    }
+    when_counted(move || {
+        for selection in Selection::BOTH {
+            let now = changes(selection);
+            let ours = gdk::selection_owner_get(&selection.atom()).is_some();
+            if now != mark.0[selection.index()] && ours {
+                AGENTS_AT.with(|a| a[selection.index()].set(Some(now)));
+            }
+        }
+        then();
+    });
+}
+
+/// Writes `text` to the clipboard for an agent, or reads what agents put there.
 pub(super) fn run(write: Option<String>, reply: Reply) {
     let clipboard = gtk::Clipboard::get(&gdk::SELECTION_CLIPBOARD);
     match write {
         Some(text) => {
+            let mark = mark();
             clipboard.set_text(&text);
-            let _ = reply.send(Ok(Output::Value(json!({"written": text.chars().count()}))));
+            let written = text.chars().count();
+            attribute_since(mark, move || {
+                let _ = reply.send(Ok(Output::Value(json!({"written": written}))));
+            });
         }
-        None => clipboard.request_text(move |_, text| {
-            let text = text.map(|t| t.to_string());
-            let _ = reply.send(Ok(Output::Value(json!({"text": text}))));
+        None => when_counted(move || {
+            if !agents_own(Selection::Clipboard) {
+                let _ = reply.send(Err(not_agents(Selection::Clipboard)));
+                return;
+            }
+            clipboard.request_text(move |_, text| {
+                // The person may have copied while the text was on its way
+                // (the change is reported before the text arrives).
+                let answer = match agents_own(Selection::Clipboard) {
+                    true => Ok(Output::Value(json!({"text": text.map(|t| t.to_string())}))),
+                    false => Err(not_agents(Selection::Clipboard)),
+                };
+                let _ = reply.send(answer);
+            })
         }),
     }
 }

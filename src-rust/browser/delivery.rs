@@ -11,6 +11,7 @@
 //! with script calls, so one script round trip after them proves the page
 //! ran them, and that a copy reached the clipboard the UI process keeps.
 
+use super::clipboard::{self, Selection};
 use super::script::AGENT_WORLD;
 use super::tab::TabState;
 use crate::bridge::{Output, Reply};
@@ -244,14 +245,25 @@ fn after_turn(view: &WebView, state: &Rc<TabState>, done: impl FnOnce() + 'stati
 }
 
 /// Runs a WebKit editing command (copy, paste, insert text...) and answers
-/// once the page ran it: a copy is then on the clipboard.
-pub fn edit(view: &WebView, command: &str, argument: Option<&str>, reply: Reply) {
-    match argument {
-        Some(argument) => view.execute_editing_command_with_argument(command, argument),
-        None => view.execute_editing_command(command),
-    }
-    after_edit(view, move || {
-        let _ = reply.send(Ok(Output::Value(serde_json::json!({}))));
+/// once the page ran it: a copy is then on the clipboard, and the agents'.
+/// A paste gives the page only what agents put on the clipboard.
+pub fn edit(view: &WebView, command: &'static str, argument: Option<String>, reply: Reply) {
+    let view = view.clone();
+    clipboard::when_counted(move || {
+        if command == "Paste" && !clipboard::agents_own(Selection::Clipboard) {
+            let _ = reply.send(Err(clipboard::not_agents(Selection::Clipboard)));
+            return;
+        }
+        let mark = clipboard::mark();
+        match argument {
+            Some(argument) => view.execute_editing_command_with_argument(command, &argument),
+            None => view.execute_editing_command(command),
+        }
+        after_edit(&view, move || {
+            clipboard::attribute_since(mark, move || {
+                let _ = reply.send(Ok(Output::Value(serde_json::json!({}))));
+            })
+        });
     });
 }
 

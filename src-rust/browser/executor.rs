@@ -74,7 +74,7 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, l
             command,
             argument,
         } => on_tab(browser, tab, reply, |t, reply| {
-            delivery::edit(&t.webkit, command, argument.as_deref(), reply)
+            delivery::edit(&t.webkit, command, argument, reply)
         }),
         Command::Pdf { tab, path } => {
             let path = path.unwrap_or_else(|| browser.borrow().downloads.new_file("page", "pdf"));

@@ -1,7 +1,7 @@
 //! Trusted input goes to the tab in front: a mapped, allocated view. The
 //! command answers once the page has handled every event it sent.
 
-use super::{delivery, input, SharedBrowser};
+use super::{clipboard, delivery, input, SharedBrowser};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Output, Reply};
@@ -59,6 +59,8 @@ pub(super) fn with_front_tab(
     let target = view.clone();
     let run = move || {
         let (before, diverted) = (input::sent(), input::diverted());
+        // A page's copy while it handles this input is the agents' to read.
+        let copies = clipboard::mark();
         match action(&view) {
             Ok(value) => {
                 // Input a popup took never reaches the page: wait for none.
@@ -68,11 +70,13 @@ pub(super) fn with_front_tab(
                     Default::default()
                 };
                 delivery::after_input(&view, &state, sent, move |arrived| {
-                    let answer = match arrived {
-                        true => Ok(Output::Value(value)),
-                        false => Err(not_received()),
-                    };
-                    let _ = reply.send(answer);
+                    clipboard::attribute_since(copies, move || {
+                        let answer = match arrived {
+                            true => Ok(Output::Value(value)),
+                            false => Err(not_received()),
+                        };
+                        let _ = reply.send(answer);
+                    })
                 });
             }
             Err(error) => {
@@ -80,6 +84,8 @@ pub(super) fn with_front_tab(
             }
         }
     };
+    // A key that would paste is checked against a copy the person just made.
+    let run = move || clipboard::when_counted(run);
     let run: Box<dyn FnOnce()> = if blank {
         Box::new(move || delivery::ensure_listening(&target, run))
     } else {

@@ -1,6 +1,7 @@
 //! Trusted input: GDK events handed to GTK with `main_do_event`, so pages
 //! see real user actions (`isTrusted`, text typed into fields, focus moves).
 
+use super::clipboard::{self, Selection};
 use super::delivery::{Kind, Tally};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::MouseAction;
@@ -155,6 +156,14 @@ fn event_time() -> u32 {
 
 /// Moves the pointer to (x, y), then clicks, presses or releases a button.
 pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(), ToolError> {
+    // A middle click pastes the primary selection: the person's, unless agents made it.
+    let middle = matches!(
+        *action,
+        MouseAction::Down { button: 2 } | MouseAction::Click { button: 2, .. }
+    );
+    if middle && !clipboard::agents_own(Selection::Primary) {
+        return Err(clipboard::not_agents(Selection::Primary));
+    }
     let t = pointer_target(view)?;
     let (wx, wy) = (x + t.dx, y + t.dy);
     dispatch(motion_event(&t, wx, wy));
@@ -513,8 +522,28 @@ fn keyboard_target(view: &WebView) -> Result<(gdk::Window, gdk::Display, gdk::De
     Ok((window, display, keyboard))
 }
 
+/// Refuses a key that would paste (Control+V, Shift+Insert, with the
+/// modifiers held now) unless the clipboard holds what agents put there.
+fn check_paste(chord: &Chord) -> Result<(), ToolError> {
+    let mask = chord
+        .modifiers
+        .iter()
+        .fold(chord.mask | held(), |mask, m| mask | modifier_bit(m.keyval));
+    let name = keyval_name(chord.key.keyval).unwrap_or_default();
+    let pastes = match name.as_str() {
+        "v" | "V" => mask & gdk_sys::GDK_CONTROL_MASK != 0,
+        "Insert" | "KP_Insert" => mask & gdk_sys::GDK_SHIFT_MASK != 0,
+        _ => false,
+    };
+    match pastes && !clipboard::agents_own(Selection::Clipboard) {
+        true => Err(clipboard::not_agents(Selection::Clipboard)),
+        false => Ok(()),
+    }
+}
+
 /// Presses and releases a chord on the focused web view.
 pub fn press(view: &WebView, chord: &Chord) -> Result<(), ToolError> {
+    check_paste(chord)?;
     let (window, display, keyboard) = keyboard_target(view)?;
     let mut mask = 0;
     for m in &chord.modifiers {
@@ -565,6 +594,9 @@ pub fn press(view: &WebView, chord: &Chord) -> Result<(), ToolError> {
 /// Presses (`down`) or releases a chord's keys without the other half, for
 /// keydown/keyup: held modifiers then apply to later keys and clicks.
 pub fn key_phase(view: &WebView, chord: &Chord, down: bool) -> Result<(), ToolError> {
+    if down {
+        check_paste(chord)?;
+    }
     let (window, display, keyboard) = keyboard_target(view)?;
     let kind = if down {
         gdk_sys::GDK_KEY_PRESS
@@ -585,15 +617,17 @@ pub fn key_phase(view: &WebView, chord: &Chord, down: bool) -> Result<(), ToolEr
 
 /// Types text key by key, as a person would.
 pub fn type_text(view: &WebView, text: &str) -> Result<(), ToolError> {
-    for c in text.chars() {
-        let chord = Chord {
+    let chords: Vec<Chord> = text
+        .chars()
+        .map(|c| Chord {
             modifiers: Vec::new(),
             mask: 0,
             key: char_key(c),
-        };
-        press(view, &chord)?;
-    }
-    Ok(())
+        })
+        .collect();
+    // A refused paste (a v while Control is held) types none of the text.
+    chords.iter().try_for_each(check_paste)?;
+    chords.iter().try_for_each(|chord| press(view, chord))
 }
 
 /// A letter typed while an agent holds Shift comes out in capitals.

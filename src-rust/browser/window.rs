@@ -78,6 +78,7 @@ impl Browser {
         options: BrowserOptions,
     ) -> anyhow::Result<SharedBrowser> {
         let (w, h) = options.window_size;
+        super::clipboard::watch();
         let window = WindowBuilder::new()
             .with_title(APP_TITLE)
             .with_inner_size(LogicalSize::new(w, h))

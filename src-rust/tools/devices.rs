@@ -43,7 +43,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "clipboard_read",
-            "The text on the system clipboard (null when none).",
+            "The clipboard's text when agents put it there (clipboard_write, clipboard_copy, a page's copy on their click); the person's copies are NOT_ALLOWED.",
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write: None }).await?))
@@ -66,7 +66,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "clipboard_paste",
-            "Paste into the focused field, as Ctrl+V does (the page sees paste).",
+            "Paste what agents put on the clipboard into the focused field, as Ctrl+V does (the page sees paste).",
             ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Paste").await },
         ),
