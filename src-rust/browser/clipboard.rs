@@ -142,6 +142,22 @@ pub fn attribute_since(mark: Mark, then: impl FnOnce() + 'static) {
     });
 }
 
+/// Whether an agent's middle click may go ahead: it pastes the primary
+/// selection, so only when that holds nothing, or what agents selected.
+pub fn check_middle_click(then: impl FnOnce(Result<(), ToolError>) + 'static) {
+    when_counted(move || {
+        if agents_own(Selection::Primary) {
+            return then(Ok(()));
+        }
+        gtk::Clipboard::get(&gdk::SELECTION_PRIMARY).request_text(move |_, text| {
+            then(match text {
+                Some(_) => Err(not_agents(Selection::Primary)),
+                None => Ok(()),
+            })
+        });
+    });
+}
+
 /// Writes `text` to the clipboard for an agent, or reads what agents put there.
 pub(super) fn run(write: Option<String>, reply: Reply) {
     let clipboard = gtk::Clipboard::get(&gdk::SELECTION_CLIPBOARD);

@@ -6,7 +6,7 @@ use super::window::Tab;
 use super::{capture, clipboard, cookies, delivery, input, script, tab, xtest, SharedBrowser};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
-use crate::bridge::{Command, Output, Reply};
+use crate::bridge::{Command, MouseAction, Output, Reply};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tao::platform::unix::WindowExtUnix;
@@ -98,10 +98,25 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, l
             let _ = reply.send(value(tab::dialog_action(&t.webkit, &t.state, action)));
         }),
         Command::Mouse { tab, at, action } => {
-            with_front_tab(browser, tab, reply, move |view| {
-                let (x, y) = at.unwrap_or_else(input::pointer_position);
-                input::mouse(view, x, y, &action).map(|_| json!({"x": x, "y": y}))
-            });
+            let browser = browser.clone();
+            let send = move |reply: Reply| {
+                with_front_tab(&browser, tab, reply, move |view| {
+                    let (x, y) = at.unwrap_or_else(input::pointer_position);
+                    input::mouse(view, x, y, &action).map(|_| json!({"x": x, "y": y}))
+                })
+            };
+            // A middle click pastes the primary selection: not the person's.
+            match action {
+                MouseAction::Down { button: 2 } | MouseAction::Click { button: 2, .. } => {
+                    clipboard::check_middle_click(move |allowed| match allowed {
+                        Ok(()) => send(reply),
+                        Err(error) => {
+                            let _ = reply.send(Err(error));
+                        }
+                    })
+                }
+                _ => send(reply),
+            }
         }
         Command::RealPointer { tab, x, y, button } => {
             with_front_tab(browser, tab, reply, move |view| {

@@ -156,14 +156,6 @@ fn event_time() -> u32 {
 
 /// Moves the pointer to (x, y), then clicks, presses or releases a button.
 pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(), ToolError> {
-    // A middle click pastes the primary selection: the person's, unless agents made it.
-    let middle = matches!(
-        *action,
-        MouseAction::Down { button: 2 } | MouseAction::Click { button: 2, .. }
-    );
-    if middle && !clipboard::agents_own(Selection::Primary) {
-        return Err(clipboard::not_agents(Selection::Primary));
-    }
     let t = pointer_target(view)?;
     let (wx, wy) = (x + t.dx, y + t.dy);
     dispatch(motion_event(&t, wx, wy));
