@@ -1,5 +1,7 @@
 //! The registry of MCP sessions and /agent connections: each has its own
-//! current tab, and the panel lists them.
+//! current tab, and the panel lists them. Clients of the stateless MCP
+//! revision have no session; each one seen (by its clientInfo) gets a
+//! record here too, so the panel and the call log can name it.
 
 use crate::base::tab::TabId;
 use crate::profile::random_hex;
@@ -45,20 +47,31 @@ impl Transport {
     }
 }
 
+/// What tools remember about tabs between calls: the frame they act in
+/// (frame_switch) and the last snapshot (for `diff`). A session has its
+/// own; stateless clients share one, the state of the tab itself.
+#[derive(Default)]
+pub struct TabMemory {
+    /// The frame's ref, by tab.
+    frames: Mutex<HashMap<TabId, String>>,
+    /// The last snapshot of each tab: its document's identity and its text.
+    snapshots: Mutex<HashMap<TabId, (String, String)>>,
+}
+
 pub struct Session {
     pub id: String,
     pub transport: Transport,
+    /// A stateless client's record: no tab of its own (a call acts on the
+    /// tab it names, else on the front tab), and the shared tab memory.
+    pub stateless: bool,
     created: SystemTime,
     last_active: Mutex<Instant>,
     calls: AtomicU64,
     tab: Mutex<Option<TabId>>,
-    /// The frame tools act in (frame_switch): its tab and the frame's ref.
-    frame: Mutex<Option<(TabId, String)>>,
-    /// clientInfo and protocol version from MCP initialize.
+    memory: Arc<TabMemory>,
+    /// clientInfo and protocol version (from MCP initialize, or from a
+    /// stateless request's _meta).
     client: Mutex<Option<(Value, String)>>,
-    /// The last snapshot text taken of each tab (for `diff`).
-    /// The last snapshot of each tab: its document's identity and its text.
-    snapshots: Mutex<HashMap<TabId, (String, String)>>,
     closed: watch::Sender<bool>,
 }
 
@@ -72,13 +85,13 @@ impl Session {
             // 128 random bits: unguessable.
             id: random_hex(16),
             transport,
+            stateless: false,
             created: SystemTime::now(),
             last_active: Mutex::new(Instant::now()),
             calls: AtomicU64::new(0),
             tab: Mutex::new(None),
-            frame: Mutex::new(None),
+            memory: Arc::default(),
             client: Mutex::new(None),
-            snapshots: Mutex::new(HashMap::new()),
             closed: watch::channel(false).0,
         }
     }
@@ -92,21 +105,31 @@ impl Session {
         *lock(&self.tab)
     }
 
+    /// Makes `tab` this session's (a stateless client has none to set).
     pub fn set_tab(&self, tab: Option<TabId>) {
-        *lock(&self.tab) = tab;
+        if !self.stateless {
+            *lock(&self.tab) = tab;
+        }
     }
 
     /// The ref of the frame this session's tools act in on `tab`, if any.
     pub fn frame(&self, tab: TabId) -> Option<String> {
-        lock(&self.frame)
-            .as_ref()
-            .filter(|(t, _)| *t == tab)
-            .map(|(_, r)| r.clone())
+        lock(&self.memory.frames).get(&tab).cloned()
     }
 
-    /// Chooses the frame tools act in (none: the page itself).
-    pub fn set_frame(&self, frame: Option<(TabId, String)>) {
-        *lock(&self.frame) = frame;
+    /// Chooses the frame tools act in on `tab` (none: the page itself).
+    /// A session acts in one frame at a time; for stateless clients each
+    /// tab keeps its own.
+    pub fn set_frame(&self, tab: TabId, frame: Option<String>) {
+        let mut frames = lock(&self.memory.frames);
+        if self.stateless {
+            frames.remove(&tab);
+        } else {
+            frames.clear();
+        }
+        if let Some(frame) = frame {
+            frames.insert(tab, frame);
+        }
     }
 
     /// Keeps this snapshot of a tab (of `document`) and gives back the
@@ -117,7 +140,7 @@ impl Session {
         document: &str,
         text: &str,
     ) -> Option<(String, String)> {
-        lock(&self.snapshots).insert(tab, (document.to_string(), text.to_string()))
+        lock(&self.memory.snapshots).insert(tab, (document.to_string(), text.to_string()))
     }
 
     pub fn record_call(&self) {
@@ -167,6 +190,7 @@ impl Session {
             "transport": self.transport.as_str(),
             "client": client.as_ref().map(|c| c.0.clone()),
             "protocol_version": client.as_ref().map(|c| c.1.clone()),
+            "stateless": self.stateless,
             "created": created,
             "idle_ms": self.idle_for().as_millis() as u64,
             "calls": self.calls.load(Ordering::Relaxed),
@@ -179,6 +203,8 @@ pub struct Sessions {
     idle_limit: Duration,
     /// Shared by MCP requests that carry no session id (lenient mode).
     lenient: Arc<Session>,
+    /// What stateless clients remember about tabs, shared by them all.
+    stateless_memory: Arc<TabMemory>,
     /// Bumped when the tools offered change (MCP notifies its clients).
     tool_list: watch::Sender<u64>,
 }
@@ -189,8 +215,39 @@ impl Sessions {
             map: Mutex::new(HashMap::new()),
             idle_limit,
             lenient: Arc::new(Session::new(Transport::Mcp)),
+            stateless_memory: Arc::default(),
             tool_list: watch::channel(0).0,
         }
+    }
+
+    /// The record of a stateless MCP client, by the clientInfo it sends
+    /// (self-reported: it names the client in the panel and the call log,
+    /// and decides nothing). Created when first seen; expires when idle,
+    /// as sessions do.
+    pub fn stateless_client(&self, info: Option<&Value>, protocol: &str) -> Arc<Session> {
+        let info = info.cloned().unwrap_or(Value::Null);
+        let mut map = lock(&self.map);
+        let known = map
+            .values()
+            .find(|s| {
+                s.stateless
+                    && lock(&s.client)
+                        .as_ref()
+                        .is_some_and(|c| c.0 == info && c.1 == protocol)
+            })
+            .cloned();
+        let session = known.unwrap_or_else(|| {
+            let session = Arc::new(Session {
+                stateless: true,
+                memory: self.stateless_memory.clone(),
+                ..Session::new(Transport::Mcp)
+            });
+            session.set_client(info, protocol.to_string());
+            map.insert(session.id.clone(), session.clone());
+            session
+        });
+        session.touch();
+        session
     }
 
     /// The tools offered changed: clients are told to list them again.
@@ -222,7 +279,7 @@ impl Sessions {
     pub fn get_on(&self, id: &str, transport: Transport) -> Option<Arc<Session>> {
         let session = lock(&self.map)
             .get(id)
-            .filter(|s| s.transport == transport)
+            .filter(|s| s.transport == transport && !s.stateless)
             .cloned()?;
         session.touch();
         Some(session)
@@ -232,7 +289,7 @@ impl Sessions {
     pub fn remove_on(&self, id: &str, transport: Transport) -> bool {
         let ours = lock(&self.map)
             .get(id)
-            .is_some_and(|s| s.transport == transport);
+            .is_some_and(|s| s.transport == transport && !s.stateless);
         ours && self.remove(id)
     }
 
@@ -302,6 +359,44 @@ mod tests {
         assert_eq!(b.tab(), None);
         a.set_tab(None);
         assert_eq!(a.tab(), None);
+    }
+
+    #[test]
+    fn stateless_clients_get_one_record_each_and_share_tab_memory() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let a = json!({"name": "a", "version": "1"});
+        let first = sessions.stateless_client(Some(&a), "2026-07-28");
+        let again = sessions.stateless_client(Some(&a), "2026-07-28");
+        assert_eq!(first.id, again.id);
+        let b = sessions.stateless_client(Some(&json!({"name": "b"})), "2026-07-28");
+        assert_ne!(first.id, b.id);
+        assert_eq!(sessions.list().len(), 2);
+        assert_eq!(b.client_name().as_deref(), Some("b"));
+        // No tab of their own; a frame chosen on a tab is the tab's.
+        first.set_tab(Some(4));
+        assert_eq!(first.tab(), None);
+        first.set_frame(4, Some("f1".into()));
+        b.set_frame(5, Some("f2".into()));
+        assert_eq!(b.frame(4).as_deref(), Some("f1"));
+        assert_eq!(first.frame(5).as_deref(), Some("f2"));
+        b.set_frame(4, None);
+        assert_eq!(first.frame(4), None);
+        assert_eq!(first.frame(5).as_deref(), Some("f2"));
+        // Not a session a legacy client could name.
+        assert!(sessions.get_on(&first.id, Transport::Mcp).is_none());
+        assert!(!sessions.remove_on(&first.id, Transport::Mcp));
+    }
+
+    #[test]
+    fn a_session_acts_in_one_frame_at_a_time() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let s = sessions.create(Transport::Mcp);
+        s.set_frame(1, Some("f1".into()));
+        s.set_frame(2, Some("f2".into()));
+        assert_eq!(s.frame(1), None);
+        assert_eq!(s.frame(2).as_deref(), Some("f2"));
+        s.set_frame(7, None);
+        assert_eq!(s.frame(2), None);
     }
 
     #[test]

@@ -25,11 +25,14 @@ pub enum ErrorCode {
     /// The person's, never an agent's: what they copied, for one.
     NotAllowed,
     Unsupported,
+    /// The client went away before the call ended (call log only: nobody
+    /// is left to read it).
+    Cancelled,
     Internal,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 17] = [
+    pub const ALL: [ErrorCode; 18] = [
         ErrorCode::NotLoggedIn,
         ErrorCode::InvalidParams,
         ErrorCode::UnknownTool,
@@ -46,6 +49,7 @@ impl ErrorCode {
         ErrorCode::Paused,
         ErrorCode::NotAllowed,
         ErrorCode::Unsupported,
+        ErrorCode::Cancelled,
         ErrorCode::Internal,
     ];
 
@@ -67,6 +71,7 @@ impl ErrorCode {
             ErrorCode::Paused => "PAUSED",
             ErrorCode::NotAllowed => "NOT_ALLOWED",
             ErrorCode::Unsupported => "UNSUPPORTED",
+            ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::Internal => "INTERNAL",
         }
     }

@@ -10,7 +10,7 @@ use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// What a tool needs: the program and the calling session.
 #[derive(Clone)]
@@ -19,6 +19,30 @@ pub struct Ctx {
     pub session: Arc<Session>,
     /// How many batches this call runs inside (0: called directly).
     pub depth: u32,
+    /// The tab a tab tool resolved for this call.
+    pub(super) acted: Arc<OnceLock<TabId>>,
+}
+
+impl Ctx {
+    pub fn new(app: Arc<App>, session: Arc<Session>, depth: u32) -> Self {
+        Ctx {
+            app,
+            session,
+            depth,
+            acted: Arc::default(),
+        }
+    }
+
+    /// Records the tab this call acts on (results of stateless clients
+    /// name it).
+    pub fn acted_on(&self, tab: TabId) {
+        let _ = self.acted.set(tab);
+    }
+
+    /// The tab this call acted on, once a tab tool resolved it.
+    pub fn acted_tab(&self) -> Option<TabId> {
+        self.acted.get().copied()
+    }
 }
 
 pub type ToolResult = Result<ToolOutput, ToolError>;
@@ -73,28 +97,23 @@ where
     Fut: Future<Output = ToolResult> + Send + 'static,
 {
     let handler = Arc::new(handler);
-    ToolDef {
+    declare::<P>(
         name,
         description,
-        input_schema: schema::for_params::<P>(),
         hints,
-        gated: true,
-        hidden: false,
-        person_only: false,
-        shown_when: None,
-        parse: |params| parse_params::<P>(params).map(drop),
-        on_tab: false,
-        handler: Box::new(move |ctx, params| {
+        |params| parse_params::<P>(params).map(drop),
+        Box::new(move |ctx, params| {
             let handler = handler.clone();
             Box::pin(async move {
                 let params: P = parse_params(params)?;
                 handler(ctx, params).await
             })
         }),
-    }
+    )
 }
 
-/// Declares a tool that acts on the session's tab. The tab is resolved
+/// Declares a tool that acts on a tab: the one its optional `tab`
+/// argument names (a tab id), else the session's. The tab is resolved
 /// once, after the arguments are read and before the handler runs, and the
 /// handler gets it: a call never moves to another tab midway.
 pub fn tab_tool<P, F, Fut>(
@@ -111,15 +130,69 @@ where
     let handler = Arc::new(handler);
     ToolDef {
         on_tab: true,
-        ..tool(name, description, hints, move |ctx: Ctx, params: P| {
-            let handler = handler.clone();
-            async move {
-                let tab = ctx.tab().await?;
-                handler(ctx, tab, params).await
-            }
-        })
+        ..declare::<P>(
+            name,
+            description,
+            hints,
+            |params| {
+                let (_, params) = take_tab(params)?;
+                parse_params::<P>(params).map(drop)
+            },
+            Box::new(move |ctx, params| {
+                let handler = handler.clone();
+                Box::pin(async move {
+                    let (handle, params) = take_tab(params)?;
+                    let params: P = parse_params(params)?;
+                    let tab = ctx.tab_for(handle).await?;
+                    ctx.acted_on(tab);
+                    handler(ctx, tab, params).await
+                })
+            }),
+        )
     }
 }
+
+fn declare<P: schemars::JsonSchema>(
+    name: &'static str,
+    description: &'static str,
+    hints: Hints,
+    parse: fn(Value) -> Result<(), ToolError>,
+    handler: Handler,
+) -> ToolDef {
+    ToolDef {
+        name,
+        description,
+        input_schema: schema::for_params::<P>(),
+        hints,
+        gated: true,
+        hidden: false,
+        person_only: false,
+        shown_when: None,
+        parse,
+        on_tab: false,
+        handler,
+    }
+}
+
+/// Takes the `tab` argument (a tab id) out of a tab tool's arguments.
+fn take_tab(mut params: Value) -> Result<(Option<TabId>, Value), ToolError> {
+    let Some(map) = params.as_object_mut() else {
+        return Ok((None, params));
+    };
+    let handle = match map.remove(TAB_PARAM) {
+        None | Some(Value::Null) => None,
+        Some(value) => Some(value.as_u64().ok_or_else(|| {
+            ToolError::invalid_field(
+                TAB_PARAM,
+                format!("{value} is not a tab id (an integer from open, tab_new or tab_list)"),
+            )
+        })?),
+    };
+    Ok((handle, params))
+}
+
+/// The argument naming the tab a tab tool acts on.
+pub const TAB_PARAM: &str = "tab";
 
 impl ToolDef {
     /// Marks a tool that works before login.
@@ -148,13 +221,18 @@ impl ToolDef {
         (self.parse)(params)
     }
 
-    /// The tools/list entry.
-    pub fn mcp_json(&self) -> Value {
+    /// The tools/list entry. With `tab_handles`, a tab tool's schema shows
+    /// its optional `tab` (for clients without a session, which have no
+    /// tab of their own to switch to).
+    pub fn mcp_json(&self, tab_handles: bool) -> Value {
         let mut entry = json!({
             "name": self.name,
             "description": self.description,
             "inputSchema": self.input_schema,
         });
+        if tab_handles && self.on_tab {
+            entry["inputSchema"]["properties"][TAB_PARAM] = json!({"type": "integer"});
+        }
         if self.hints.read_only {
             entry["annotations"] = json!({"readOnlyHint": true});
         }

@@ -3,11 +3,12 @@
 //! call log. Every transport comes here.
 
 use super::app::App;
-use super::declaration::reject_nul;
+use super::declaration::{reject_nul, TAB_PARAM};
 use super::Ctx;
 use super::ToolResult;
 use crate::base::caller::{Principal, Session};
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::TabId;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;
@@ -36,6 +37,12 @@ fn call_limit(params: &Value) -> Duration {
     }
 }
 
+/// What a call did: its result, and the tab it acted on (tab tools).
+pub struct Call {
+    pub result: ToolResult,
+    pub tab: Option<TabId>,
+}
+
 /// Runs a tool by name for a session: the only way any tool runs.
 pub async fn dispatch(
     app: &Arc<App>,
@@ -43,7 +50,17 @@ pub async fn dispatch(
     name: &str,
     params: Value,
 ) -> ToolResult {
-    dispatch_at(app, session, name, params, 0).await
+    call(app, session, name, params, 0).await.result
+}
+
+/// [`dispatch`], telling also which tab the call acted on.
+pub async fn dispatch_call(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    name: &str,
+    params: Value,
+) -> Call {
+    call(app, session, name, params, 0).await
 }
 
 /// [`dispatch`] for a call `depth` batches deep (boxed: a batch calls it again).
@@ -54,19 +71,44 @@ pub fn dispatch_at<'a>(
     params: Value,
     depth: u32,
 ) -> BoxFuture<'a, ToolResult> {
+    Box::pin(async move { call(app, session, name, params, depth).await.result })
+}
+
+fn call<'a>(
+    app: &'a Arc<App>,
+    session: &'a Arc<Session>,
+    name: &'a str,
+    params: Value,
+    depth: u32,
+) -> BoxFuture<'a, Call> {
     Box::pin(async move {
         let started = Instant::now();
         // The window shows which agent works on which tab (it reads this itself).
         let shown = app.tools.get(name).is_some_and(|d| d.gated);
+        let named_tab = params.get(TAB_PARAM).and_then(Value::as_u64);
         if shown {
             let who = session
                 .client_name()
                 .unwrap_or_else(|| session.transport.as_str().to_string());
-            app.activity.start(&session.id, &who, name, session.tab());
+            app.activity
+                .start(&session.id, &who, name, named_tab.or(session.tab()));
         }
-        let result = run(app, session, name, params, depth).await;
+        // A call dropped midway (its client went away) is still logged,
+        // and the window stops showing it.
+        let mut unfinished = Unfinished {
+            app,
+            session,
+            name,
+            started,
+            shown,
+            armed: true,
+        };
+        let ctx = Ctx::new(app.clone(), session.clone(), depth);
+        let result = run(&ctx, name, params).await;
+        unfinished.armed = false;
+        let tab = ctx.acted_tab();
         if shown {
-            app.activity.finish(&session.id, session.tab());
+            app.activity.finish(&session.id, tab.or(session.tab()));
         }
         session.record_call();
         let elapsed = started.elapsed();
@@ -84,17 +126,42 @@ pub fn dispatch_at<'a>(
                 tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
             }
         }
-        result
+        Call { result, tab }
     })
 }
 
-async fn run(
-    app: &Arc<App>,
-    session: &Arc<Session>,
-    name: &str,
-    params: Value,
-    depth: u32,
-) -> ToolResult {
+/// Logs a call that ended without a result (cancelled) when dropped armed.
+struct Unfinished<'a> {
+    app: &'a Arc<App>,
+    session: &'a Arc<Session>,
+    name: &'a str,
+    started: Instant,
+    shown: bool,
+    armed: bool,
+}
+
+impl Drop for Unfinished<'_> {
+    fn drop(&mut self) {
+        if !self.armed {
+            return;
+        }
+        if self.shown {
+            self.app
+                .activity
+                .finish(&self.session.id, self.session.tab());
+        }
+        self.session.record_call();
+        let elapsed = self.started.elapsed();
+        self.app
+            .calls
+            .record(self.session, self.name, elapsed, Some(ErrorCode::Cancelled));
+        tracing::debug!(tool = self.name, session = %self.session.id, ms = elapsed.as_millis() as u64, "tool call cancelled");
+    }
+}
+
+async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
+    let app = &ctx.app;
+    let session = &ctx.session;
     let def = app
         .tools
         .get(name)
@@ -127,12 +194,7 @@ async fn run(
     }
     reject_nul(&params)?;
     let limit = call_limit(&params);
-    let ctx = Ctx {
-        app: app.clone(),
-        session: session.clone(),
-        depth,
-    };
-    let result = tokio::time::timeout(limit, (def.handler)(ctx, params))
+    let result = tokio::time::timeout(limit, (def.handler)(ctx.clone(), params))
         .await
         .unwrap_or_else(|_| Err(timed_out(name, limit)));
     // The session's tab closed during the call: the call is not run again

@@ -4,7 +4,7 @@
 use super::identity::NoParams;
 use super::inspection::TargetParams;
 use super::page::target;
-use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ACTION};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION};
 use crate::base::tab::TabId;
 use serde_json::json;
 
@@ -17,16 +17,16 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let frame = ctx.agent(tab, "frame_target", target(&p.r#ref, &p.selector)?).await?;
                 let reference = frame["ref"].as_str().unwrap_or_default().to_string();
-                ctx.session.set_frame(Some((tab, reference)));
+                ctx.session.set_frame(tab, Some(reference));
                 Ok(ToolOutput::json(frame))
             },
         ),
-        tool(
+        tab_tool(
             "frame_main",
             "Act on the whole page again after frame_switch.",
             ACTION,
-            |ctx: Ctx, _: NoParams| async move {
-                ctx.session.set_frame(None);
+            |ctx: Ctx, tab: TabId, _: NoParams| async move {
+                ctx.session.set_frame(tab, None);
                 Ok(ToolOutput::json(json!({"frame": "main"})))
             },
         ),

@@ -79,7 +79,7 @@ const MAX_LOAD_MS: u64 = 300_000;
 
 async fn navigate(ctx: &Ctx, tab: TabId, nav: Navigation, limit: Duration) -> ToolResult {
     // A new page: the frame chosen on the old one is gone.
-    ctx.session.set_frame(None);
+    ctx.session.set_frame(tab, None);
     let target = match &nav {
         Navigation::Load(url) => Some(url.clone()),
         _ => None,

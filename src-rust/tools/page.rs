@@ -18,7 +18,22 @@ pub const POLL: Duration = Duration::from_millis(25);
 pub const START_GRACE: Duration = Duration::from_millis(500);
 
 impl Ctx {
-    /// This session's tab: the one it switched to, else the front tab.
+    /// The tab a call names by its id, else this session's tab.
+    pub async fn tab_for(&self, handle: Option<TabId>) -> Result<TabId, ToolError> {
+        let Some(tab) = handle else {
+            return self.tab().await;
+        };
+        match self.app.browser.tab_info(tab) {
+            Ok(_) => Ok(tab),
+            Err(_) => Err(ToolError::new(
+                ErrorCode::NoTab,
+                format!("no tab {tab} is open (it closed, or never was); tab_list gives the open tabs' ids"),
+            )),
+        }
+    }
+
+    /// This session's tab: the one it switched to, else the front tab. A
+    /// stateless client has none of its own and always gets the front tab.
     pub async fn tab(&self) -> Result<TabId, ToolError> {
         if let Some(tab) = self.session.tab() {
             if self.app.browser.tab_info(tab).is_ok() {

@@ -37,7 +37,7 @@ pub fn markdown_table(registry: &Registry) -> String {
 
 /// tools/list as clients receive it, pretty-printed.
 pub fn tools_list_json(registry: &Registry) -> String {
-    let tools: Vec<Value> = registry.public().map(|t| t.mcp_json()).collect();
+    let tools: Vec<Value> = registry.public().map(|t| t.mcp_json(false)).collect();
     let mut text =
         serde_json::to_string_pretty(&serde_json::json!({ "tools": tools })).unwrap_or_default();
     text.push('\n');

@@ -154,6 +154,7 @@ async fn tab_at(ctx: &Ctx, index: u32) -> Result<TabId, ToolError> {
 }
 
 async fn describe(ctx: &Ctx, tab: TabId) -> ToolResult {
+    ctx.acted_on(tab);
     let index = ctx.tab_info(tab)?.index;
     let summary = ctx.page_summary(tab).await?;
     Ok(ToolOutput::json(

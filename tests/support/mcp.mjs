@@ -231,3 +231,50 @@ export function httpRequest(url, { method = 'GET', headers = {}, body } = {}) {
     if (body !== undefined) req.end(body); else req.end();
   });
 }
+
+// ---------------------------------------------------------------------------
+// The stateless revision (2026-07-28): every request carries its own _meta
+// and the headers that mirror it.
+
+export const MODERN_PROTOCOL = '2026-07-28';
+
+export const modernMeta = (extra = {}) => ({
+  'io.modelcontextprotocol/protocolVersion': MODERN_PROTOCOL,
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'sovereign-modern-tests', version: '0.0.0' },
+  ...extra,
+});
+
+/** The routing headers a conforming client sends for a request body. */
+export function modernHeaders(body) {
+  const h = { 'MCP-Protocol-Version': MODERN_PROTOCOL, 'Mcp-Method': body.method };
+  const name = body.params?.name ?? body.params?.uri;
+  if (['tools/call', 'prompts/get', 'resources/read'].includes(body.method) && typeof name === 'string') {
+    h['Mcp-Name'] = name;
+  }
+  return h;
+}
+
+/**
+ * POST a modern request: `params` gets a complete _meta unless it has one
+ * (or `meta: null` leaves it out); `headers` override the routing headers
+ * (a null value drops one).
+ */
+export async function modernPost(browser, method, params = {}, { meta, headers = {}, ...opts } = {}) {
+  const withMeta = meta === null ? params : { ...params, _meta: meta ?? params._meta ?? modernMeta() };
+  const body = rpc(method, withMeta);
+  const h = { ...modernHeaders(body), ...headers };
+  for (const [k, v] of Object.entries(h)) if (v === null) delete h[k];
+  const reply = await mcpPost(browser, body, { ...opts, headers: h });
+  return { ...reply, id: body.id };
+}
+
+/** A modern tools/call's result (asserts a result, not a JSON-RPC error). */
+export async function modernCall(browser, tool, args = {}, opts = {}) {
+  const reply = await modernPost(browser, 'tools/call', { name: tool, arguments: args }, opts);
+  assert.equal(reply.status, 200, `${tool}: HTTP ${reply.status}: ${reply.text}`);
+  const message = reply.messages.find((m) => m.id === reply.id);
+  assert.ok(message?.result, `${tool}: no result in ${reply.text}`);
+  assert.equal(message.result.resultType, 'complete', `${tool}: ${reply.text}`);
+  return message.result;
+}
