@@ -38,8 +38,8 @@ usage: scripts/setup.sh [--with-test-deps]
 Installs the missing system packages needed to build Sovereign Browser and
 checks for the Rust toolchain.
 
-  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool, xclip, pdftotext and python3 are present
-                     and install the test suite's npm packages
+  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool, xclip, pdftotext and python3 with pip
+                     are present, and install the test suite's npm and Python packages
 EOF
 }
 
@@ -107,8 +107,10 @@ setup_install_missing() {
 		command -v xclip >/dev/null 2>&1 || SETUP_MISSING+=(xclip)
 		# A PDF reader to check the PDFs the browser prints.
 		command -v pdftotext >/dev/null 2>&1 || SETUP_MISSING+=(poppler-utils)
-		# Closing the window as a window manager would (tests/support/close_window.py).
+		# Closing the window as a window manager would (tests/support/close_window.py),
+		# and the MCP Python SDK's client (installed with pip, see below).
 		command -v python3 >/dev/null 2>&1 || SETUP_MISSING+=(python3)
+		python3 -m pip --version >/dev/null 2>&1 || SETUP_MISSING+=(python3-pip)
 	fi
 
 	if ((${#SETUP_MISSING[@]} == 0)); then
@@ -194,6 +196,26 @@ setup_npm_install() {
 	fi
 }
 
+# The tests' Python packages (tests/requirements.txt), in a folder of the
+# checkout's own: nothing is installed for the system or the user.
+SETUP_PYTHON_DIR_REL=target/python-tests
+setup_python_install() {
+	local dir="$SETUP_ROOT/$SETUP_PYTHON_DIR_REL" wanted
+	wanted=$(cat "$SETUP_ROOT/tests/requirements.txt")
+	if [[ -f $dir/.installed && $(cat "$dir/.installed") == "$wanted" ]]; then
+		setup_log "python test packages: present"
+		return 0
+	fi
+	setup_log "installing python test packages into $SETUP_PYTHON_DIR_REL"
+	rm -rf "$dir"
+	# A target folder changes no environment, so Debian's guard against
+	# pip in the system's Python does not apply.
+	PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
+		--no-warn-conflicts --no-warn-script-location --target "$dir" \
+		-r "$SETUP_ROOT/tests/requirements.txt" >&2 || setup_die "pip install of tests/requirements.txt failed"
+	printf '%s' "$wanted" >"$dir/.installed"
+}
+
 setup_main() {
 	case ${SETUP_WITH_TEST_DEPS:-0} in
 	1 | true | yes) SETUP_WITH_TEST_DEPS=1 ;;
@@ -223,6 +245,7 @@ setup_main() {
 		setup_check_rust_components
 		setup_check_node
 		setup_npm_install
+		setup_python_install
 	fi
 	setup_log "ready"
 }

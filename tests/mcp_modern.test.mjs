@@ -186,9 +186,25 @@ describe('MCP 2026-07-28 (stateless) on /mcp', { timeout: 300_000 }, () => {
 
   test('methods the revision removed, and unknown ones, are Method not found, HTTP 404', async () => {
     for (const method of ['initialize', 'ping', 'logging/setLevel', 'resources/subscribe',
-      'resources/unsubscribe', 'prompts/list', 'resources/list', 'unknown/method']) {
+      'resources/unsubscribe', 'completion/complete', 'unknown/method']) {
       refused(await modernPost(browser, method), 404, -32601, method);
     }
+  });
+
+  test('prompts and resources: empty lists with cache hints, nothing to get or read', async () => {
+    for (const [method, key] of [['prompts/list', 'prompts'], ['resources/list', 'resources'],
+      ['resources/templates/list', 'resourceTemplates']]) {
+      const reply = await modernPost(browser, method);
+      assert.equal(reply.status, 200, `${method}: ${reply.text}`);
+      assert.deepEqual(reply.message.result[key], [], method);
+      assert.equal(reply.message.result.resultType, 'complete');
+      assert.ok(Number.isInteger(reply.message.result.ttlMs), `${method}: ${reply.text}`);
+    }
+    const discovered = (await modernPost(browser, 'server/discover')).message.result.capabilities;
+    assert.deepEqual(discovered.prompts, {});
+    assert.deepEqual(discovered.resources, {});
+    refused(await modernPost(browser, 'resources/read', { uri: 'file:///etc/passwd' }), 400, -32602, 'resources/read');
+    refused(await modernPost(browser, 'prompts/get', { name: 'x' }), 400, -32602, 'prompts/get');
   });
 
   test('an unknown tool is INVALID_PARAMS, HTTP 400; a bad log level too', async () => {

@@ -50,14 +50,28 @@ pub(super) async fn post(
     };
     match method.as_str() {
         "server/discover" => complete(id, discover()),
-        "tools/list" => complete(
-            id,
-            json!({
-                "tools": tools_list(app, true),
-                "ttlMs": LIST_TTL_MS,
-                "cacheScope": "public",
-            }),
-        ),
+        "tools/list" => complete(id, cacheable(json!({"tools": tools_list(app, true)}))),
+        // No prompts or resources are offered: empty lists, and nothing
+        // to get or read (what sessions have always been told too).
+        "prompts/list" => complete(id, cacheable(json!({"prompts": []}))),
+        "resources/list" => complete(id, cacheable(json!({"resources": []}))),
+        "resources/templates/list" => complete(id, cacheable(json!({"resourceTemplates": []}))),
+        "prompts/get" | "resources/read" => {
+            let (key, what) = if method == "prompts/get" {
+                ("name", "prompt")
+            } else {
+                ("uri", "resource")
+            };
+            let named = params[key].as_str().unwrap_or_default();
+            refuse(
+                id,
+                Refusal {
+                    code: INVALID_PARAMS,
+                    message: format!("no {what} {named:?}: this server offers none"),
+                    data: Some(json!({ key: named })),
+                },
+            )
+        }
         "tools/call" => {
             let session = app
                 .sessions
@@ -69,10 +83,7 @@ pub(super) async fn post(
             id,
             Refusal {
                 code: METHOD_NOT_FOUND,
-                message: format!(
-                    "method not found: {other} (2026-07-28 serves server/discover, tools/list, \
-                     tools/call and subscriptions/listen)"
-                ),
+                message: format!("method not found: {other}"),
                 data: None,
             },
         ),
@@ -80,17 +91,24 @@ pub(super) async fn post(
 }
 
 fn discover() -> Value {
-    json!({
+    cacheable(json!({
         "supportedVersions": envelope::supported_versions(),
-        "capabilities": capabilities(),
+        "capabilities": {
+            "tools": {"listChanged": true},
+            "prompts": {},
+            "resources": {},
+            "logging": {},
+        },
         "instructions": format!("{INSTRUCTIONS}{TAB_INSTRUCTIONS}"),
-        "ttlMs": LIST_TTL_MS,
-        "cacheScope": "public",
-    })
+    }))
 }
 
-fn capabilities() -> Value {
-    json!({"tools": {"listChanged": true}, "logging": {}})
+/// Adds the cache hints: the same for every caller (nothing in these
+/// lists depends on who asks).
+fn cacheable(mut result: Value) -> Value {
+    result["ttlMs"] = LIST_TTL_MS.into();
+    result["cacheScope"] = "public".into();
+    result
 }
 
 /// The routing headers, as sent (a copy sent twice is malformed).

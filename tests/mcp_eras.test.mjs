@@ -1,0 +1,106 @@
+// The same browse scenario through the official SDKs of both protocol
+// eras on one /mcp: the Python SDK 2.x in its default mode (it discovers
+// and speaks 2026-07-28 without a session) and pinned to 2026-07-28, and
+// the TypeScript SDK in a 2025-11-25 session. Each fills a form in one tab,
+// opens another and reads the first one's field back.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { REPO_ROOT, startBrowser, withBrowserLog } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { connectPanel } from './support/agent.mjs';
+import { LATEST_PROTOCOL, MODERN_PROTOCOL, TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { refOf } from './support/snapshot.mjs';
+
+const PYTHON_PACKAGES = path.join(REPO_ROOT, 'target/python-tests');
+const PYTHON_CLIENT = path.join(REPO_ROOT, 'tests/support/mcp_python_client.py');
+
+/** Runs the Python SDK's scenario; resolves with what it printed. */
+function pythonScenario(browser, mode, page) {
+  return new Promise((resolve, reject) => {
+    execFile('python3', [PYTHON_CLIENT, browser.mcpUrl, browser.token, mode, page], {
+      env: { ...process.env, PYTHONPATH: PYTHON_PACKAGES },
+      timeout: 90_000,
+    }, (error, stdout, stderr) => {
+      if (error) {
+        reject(new Error(`the Python client (${mode}) failed: ${error.message}\n${stderr}`));
+        return;
+      }
+      resolve(JSON.parse(stdout.trim().split('\n').pop()));
+    });
+  });
+}
+
+describe('one /mcp, both protocol eras, the official SDKs', { timeout: 300_000 }, () => {
+  let browser;
+  let fixtures;
+  let mcp;
+  const test = (name, fn) => it(name, { timeout: 120_000 }, withBrowserLog(() => browser, fn));
+
+  before(async () => {
+    assert.ok(existsSync(PYTHON_PACKAGES),
+      `the MCP Python SDK is not installed in ${PYTHON_PACKAGES}: run scripts/setup.sh --with-test-deps`);
+    fixtures = await startFixtureServer();
+    browser = await startBrowser();
+    mcp = await connectMcp(browser, { name: 'typescript-sdk-test' });
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+  }, { timeout: 90_000 });
+  after(async () => {
+    await mcp?.close();
+    await browser?.stop();
+    await fixtures?.close();
+  });
+
+  for (const mode of ['auto', MODERN_PROTOCOL]) {
+    test(`the Python SDK (mode ${mode}) browses two tabs by their ids, without a session`, async () => {
+      const page = fixtures.url('/form.html');
+      const seen = await pythonScenario(browser, mode, page);
+      assert.equal(seen.protocol, MODERN_PROTOCOL, 'the stateless revision was chosen');
+      assert.equal(seen.tools, 100);
+      assert.ok(seen.click_params.includes('tab'), `click's parameters: ${seen.click_params}`);
+      assert.notEqual(seen.first_tab, seen.second_tab);
+      assert.equal(seen.first_value, 'Ada', 'the field filled in the first tab, read back by its id');
+      assert.equal(seen.first_url, page);
+      assert.equal(seen.front_url, `${page}?second`, 'without a tab id: the tab in front');
+      assert.equal(seen.closed_tab_error, 'NO_TAB');
+    });
+  }
+
+  test('the TypeScript SDK (2025-11-25) browses the same pages in its session', async () => {
+    assert.equal(mcp.transport.protocolVersion, LATEST_PROTOCOL);
+    const page = fixtures.url('/form.html');
+    await callJson(mcp, 'open', { url: page });
+    const name = refOf(await callText(mcp, 'snapshot'), 'textbox', 'Name');
+    await callJson(mcp, 'fill', { ref: name, value: 'Grace' });
+    const first = (await callJson(mcp, 'tab_list')).tabs.find((t) => t.current);
+    const second = await callJson(mcp, 'tab_new', { url: `${page}?second` });
+    assert.equal(second.tab, undefined, 'session results are as they always were');
+    assert.equal((await callJson(mcp, 'get_url')).url, `${page}?second`, 'the new tab is the session\'s');
+    await callJson(mcp, 'tab_switch', { index: first.index });
+    assert.equal((await callJson(mcp, 'get_value', { ref: name })).value, 'Grace');
+    await callJson(mcp, 'tab_close', { index: (await callJson(mcp, 'tab_list')).tabs.find((t) => !t.current).index });
+  });
+
+  test('the panel lists the Python client by its clientInfo, as stateless', async () => {
+    const panel = await connectPanel(browser);
+    try {
+      for (;;) {
+        const push = await panel.nextUnmatched({ timeout: 10_000 });
+        if (push.event !== 'state') continue;
+        const python = push.data.sessions.filter((s) => s.client?.name === 'python-sdk-test');
+        const typescript = push.data.sessions.find((s) => s.client?.name === 'typescript-sdk-test');
+        assert.equal(python.length, 1, 'one record for the client, however many requests it sent');
+        assert.equal(python[0].stateless, true);
+        assert.equal(python[0].protocol_version, MODERN_PROTOCOL);
+        assert.equal(python[0].calls, 18, "nine tool calls in each of its two runs");
+        assert.equal(typescript.stateless, false);
+        assert.equal(typescript.protocol_version, LATEST_PROTOCOL);
+        return;
+      }
+    } finally {
+      await panel.close();
+    }
+  });
+});
