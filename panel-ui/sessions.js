@@ -53,10 +53,14 @@ export function initSessions({ call }) {
     const idEl = tr.querySelector('.session-id');
     setText(idEl, shortId(session.id));
     idEl.title = `Session ${session.id}`;
-    const kind = session.transport === 'mcp'
+    let kind = session.transport === 'mcp'
       ? (session.protocol_version || '—')
       : session.transport === 'panel' ? 'panel' : 'agent';
+    // A client of the stateless revision has no session to end: each of
+    // its requests stands alone, and the row is the client as it names itself.
+    if (session.stateless) kind += ' · stateless';
     setText(tr.querySelector('.kind'), kind);
+    tr.dataset.stateless = session.stateless ? 'true' : 'false';
     const created = tr.querySelector('.created');
     setText(created, formatTime(session.created * 1000));
     created.title = formatFull(session.created * 1000);
@@ -64,9 +68,10 @@ export function initSessions({ call }) {
     // Last active: counted locally from idle_ms so it ages between pushes.
     lastActive.set(session.id, Date.now() - (session.idle_ms || 0));
     refreshAge(tr);
-    // The panel's own session cannot be ended from here.
+    // The panel's own session cannot be ended from here, and a stateless
+    // client has none.
     const end = tr.querySelector('[data-action="end"]');
-    if (mine && end) end.remove();
+    if ((mine || session.stateless) && end) end.remove();
   }
 
   function refreshAge(tr) {

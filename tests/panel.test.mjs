@@ -15,7 +15,7 @@ import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { startBunker } from './support/bunker.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { tryAgentHandshake } from './support/agent.mjs';
-import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp } from './support/mcp.mjs';
+import { MODERN_PROTOCOL, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp, modernCall, modernMeta } from './support/mcp.mjs';
 import { assertPng } from './support/png.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
@@ -410,6 +410,22 @@ describe('control panel', { timeout: 300_000 }, () => {
     assert.match(failure, /404|session/i, `the failure says the session is gone: ${failure}`);
     // The browser itself is fine: other sessions still work.
     assert.equal((await status()).logged_in, true);
+  });
+
+  test('a client of 2026-07-28 shows by its clientInfo, stateless, and its calls are logged', async () => {
+    const meta = modernMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'panel-stateless-client', version: '9.1' } });
+    const title = await modernCall(browser, 'get_title', {}, { meta });
+    assert.equal(title.resultType, 'complete');
+    const row = page.locator('#sessions-mcp tr[data-stateless="true"]', { hasText: 'panel-stateless-client' });
+    await row.waitFor({ state: 'visible', timeout: 10_000 });
+    const text = await row.innerText();
+    assert.ok(text.includes('9.1'), `the row shows the client's version: ${text}`);
+    assert.ok(text.includes(`${MODERN_PROTOCOL} · stateless`), `the row shows the revision: ${text}`);
+    assert.equal(await row.locator('button[data-action="end"]').count(), 0, 'no session to end');
+    await eventually(async () => {
+      const rows = await logRows('get_title').allInnerTexts();
+      return rows.some((r) => r.includes('panel-stateless-client'));
+    }, 'the stateless client\'s call in #call-log');
   });
 
   test('the call log can be filtered and paused', async () => {
