@@ -4,7 +4,8 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import {
-  TEST_NSEC, connectMcp, callJson, errorResult, httpRequest, initializeParams, mcpPost, rpc,
+  TEST_NSEC, connectMcp, callJson, errorResult, httpRequest, initializeParams, mcpPost, modernMeta,
+  modernPost, rpc,
 } from './support/mcp.mjs';
 import { agentOk, connectAgent, connectPanel, tryAgentHandshake } from './support/agent.mjs';
 
@@ -82,6 +83,30 @@ describe('security', { timeout: 240_000 }, () => {
     const wrong = browser.token.slice(0, -1) + (browser.token.endsWith('a') ? 'b' : 'a');
     const r = await mcpPost(browser, initialize(), { token: wrong });
     assert.equal(r.status, 401, `HTTP ${r.status}: ${r.text}`);
+  });
+
+  test('a stateless (2026-07-28) request passes the same gates; its client record is no session', async () => {
+    const discover = (opts) => modernPost(browser, 'server/discover', {}, opts);
+    assert.equal((await discover({ token: null })).status, 401, 'no token');
+    assert.equal((await discover({ headers: { Origin: 'http://evil.example' } })).status, 403, 'a foreign Origin');
+    const wrong = browser.token.slice(0, -1) + (browser.token.endsWith('a') ? 'b' : 'a');
+    assert.equal((await discover({ token: wrong })).status, 401, 'a wrong token');
+    const meta = modernMeta({ 'io.modelcontextprotocol/clientInfo': { name: 'security-stateless', version: '1' } });
+    const call = await modernPost(browser, 'tools/call', { name: 'login_status', arguments: {} }, { meta });
+    assert.equal(call.status, 200, call.text);
+    const panel = await connectPanel(browser);
+    let record;
+    try {
+      for (;;) {
+        const push = await panel.nextUnmatched({ timeout: 10_000 });
+        record = push.event === 'state' && push.data.sessions.find((s) => s.client?.name === 'security-stateless');
+        if (record) break;
+      }
+    } finally {
+      await panel.close();
+    }
+    const named = await mcpPost(browser, rpc('tools/list', {}), { sessionId: record.id });
+    assert.equal(named.status, 404, `a stateless client's record opened a session: ${named.text}`);
   });
 
   test('a text/plain body (a page\'s no-preflight form post) gets 415', async () => {
