@@ -3,8 +3,9 @@
 //! of each tool; and a web page's window.nostr call. Any input must end in
 //! a value or a clear error, never a panic or a hang.
 //!
-//! The whole input is read as an /mcp body, as an /agent message and as a
-//! page's call; then its first byte picks a tool and the rest is that
+//! The whole input is read as an /mcp body (and, for the stateless
+//! revision, its envelope checked against headers that mirror it and
+//! against none), as an /agent message and as a page's call; then its first byte picks a tool and the rest is that
 //! tool's arguments, so every tool's parameters are reached directly too.
 
 #![no_main]
@@ -15,6 +16,7 @@ use sovereign_browser::base::error::ErrorCode;
 use sovereign_browser::nip07::{request, PageCall};
 use sovereign_browser::server::agent::parse_request;
 use sovereign_browser::server::jsonrpc::{self, classify, Incoming};
+use sovereign_browser::server::mcp::envelope::{self, RoutingHeaders};
 use sovereign_browser::tools::Registry;
 use std::sync::OnceLock;
 
@@ -33,10 +35,41 @@ fn check_call(name: &str, arguments: Value) {
     }
 }
 
+/// A modern request's envelope: read, or refused with one of the codes
+/// the revision gives for it.
+fn modern_envelope(method: &str, params: &Value) {
+    let _ = envelope::era(None, params);
+    let mirrored = RoutingHeaders {
+        protocol_version: params
+            .pointer("/_meta/io.modelcontextprotocol~1protocolVersion")
+            .and_then(Value::as_str)
+            .map(String::from),
+        method: Some(method.to_string()),
+        name: params.get("name").and_then(Value::as_str).map(String::from),
+        malformed: None,
+    };
+    for headers in [mirrored, RoutingHeaders::default()] {
+        if let Err(refusal) = envelope::check(method, params, &headers) {
+            assert!(
+                [
+                    jsonrpc::INVALID_PARAMS,
+                    envelope::HEADER_MISMATCH,
+                    envelope::UNSUPPORTED_VERSION
+                ]
+                .contains(&refusal.code),
+                "code {}",
+                refusal.code
+            );
+            assert!(!refusal.message.is_empty());
+        }
+    }
+}
+
 fn mcp_message(data: &[u8]) {
     match classify(data) {
         Ok(Incoming::Request { id, method, params }) => {
             assert!(id.is_string() || id.is_number(), "request id {id}");
+            modern_envelope(&method, &params);
             if method == "tools/call" {
                 if let Some(name) = params.get("name").and_then(Value::as_str) {
                     let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
