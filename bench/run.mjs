@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, startBrowser } from '../tests/support/browser.mjs';
 import { treePss } from './pss.mjs';
 import { startFixtureServer } from '../tests/support/fixture-server.mjs';
+import { modernPost } from '../tests/support/mcp.mjs';
 import { TEST_NSEC, callJson, connectMcp, textResult } from '../tests/support/mcp.mjs';
 import { connectPanel } from '../tests/support/agent.mjs';
 import { waitFor } from '../tests/support/wait.mjs';
@@ -128,6 +129,13 @@ async function startXvfb() {
 async function login(mcp) {
   const r = await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
   if (!r.logged_in) throw new Error(`login failed: ${JSON.stringify(r)}`);
+}
+
+/** The tools a client of 2026-07-28 lists (no session: tab tools take a tab id). */
+async function statelessToolsList(browser) {
+  const reply = await modernPost(browser, 'tools/list');
+  if (!reply.message?.result?.tools) throw new Error(`stateless tools/list failed: ${reply.text}`);
+  return reply.message.result.tools;
 }
 
 /** One cold start; returns { browser, mcp, listeningMs, readyMs }. */
@@ -348,6 +356,7 @@ function report(r) {
       ['Click alone p50', fmt(r.click.clickP50Ms, 'ms'), '', '']] : []),
     ...(r.nostrSign ? [[`window.nostr.signEvent in the page, mean / p99 (${r.nostrSign.calls} calls)`, `${fmt(r.nostrSign.meanMs, 'ms')} / ${fmt(r.nostrSign.p99Ms, 'ms')}`, '', '']] : []),
     [`tools/list size (${r.toolsList.tools} tools; the reference has ${REFERENCE.toolsListTools})`, fmt(r.toolsList.tokens, 'tokens'), fmt(REFERENCE.toolsListTokens, 'tokens'), ratio(r.toolsList.tokens, REFERENCE.toolsListTokens)],
+    ['tools/list size, 2026-07-28 (tab tools take a tab id)', fmt(r.toolsList.statelessTokens, 'tokens'), fmt(REFERENCE.toolsListTokens, 'tokens'), ratio(r.toolsList.statelessTokens, REFERENCE.toolsListTokens)],
     ['Process tree PSS, 1 tab, end of run', fmt(r.pss.finalMiB, 'MiB'), '', ''],
     ['Process tree PSS, 1 tab, highest sample', fmt(r.pss.peakMiB, 'MiB'), `${fmt(REFERENCE.pssPeakMiB, 'MB')} (peak)`, ratio(r.pss.peakMiB, REFERENCE.pssPeakMiB)],
   ];
@@ -355,7 +364,7 @@ function report(r) {
   console.log(`
 Reference: ${REFERENCE.source}; its token counts are exact (cl100k).
 Token counts are exact, cl100k_base (gpt-tokenizer).
-tools/list: ${r.toolsList.tools} tools, ${r.toolsList.tokens.toLocaleString('en-US')} tokens.
+tools/list: ${r.toolsList.tools} tools, ${r.toolsList.tokens.toLocaleString('en-US')} tokens in a session, ${r.toolsList.statelessTokens.toLocaleString('en-US')} for 2026-07-28 clients.
 Ratio below 1 means Sovereign Browser is faster / smaller.
 PSS samples: ${r.pss.samples.map((s) => `${s.at} ${s.totalMiB} MiB`).join(', ')}.
 Processes at the end: ${r.pss.processes.map((p) => `${p.comm} ${p.pssMiB}`).join(', ')} (MiB).
@@ -431,6 +440,7 @@ async function main() {
     const form = await snapshots(mcp, formUrl);
     const tools = await mcp.listTools();
     const toolsList = { tools: tools.length, tokens: countTokens(JSON.stringify(tools)) };
+    toolsList.statelessTokens = countTokens(JSON.stringify(await statelessToolsList(browser)));
     log(`form.html snapshot p50 ${form.p50Ms} ms, ${form.chars} chars, ${form.refs} refs`);
     sample('after form.html snapshots');
     const click = existsSync(path.join(PAGES, 'dynamic.html')) ? await clickAndSnapshot(mcp, server.url('/dynamic.html')) : null;

@@ -14,6 +14,11 @@ import {
 } from './support/mcp.mjs';
 import { refOf } from './support/snapshot.mjs';
 import { waitFor } from './support/wait.mjs';
+import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
+
+// What tools/list may cost a model here, in cl100k tokens: the sessions'
+// budget (tests/catalog.test.mjs) plus the tab handle of the tab tools.
+const CATALOGUE_TOKEN_BUDGET = 6500;
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';
@@ -250,6 +255,8 @@ describe('MCP 2026-07-28 (stateless) on /mcp', { timeout: 300_000 }, () => {
     for (const tool of ['login', 'tab_list', 'tab_new', 'close_all', 'batch']) {
       assert.equal(byName[tool].inputSchema.properties?.tab, undefined, `${tool} acts on no one tab`);
     }
+    const tokens = encode(JSON.stringify(result.tools)).length;
+    assert.ok(tokens <= CATALOGUE_TOKEN_BUDGET, `tools/list costs ${tokens} tokens, over ${CATALOGUE_TOKEN_BUDGET}`);
   });
 
   test('before login a browser tool answers NOT_LOGGED_IN as a result; login works statelessly', async () => {
