@@ -312,6 +312,10 @@ describe('MCP 2026-07-28 (stateless) on /mcp', { timeout: 300_000 }, () => {
       assert.equal(front.url, fixtures.url('/links.html'));
       assert.equal(jsonResult(await legacy.callTool('get_url')).url, fixtures.url('/interact.html'),
         'the session still acts on its own tab');
+      assert.equal(jsonResult(await legacy.callTool('get_url', { tab: other.id })).url, fixtures.url('/links.html'),
+        'a session may name another tab');
+      assert.equal(jsonResult(await legacy.callTool('get_url')).url, fixtures.url('/interact.html'),
+        'without switching to it');
       jsonResult(await legacy.callTool('close'));
     } finally {
       await legacy.close();
