@@ -2,10 +2,13 @@
 // eras on one /mcp: the Python SDK 2.x in its default mode (it discovers
 // and speaks 2026-07-28 without a session) and pinned to 2026-07-28, and
 // the TypeScript SDK in a 2025-11-25 session. Each fills a form in one tab,
-// opens another and reads the first one's field back.
+// opens another and reads the first one's field back. Before that, the
+// Python SDK's call before login asks its user (an input_required result)
+// to log in in the panel, and goes on once the person did.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import readline from 'node:readline';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT, startBrowser, withBrowserLog } from './support/browser.mjs';
@@ -17,10 +20,10 @@ import { refOf } from './support/snapshot.mjs';
 const PYTHON_PACKAGES = path.join(REPO_ROOT, 'target/python-tests');
 const PYTHON_CLIENT = path.join(REPO_ROOT, 'tests/support/mcp_python_client.py');
 
-/** Runs the Python SDK's scenario; resolves with what it printed. */
+/** Runs the Python SDK's browse scenario; resolves with what it printed. */
 function pythonScenario(browser, mode, page) {
   return new Promise((resolve, reject) => {
-    execFile('python3', [PYTHON_CLIENT, browser.mcpUrl, browser.token, mode, page], {
+    execFile('python3', [PYTHON_CLIENT, browser.mcpUrl, browser.token, mode, 'browse', page], {
       env: { ...process.env, PYTHONPATH: PYTHON_PACKAGES },
       timeout: 90_000,
     }, (error, stdout, stderr) => {
@@ -31,6 +34,29 @@ function pythonScenario(browser, mode, page) {
       resolve(JSON.parse(stdout.trim().split('\n').pop()));
     });
   });
+}
+
+/**
+ * Starts the Python SDK's login-wait scenario: `next()` gives each JSON line
+ * it prints, `answer(line)` is what its user says when asked.
+ */
+function pythonLoginWait(browser) {
+  const child = spawn('python3', [PYTHON_CLIENT, browser.mcpUrl, browser.token, 'auto', 'login-wait'], {
+    env: { ...process.env, PYTHONPATH: PYTHON_PACKAGES },
+  });
+  let stderr = '';
+  child.stderr.on('data', (c) => { stderr += c; });
+  const lines = readline.createInterface({ input: child.stdout })[Symbol.asyncIterator]();
+  const timer = setTimeout(() => child.kill(), 60_000);
+  child.on('exit', () => clearTimeout(timer));
+  return {
+    async next() {
+      const { value, done } = await lines.next();
+      if (done) throw new Error(`the Python client ended early:\n${stderr}`);
+      return JSON.parse(value);
+    },
+    answer: (line) => child.stdin.write(`${line}\n`),
+  };
 }
 
 describe('one /mcp, both protocol eras, the official SDKs', { timeout: 300_000 }, () => {
@@ -45,12 +71,46 @@ describe('one /mcp, both protocol eras, the official SDKs', { timeout: 300_000 }
     fixtures = await startFixtureServer();
     browser = await startBrowser();
     mcp = await connectMcp(browser, { name: 'typescript-sdk-test' });
-    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
   }, { timeout: 90_000 });
   after(async () => {
     await mcp?.close();
     await browser?.stop();
     await fixtures?.close();
+  });
+
+  test('before login, the Python SDK\'s user is asked to log in in the panel; the call goes on once they did', async () => {
+    const declined = pythonLoginWait(browser);
+    const asked = await declined.next();
+    assert.match(asked.asked, /control panel/);
+    declined.answer('decline');
+    const refused = await declined.next();
+    assert.equal(refused.is_error, true);
+    assert.equal(refused.result.error.code, 'NOT_LOGGED_IN');
+
+    const accepted = pythonLoginWait(browser);
+    await accepted.next();
+    const panel = await connectPanel(browser);
+    try {
+      const login = await panel.call('login', { method: 'local', nsec: TEST_NSEC });
+      assert.equal(login.ok, true, `the person logs in in the panel: ${JSON.stringify(login)}`);
+    } finally {
+      await panel.close();
+    }
+    accepted.answer('accept');
+    const done = await accepted.next();
+    assert.equal(done.is_error, false, JSON.stringify(done));
+    assert.equal(typeof done.result.url, 'string');
+  });
+
+  test('an accept with nobody logged in logs nobody in', async () => {
+    await callJson(mcp, 'logout');
+    const early = pythonLoginWait(browser);
+    await early.next();
+    early.answer('accept');
+    const result = await early.next();
+    assert.equal(result.is_error, true);
+    assert.equal(result.result.error.code, 'NOT_LOGGED_IN');
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
   });
 
   for (const mode of ['auto', MODERN_PROTOCOL]) {
@@ -94,7 +154,7 @@ describe('one /mcp, both protocol eras, the official SDKs', { timeout: 300_000 }
         assert.equal(python.length, 1, 'one record for the client, however many requests it sent');
         assert.equal(python[0].stateless, true);
         assert.equal(python[0].protocol_version, MODERN_PROTOCOL);
-        assert.equal(python[0].calls, 18, "nine tool calls in each of its two runs");
+        assert.equal(python[0].calls, 20, 'nine tool calls in each browse run, one in each login wait that went on');
         assert.equal(typescript.stateless, false);
         assert.equal(typescript.protocol_version, LATEST_PROTOCOL);
         return;

@@ -259,12 +259,37 @@ describe('MCP 2026-07-28 (stateless) on /mcp', { timeout: 300_000 }, () => {
     assert.ok(tokens <= CATALOGUE_TOKEN_BUDGET, `tools/list costs ${tokens} tokens, over ${CATALOGUE_TOKEN_BUDGET}`);
   });
 
-  test('before login a browser tool answers NOT_LOGGED_IN as a result; login works statelessly', async () => {
+  test('before login: NOT_LOGGED_IN, or for a client that shows forms, a question to the person', async () => {
     const early = await call('get_url');
     assert.equal(early.isError, true);
     assert.equal(early.structuredContent.error.code, 'NOT_LOGGED_IN');
+
+    const forms = modernMeta({ [META_CAPABILITIES]: { elicitation: {} } });
+    const asking = await modernPost(browser, 'tools/call', { name: 'get_url', arguments: {} }, { meta: forms });
+    assert.equal(asking.status, 200, asking.text);
+    const question = asking.message.result;
+    assert.equal(question.resultType, 'input_required');
+    assert.equal(question.inputRequests.login.method, 'elicitation/create');
+    assert.equal(question.inputRequests.login.params.mode, 'form');
+    assert.match(question.inputRequests.login.params.message, /control panel/);
+    assert.deepEqual(question.inputRequests.login.params.requestedSchema, { type: 'object', properties: {} });
+    const urlOnly = modernMeta({ [META_CAPABILITIES]: { elicitation: { url: {} } } });
+    assert.equal((await call('get_url', {}, { meta: urlOnly })).structuredContent.error.code, 'NOT_LOGGED_IN',
+      'no form, no question');
+    const retry = (action) => modernPost(browser, 'tools/call',
+      { name: 'get_url', arguments: {}, inputResponses: { login: { action } } }, { meta: forms });
+    const declined = (await retry('decline')).message.result;
+    assert.equal(declined.resultType, 'complete');
+    assert.match(declined.structuredContent.error.message, /chose not to log in/);
+    const accepted = (await retry('accept')).message.result;
+    assert.equal(accepted.resultType, 'complete');
+    assert.equal(accepted.structuredContent.error.code, 'NOT_LOGGED_IN', 'a client\'s accept logs nobody in');
+    assert.equal((await call('login_status', {}, { meta: forms })).structuredContent.logged_in, false,
+      'an ungated tool is never held back');
+
     const login = await json('login', { method: 'local', nsec: TEST_NSEC });
     assert.equal(login.logged_in, true, JSON.stringify(login));
+    assert.equal((await call('get_title', {}, { meta: forms })).isError, undefined, 'logged in: no question');
   });
 
   test('tab handles: each call acts on the tab it names, else on the tab in front', async () => {

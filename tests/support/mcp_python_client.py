@@ -1,22 +1,32 @@
-"""The official MCP Python SDK (2.x) as a client of the browser: drives the
-browse scenario of tests/mcp_eras.test.mjs and prints what it saw as one
-JSON object on stdout.
+"""The official MCP Python SDK (2.x) as a client of the browser, for the
+scenarios of tests/mcp_eras.test.mjs. Prints what it saw as JSON lines on
+stdout, the last one its summary.
 
-    python3 mcp_python_client.py URL TOKEN MODE PAGE_URL
+    python3 mcp_python_client.py URL TOKEN MODE browse PAGE_URL
+    python3 mcp_python_client.py URL TOKEN MODE login-wait
 
 MODE is "auto" (the SDK's default: it probes server/discover and speaks the
 stateless protocol when the server offers it) or a protocol version to pin
-(for instance 2026-07-28). The browser is logged in already.
+(for instance 2026-07-28).
+
+browse: the browser is logged in; fill a form in one tab, open another,
+read the first one's field back by its tab id.
+
+login-wait: nobody is logged in; call get_url with a form-elicitation
+callback, which prints what it was asked and answers with the line read
+from stdin (accept, decline), as the client's user would.
 """
 
 import asyncio
 import json
 import sys
 
+import anyio
+
 from mcp.client import Client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp_types import Implementation
+from mcp_types import ElicitResult, Implementation
 
 
 def structured(result):
@@ -38,16 +48,30 @@ def ref_of(snapshot, role, name):
     raise RuntimeError(f'no {role} "{name}" in the snapshot:\n{snapshot}')
 
 
-async def main(url, token, mode, page):
+def connect(url, token, mode, **callbacks):
     http = create_mcp_http_client(headers={"Authorization": f"Bearer {token}"})
-    transport = streamable_http_client(url, http_client=http)
-    client = Client(
-        transport,
+    return Client(
+        streamable_http_client(url, http_client=http),
         mode=mode,
         client_info=Implementation(name="python-sdk-test", version="2"),
+        **callbacks,
     )
+
+
+async def login_wait(url, token, mode):
+    async def answer(context, params):
+        print(json.dumps({"asked": params.message}), flush=True)
+        line = await anyio.to_thread.run_sync(sys.stdin.readline)
+        return ElicitResult(action=line.strip())
+
+    async with connect(url, token, mode, elicitation_callback=answer) as client:
+        result = await client.call_tool("get_url", {})
+        print(json.dumps({"is_error": bool(result.is_error), "result": result.structured_content}))
+
+
+async def browse(url, token, mode, page):
     seen = {}
-    async with client:
+    async with connect(url, token, mode) as client:
         seen["protocol"] = client.protocol_version
         tools = (await client.list_tools()).tools
         seen["tools"] = len(tools)
@@ -72,4 +96,8 @@ async def main(url, token, mode, page):
 
 
 if __name__ == "__main__":
-    asyncio.run(main(*sys.argv[1:5]))
+    url, token, mode, scenario, *rest = sys.argv[1:]
+    if scenario == "browse":
+        asyncio.run(browse(url, token, mode, *rest))
+    else:
+        asyncio.run(login_wait(url, token, mode))

@@ -8,6 +8,7 @@
 pub mod envelope;
 mod legacy;
 mod listen;
+mod login_wait;
 mod modern;
 
 use super::jsonrpc::{self, Incoming, INVALID_PARAMS};

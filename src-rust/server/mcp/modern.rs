@@ -8,6 +8,7 @@
 
 use super::super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 use super::envelope::{self, Envelope, Refusal, RoutingHeaders, LOG_LEVELS};
+use super::login_wait::{self, Instead};
 use super::{
     call_tool, listen, rpc_error, server_info, sse_event, tools_list, INSTRUCTIONS,
     TAB_INSTRUCTIONS,
@@ -197,6 +198,13 @@ async fn call(
             data: None,
         };
         return refuse(id, refusal);
+    }
+    match login_wait::before_call(&app, &envelope, &params) {
+        Some(Instead::Ask(question)) => {
+            return json_response(&json!({"jsonrpc": "2.0", "id": id, "result": question}))
+        }
+        Some(Instead::Refuse(error)) => return complete(id, error),
+        None => {}
     }
     let tool = params["name"].as_str().unwrap_or_default().to_string();
     let started = Instant::now();
