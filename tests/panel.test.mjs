@@ -517,6 +517,26 @@ describe('control panel', { timeout: 300_000 }, () => {
     await eventually(() => note.isHidden(), 'the note to go away once logged in');
   });
 
+  test('axe-core finds no violation (WCAG 2 A and AA, best practices), light and dark', async () => {
+    // The state to check: tabs with one in front, sessions, logged calls.
+    await page.locator('#tabs [data-front="true"]').waitFor({ state: 'visible', timeout: 10_000 });
+    await page.locator('#call-log tbody tr').first().waitFor({ state: 'visible', timeout: 10_000 });
+    const axe = readFileSync(path.join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
+    for (const colorScheme of ['light', 'dark']) {
+      await page.emulateMedia({ colorScheme });
+      // Evaluated, not added as a script tag: the panel's CSP allows no inline script.
+      if (!(await page.evaluate(() => typeof window.axe === 'object'))) await page.evaluate(axe);
+      const violations = await page.evaluate(async () => {
+        const result = await window.axe.run(document, {
+          runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice'] },
+        });
+        return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).join(', ')})`);
+      });
+      assert.deepEqual(violations, [], `${colorScheme}: ${violations.join('\n')}`);
+    }
+    await page.emulateMedia({ colorScheme: null });
+  });
+
   test('pause and resume the agents from the panel', async () => {
     const mcp = await mcpClient('panel-test-pause');
     const button = page.locator('#pause-agents');
