@@ -2,6 +2,7 @@
 //! here (a cheap lock, no wake-up of the main thread); the window looks a
 //! few times a second and redraws only when something changed.
 
+use crate::base::error::ErrorCode;
 use crate::base::tab::TabId;
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -10,7 +11,8 @@ use std::sync::Mutex;
 struct State {
     /// Calls in progress: session id -> (client, tool).
     running: HashMap<String, (String, String)>,
-    last: Option<(String, String)>,
+    /// The last call to end: client, tool, and how it ended.
+    last: Option<(String, String, Option<ErrorCode>)>,
     /// Tabs agents act on, with who acts.
     tabs: HashMap<TabId, String>,
     version: u64,
@@ -44,13 +46,14 @@ impl Activity {
         s.version += 1;
     }
 
-    pub fn finish(&self, session: &str, tab: Option<TabId>) {
+    /// A call ended: with its error's code when it failed.
+    pub fn finish(&self, session: &str, tab: Option<TabId>, failed: Option<ErrorCode>) {
         let mut s = self.lock();
-        if let Some(done) = s.running.remove(session) {
+        if let Some((client, tool)) = s.running.remove(session) {
             if let Some(tab) = tab {
-                s.tabs.insert(tab, done.0.clone());
+                s.tabs.insert(tab, client.clone());
             }
-            s.last = Some(done);
+            s.last = Some((client, tool, failed));
         }
         s.version += 1;
     }
@@ -62,7 +65,14 @@ impl Activity {
         let label = match (s.running.values().next(), &s.last) {
             (Some((client, tool)), _) if s.running.len() == 1 => format!("● {client}: {tool}"),
             (Some(_), _) => format!("● {} agents working", s.running.len()),
-            (None, Some((client, tool))) => format!("{client}: {tool} done"),
+            (None, Some((client, tool, outcome))) => match outcome {
+                None => format!("{client}: {tool} done"),
+                // Turned away before it reached a page.
+                Some(code @ (ErrorCode::Paused | ErrorCode::NotLoggedIn)) => {
+                    format!("{client}: {tool} refused ({code})")
+                }
+                Some(code) => format!("{client}: {tool} failed ({code})"),
+            },
             (None, None) => "No agent activity".to_string(),
         };
         Seen {
@@ -89,8 +99,14 @@ mod tests {
         );
         a.start("s2", "cursor", "open", None);
         assert_eq!(a.seen().label, "● 2 agents working");
-        a.finish("s2", None);
-        a.finish("s1", Some(3));
+        a.finish("s2", None, None);
+        a.finish("s1", Some(3), None);
         assert_eq!(a.seen().label, "claude-code: click done");
+        a.start("s1", "claude-code", "open", Some(3));
+        a.finish("s1", Some(3), Some(ErrorCode::Paused));
+        assert_eq!(a.seen().label, "claude-code: open refused (PAUSED)");
+        a.start("s1", "claude-code", "click", Some(3));
+        a.finish("s1", Some(3), Some(ErrorCode::StaleRef));
+        assert_eq!(a.seen().label, "claude-code: click failed (STALE_REF)");
     }
 }

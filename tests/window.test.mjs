@@ -9,7 +9,7 @@ import { waitFor } from './support/wait.mjs';
 import { withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { connectAgent, connectPanel, agentCall, agentError } from './support/agent.mjs';
-import { callError, callJson } from './support/mcp.mjs';
+import { callError, callJson, connectMcp } from './support/mcp.mjs';
 
 
 describe('the browser window', { timeout: 180_000 }, () => {
@@ -78,9 +78,14 @@ describe('the browser window', { timeout: 180_000 }, () => {
     click((await layout()).new_tab);
     await waitFor(async () => (await tabCount()) === before + 1, 'a new tab');
     assert.equal(await frontIndex(), before, 'the new tab is in front');
-    const strip = (await layout()).tabs;
+    const strip = await waitFor(async () => {
+      const tabs = (await layout()).tabs;
+      return tabs.length === before + 1 && tabs[before].front && tabs[before].label === 'New tab' ? tabs : null;
+    }, 'the strip to mark the new tab as the front one, titled New tab (not about:blank)');
+    assert.deepEqual(strip.map((t) => t.front), strip.map((_, i) => i === before), 'only the front tab is marked');
     click(strip[0].title);
     await waitFor(async () => (await frontIndex()) === 0, 'the first tab in front');
+    await waitFor(async () => (await layout()).tabs[0].front, 'the strip to mark the first tab');
     click((await layout()).tabs[before].close);
     await waitFor(async () => (await tabCount()) === before, 'the tab to close');
   });
@@ -131,10 +136,20 @@ describe('the browser window', { timeout: 180_000 }, () => {
   });
 
   test('pause: agents get PAUSED until the person resumes, from the window or the panel', async () => {
+    assert.equal((await layout()).paused_bar, false, 'no paused bar while the agents work');
     click((await layout()).pause);
     await waitFor(async () => (await layout()).pause_active, 'the pause button to be down');
+    assert.equal((await layout()).paused_bar, true, 'a bar across the window says the agents are paused');
     const why = await callError(mcp, 'get_url', {}, 'PAUSED');
     assert.match(why, /person has taken over/);
+    await waitFor(async () => /get_url refused \(PAUSED\)/.test((await layout()).activity),
+      'the indicator to say the call was refused, not done');
+    // The bar's own button resumes, with the person's real click.
+    click((await layout()).paused_resume);
+    await waitFor(async () => !(await layout()).pause_active, 'the pause button to be up');
+    assert.equal((await layout()).paused_bar, false, 'the bar goes once the agents may work again');
+    click((await layout()).pause);
+    await waitFor(async () => (await layout()).pause_active, 'the pause button to be down again');
     click((await layout()).pause);
     await waitFor(async () => !(await layout()).pause_active, 'the pause button to be up');
     assert.match((await call('get_url')).url, /links\.html$/);
@@ -142,6 +157,7 @@ describe('the browser window', { timeout: 180_000 }, () => {
     await agentCall(panel, 'agents_pause', { paused: true });
     await callError(mcp, 'open', { url: fixtures.url('form.html') }, 'PAUSED');
     await waitFor(async () => (await layout()).pause_active, 'the window to show the pause');
+    assert.equal((await layout()).paused_bar, true, 'the panel\'s pause shows the bar too');
     // Regression: an agent could resume itself after the person paused it.
     const agent = await connectAgent(browser);
     try {
@@ -179,6 +195,21 @@ describe('the browser window', { timeout: 180_000 }, () => {
       return /get_title/.test(now.activity) ? now : null;
     }, 'the indicator to show the call');
     assert.match(l.identity, /^local · npub10elfcs4/);
+    // The toolbar stays put whatever the indicator says.
+    const quiet = await layout();
+    const longNamed = await connectMcp(browser, { name: 'a-client-with-a-rather-long-name-indeed' });
+    try {
+      await callJson(longNamed, 'get_title');
+    } finally {
+      await longNamed.close();
+    }
+    const busy = await waitFor(async () => {
+      const now = await layout();
+      return /rather-long-name/.test(now.activity) ? now : null;
+    }, 'the indicator to show the long-named client');
+    assert.notEqual(busy.activity, quiet.activity);
+    assert.deepEqual(busy.activity_box, quiet.activity_box, 'the indicator keeps its size');
+    assert.deepEqual(busy.address, quiet.address, 'the address bar keeps its size');
     assert.ok(l.tabs.some((t) => t.label.startsWith('◆')), `a tab is marked: ${JSON.stringify(l.tabs)}`);
     const shot = await agentCall(panel, 'window_screenshot');
     assert.equal(shot.mimeType, 'image/png');

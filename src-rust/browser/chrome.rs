@@ -56,6 +56,9 @@ pub struct Chrome {
     nostr_bar: gtk::Box,
     nostr_text: gtk::Label,
     nostr_review: gtk::Button,
+    /// Shown across the window while the person has paused the agents.
+    paused_bar: gtk::Box,
+    paused_resume: gtk::Button,
     new_tab: gtk::Button,
     panel: gtk::Button,
     proxy: EventLoopProxy<UserEvent>,
@@ -107,6 +110,11 @@ impl Chrome {
             label.set_ellipsize(gtk::pango::EllipsizeMode::End);
             label.set_max_width_chars(40);
         }
+        // A fixed width: the address bar keeps its size whatever the
+        // agents do.
+        activity.set_width_chars(ACTIVITY_CHARS);
+        activity.set_max_width_chars(ACTIVITY_CHARS);
+        activity.set_xalign(0.0);
         let panel = button("Panel", "Open the control panel");
         for w in [
             back.upcast_ref::<gtk::Widget>(),
@@ -149,13 +157,37 @@ impl Chrome {
         nostr_bar.set_no_show_all(true);
         nostr_bar.hide();
 
+        let paused_bar = gtk::Box::new(gtk::Orientation::Horizontal, 8);
+        paused_bar.set_border_width(4);
+        paused_bar.set_widget_name("agents-paused");
+        paused_bar.style_context().add_class("paused-bar");
+        let paused_text = gtk::Label::new(Some(
+            "Agents are paused: their browser tools answer PAUSED until you resume. The tabs are yours.",
+        ));
+        paused_text.set_xalign(0.0);
+        paused_text.set_ellipsize(gtk::pango::EllipsizeMode::End);
+        let paused_resume = button(
+            "Resume agents",
+            "Let the agents' tools reach the pages again",
+        );
+        paused_resume.set_relief(gtk::ReliefStyle::Normal);
+        paused_bar.pack_start(&gtk::Label::new(Some("⏸")), false, false, 4);
+        paused_bar.pack_start(&paused_text, true, true, 0);
+        paused_bar.pack_end(&paused_resume, false, false, 0);
+        paused_bar.show_all();
+        paused_bar.set_no_show_all(true);
+        paused_bar.set_visible(paused.load(Ordering::SeqCst));
+        install_style(window);
+
         vbox.pack_start(&toolbar, false, false, 0);
         vbox.pack_start(&strip, false, false, 0);
+        vbox.pack_start(&paused_bar, false, false, 0);
         vbox.pack_start(&nostr_bar, false, false, 0);
         vbox.reorder_child(&toolbar, 0);
         vbox.reorder_child(&strip, 1);
-        vbox.reorder_child(&nostr_bar, 2);
-        vbox.reorder_child(stack, 3);
+        vbox.reorder_child(&paused_bar, 2);
+        vbox.reorder_child(&nostr_bar, 3);
+        vbox.reorder_child(stack, 4);
         vbox.pack_end(&downloads, false, false, 2);
         toolbar.show_all();
         strip.show_all();
@@ -184,8 +216,10 @@ impl Chrome {
         nostr_review.connect_clicked(move |_| post(&p, ChromeAction::OpenPanel));
         pause.set_active(paused.load(Ordering::SeqCst));
         let flag = paused.clone();
+        let bar = paused_bar.clone();
         pause.connect_toggled(move |b| {
             flag.store(b.is_active(), Ordering::SeqCst);
+            bar.set_visible(b.is_active());
             b.set_label(if b.is_active() {
                 "Resume agents"
             } else {
@@ -193,6 +227,8 @@ impl Chrome {
             });
             tracing::info!(paused = b.is_active(), "agents paused from the window");
         });
+        let toggle = pause.clone();
+        paused_resume.connect_clicked(move |_| toggle.set_active(false));
         let p = proxy.clone();
         window.connect_key_press_event(move |window, event| {
             let agents = event.state().bits() & super::input::AGENT_KEY_MARK != 0;
@@ -230,6 +266,8 @@ impl Chrome {
             nostr_bar,
             nostr_text,
             nostr_review,
+            paused_bar,
+            paused_resume,
             new_tab,
             panel,
             proxy,
@@ -279,7 +317,7 @@ impl Chrome {
         let uri = view.uri().map(|u| u.to_string()).unwrap_or_default();
         let loading = view.is_loading();
         let mut text = title.unwrap_or_else(|| {
-            if uri.is_empty() {
+            if uri.is_empty() || uri == "about:blank" {
                 "New tab".into()
             } else {
                 uri.clone()
@@ -301,12 +339,19 @@ impl Chrome {
                 None => tab.icon.clear(),
             }
             tab.title.set_label(&text);
-            // The front tab's button looks pressed.
+            // The front tab's button looks pressed, its title bold and
+            // underlined (style.css of install_style).
             tab.title.set_relief(if front {
                 gtk::ReliefStyle::Normal
             } else {
                 gtk::ReliefStyle::None
             });
+            let style = tab.row.style_context();
+            if front {
+                style.add_class(FRONT_TAB);
+            } else {
+                style.remove_class(FRONT_TAB);
+            }
         }
         if front {
             // Never overwrite what the person is typing, unless the tab changed.
@@ -396,7 +441,8 @@ impl Chrome {
             .map(|(id, t)| {
                 let close = t.row.children().last().map(rect);
                 let r = rect(t.title.upcast_ref());
-                (r["x"].as_i64().unwrap_or(0) as i32, serde_json::json!({"id": id, "title": r, "close": close, "label": t.title.label().map(|l| l.to_string())}))
+                let front = t.row.style_context().has_class(FRONT_TAB);
+                (r["x"].as_i64().unwrap_or(0) as i32, serde_json::json!({"id": id, "title": r, "close": close, "label": t.title.label().map(|l| l.to_string()), "front": front}))
             })
             .collect();
         strip.sort_by_key(|(x, _)| *x);
@@ -409,6 +455,9 @@ impl Chrome {
             "pause_active": self.pause.is_active(),
             "address_text": self.address.text().to_string(),
             "activity": self.activity.text().to_string(),
+            "activity_box": rect(self.activity.upcast_ref()),
+            "paused_bar": self.paused_bar.is_visible(),
+            "paused_resume": rect(self.paused_resume.upcast_ref()),
             "identity": self.identity.text().to_string(),
             "downloads": self.downloads.text().to_string(),
             "nostr_prompts": self.nostr_bar.is_visible().then(|| self.nostr_text.text().to_string()),
@@ -419,6 +468,28 @@ impl Chrome {
 }
 
 /// A page's favicon at tab-strip size.
+/// Characters the activity text is given, always.
+const ACTIVITY_CHARS: i32 = 30;
+
+/// The style class of the front tab's row.
+const FRONT_TAB: &str = "front-tab";
+
+/// The window's own styles: the front tab stands out, the paused bar is
+/// hard to miss.
+fn install_style(window: &gtk::ApplicationWindow) {
+    let css = gtk::CssProvider::new();
+    let rules = b".front-tab button label { font-weight: bold; }
+.front-tab { border-bottom: 3px solid #6a48f0; }
+.paused-bar { background-color: #fff4d6; color: #5c3c00; border-bottom: 1px solid #8a5a00; }";
+    if let (Ok(()), Some(screen)) = (css.load_from_data(rules), WidgetExt::screen(window)) {
+        gtk::StyleContext::add_provider_for_screen(
+            &screen,
+            &css,
+            gtk::STYLE_PROVIDER_PRIORITY_APPLICATION,
+        );
+    }
+}
+
 fn favicon_pixbuf(surface: cairo::Surface) -> Option<gdk::gdk_pixbuf::Pixbuf> {
     let image = cairo::ImageSurface::try_from(surface).ok()?;
     let (w, h) = (image.width(), image.height());

@@ -108,7 +108,9 @@ fn call<'a>(
         unfinished.armed = false;
         let tab = ctx.acted_tab();
         if shown {
-            app.activity.finish(&session.id, tab.or(session.tab()));
+            let failed = result.as_ref().err().map(|e| e.code);
+            app.activity
+                .finish(&session.id, tab.or(session.tab()), failed);
         }
         session.record_call();
         let elapsed = started.elapsed();
@@ -146,9 +148,11 @@ impl Drop for Unfinished<'_> {
             return;
         }
         if self.shown {
-            self.app
-                .activity
-                .finish(&self.session.id, self.session.tab());
+            self.app.activity.finish(
+                &self.session.id,
+                self.session.tab(),
+                Some(ErrorCode::Cancelled),
+            );
         }
         self.session.record_call();
         let elapsed = self.started.elapsed();
