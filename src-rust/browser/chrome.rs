@@ -139,43 +139,23 @@ impl Chrome {
         downloads.set_xalign(0.0);
         downloads.set_selectable(true);
 
-        let nostr_bar = gtk::Box::new(gtk::Orientation::Horizontal, 8);
-        nostr_bar.set_border_width(4);
-        nostr_bar.set_widget_name("nostr-prompts");
         let nostr_text = gtk::Label::new(None);
-        nostr_text.set_xalign(0.0);
-        nostr_text.set_ellipsize(gtk::pango::EllipsizeMode::End);
         let nostr_review = button(
             "Answer in the control panel",
             "Open the control panel to allow or deny",
         );
-        nostr_review.set_relief(gtk::ReliefStyle::Normal);
-        nostr_bar.pack_start(&gtk::Label::new(Some("🔑")), false, false, 4);
-        nostr_bar.pack_start(&nostr_text, true, true, 0);
-        nostr_bar.pack_end(&nostr_review, false, false, 0);
-        nostr_bar.show_all();
-        nostr_bar.set_no_show_all(true);
+        let nostr_bar = notice_bar("nostr-prompts", "🔑", &nostr_text, &nostr_review);
         nostr_bar.hide();
 
-        let paused_bar = gtk::Box::new(gtk::Orientation::Horizontal, 8);
-        paused_bar.set_border_width(4);
-        paused_bar.set_widget_name("agents-paused");
-        paused_bar.style_context().add_class("paused-bar");
         let paused_text = gtk::Label::new(Some(
             "Agents are paused: their browser tools answer PAUSED until you resume. The tabs are yours.",
         ));
-        paused_text.set_xalign(0.0);
-        paused_text.set_ellipsize(gtk::pango::EllipsizeMode::End);
         let paused_resume = button(
             "Resume agents",
             "Let the agents' tools reach the pages again",
         );
-        paused_resume.set_relief(gtk::ReliefStyle::Normal);
-        paused_bar.pack_start(&gtk::Label::new(Some("⏸")), false, false, 4);
-        paused_bar.pack_start(&paused_text, true, true, 0);
-        paused_bar.pack_end(&paused_resume, false, false, 0);
-        paused_bar.show_all();
-        paused_bar.set_no_show_all(true);
+        let paused_bar = notice_bar("agents-paused", "⏸", &paused_text, &paused_resume);
+        paused_bar.style_context().add_class("paused-bar");
         paused_bar.set_visible(paused.load(Ordering::SeqCst));
         install_style(window);
 
@@ -468,6 +448,23 @@ impl Chrome {
 }
 
 /// A page's favicon at tab-strip size.
+/// A bar across the window: a sign, a line of text, a button. Shown only
+/// when asked (not by the window's show_all).
+fn notice_bar(name: &str, sign: &str, text: &gtk::Label, action: &gtk::Button) -> gtk::Box {
+    let bar = gtk::Box::new(gtk::Orientation::Horizontal, 8);
+    bar.set_border_width(4);
+    bar.set_widget_name(name);
+    text.set_xalign(0.0);
+    text.set_ellipsize(gtk::pango::EllipsizeMode::End);
+    action.set_relief(gtk::ReliefStyle::Normal);
+    bar.pack_start(&gtk::Label::new(Some(sign)), false, false, 4);
+    bar.pack_start(text, true, true, 0);
+    bar.pack_end(action, false, false, 0);
+    bar.show_all();
+    bar.set_no_show_all(true);
+    bar
+}
+
 /// Characters the activity text is given, always.
 const ACTIVITY_CHARS: i32 = 30;
 

@@ -90,21 +90,6 @@ pub struct Envelope {
     pub log_level: Option<usize>,
 }
 
-impl Envelope {
-    /// Whether the client declared `capability` (for instance
-    /// `["elicitation", "form"]`).
-    pub fn declares(&self, path: &[&str]) -> bool {
-        let mut at = &self.capabilities;
-        for key in path {
-            match at.get(key) {
-                Some(next) => at = next,
-                None => return false,
-            }
-        }
-        true
-    }
-}
-
 /// A request refused before its method runs.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refusal {
@@ -308,7 +293,6 @@ mod tests {
         assert_eq!(envelope.version, "2026-07-28");
         assert_eq!(envelope.client_info.as_ref().unwrap()["name"], "t");
         assert_eq!(envelope.log_level, None);
-        assert!(!envelope.declares(&["elicitation"]));
     }
 
     #[test]
