@@ -1,6 +1,6 @@
 //! Two build steps, both written to `OUT_DIR` for the browser to embed:
 //!
-//! - the web process extension (`src-rust/web-extension/console.c`), which
+//! - the web process extension (`src-rust/web-extension/*.c`), which
 //!   the browser hands to WebKit at start. It is C because WebKit loads it
 //!   into its web processes as a plain shared library.
 //! - the agent library (`assets/agent/*.js`): one JavaScript closure kept
@@ -12,7 +12,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const SOURCE: &str = "src-rust/web-extension/console.c";
+const EXTENSION_DIR: &str = "src-rust/web-extension";
 const AGENT_DIR: &str = "assets/agent";
 
 fn main() {
@@ -22,19 +22,33 @@ fn main() {
 }
 
 fn build_web_extension(out: &Path) {
-    println!("cargo:rerun-if-changed={SOURCE}");
+    println!("cargo:rerun-if-changed={EXTENSION_DIR}");
     println!("cargo:rerun-if-env-changed=CC");
+    let mut sources: Vec<PathBuf> = fs::read_dir(EXTENSION_DIR)
+        .unwrap_or_else(|e| panic!("cannot read {EXTENSION_DIR}: {e}"))
+        .map(|entry| entry.expect("a readable folder entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "c" || ext == "h"))
+        .collect();
+    sources.sort();
+    for source in &sources {
+        println!("cargo:rerun-if-changed={}", source.display());
+    }
+    sources.retain(|path| path.extension().is_some_and(|ext| ext == "c"));
     let library = out.join("libsovereign-web-extension.so");
     let flags = pkg_config(&["--cflags", "--libs", "webkit2gtk-web-extension-4.1"]);
     let compiler = env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = Command::new(&compiler)
         .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
         .arg(&library)
-        .arg(SOURCE)
+        .args(&sources)
         .args(flags.split_whitespace())
+        .arg("-lm")
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler `{compiler}`: {e}"));
-    assert!(status.success(), "building {SOURCE} failed");
+    assert!(
+        status.success(),
+        "building the web extension ({EXTENSION_DIR}) failed"
+    );
 }
 
 fn pkg_config(args: &[&str]) -> String {

@@ -21,6 +21,28 @@ pub enum Output {
         before: NavCounters,
         same_document: bool,
     },
+    /// A recorded response's body.
+    Body(Body),
+}
+
+/// A response body read back: its bytes, or none with the reason.
+pub struct Body {
+    pub bytes: Option<Vec<u8>>,
+    /// Cut short where the browser stops keeping one body.
+    pub truncated: bool,
+    /// What the reader should know: why there is none, or how it was kept.
+    pub note: Option<String>,
+}
+
+impl std::fmt::Debug for Body {
+    // The length, not the bytes: a body can be megabytes.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Body")
+            .field("bytes", &self.bytes.as_ref().map(Vec::len))
+            .field("truncated", &self.truncated)
+            .field("note", &self.note)
+            .finish()
+    }
 }
 
 impl Output {
@@ -259,6 +281,22 @@ pub enum Command {
         tab: TabId,
         action: DialogAction,
     },
+    /// The tab's requests after id `after`: of its current page, or all kept.
+    NetworkList {
+        tab: TabId,
+        after: u64,
+        all: bool,
+    },
+    /// One recorded request, headers included.
+    NetworkRequest {
+        tab: TabId,
+        id: u64,
+    },
+    /// One recorded request's response body.
+    NetworkBody {
+        tab: TabId,
+        id: u64,
+    },
 }
 
 /// Sends one command to the main thread with the time it may take (work
@@ -341,6 +379,16 @@ impl BrowserHandle {
         }
     }
 
+    /// Runs a command that answers with a response body.
+    pub async fn call_body(&self, command: Command) -> Result<Body, ToolError> {
+        match self.call(command).await? {
+            Output::Body(body) => Ok(body),
+            other => Err(ToolError::internal(format!(
+                "expected a body, got {other:?}"
+            ))),
+        }
+    }
+
     /// Starts a navigation: the tab's counters from just before it, and
     /// whether it stays within the document.
     pub async fn navigate(
@@ -416,5 +464,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Settings { .. } => "changing the setting",
         Command::Console { .. } => "reading the console",
         Command::Dialog { .. } => "the dialog action",
+        Command::NetworkList { .. } | Command::NetworkRequest { .. } => "reading the network log",
+        Command::NetworkBody { .. } => "reading the response body",
     }
 }

@@ -4,23 +4,13 @@
 // blocks, /agent message framing) is tested in its own block below them.
 import { describe, it, before, after, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import net from 'node:net';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
-import { startFixtureServer } from './support/fixture-server.mjs';
+import { closedPort, startFixtureServer } from './support/fixture-server.mjs';
 import { TEST_NPUB, TEST_NSEC, TEST_PUBKEY } from './support/mcp.mjs';
 import { agentOk, connectAgent } from './support/agent.mjs';
 import { TRANSPORTS, connectDriver } from './support/driver.mjs';
 import { findNode, parseSnapshot, refList, refOf } from './support/snapshot.mjs';
 import { assertPngBase64 } from './support/png.mjs';
-
-/** A loopback port where nothing listens (taken from the system, then released). */
-async function closedPort() {
-  const server = net.createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 for (const transport of TRANSPORTS) describe(`browsing over ${transport}`, { timeout: 420_000 }, () => {
   let browser;

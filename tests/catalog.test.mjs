@@ -1,7 +1,8 @@
-// The whole catalogue: tools/list has exactly the plan's 100 tools, each is
-// documented (description, README table), each does what its description
-// says when called as a user would (or answers its documented error), only
-// the identity tools and batch answer before login, and --tools offers a subset.
+// The whole catalogue: tools/list has exactly the plan's 100 tools and those
+// added since, each is documented (description, README table), each does
+// what its description says when called as a user would (or answers its
+// documented error), only the identity tools and batch answer before login,
+// and --tools offers a subset.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -9,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { REPO_ROOT, startBrowser, withBrowserLog } from './support/browser.mjs';
-import { TEST_NPUB, TEST_NSEC, callJson, callText, connectMcp, errorResult } from './support/mcp.mjs';
+import { CATALOGUE_SIZE, TEST_NPUB, TEST_NSEC, callJson, callText, connectMcp, errorResult } from './support/mcp.mjs';
 import { TRANSPORTS, connectDriver } from './support/driver.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { assertPngBase64 } from './support/png.mjs';
@@ -38,11 +39,13 @@ const PLAN = [
   'console', 'errors', 'highlight', 'state_save', 'state_load',
   'upload', 'pdf', 'screenshot_annotated',
 ];
+// Tools added to the plan since: the network.
+const ADDED = ['network_requests', 'network_request'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
 // What tools/list may cost a model, in cl100k tokens.
-const CATALOGUE_TOKEN_BUDGET = 6000;
+const CATALOGUE_TOKEN_BUDGET = 6300;
 
 // The tools that answer before login: declared .ungated() in src-rust/tools/
 // (the identity tools, and batch, whose commands each pass the gate
@@ -72,10 +75,11 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     rmSync(files, { recursive: true, force: true });
   });
 
-  it('lists exactly the plan\'s 100 tools, each described and in the README', async () => {
+  it(`lists exactly the plan's 100 tools and the ${ADDED.length} added since, each described and in the README`, async () => {
     const tools = await mcp.listTools();
     assert.equal(PLAN.length, 100);
-    assert.deepEqual(tools.map((t) => t.name).sort(), [...PLAN].sort());
+    assert.equal(PLAN.length + ADDED.length, CATALOGUE_SIZE);
+    assert.deepEqual(tools.map((t) => t.name).sort(), [...PLAN, ...ADDED].sort());
     const readme = readFileSync(`${REPO_ROOT}/README.md`, 'utf8');
     for (const tool of tools) {
       assert.ok(tool.description.length >= 12 && tool.description.endsWith('.'), `${tool.name} has a real description, a sentence`);
@@ -116,6 +120,7 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
   /** A documented refusal, after the tool's main row. */
   const extra = (row) => ({ ...row, extra: true });
 
+  let fetched; // the id network_requests gave the catalogue page's fetch
   const TABLE = [
     // Identity (the session starts logged in with the test nsec).
     ok('login_status', {}, (r) => {
@@ -516,6 +521,28 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal(styles['outline-style'], 'solid');
     }),
 
+    // The network.
+    {
+      tool: 'network_requests', kind: 'run',
+      run: async () => {
+        assert.equal(await page("return (await fetch('/net/json?via=catalogue')).status"), 200);
+        const seen = await waitFor(async () => {
+          const r = await call('network_requests', { url: 'via=catalogue' });
+          return r.count === 1 && !r.requests[0].pending && r;
+        }, 'the page\'s fetch in the list');
+        assert.equal(seen.requests[0].status, 200);
+        assert.equal(seen.requests[0].type, 'fetch');
+        fetched = seen.requests[0].id;
+      },
+    },
+    extra(fails('network_requests', { type: 'telepathy' }, 'INVALID_PARAMS')),
+    ok('network_request', () => ({ id: fetched }), (r) => {
+      assert.equal(r.status, 200);
+      assert.equal(r.body, JSON.stringify({ hello: 'network', query: '?via=catalogue' }));
+      assert.equal(r.response_headers['X-Fixture'], 'json');
+    }),
+    extra(fails('network_request', { id: 0 }, 'INVALID_PARAMS', /no request 0/)),
+
     // Saved state and files.
     ok('state_save', { name: 'catalogue' }, (r) => {
       assert.equal(r.cookies, 1);
@@ -590,9 +617,9 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
 
   it('has one main row per tool, in order, close_all and logout last', () => {
     const main = TABLE.filter((r) => !r.extra).map((r) => r.tool);
-    assert.deepEqual([...main].sort(), [...PLAN].sort());
+    assert.deepEqual([...main].sort(), [...PLAN, ...ADDED].sort());
     assert.deepEqual(main.slice(-2), LAST);
-    for (const r of TABLE) assert.ok(PLAN.includes(r.tool), r.tool);
+    for (const r of TABLE) assert.ok(PLAN.includes(r.tool) || ADDED.includes(r.tool), r.tool);
     // Each tool's refusals follow its main row.
     for (const [i, r] of TABLE.entries()) {
       if (r.extra) assert.ok(main.indexOf(r.tool) <= TABLE.slice(0, i).filter((x) => !x.extra).length - 1, `${r.tool}: extra row before its main row`);
@@ -701,7 +728,7 @@ for (const transport of TRANSPORTS) describe(`the login gate over ${transport}`,
     const mcp = await connectMcp(browser);
     let listed;
     try { listed = (await mcp.listTools()).map((t) => t.name).sort(); } finally { await mcp.close().catch(() => {}); }
-    assert.equal(listed.length, PLAN.length);
+    assert.equal(listed.length, CATALOGUE_SIZE);
     const answered = [];
     for (const name of listed) {
       const out = await d.outcome(name, {});

@@ -12,7 +12,7 @@ import { browserBinary } from './support/browser.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { assertPng } from './support/png.mjs';
 import { refOf } from './support/snapshot.mjs';
-import { TEST_NSEC } from './support/mcp.mjs';
+import { CATALOGUE_SIZE, TEST_NSEC } from './support/mcp.mjs';
 
 const CLI = path.join(path.dirname(browserBinary()), 'sovereign');
 
@@ -158,7 +158,7 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
 
   it('lists the tools and explains one', async () => {
     const tools = await run(['tools']);
-    assert.equal(tools.stdout.trim().split('\n').length, 100);
+    assert.equal(tools.stdout.trim().split('\n').length, CATALOGUE_SIZE);
     const help = await run(['help', 'fill']);
     assert.match(help.stdout, /--value <string, required>/);
   });

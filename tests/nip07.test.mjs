@@ -16,7 +16,7 @@ import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { connectPanel } from './support/agent.mjs';
 import { startBunker } from './support/bunker.mjs';
-import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp } from './support/mcp.mjs';
+import { CATALOGUE_SIZE, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
@@ -233,7 +233,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   test('assistants answer only when a person allows it; their tool is listed only then', logged(async () => {
     const listed = async () => (await mcp.listTools()).map((t) => t.name);
     assert.ok(!(await listed()).includes('nostr_prompts'));
-    assert.equal((await listed()).length, 100, 'the public catalogue is the plan\'s 100 tools');
+    assert.equal((await listed()).length, CATALOGUE_SIZE, 'the public catalogue is the whole catalogue');
     const refused = await mcp.callTool('nostr_prompts', {});
     assert.equal(refused.isError, true);
     assert.equal(refused.structuredContent.error.code, 'UNKNOWN_TOOL');

@@ -56,6 +56,8 @@ pub struct TabMemory {
     frames: Mutex<HashMap<TabId, String>>,
     /// The last snapshot of each tab: its document's identity and its text.
     snapshots: Mutex<HashMap<TabId, (String, String)>>,
+    /// network_requests lists what came after this request id, by tab.
+    network_marks: Mutex<HashMap<TabId, u64>>,
 }
 
 pub struct Session {
@@ -141,6 +143,18 @@ impl Session {
         text: &str,
     ) -> Option<(String, String)> {
         lock(&self.memory.snapshots).insert(tab, (document.to_string(), text.to_string()))
+    }
+
+    /// The newest request id this client marked on `tab` (0: none).
+    pub fn network_mark(&self, tab: TabId) -> u64 {
+        lock(&self.memory.network_marks)
+            .get(&tab)
+            .copied()
+            .unwrap_or(0)
+    }
+
+    pub fn set_network_mark(&self, tab: TabId, id: u64) {
+        lock(&self.memory.network_marks).insert(tab, id);
     }
 
     pub fn record_call(&self) {

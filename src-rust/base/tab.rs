@@ -43,12 +43,14 @@ pub struct DialogInfo {
     pub default_text: Option<String>,
 }
 
-/// Requests of the tab's pages in flight.
+/// Requests of the tab's pages: in flight, and the newest in its log.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct NetworkInfo {
     pub inflight: u32,
     /// When a request last started or ended.
     pub last_change: Instant,
+    /// The id of the newest request in the tab's network log (0: none yet).
+    pub newest_request: u64,
 }
 
 impl NetworkInfo {
@@ -67,6 +69,7 @@ impl Default for NetworkInfo {
         NetworkInfo {
             inflight: 0,
             last_change: Instant::now(),
+            newest_request: 0,
         }
     }
 }
@@ -188,11 +191,13 @@ mod tests {
         let busy = NetworkInfo {
             inflight: 1,
             last_change: earlier,
+            newest_request: 3,
         };
         assert_eq!(busy.quiet_for(), Duration::ZERO);
         let quiet = NetworkInfo {
             inflight: 0,
             last_change: earlier,
+            newest_request: 3,
         };
         assert!(quiet.quiet_for() >= Duration::from_millis(50));
     }

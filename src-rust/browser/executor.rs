@@ -3,7 +3,9 @@
 
 use super::front::{with_chord, with_front_tab};
 use super::window::Tab;
-use super::{capture, clipboard, cookies, delivery, input, script, tab, xtest, SharedBrowser};
+use super::{
+    capture, clipboard, cookies, delivery, input, network_body, script, tab, xtest, SharedBrowser,
+};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction, Output, Reply};
@@ -65,6 +67,19 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, l
         } => on_tab(browser, tab, reply, |t, reply| {
             let read = t.state.console.read(errors, level.as_deref(), limit, clear);
             let _ = reply.send(Ok(Output::Value(read)));
+        }),
+        Command::NetworkList { tab, after, all } => on_tab(browser, tab, reply, |t, reply| {
+            let _ = reply.send(Ok(Output::Value(t.state.requests.list(after, all))));
+        }),
+        Command::NetworkRequest { tab, id } => on_tab(browser, tab, reply, |t, reply| {
+            let log = &t.state.requests;
+            let detail = log
+                .read(id, |entry| entry.detail())
+                .ok_or_else(|| network_body::not_kept(log, id));
+            let _ = reply.send(detail.map(Output::Value));
+        }),
+        Command::NetworkBody { tab, id } => on_tab(browser, tab, reply, |t, reply| {
+            network_body::read(&t.webkit, &t.state.requests, id, reply)
         }),
         Command::Cookies { tab, op } => on_tab(browser, tab, reply, |t, reply| {
             cookies::run(&t.webkit, op, reply, limit)

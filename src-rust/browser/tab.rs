@@ -4,6 +4,7 @@
 use super::console::ConsoleLog;
 use super::delivery::Receipts;
 use super::frames::FrameRelay;
+use super::network::NetworkLog;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{
     BrowserState, DialogInfo, LoadFailure, NavCounters, NetworkInfo, TabId, TabInfo,
@@ -19,7 +20,6 @@ use std::sync::Arc;
 use std::time::Instant;
 use tokio::sync::watch;
 use webkit2gtk::FileChooserRequestExt as _;
-use webkit2gtk::WebResourceExt as _;
 use webkit2gtk::WebViewExt as _;
 use webkit2gtk::{
     LoadEvent, NavigationPolicyDecision, NavigationPolicyDecisionExt as _, PolicyDecisionExt as _,
@@ -57,6 +57,7 @@ pub struct TabState {
     /// A site's HTTP authentication challenge nobody answered: where, realm.
     pub auth: RefCell<Option<String>>,
     pub console: ConsoleLog,
+    pub requests: NetworkLog,
     /// Files for the next file chooser this tab opens (the upload tool).
     pub upload: RefCell<Option<Vec<String>>>,
     /// Whether the last navigation the browser started here carried the
@@ -72,6 +73,15 @@ pub struct TabState {
     /// Where WebKit's own error page for a failed load is.
     error_page: Cell<ErrorPage>,
     publisher: Publisher,
+}
+
+/// What happened to one of a tab's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkChange {
+    Started,
+    Ended,
+    /// Its next hop is a new entry in the log; it is still in flight.
+    Redirected,
 }
 
 /// After a load fails, WebKit loads an error page in its place: a load
@@ -102,6 +112,7 @@ impl TabState {
             network: Cell::new(NetworkInfo::default()),
             auth: RefCell::new(None),
             console: ConsoleLog::default(),
+            requests: NetworkLog::default(),
             upload: RefCell::new(None),
             sent_headers: Cell::new(false),
             page_url: RefCell::new(String::new()),
@@ -170,14 +181,16 @@ impl TabState {
         self.nav.set(nav);
     }
 
-    fn network_changed(&self, started: bool) {
+    /// Publishes a change of the tab's requests: waits and the panel hear of it.
+    pub(super) fn network_changed(&self, change: NetworkChange) {
         let mut network = self.network.get();
-        network.inflight = if started {
-            network.inflight + 1
-        } else {
-            network.inflight.saturating_sub(1)
+        network.inflight = match change {
+            NetworkChange::Started => network.inflight + 1,
+            NetworkChange::Ended => network.inflight.saturating_sub(1),
+            NetworkChange::Redirected => network.inflight,
         };
         network.last_change = Instant::now();
+        network.newest_request = self.requests.newest();
         self.network.set(network);
         self.update(|info| info.network = network);
     }
@@ -241,24 +254,7 @@ impl TabState {
 /// browser's own server (on `server_port`) are never loaded in a tab or its
 /// frames: that is the person's panel, and a tab is where agents act.
 pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>) {
-    let s = state.clone();
-    view.connect_resource_load_started(move |_, resource, _| {
-        s.network_changed(true);
-        // A failed request also reports finished: count each one end once.
-        let ended = Rc::new(Cell::new(false));
-        let (s2, ended2) = (s.clone(), ended.clone());
-        resource.connect_finished(move |_| {
-            if !ended2.replace(true) {
-                s2.network_changed(false);
-            }
-        });
-        let s3 = s.clone();
-        resource.connect_failed(move |_, _| {
-            if !ended.replace(true) {
-                s3.network_changed(false);
-            }
-        });
-    });
+    super::network_watch::watch(view, state);
 
     let s = state.clone();
     view.connect_uri_notify(move |view| {

@@ -1,13 +1,16 @@
 //! The web process extension (built from `src-rust/web-extension/`): the
 //! browser carries it inside its binary, writes it into the profile's web
 //! data folder (owner-only, like the rest of the profile) and tells WebKit
-//! to load it into every web process of the context.
+//! to load it into every web process of the context, with the network
+//! recorder's script (`assets/network.js`) it runs in every frame.
 
+use glib::ToVariant as _;
 use std::path::{Path, PathBuf};
 use webkit2gtk::WebContextExt as _;
 
 const LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsovereign-web-extension.so"));
 const FILE_NAME: &str = "libsovereign-web-extension.so";
+const NETWORK_RECORDER: &str = include_str!("../../assets/network.js");
 
 /// Writes the extension under `web_data`; returns its folder.
 pub fn install(web_data: &Path) -> std::io::Result<PathBuf> {
@@ -24,7 +27,12 @@ pub fn install(web_data: &Path) -> std::io::Result<PathBuf> {
 /// Has WebKit load the extension. Must run before the context loads anything.
 pub fn load_in(context: &webkit2gtk::WebContext, dir: &Path) {
     match dir.to_str() {
-        Some(dir) => context.set_web_extensions_directory(dir),
-        None => tracing::warn!("the web extension folder is not UTF-8: console capture is off"),
+        Some(dir) => {
+            context.set_web_extensions_initialization_user_data(&NETWORK_RECORDER.to_variant());
+            context.set_web_extensions_directory(dir);
+        }
+        None => tracing::warn!(
+            "the web extension folder is not UTF-8: console capture and fetch bodies are off"
+        ),
     }
 }

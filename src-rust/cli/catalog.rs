@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn the_catalogue_has_every_tool() {
-        assert_eq!(tools().len(), 100);
+        assert_eq!(tools().len(), 102);
         assert!(find("snapshot").is_some());
     }
 

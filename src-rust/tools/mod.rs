@@ -24,6 +24,7 @@ pub mod interaction;
 pub mod keyboard;
 pub mod login;
 pub mod navigation;
+pub mod network;
 pub mod nostr;
 pub mod output;
 pub mod page;
@@ -37,6 +38,7 @@ pub mod snapshot_diff;
 pub mod state;
 pub mod storage;
 pub mod tabs;
+mod url_pattern;
 pub mod wait;
 
 pub use declaration::{tab_tool, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, READ_ONLY};

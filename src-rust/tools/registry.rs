@@ -70,6 +70,7 @@ impl Registry {
         tools.extend(dialogs::tools());
         tools.extend(frames::tools());
         tools.extend(debug::tools());
+        tools.extend(network::tools());
         tools.extend(saved_state::tools());
         tools.extend(files::tools());
         tools.extend(sessions::tools());
@@ -197,7 +198,11 @@ mod tests {
     #[test]
     fn the_seed_core_tools_are_declared_once() {
         let registry = Registry::new();
-        assert_eq!(registry.public().count(), 100, "the plan's 100 tools");
+        assert_eq!(
+            registry.public().count(),
+            102,
+            "the plan's 100 tools and the network's two"
+        );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
         }
@@ -226,7 +231,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 100);
+        assert_eq!(registry.select("all").unwrap(), 102);
     }
 
     #[test]

@@ -5,11 +5,11 @@
 //! fails with TIMEOUT saying what it awaited and what it saw last.
 
 use super::page::POLL;
+use super::url_pattern::UrlPattern;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabInfo;
 use crate::bridge::{tab_closed, TabId};
-use regex_lite::Regex;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -226,84 +226,8 @@ async fn wait_for_text(ctx: &Ctx, tab: TabId, p: WaitTextParams) -> ToolResult {
     .await
 }
 
-/// What wait_for_url matches URLs with.
-#[derive(Debug)]
-enum UrlPattern {
-    /// A glob or `/source/flags`: the regex alone.
-    Regex(Regex),
-    /// A bare regex, searched in the URL; the pattern as plain text in the
-    /// URL matches too (in `https://a.test/p?q=1`, `?` is a quantifier).
-    Search(Regex, String),
-}
-
-/// Regex syntax a glob never has: with any of it, `*` is a quantifier.
-const REGEX_ONLY: [char; 11] = ['\\', '^', '$', '+', '(', ')', '[', ']', '{', '}', '|'];
-
-impl UrlPattern {
-    fn parse(pattern: &str) -> Result<Self, ToolError> {
-        let invalid = |e: regex_lite::Error| {
-            ToolError::invalid_field("url_pattern", format!("not a valid regex: {e}"))
-        };
-        if pattern.is_empty() {
-            return Err(ToolError::invalid_field("url_pattern", "it is empty"));
-        }
-        if let Some((source, flags)) = regex_literal(pattern) {
-            let mut prefix = String::new();
-            for flag in flags.chars().filter(|f| matches!(f, 'i' | 'm' | 's')) {
-                prefix.push(flag);
-            }
-            let source = if prefix.is_empty() {
-                source.to_string()
-            } else {
-                format!("(?{prefix}){source}")
-            };
-            return Regex::new(&source).map(UrlPattern::Regex).map_err(invalid);
-        }
-        if pattern.contains('*') && !pattern.contains(REGEX_ONLY) {
-            return Ok(UrlPattern::Regex(glob_regex(pattern)?));
-        }
-        let regex = Regex::new(pattern).map_err(invalid)?;
-        Ok(UrlPattern::Search(regex, pattern.to_string()))
-    }
-
-    fn matches(&self, url: &str) -> bool {
-        match self {
-            UrlPattern::Regex(re) => re.is_match(url),
-            UrlPattern::Search(re, text) => re.is_match(url) || url.contains(text.as_str()),
-        }
-    }
-}
-
-/// `/source/flags` → (source, flags); a path like `/account/settings` is not one.
-fn regex_literal(pattern: &str) -> Option<(&str, &str)> {
-    let rest = pattern.strip_prefix('/')?;
-    let end = rest.rfind('/')?;
-    let flags = &rest[end + 1..];
-    (end > 0 && flags.chars().all(|c| "dgimsuy".contains(c))).then_some((&rest[..end], flags))
-}
-
-/// A glob as an anchored regex: `**` any text, `*` any text without `/`, `?` one character.
-fn glob_regex(glob: &str) -> Result<Regex, ToolError> {
-    let mut source = String::from("^");
-    let mut chars = glob.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '*' if chars.peek() == Some(&'*') => {
-                chars.next();
-                source.push_str(".*");
-            }
-            '*' => source.push_str("[^/]*"),
-            '?' => source.push('.'),
-            c => source.push_str(&regex_lite::escape(&c.to_string())),
-        }
-    }
-    source.push('$');
-    Regex::new(&source)
-        .map_err(|e| ToolError::invalid_field("url_pattern", format!("bad glob: {e}")))
-}
-
 async fn wait_for_url(ctx: &Ctx, tab: TabId, p: WaitUrlParams) -> ToolResult {
-    let pattern = UrlPattern::parse(&p.url_pattern)?;
+    let pattern = UrlPattern::parse("url_pattern", &p.url_pattern)?;
     let limit = limit(p.timeout);
     let start = Instant::now();
     let mut last = String::new();
@@ -455,44 +379,6 @@ fn truthy(value: &Value, kind: &Value) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn url_patterns_are_regexes_searched_globs_or_literals() {
-        let glob = UrlPattern::parse("**/done?x=*").unwrap();
-        assert!(glob.matches("http://a.test/path/done?x=1"));
-        assert!(!glob.matches("http://a.test/path/done?x=1/2"));
-        let star = UrlPattern::parse("http://*.test/*").unwrap();
-        assert!(star.matches("http://a.test/page"));
-        assert!(!star.matches("http://a.test/deep/page"));
-        let literal = UrlPattern::parse("/DONE\\.html$/i").unwrap();
-        assert!(literal.matches("http://a.test/done.html"));
-        assert!(!literal.matches("http://a.test/done.html?x"));
-        // A bare regex is searched in the URL.
-        let bare = UrlPattern::parse("done\\.html$").unwrap();
-        assert!(bare.matches("http://a.test/step/done.html"));
-        assert!(!bare.matches("http://a.test/done.html?x"));
-        assert!(!bare.matches("http://a.test/doneXhtml"));
-        let any = UrlPattern::parse("/orders/\\d+").unwrap();
-        assert!(any.matches("http://a.test/orders/42/edit"));
-        assert!(!any.matches("http://a.test/orders/new"));
-        // A * with other regex syntax is a quantifier, not a glob.
-        let quantified = UrlPattern::parse("^https?://a\\.test/p.*$").unwrap();
-        assert!(quantified.matches("https://a.test/page/deep"));
-        assert!(!quantified.matches("https://b.test/page"));
-        // Plain text and whole URLs still match themselves.
-        let text = UrlPattern::parse("/checkout").unwrap();
-        assert!(text.matches("http://a.test/checkout/step"));
-        let path = UrlPattern::parse("/account/settings").unwrap();
-        assert!(path.matches("http://a.test/account/settings"));
-        let url = UrlPattern::parse("https://example.com/a?b=1").unwrap();
-        assert!(url.matches("https://example.com/a?b=1"));
-        assert!(!url.matches("https://example.com/c?b=1"));
-        let error = UrlPattern::parse("done(").unwrap_err();
-        assert_eq!(error.code, ErrorCode::InvalidParams);
-        assert_eq!(error.field.as_deref(), Some("url_pattern"));
-        assert!(UrlPattern::parse("/[/").is_err());
-        assert!(UrlPattern::parse("").is_err());
-    }
 
     #[test]
     fn truthiness_follows_javascript() {

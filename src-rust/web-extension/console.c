@@ -1,13 +1,13 @@
-/* Sovereign Browser's web process extension: hands every console message
- * the engine records (console API calls, uncaught exceptions, unhandled
- * rejections, failed loads, security errors) to the browser, with the
+/* Console capture: hands every console message the engine records
+ * (console API calls, uncaught exceptions, unhandled rejections, failed
+ * loads, security errors) to the browser, with the
  * engine's own level, source, line and URL. Page scripts cannot post to
  * this channel: it runs in the web process, outside every script world.
  *
  * WebKitGTK 4.1 marks the console signal deprecated (2.40) without a
  * replacement in this API; it is still emitted, and it is the only
  * browser-side source of console messages. */
-#include <webkit2/webkit-web-extension.h>
+#include "extension.h"
 
 /* Must match CONSOLE_MESSAGE in src-rust/browser/console.rs. */
 #define CONSOLE_MESSAGE "sovereign-console"
@@ -34,13 +34,6 @@ static void on_console_message(WebKitWebPage *page, WebKitConsoleMessage *messag
 
 G_GNUC_END_IGNORE_DEPRECATIONS
 
-static void on_page_created(WebKitWebExtension *extension, WebKitWebPage *page,
-                            gpointer unused) {
-    (void)extension;
-    (void)unused;
+void console_watch(WebKitWebPage *page) {
     g_signal_connect(page, "console-message-sent", G_CALLBACK(on_console_message), NULL);
-}
-
-G_MODULE_EXPORT void webkit_web_extension_initialize(WebKitWebExtension *extension) {
-    g_signal_connect(extension, "page-created", G_CALLBACK(on_page_created), NULL);
 }

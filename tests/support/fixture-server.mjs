@@ -1,6 +1,7 @@
 // A small HTTP server for test pages: static files from tests/fixtures/
 // (or another folder) plus a few dynamic routes the tests need.
 import http from 'node:http';
+import net from 'node:net';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -80,6 +81,71 @@ function holdFor(holds, name) {
   return h;
 }
 
+/** `size` bytes that tell their own offsets apart: byte i is (i * 7 + i >> 8) & 255. */
+export function patternBytes(size) {
+  const bytes = Buffer.alloc(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 7 + (i >> 8)) & 255;
+  return bytes;
+}
+
+/**
+ * Routes for the network tools' tests, each with a known answer:
+ * /net/json (JSON, with a custom header), /net/redirect?n=N (N hops, then
+ * JSON), /net/missing (404), /net/bytes?size=N (binary, patternBytes),
+ * /net/text?size=N (text), /net/pixel.png (an image), /net/echo (the
+ * request's method and body, any method).
+ */
+async function network(u, req, res) {
+  const headers = u.searchParams.has('cacheable') ? {} : { 'Cache-Control': 'no-store' };
+  switch (u.pathname) {
+    case '/net/json':
+      res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'X-Fixture': 'json' });
+      res.end(JSON.stringify({ hello: 'network', query: u.search }));
+      return;
+    case '/net/redirect': {
+      const n = Math.min(Number(u.searchParams.get('n')) || 0, 20);
+      if (n > 0) {
+        res.writeHead(302, { ...headers, Location: `/net/redirect?n=${n - 1}` });
+        res.end();
+      } else {
+        res.writeHead(200, { ...headers, 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ redirected: 'done' }));
+      }
+      return;
+    }
+    case '/net/bytes': {
+      const size = Math.min(Number(u.searchParams.get('size')) || 0, 16 << 20);
+      res.writeHead(200, { ...headers, 'Content-Type': 'application/octet-stream', 'Content-Length': size });
+      res.end(patternBytes(size));
+      return;
+    }
+    case '/net/text': {
+      const size = Math.min(Number(u.searchParams.get('size')) || 0, 16 << 20);
+      const line = 'network text line 0123456789\n';
+      res.writeHead(200, { ...headers, 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end(line.repeat(Math.ceil(size / line.length)).slice(0, size));
+      return;
+    }
+    case '/net/pixel.png':
+      res.writeHead(200, { ...headers, 'Content-Type': 'image/png' });
+      res.end(PIXEL_PNG);
+      return;
+    case '/net/echo': {
+      const body = req.method === 'GET' || req.method === 'HEAD' ? '' : await readBody(req);
+      res.writeHead(200, { ...headers, 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ method: req.method, body }));
+      return;
+    }
+    default:
+      send(res, 404, TYPES['.txt'], 'not found\n');
+  }
+}
+
+/** A 1x1 red PNG. */
+export const PIXEL_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==',
+  'base64');
+
 async function handle(root, holds, req, res) {
   const u = new URL(req.url, 'http://fixture.invalid');
 
@@ -141,6 +207,11 @@ async function handle(root, holds, req, res) {
     return;
   }
 
+  if (u.pathname.startsWith('/net/')) {
+    await network(u, req, res);
+    return;
+  }
+
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     send(res, 405, TYPES['.txt'], 'method not allowed\n');
     return;
@@ -159,6 +230,15 @@ async function handle(root, holds, req, res) {
   } catch {
     send(res, 404, TYPES['.txt'], 'not found\n');
   }
+}
+
+/** A loopback port where nothing listens (taken from the system, then released). */
+export async function closedPort() {
+  const server = net.createServer();
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
 }
 
 /**

@@ -1,0 +1,187 @@
+// Sovereign Browser network recorder. The web process extension
+// (src-rust/web-extension/network.c) evaluates this in each frame's page
+// world before any page script and calls the function it returns with
+// `report`, a native function only this closure holds, and the most bytes
+// to keep of one body. WebKit tells the browser about every request itself;
+// this only hands over what WebKit does not keep: the bodies of fetch() and
+// XMLHttpRequest responses, as the page received them. A report never makes
+// a request exist in the browser's list.
+//
+// Everything the recorder calls is taken now, before page scripts can
+// replace it, and nothing it does may change what the page sees: the page
+// gets the same promise and response, and a failure here stays here.
+(function () {
+  'use strict';
+  return function install(report, max) {
+    const W = window;
+    const apply = Reflect.apply;
+    const now = Date.now;
+    const U8 = W.Uint8Array;
+    const then = W.Promise.prototype.then;
+    const Request = W.Request;
+    const Response = W.Response;
+    const XHR = W.XMLHttpRequest && W.XMLHttpRequest.prototype;
+    if (!W.fetch || !Request || !Response || !W.ReadableStream) return;
+
+    const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
+    const originalFetch = W.fetch;
+    const requestMethod = getter(Request.prototype, 'method');
+    const responseUrl = getter(Response.prototype, 'url');
+    const responseBody = getter(Response.prototype, 'body');
+    const clone = Response.prototype.clone;
+    const getReader = W.ReadableStream.prototype.getReader;
+    const read = W.ReadableStreamDefaultReader.prototype.read;
+    const cancel = W.ReadableStreamDefaultReader.prototype.cancel;
+    const arrayPush = Array.prototype.push;
+    const subarray = U8.prototype.subarray;
+    const typedSet = U8.prototype.set;
+    const encode = (() => {
+      const encoder = new W.TextEncoder();
+      const method = W.TextEncoder.prototype.encode;
+      return (text) => apply(method, encoder, [text]);
+    })();
+
+    function hand(kind, method, url, started, body, truncated, note) {
+      try {
+        report(kind, method, url, started, body, truncated, note);
+      } catch (_) {
+        // Never the page's concern.
+      }
+    }
+
+    function join(chunks, size) {
+      const all = new U8(size);
+      let at = 0;
+      for (const chunk of chunks) {
+        apply(typedSet, all, [chunk, at]);
+        at += chunk.length;
+      }
+      return all;
+    }
+
+    // Reads a clone of the response to `max` bytes, then lets it go: the
+    // page's own copy streams on untouched.
+    function capture(method, started, response) {
+      let url;
+      let copy;
+      try {
+        url = apply(responseUrl, response, []);
+        copy = apply(clone, response, []);
+      } catch (_) {
+        return; // an opaque or already-read response: nothing to keep
+      }
+      const body = apply(responseBody, copy, []);
+      if (!body) {
+        hand('fetch', method, url, started, new U8(0), false, '');
+        return;
+      }
+      const reader = apply(getReader, body, []);
+      const chunks = [];
+      let size = 0;
+      const finish = (truncated, note) => hand('fetch', method, url, started, join(chunks, size), truncated, note);
+      const step = (result) => {
+        if (result.done) return finish(false, '');
+        const chunk = result.value;
+        if (size + chunk.length > max) {
+          apply(arrayPush, chunks, [apply(subarray, chunk, [0, max - size])]);
+          size = max;
+          apply(cancel, reader, []);
+          return finish(true, '');
+        }
+        apply(arrayPush, chunks, [chunk]);
+        size += chunk.length;
+        apply(then, apply(read, reader, []), [step, () => finish(true, 'the body ended in an error')]);
+      };
+      apply(then, apply(read, reader, []), [step, () => finish(true, 'the body ended in an error')]);
+    }
+
+    // Declared with fetch's own length: a page may look.
+    W.fetch = function fetch(input) {
+      const init = arguments[1];
+      const started = now();
+      let request;
+      try {
+        request = new Request(input, init);
+      } catch (error) {
+        // What fetch itself does with arguments it cannot take.
+        return apply(originalFetch, this, arguments);
+      }
+      const method = apply(requestMethod, request, []);
+      const promise = apply(originalFetch, this, [request]);
+      apply(then, promise, [(response) => capture(method, started, response), () => {}]);
+      return promise;
+    };
+
+    if (!XHR) return;
+    const originalOpen = XHR.open;
+    const originalSend = XHR.send;
+    const addListener = W.EventTarget.prototype.addEventListener;
+    const xhrUrl = getter(XHR, 'responseURL');
+    const xhrType = getter(XHR, 'responseType');
+    const xhrStatus = getter(XHR, 'status');
+    const xhrText = getter(XHR, 'responseText');
+    const xhrResponse = getter(XHR, 'response');
+    const blobBytes = W.Blob.prototype.arrayBuffer;
+    const ArrayBuffer = W.ArrayBuffer;
+    const Blob = W.Blob;
+    const methods = new W.WeakMap();
+    const getMethod = W.WeakMap.prototype.get;
+    const setMethod = W.WeakMap.prototype.set;
+    const upper = String.prototype.toUpperCase;
+    // The Fetch standard's normalization: only these are upper-cased.
+    const NORMALIZED = ['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT'];
+    const includes = Array.prototype.includes;
+
+    function normalize(method) {
+      const text = String(method);
+      const up = apply(upper, text, []);
+      return apply(includes, NORMALIZED, [up]) ? up : text;
+    }
+
+    function captureXhr(xhr, method, started) {
+      const url = apply(xhrUrl, xhr, []);
+      if (!url || apply(xhrStatus, xhr, []) === 0) return; // failed: no response
+      const type = apply(xhrType, xhr, []);
+      const keep = (bytes, note) => {
+        const truncated = bytes.length > max;
+        hand('xhr', method, url, started, truncated ? apply(subarray, bytes, [0, max]) : bytes, truncated, note);
+      };
+      if (type === '' || type === 'text') {
+        keep(encode(apply(xhrText, xhr, [])), 'the text the page decoded, as UTF-8');
+      } else if (type === 'arraybuffer') {
+        const buffer = apply(xhrResponse, xhr, []);
+        if (buffer instanceof ArrayBuffer) keep(new U8(buffer), '');
+      } else if (type === 'blob') {
+        const blob = apply(xhrResponse, xhr, []);
+        if (blob instanceof Blob) {
+          apply(then, apply(blobBytes, blob, []), [(buffer) => keep(new U8(buffer), ''), () => {}]);
+        }
+      } else {
+        hand('xhr', method, url, started, null, false, `responseType "${type}" keeps no bytes`);
+      }
+    }
+
+    XHR.open = function open(method, url) {
+      try {
+        apply(setMethod, methods, [this, normalize(method)]);
+      } catch (_) {
+        // open itself reports what is wrong with its arguments.
+      }
+      return apply(originalOpen, this, arguments);
+    };
+
+    XHR.send = function send() {
+      const method = apply(getMethod, methods, [this]);
+      if (method !== undefined) {
+        const started = now();
+        const xhr = this;
+        try {
+          apply(addListener, xhr, ['loadend', () => captureXhr(xhr, method, started)]);
+        } catch (_) {
+          // Not an XMLHttpRequest: send throws below, as it would.
+        }
+      }
+      return apply(originalSend, this, arguments);
+    };
+  };
+})()

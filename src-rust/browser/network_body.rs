@@ -1,0 +1,199 @@
+//! A recorded response's body, read back. WebKit keeps a copy of the tab's
+//! main document and of its subresources (images, scripts, stylesheets)
+//! while that document is open; it keeps none of a frame's document nor of
+//! fetch() or XMLHttpRequest responses, whose bodies the web extension
+//! holds instead (`src-rust/web-extension/network.c`), in the page's web
+//! process, until the tab leaves the site or newer bodies push them out.
+
+use super::network::{Entry, NetworkLog, Phase};
+use crate::base::error::ToolError;
+use crate::bridge::{Body, Output, Reply};
+use glib::ToVariant as _;
+use webkit2gtk::WebViewExt as _;
+use webkit2gtk::{UserMessage, UserMessageExt as _, WebResource, WebResourceExt as _, WebView};
+
+/// The extension's message name (BODY_REQUEST in network.c).
+const BODY_REQUEST: &str = "sovereign-network-body";
+
+/// Where a body is to be had.
+enum Plan {
+    /// WebKit's copy; `one_byte` when the response said it is one byte long
+    /// (WebKit answers a single zero byte when it has no copy).
+    Engine {
+        resource: WebResource,
+        one_byte: bool,
+    },
+    /// The page's copy of a fetch() or XMLHttpRequest response.
+    Page {
+        method: String,
+        url: String,
+        started: f64,
+    },
+    /// Known without asking.
+    Now(Body),
+}
+
+fn none(note: impl Into<String>) -> Plan {
+    Plan::Now(Body {
+        bytes: None,
+        truncated: false,
+        note: Some(note.into()),
+    })
+}
+
+fn plan(entry: &Entry) -> Plan {
+    match entry.phase {
+        Phase::Pending => return none("the response has not ended yet; ask again when it has"),
+        Phase::Redirected => {
+            let next = entry
+                .redirected_to
+                .map_or_else(String::new, |id| format!(" (see request {id})"));
+            return none(format!("a redirect keeps no body{next}"));
+        }
+        Phase::Failed if entry.status.is_none() => {
+            let why = entry.failure.as_deref().unwrap_or("failed");
+            return none(format!("the request got no response: {why}"));
+        }
+        _ => {}
+    }
+    let status = entry.status.unwrap_or(0);
+    if entry.method == "HEAD" || matches!(status, 100..=199 | 204 | 205 | 304) {
+        return Plan::Now(Body {
+            bytes: Some(Vec::new()),
+            truncated: false,
+            note: Some(format!(
+                "a {} response to {} has no body",
+                status, entry.method
+            )),
+        });
+    }
+    match (entry.kind, &entry.resource) {
+        ("fetch", _) => Plan::Page {
+            method: entry.method.clone(),
+            url: without_fragment(&entry.url).to_string(),
+            started: entry.started,
+        },
+        ("frame", _) => none("WebKit keeps no copy of a frame's document; read the frame with frame_switch and get_html"),
+        (_, Some(resource)) => Plan::Engine {
+            resource: resource.clone(),
+            one_byte: entry.size == Some(1),
+        },
+        (_, None) => none("WebKit kept no copy of this body"),
+    }
+}
+
+fn without_fragment(url: &str) -> &str {
+    url.split_once('#').map_or(url, |(before, _)| before)
+}
+
+/// Answers `reply` with request `id`'s body.
+pub fn read(view: &WebView, log: &NetworkLog, id: u64, reply: Reply) {
+    let Some(plan) = log.read(id, plan) else {
+        let _ = reply.send(Err(not_kept(log, id)));
+        return;
+    };
+    let answer = |body: Body| {
+        let _ = reply.send(Ok(Output::Body(body)));
+    };
+    match plan {
+        Plan::Now(body) => answer(body),
+        Plan::Engine { resource, one_byte } => {
+            resource.data(None::<&gio::Cancellable>, move |result| {
+                answer(match result {
+                    Ok(bytes) if bytes == [0] && !one_byte => gone(),
+                    Ok(bytes) => Body {
+                        bytes: Some(bytes),
+                        truncated: false,
+                        note: None,
+                    },
+                    Err(_) => gone(),
+                })
+            });
+        }
+        Plan::Page {
+            method,
+            url,
+            started,
+        } => {
+            let message =
+                UserMessage::new(BODY_REQUEST, Some(&(method, url, started).to_variant()));
+            view.send_message_to_page(&message, None::<&gio::Cancellable>, move |result| {
+                answer(match result {
+                    Ok(message) => from_page(&message),
+                    Err(e) => Body {
+                        bytes: None,
+                        truncated: false,
+                        note: Some(format!("the page's web process did not answer: {e}")),
+                    },
+                })
+            });
+        }
+    }
+}
+
+fn gone() -> Body {
+    Body {
+        bytes: None,
+        truncated: false,
+        note: Some("WebKit no longer holds this body: it keeps a page's subresources only while that page is open".into()),
+    }
+}
+
+/// The extension's answer: (found, kind, captured, truncated, note, bytes).
+fn from_page(message: &UserMessage) -> Body {
+    let Some(params) = message.parameters() else {
+        return gone();
+    };
+    let found = params.child_value(0).get::<bool>().unwrap_or(false);
+    if !found {
+        return Body {
+            bytes: None,
+            truncated: false,
+            note: Some(
+                "the page's copy is gone: the tab left the site that made the request, or newer bodies pushed it out (the last 500, up to 64 MiB, are kept)".into(),
+            ),
+        };
+    }
+    let kind = params.child_value(1).get::<String>().unwrap_or_default();
+    let captured = params.child_value(2).get::<bool>().unwrap_or(false);
+    let truncated = params.child_value(3).get::<bool>().unwrap_or(false);
+    let note = params.child_value(4).get::<String>().unwrap_or_default();
+    let bytes = captured.then(|| {
+        params
+            .child_value(5)
+            .fixed_array::<u8>()
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default()
+    });
+    let reader = if kind == "xhr" {
+        "XMLHttpRequest"
+    } else {
+        "fetch()"
+    };
+    let mut notes = vec![format!("as the page's {reader} received it")];
+    if !note.is_empty() {
+        notes.push(note);
+    }
+    if truncated {
+        notes.push("cut at 10 MiB, where the browser stops keeping one body".into());
+    }
+    Body {
+        bytes,
+        truncated,
+        note: Some(notes.join("; ")),
+    }
+}
+
+/// The error for an id the log does not hold.
+pub fn not_kept(log: &NetworkLog, id: u64) -> ToolError {
+    let kept = match log.kept() {
+        Some((oldest, newest)) => format!("it keeps ids {oldest} to {newest}"),
+        None => "it is empty".to_string(),
+    };
+    ToolError::invalid_field(
+        "id",
+        format!(
+            "this tab's network log has no request {id} ({kept}); list them with network_requests"
+        ),
+    )
+}

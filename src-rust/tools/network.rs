@@ -1,0 +1,399 @@
+//! network_requests, network_request: what a tab's pages fetched, from
+//! WebKit's own record of every request (every frame, from the tab's start),
+//! and a response's headers and body.
+
+use super::url_pattern::UrlPattern;
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use crate::base::error::ToolError;
+use crate::base::tab::TabId;
+use crate::bridge::{Body, Command};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+const DEFAULT_LIMIT: usize = 50;
+const MAX_LIMIT: usize = 1000;
+/// Text of a body shown in the result unless asked for more or less.
+const DEFAULT_BODY_CHARS: usize = 20_000;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tab_tool(
+            "network_requests",
+            "Requests of this tab and its frames since its last navigation (or your mark): id, method, URL, type (fetch includes XHR), status, failure, size, ms; the newest limit, oldest first.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: ListParams| async move { list(&ctx, tab, p).await },
+        ),
+        tab_tool(
+            "network_request",
+            "A request's headers (not those the network layer adds, like Cookie) and response body: text, or a file in the files folder if binary or cut. WebKit gives no request bodies.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: RequestParams| async move { request(&ctx, tab, p).await },
+        ),
+    ]
+}
+
+// Resource types, as the request's fetch destination names them.
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Document,
+    Frame,
+    Script,
+    Stylesheet,
+    Image,
+    Font,
+    Media,
+    Fetch,
+    Manifest,
+    Worker,
+    Object,
+    Other,
+}
+
+impl Kind {
+    fn as_str(self) -> &'static str {
+        match self {
+            Kind::Document => "document",
+            Kind::Frame => "frame",
+            Kind::Script => "script",
+            Kind::Stylesheet => "stylesheet",
+            Kind::Image => "image",
+            Kind::Font => "font",
+            Kind::Media => "media",
+            Kind::Fetch => "fetch",
+            Kind::Manifest => "manifest",
+            Kind::Worker => "worker",
+            Kind::Object => "object",
+            Kind::Other => "other",
+        }
+    }
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ListParams {
+    /// A pattern, as wait_for_url's.
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    r#type: Option<Kind>,
+    /// Only failures and statuses 400+.
+    #[serde(default)]
+    failed: Option<bool>,
+    #[serde(default)]
+    status_min: Option<u32>,
+    #[serde(default)]
+    status_max: Option<u32>,
+    /// All kept (1000), not only since navigation or mark.
+    #[serde(default)]
+    all: Option<bool>,
+    /// Mark the newest: later calls list only newer ones.
+    #[serde(default)]
+    mark: Option<bool>,
+    #[serde(default)]
+    #[schemars(extend("default" = 50))]
+    limit: Option<usize>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RequestParams {
+    id: u64,
+    /// Body text shown; cut bodies go whole to a file.
+    #[serde(default)]
+    #[schemars(extend("default" = 20000))]
+    max_chars: Option<usize>,
+}
+
+/// The filters of a listing, checked before anything is asked of the browser.
+struct Filter {
+    url: Option<UrlPattern>,
+    kind: Option<Kind>,
+    failed: bool,
+    status: (u32, u32),
+}
+
+impl Filter {
+    fn new(p: &ListParams) -> Result<Filter, ToolError> {
+        let url = p
+            .url
+            .as_deref()
+            .map(|u| UrlPattern::parse("url", u))
+            .transpose()?;
+        let status = (p.status_min.unwrap_or(0), p.status_max.unwrap_or(u32::MAX));
+        if status.0 > status.1 {
+            return Err(ToolError::invalid_field(
+                "status_min",
+                format!("{} is above status_max {}", status.0, status.1),
+            ));
+        }
+        Ok(Filter {
+            url,
+            kind: p.r#type,
+            failed: p.failed.unwrap_or(false),
+            status,
+        })
+    }
+
+    fn keeps(&self, request: &Value) -> bool {
+        let status = request["status"].as_u64().map(|s| s as u32);
+        let failed = request.get("failure").is_some() || status.is_some_and(|s| s >= 400);
+        let status_asked = self.status != (0, u32::MAX);
+        self.url
+            .as_ref()
+            .is_none_or(|u| u.matches(request["url"].as_str().unwrap_or_default()))
+            && self.kind.is_none_or(|k| request["type"] == k.as_str())
+            && (!self.failed || failed)
+            && (!status_asked || status.is_some_and(|s| s >= self.status.0 && s <= self.status.1))
+    }
+}
+
+async fn list(ctx: &Ctx, tab: TabId, p: ListParams) -> ToolResult {
+    let filter = Filter::new(&p)?;
+    let limit = p.limit.unwrap_or(DEFAULT_LIMIT);
+    if !(1..=MAX_LIMIT).contains(&limit) {
+        return Err(ToolError::invalid_field(
+            "limit",
+            format!("give 1 to {MAX_LIMIT}"),
+        ));
+    }
+    let all = p.all.unwrap_or(false);
+    let mark = if all {
+        0
+    } else {
+        ctx.session.network_mark(tab)
+    };
+    let log = ctx
+        .app
+        .browser
+        .call_value(Command::NetworkList {
+            tab,
+            after: mark,
+            all,
+        })
+        .await?;
+    let matching: Vec<&Value> = log["requests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|r| filter.keeps(r))
+        .collect();
+    let count = matching.len();
+    let shown: Vec<Value> = matching
+        .into_iter()
+        .skip(count.saturating_sub(limit))
+        .cloned()
+        .collect();
+    let newest = log["newest"].as_u64().unwrap_or(0);
+    if p.mark.unwrap_or(false) {
+        ctx.session.set_network_mark(tab, newest);
+    }
+    let since = match (all, mark) {
+        (true, _) => "start",
+        (false, 0) => "navigation",
+        (false, _) => "mark",
+    };
+    Ok(ToolOutput::json(json!({
+        "since": since,
+        "count": count,
+        "shown": shown.len(),
+        "left_out": count - shown.len(),
+        "dropped": log["dropped"],
+        "requests": shown,
+    })))
+}
+
+async fn request(ctx: &Ctx, tab: TabId, p: RequestParams) -> ToolResult {
+    let browser = &ctx.app.browser;
+    let mut detail = browser
+        .call_value(Command::NetworkRequest { tab, id: p.id })
+        .await?;
+    let body = browser
+        .call_body(Command::NetworkBody { tab, id: p.id })
+        .await?;
+    let mime = detail["mime"].as_str().unwrap_or_default().to_string();
+    let shown = show_body(
+        ctx,
+        tab,
+        p.id,
+        &mime,
+        body,
+        p.max_chars.unwrap_or(DEFAULT_BODY_CHARS),
+    )
+    .await?;
+    if let (Value::Object(out), Value::Object(body)) = (&mut detail, shown) {
+        out.extend(body);
+    }
+    Ok(ToolOutput::json(detail))
+}
+
+/// The body as the result shows it: text up to `max_chars`, else a file.
+async fn show_body(
+    ctx: &Ctx,
+    tab: TabId,
+    id: u64,
+    mime: &str,
+    body: Body,
+    max_chars: usize,
+) -> Result<Value, ToolError> {
+    let mut out = json!({"body": null});
+    if let Some(note) = &body.note {
+        out["body_note"] = note.clone().into();
+    }
+    let Some(bytes) = body.bytes else {
+        return Ok(out);
+    };
+    out["body_bytes"] = bytes.len().into();
+    if body.truncated {
+        out["body_truncated"] = true.into();
+    }
+    let text = is_text(mime)
+        .then(|| std::str::from_utf8(&bytes).ok())
+        .flatten();
+    let cut = text.and_then(|t| t.char_indices().nth(max_chars).map(|(at, _)| &t[..at]));
+    if let Some(text) = text {
+        match cut {
+            None => {
+                out["body"] = text.into();
+                return Ok(out);
+            }
+            Some(start) => {
+                let rest = text.chars().count() - max_chars;
+                out["body"] =
+                    format!("{start}\n[… {rest} more characters: the whole body is in body_path]")
+                        .into();
+            }
+        }
+    }
+    out["body_path"] = write_body(ctx, tab, id, mime, &bytes).await?.into();
+    Ok(out)
+}
+
+/// Types whose bodies are text to show (when they are UTF-8).
+fn is_text(mime: &str) -> bool {
+    let mime = essence(mime);
+    mime.starts_with("text/")
+        || mime.ends_with("+json")
+        || mime.ends_with("+xml")
+        || matches!(
+            mime.as_str(),
+            "application/json"
+                | "application/javascript"
+                | "application/ecmascript"
+                | "application/xml"
+                | "application/x-www-form-urlencoded"
+                | "application/graphql"
+                | "image/svg+xml"
+        )
+}
+
+/// Writes a body into the files folder; gives its path.
+async fn write_body(
+    ctx: &Ctx,
+    tab: TabId,
+    id: u64,
+    mime: &str,
+    bytes: &[u8],
+) -> Result<String, ToolError> {
+    let name = format!("network-tab{tab}-request{id}.{}", extension(mime));
+    let root = ctx.app.files.root().join(&name);
+    let path = ctx
+        .app
+        .files
+        .new_file(&root.to_string_lossy())
+        .map_err(ToolError::internal)?;
+    tokio::fs::write(&path, bytes)
+        .await
+        .map_err(|e| ToolError::internal(format!("cannot write {}: {e}", path.display())))?;
+    Ok(path.to_string_lossy().into_owned())
+}
+
+/// A MIME type without its parameters, lower-cased.
+fn essence(mime: &str) -> String {
+    let essence = mime.split(';').next().unwrap_or_default();
+    essence.trim().to_ascii_lowercase()
+}
+
+fn extension(mime: &str) -> &'static str {
+    match essence(mime).as_str() {
+        "image/png" => "png",
+        "image/jpeg" => "jpg",
+        "image/gif" => "gif",
+        "image/webp" => "webp",
+        "image/avif" => "avif",
+        "image/svg+xml" => "svg",
+        "application/pdf" => "pdf",
+        "application/json" => "json",
+        "application/zip" => "zip",
+        "application/wasm" => "wasm",
+        "text/html" => "html",
+        "text/css" => "css",
+        "text/javascript" | "application/javascript" => "js",
+        m if m.starts_with("text/") => "txt",
+        m if m.starts_with("font/") => "font",
+        _ => "bin",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params(value: Value) -> ListParams {
+        serde_json::from_value(value).unwrap()
+    }
+
+    #[test]
+    fn filters_combine() {
+        let ok = json!({"url": "http://a.test/api/users", "type": "fetch", "status": 200});
+        let missing = json!({"url": "http://a.test/api/x", "type": "fetch", "status": 404});
+        let refused =
+            json!({"url": "http://b.test/", "type": "fetch", "failure": "Could not connect"});
+        let image = json!({"url": "http://a.test/i.png", "type": "image", "status": 200});
+        let keeps = |p: Value, r: &Value| Filter::new(&params(p)).unwrap().keeps(r);
+        assert!(keeps(json!({"url": "/api/"}), &ok));
+        assert!(!keeps(json!({"url": "/api/"}), &image));
+        assert!(keeps(json!({"type": "image"}), &image));
+        assert!(!keeps(json!({"type": "image"}), &ok));
+        assert!(keeps(json!({"failed": true}), &missing));
+        assert!(keeps(json!({"failed": true}), &refused));
+        assert!(!keeps(json!({"failed": true}), &ok));
+        assert!(keeps(
+            json!({"status_min": 400, "status_max": 499}),
+            &missing
+        ));
+        assert!(
+            !keeps(json!({"status_min": 400}), &refused),
+            "no status is in no range"
+        );
+        assert!(keeps(
+            json!({"url": "**/i.png", "type": "image", "status_max": 299}),
+            &image
+        ));
+        let error = Filter::new(&params(json!({"status_min": 500, "status_max": 400})))
+            .err()
+            .unwrap();
+        assert_eq!(error.field.as_deref(), Some("status_min"));
+        assert_eq!(
+            Filter::new(&params(json!({"url": "a("})))
+                .err()
+                .unwrap()
+                .field
+                .as_deref(),
+            Some("url")
+        );
+    }
+
+    #[test]
+    fn text_types_are_shown_and_others_go_to_files() {
+        assert!(is_text("application/json; charset=utf-8"));
+        assert!(is_text("text/plain"));
+        assert!(is_text("application/vnd.api+json"));
+        assert!(!is_text("application/octet-stream"));
+        assert!(!is_text("image/png"));
+        assert_eq!(extension("image/png"), "png");
+        assert_eq!(extension("application/octet-stream"), "bin");
+        assert_eq!(extension("text/plain; charset=utf-8"), "txt");
+    }
+}

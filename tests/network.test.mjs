@@ -1,0 +1,219 @@
+// The network tools: every request of a tab's pages and frames, as WebKit
+// reported it, with the status a server gave, and the bodies read back
+// byte for byte. The fixture server answers each route with a known body.
+import { describe, it, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { loggedInSuite } from './support/session.mjs';
+import { callError } from './support/mcp.mjs';
+import { PIXEL_PNG, closedPort, patternBytes } from './support/fixture-server.mjs';
+import { waitFor } from './support/wait.mjs';
+
+const FIXTURE_PAGE = readFileSync(new URL('./fixtures/network.html', import.meta.url));
+
+describe('network', { timeout: 180_000 }, () => {
+  const suite = loggedInSuite();
+  const { call, logged } = suite;
+  let port;
+  let list;
+  const find = (pattern) => {
+    const found = list.requests.filter((r) => pattern.test(r.url));
+    assert.ok(found.length > 0, `no request matches ${pattern} in ${JSON.stringify(list.requests.map((r) => r.url))}`);
+    return found;
+  };
+  const one = (pattern) => {
+    const found = find(pattern);
+    assert.equal(found.length, 1, `one request matches ${pattern}: ${JSON.stringify(found)}`);
+    return found[0];
+  };
+
+  /** Opens the fixture page, runs its requests and waits for all of them to end. */
+  async function loadAndRun() {
+    await call('open', { url: suite.fixtures.url(`network.html?refused=${port}`) });
+    await call('click', { selector: '#run' });
+    await waitFor(async () => (await call('eval', { script: 'document.getElementById("out").textContent' })).value,
+      'the page to finish its requests');
+    return waitFor(async () => {
+      const seen = await call('network_requests', { limit: 1000 });
+      const ended = seen.requests.every((r) => !r.pending);
+      return ended && seen.requests.some((r) => r.url.includes('via=frame-xhr')) && seen;
+    }, 'every request, the cross-origin frame\'s among them, to end');
+  }
+
+  before(async () => {
+    port = await closedPort();
+  });
+
+  it('lists every request of the page and its frames, each with its status or failure', { timeout: 60_000 }, logged(async () => {
+    list = await loadAndRun();
+    assert.equal(list.since, 'navigation');
+    assert.equal(list.left_out, 0);
+    assert.equal(list.dropped, 0);
+    assert.equal(list.count, list.requests.length);
+    const ids = list.requests.map((r) => r.id);
+    assert.deepEqual(ids, [...ids].sort((a, b) => a - b), 'oldest first');
+
+    const page = list.requests[0];
+    assert.equal(page.type, 'document');
+    assert.match(page.url, /network\.html\?refused=/);
+    assert.equal(page.status, 200);
+    assert.equal(one(/\/net\/pixel\.png$/).type, 'image');
+    assert.equal(one(/\/net\/pixel\.png$/).status, 200);
+    const style = one(/\/net\/style\.css$/);
+    assert.equal(style.type, 'stylesheet');
+    assert.equal(style.status, 404);
+    assert.equal(one(/\/frame-inner\.html$/).type, 'frame');
+    const cross = one(/\/network-frame\.html$/);
+    assert.equal(cross.type, 'frame');
+    assert.notEqual(new URL(cross.url).hostname, new URL(page.url).hostname, 'the frame is of another origin');
+
+    for (const via of ['fetch', 'xhr', 'frame']) {
+      const json = one(new RegExp(`/net/json\\?via=${via}$`));
+      assert.equal(json.type, 'fetch', `${via}: fetch() and XMLHttpRequest are both fetch`);
+      assert.equal(json.method, 'GET');
+      assert.equal(json.status, 200);
+      assert.equal(typeof json.ms, 'number');
+    }
+    assert.equal(one(/via=frame-xhr/).size, 5000);
+
+    // The chain: three redirects, each its own entry, linked to the next.
+    const hops = find(/\/net\/redirect\?n=\d$/);
+    assert.deepEqual(hops.map((h) => new URL(h.url).searchParams.get('n')), ['3', '2', '1', '0']);
+    assert.deepEqual(hops.map((h) => h.status), [302, 302, 302, 200]);
+    for (let i = 0; i < 3; i++) assert.equal(hops[i].redirected_to, hops[i + 1].id);
+    assert.equal(hops[3].redirected_to, undefined);
+
+    assert.equal(one(/\/net\/missing$/).status, 404);
+    const refused = one(/\/refused$/);
+    assert.equal(refused.status, undefined, 'a refused connection has no status');
+    assert.match(refused.failure, /connect|refused/i);
+    const big = one(/\/net\/bytes\?size=2097152$/);
+    assert.equal(big.size, 2097152);
+    assert.equal(one(/\/net\/echo$/).method, 'POST');
+  }));
+
+  it('reads bodies back byte for byte, text in the result and binary in files', { timeout: 60_000 }, logged(async () => {
+    const detail = (r, args = {}) => call('network_request', { id: r.id, ...args });
+
+    const page = await detail(list.requests[0]);
+    assert.equal(page.body, FIXTURE_PAGE.toString('utf8'), 'the document, as served');
+    const fetched = await detail(one(/via=fetch$/));
+    assert.equal(fetched.body, JSON.stringify({ hello: 'network', query: '?via=fetch' }));
+    assert.equal(fetched.response_headers['X-Fixture'], 'json');
+    assert.equal(fetched.request_headers['Sec-Fetch-Dest'], 'empty');
+    assert.equal(fetched.mime, 'application/json');
+    assert.equal((await detail(one(/via=xhr$/))).body, JSON.stringify({ hello: 'network', query: '?via=xhr' }));
+    assert.equal((await detail(one(/via=frame$/))).body, JSON.stringify({ hello: 'network', query: '?via=frame' }),
+      'a cross-origin frame\'s fetch');
+    assert.equal((await detail(one(/\/net\/missing$/))).body, 'not found\n');
+    assert.equal((await detail(one(/\/net\/echo$/))).body, JSON.stringify({ method: 'POST', body: 'posted body' }));
+
+    const hops = find(/\/net\/redirect\?n=\d$/);
+    const first = await detail(hops[0]);
+    assert.equal(first.body, null);
+    assert.match(first.body_note, /redirect/);
+    assert.match(first.response_headers.Location, /n=2$/);
+    const last = await detail(hops[3]);
+    assert.equal(last.body, JSON.stringify({ redirected: 'done' }));
+    assert.equal(last.redirected_from, hops[2].id);
+
+    // Binary bodies go to the files folder, exactly as served.
+    const big = await detail(one(/size=2097152$/));
+    assert.equal(big.body, null);
+    assert.equal(big.body_bytes, 2097152);
+    assert.ok(readFileSync(big.body_path).equals(patternBytes(2097152)), 'the 2 MB body, byte for byte');
+    const image = await detail(one(/pixel\.png$/));
+    assert.ok(readFileSync(image.body_path).equals(PIXEL_PNG), 'the image, byte for byte');
+    const frameBytes = await detail(one(/via=frame-xhr$/));
+    assert.ok(readFileSync(frameBytes.body_path).equals(patternBytes(5000)), 'the frame\'s XMLHttpRequest arraybuffer');
+
+    // Long text is cut with a marker, and the whole of it is in a file.
+    const text = await detail(one(/\/net\/text\?size=300000$/), { max_chars: 100 });
+    assert.match(text.body, /^network text line 0123456789\n/);
+    assert.match(text.body, /\[… 299900 more characters: the whole body is in body_path\]$/);
+    const whole = readFileSync(text.body_path, 'utf8');
+    assert.equal(whole.length, 300000);
+    assert.ok(whole.startsWith(text.body.slice(0, 100)));
+
+    const refused = await detail(one(/\/refused$/));
+    assert.equal(refused.body, null);
+    assert.match(refused.body_note, /no response/);
+  }));
+
+  it('filters by URL, type, failure and status, and bounds the output with counts', { timeout: 60_000 }, logged(async () => {
+    const redirects = await call('network_requests', { url: '/net/redirect' });
+    assert.equal(redirects.count, 4);
+    const images = await call('network_requests', { type: 'image' });
+    assert.ok(images.requests.every((r) => r.type === 'image'));
+    assert.ok(images.requests.some((r) => r.url.endsWith('/net/pixel.png')));
+    const failed = await call('network_requests', { failed: true });
+    assert.ok(failed.requests.every((r) => r.failure || r.status >= 400), JSON.stringify(failed.requests));
+    for (const part of ['/net/missing', '/refused', '/net/style.css']) {
+      assert.ok(failed.requests.some((r) => r.url.endsWith(part)), `${part} is among the failed`);
+    }
+    const moved = await call('network_requests', { status_min: 300, status_max: 399 });
+    assert.deepEqual(moved.requests.map((r) => r.status), [302, 302, 302]);
+    const glob = await call('network_requests', { url: '**/net/json?via=*', type: 'fetch' });
+    assert.equal(glob.count, 3);
+
+    const all = await call('network_requests');
+    const newest = await call('network_requests', { limit: 2 });
+    assert.equal(newest.count, all.count);
+    assert.equal(newest.shown, 2);
+    assert.equal(newest.left_out, all.count - 2);
+    assert.deepEqual(newest.requests, all.requests.slice(-2), 'the newest, oldest first');
+
+    await callError(suite.mcp, 'network_request', { id: 999999 }, 'INVALID_PARAMS');
+    const bad = await callError(suite.mcp, 'network_requests', { url: 'a(' }, 'INVALID_PARAMS');
+    assert.match(bad, /url/);
+    await callError(suite.mcp, 'network_requests', { status_min: 500, status_max: 400 }, 'INVALID_PARAMS');
+    await callError(suite.mcp, 'network_requests', { type: 'websocket' }, 'INVALID_PARAMS');
+  }));
+
+  it('lists since the mark an agent sets, since the last navigation, or from the start', { timeout: 60_000 }, logged(async () => {
+    const before = await call('network_requests', { mark: true });
+    const markedAt = before.requests.at(-1).id;
+    // Nothing since the mark.
+    assert.equal((await call('network_requests')).since, 'mark');
+    assert.equal((await call('network_requests')).count, 0);
+    await call('eval', { script: "await fetch('/net/json?after=mark'); return 1" });
+    const after = await waitFor(async () => {
+      const seen = await call('network_requests');
+      return seen.count === 1 && !seen.requests[0].pending && seen;
+    }, 'the one request after the mark');
+    assert.match(after.requests[0].url, /after=mark$/);
+    assert.ok(after.requests[0].id > markedAt);
+    assert.equal((await call('network_request', { id: after.requests[0].id })).body,
+      JSON.stringify({ hello: 'network', query: '?after=mark' }));
+
+    // A navigation starts a new page: only its requests, the mark being older.
+    await call('open', { url: suite.fixtures.url('form.html') });
+    const fresh = await call('network_requests');
+    assert.match(fresh.requests[0].url, /form\.html$/);
+    assert.equal(fresh.requests[0].type, 'document');
+    assert.ok(fresh.requests.every((r) => !r.url.includes('/net/')));
+    const everything = await call('network_requests', { all: true, limit: 1000 });
+    assert.equal(everything.since, 'start');
+    assert.ok(everything.requests.some((r) => r.url.includes('network.html')));
+    assert.ok(everything.requests.some((r) => r.url.endsWith('form.html')));
+  }));
+
+  it('keeps the body of a page that sabotages the APIs the recorder reads with', { timeout: 60_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('network.html') });
+    const script = `
+      Response.prototype.clone = () => { throw new Error('no clone'); };
+      ReadableStream.prototype.getReader = () => { throw new Error('no reader'); };
+      Uint8Array.prototype.set = () => { throw new Error('no set'); };
+      const r = await window.fetch('/net/json?via=sabotage');
+      return [fetch.length, fetch.name, await r.text()];`;
+    const seen = await call('eval', { script });
+    assert.deepEqual(seen.value, [1, 'fetch', JSON.stringify({ hello: 'network', query: '?via=sabotage' })],
+      'the page sees fetch as it is');
+    const request = await waitFor(async () => {
+      const found = await call('network_requests', { url: 'via=sabotage' });
+      return found.count === 1 && !found.requests[0].pending && found.requests[0];
+    }, 'the request');
+    assert.equal((await call('network_request', { id: request.id })).body,
+      JSON.stringify({ hello: 'network', query: '?via=sabotage' }));
+  }));
+});
