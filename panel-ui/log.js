@@ -7,7 +7,7 @@ export const MAX_ROWS = 500;
 
 const TRANSPORT_LABELS = { mcp: 'MCP', agent: '/agent', panel: 'panel' };
 
-export function initLog() {
+export function initLog({ showRequests }) {
   const tbody = $('#call-log tbody');
   const filterInput = $('#log-filter');
   const transportSelect = $('#log-transport');
@@ -50,10 +50,26 @@ export function initLog() {
       mine ? h('span', { class: 'you-pill' }, 'this panel') : client),
     h('td', { class: 'tool' }, h('code', {}, call.tool || '')),
     h('td', { class: 'num duration' }, formatMs(call.ms)),
-    h('td', {}, result));
+    h('td', {}, result),
+    h('td', { class: 'requests' }, requestsLink(call)));
     tr._call = call;
     tr.hidden = !matches(call);
     return tr;
+  }
+
+  /** A link to the requests the call's tab started while it ran. */
+  function requestsLink(call) {
+    const range = call.requests;
+    if (!range) return '';
+    const count = range.last - range.first + 1;
+    const label = count === 1 ? '1 request' : `${count} requests`;
+    return h('button', {
+      class: 'link-button',
+      type: 'button',
+      dataset: { action: 'requests', tab: String(range.tab) },
+      'aria-label': `${label} of tab ${range.tab} during this ${call.tool || 'call'}`,
+      on: { click: () => showRequests({ id: range.tab }, { first: range.first, last: range.last }) },
+    }, label);
   }
 
   function trim() {

@@ -46,9 +46,17 @@
 //     session, which has no End button; others have button[data-action=end]
 //   Tabs
 //     #tabs tr[data-tab-index][data-tab-id][data-front=true|false];
-//     button[data-action=switch], button[data-action=close]; #tabs-note (e.g. "log in first")
+//     button[data-action=requests], button[data-action=switch], button[data-action=close];
+//     #tabs-note (e.g. "log in first")
+//   A tab's requests (opened by a tab's button[data-action=requests], or a call's)
+//     #requests-section (hidden until opened), #requests-heading ("Requests of tab N"),
+//     #requests tbody tr[data-request-id][data-status][data-failed=true|false] (.linked:
+//     the requests of the call-log link that opened it), its URL is
+//     button[data-action=details]; #requests-filter (URL), #requests-failed (checkbox),
+//     #requests-close; #request-detail with #request-detail-body (headers and body)
 //   Tool call log
-//     #call-log tbody tr[data-tool][data-transport][data-ok=true|false][data-code]
+//     #call-log tbody tr[data-tool][data-transport][data-ok=true|false][data-code];
+//     td.requests button[data-action=requests][data-tab] (the requests its tab made)
 //     (newest first, at most 500; rows hidden by the filter have the hidden attribute),
 //     #log-filter (tool name), #log-transport (""|mcp|agent|panel), #log-errors (checkbox),
 //     #log-pause (aria-pressed; text Pause/Resume), #log-clear, #log-count
@@ -61,18 +69,25 @@ import { initClients } from './clients.js';
 import { initSessions } from './sessions.js';
 import { initLog } from './log.js';
 import { initNostr } from './nostr.js';
+import { initNetwork } from './network.js';
 
 function start() {
   let state = null;
 
   // The agents' token, for the set-up snippets: the browser sends it here only.
   const getToken = () => (state && state.server && state.server.agent_token) || '';
-  const log = initLog();
   let conn = null;
   const call = (tool, params) => conn.call(tool, params);
+  const network = initNetwork({ call });
+  // A tab by id, from a call-log link: its index comes from the state.
+  const showRequests = (tab, range) => {
+    const known = state && (state.tabs || []).find((t) => t.id === tab.id);
+    network.watch({ id: tab.id, index: known ? known.index : tab.index ?? tab.id }, range);
+  };
+  const log = initLog({ showRequests });
   const identity = initIdentity({ call });
   const clients = initClients({ getToken });
-  const sessions = initSessions({ call });
+  const sessions = initSessions({ call, showRequests });
   const nostr = initNostr({ call });
   // Addresses from this page's own origin until the browser says more.
   clients.render({ server: {} });
@@ -84,6 +99,7 @@ function start() {
       identity.render(data);
       clients.render(data);
       sessions.render(data);
+      network.tabs(data.tabs);
       nostr.render(data);
       renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
@@ -91,6 +107,8 @@ function start() {
       log.replace(data);
     } else if (name === 'call') {
       log.add(data);
+    } else if (name === 'requests') {
+      network.update(data);
     }
   }
 
@@ -128,6 +146,7 @@ function start() {
     if (status.state === 'open') {
       setText(indicatorText, 'Connected');
       banner.hidden = true;
+      network.reconnected();
     } else if (status.state === 'connecting') {
       setText(indicatorText, status.everOpened ? 'Reconnecting…' : 'Connecting…');
     } else {

@@ -5,7 +5,7 @@ import {
   formatTime, formatFull, formatAgo, shortId,
 } from './dom.js';
 
-export function initSessions({ call }) {
+export function initSessions({ call, showRequests }) {
   let you = null;
   let lastActive = new Map(); // session id -> local ms of the last activity
   let loggedIn = false;
@@ -131,13 +131,15 @@ export function initSessions({ call }) {
     const tr = h('tr');
     const switchButton = h('button', { class: 'button small', type: 'button', dataset: { action: 'switch' } }, 'Switch');
     const closeButton = h('button', { class: 'button small danger-outline', type: 'button', dataset: { action: 'close' } }, 'Close');
+    const requestsButton = h('button', { class: 'button small', type: 'button', dataset: { action: 'requests' } }, 'Requests');
+    requestsButton.addEventListener('click', () => showRequests({ id: Number(tr.dataset.tabId), index: Number(tr.dataset.tabIndex) }));
     switchButton.addEventListener('click', () => tabAction('tab_switch', tr, switchButton));
     closeButton.addEventListener('click', () => tabAction('tab_close', tr, closeButton));
     tr.append(
       h('td', { class: 'num index' }),
       h('td', { class: 'title' }, h('span', { class: 'tab-title' })),
       h('td', { class: 'url' }, h('span', { class: 'tab-url' })),
-      h('td', { class: 'actions' }, switchButton, closeButton));
+      h('td', { class: 'actions' }, requestsButton, switchButton, closeButton));
     return tr;
   }
 
@@ -161,6 +163,7 @@ export function initSessions({ call }) {
     const switchButton = tr.querySelector('[data-action="switch"]');
     switchButton.setAttribute('aria-label', `Switch to tab ${tab.index}${tab.front ? ' (in front)' : ''}`);
     tr.querySelector('[data-action="close"]').setAttribute('aria-label', `Close tab ${tab.index}`);
+    tr.querySelector('[data-action="requests"]').setAttribute('aria-label', `Requests of tab ${tab.index}`);
   }
 
   function renderTabs(tabs) {

@@ -324,6 +324,16 @@ impl BrowserHandle {
         self.state.borrow().clone()
     }
 
+    /// Each tab's newest request id, as last published.
+    pub fn newest_requests(&self) -> Vec<(TabId, u64)> {
+        let state = self.state.borrow();
+        state
+            .tabs
+            .iter()
+            .map(|t| (t.id, t.network.newest_request))
+            .collect()
+    }
+
     /// One tab as last published; NO_TAB once it closed.
     pub fn tab_info(&self, tab: TabId) -> Result<TabInfo, ToolError> {
         self.state.borrow().tab(tab).cloned().ok_or_else(tab_closed)

@@ -13,7 +13,7 @@ import { chromium } from 'playwright-core';
 import { waitFor as eventually } from './support/wait.mjs';
 import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { startBunker } from './support/bunker.mjs';
-import { startFixtureServer } from './support/fixture-server.mjs';
+import { closedPort, startFixtureServer } from './support/fixture-server.mjs';
 import { tryAgentHandshake } from './support/agent.mjs';
 import { MODERN_PROTOCOL, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp, modernCall, modernMeta } from './support/mcp.mjs';
 import { assertPng } from './support/png.mjs';
@@ -515,6 +515,58 @@ describe('control panel', { timeout: 300_000 }, () => {
     const back = await callJson(observer, 'login', { method: 'nip46', bunker_url: bunkers[0].url });
     assert.equal(back.pubkey, bunkers[0].user);
     await eventually(() => note.isHidden(), 'the note to go away once logged in');
+  });
+
+  test('a tab\'s requests show live, open to their headers and body, and the call log links to them', async () => {
+    const mcp = await mcpClient('panel-test-network');
+    const call = (tool, args) => callJson(mcp, tool, args);
+    await call('tab_new', { url: fixtures.url(`/network.html?refused=${await closedPort()}`) });
+    await call('click', { selector: '#run' });
+    await eventually(async () => (await call('eval', { script: 'document.getElementById("out").textContent' })).value,
+      'the page\'s requests to end');
+    const tab = (await call('tab_list')).tabs.find((t) => t.url.includes('/network.html'));
+    await page.locator(`#tabs tr[data-tab-id="${tab.id}"] button[data-action="requests"]`).click();
+    const section = page.locator('#requests-section');
+    await section.waitFor({ state: 'visible' });
+    assert.equal(await seen('#requests-heading'), `Requests of tab ${tab.index}`);
+    const row = (text) => page.locator('#requests tbody tr', { hasText: text });
+    await row('/net/missing').waitFor({ state: 'visible' });
+    assert.equal(await row('/net/missing').getAttribute('data-status'), '404');
+    assert.equal(await row('/net/missing').getAttribute('data-failed'), 'true');
+    assert.match(await row('/refused').innerText(), /Could not connect/);
+    assert.match(await row('/net/pixel.png').innerText(), /image/);
+    assert.equal(await row('/net/json?via=fetch').getAttribute('data-failed'), 'false');
+
+    // Live: a request the page makes now shows without a reload.
+    await call('eval', { script: "return (await fetch('/net/json?via=live')).status" });
+    await row('via=live').waitFor({ state: 'visible', timeout: 10_000 });
+
+    // The filters.
+    await page.fill('#requests-filter', 'via=');
+    await eventually(async () => (await page.locator('#requests tbody tr').count()) === 5, 'the five requests matching via= (fetch, xhr, frame, frame-xhr, live)');
+    await page.fill('#requests-filter', '');
+    await page.check('#requests-failed');
+    const failed = await page.locator('#requests tbody tr').evaluateAll((rows) => rows.map((r) => r.dataset.failed));
+    assert.ok(failed.length >= 3 && failed.every((f) => f === 'true'), `only failed rows: ${failed}`);
+    await page.uncheck('#requests-failed');
+
+    // A request's details: its headers and its body.
+    await row('via=live').locator('button[data-action="details"]').click();
+    await eventually(async () => (await seen('#request-detail-body')).includes('{"hello":"network","query":"?via=live"}'),
+      'the body in the details');
+    assert.match(await seen('#request-detail-body'), /X-Fixture: json/);
+
+    // The call log: the eval that fetched links to that one request.
+    await page.click('#requests-close');
+    await section.waitFor({ state: 'hidden' });
+    const link = page.locator('#call-log tbody tr[data-tool="eval"] td.requests button').first();
+    assert.equal(await link.innerText(), '1 request');
+    await link.click();
+    await section.waitFor({ state: 'visible' });
+    const linked = page.locator('#requests tbody tr.linked');
+    await linked.first().waitFor({ state: 'visible' });
+    assert.equal(await linked.count(), 1);
+    assert.match(await linked.innerText(), /via=live/);
   });
 
   test('axe-core finds no violation (WCAG 2 A and AA, best practices), light and dark', async () => {

@@ -218,6 +218,7 @@ describe('security', { timeout: 240_000 }, () => {
       nostr_prompt_answer: { id: 1, allow: true, remember: true },
       nostr_permission_revoke: { origin: 'http://127.0.0.1' },
       nostr_assistant_answers: { allowed: true },
+      network_watch: { id: 1 },
     };
     const agent = await connectAgent(browser);
     try {

@@ -2,6 +2,7 @@
 //! latest calls plus a broadcast of each new one.
 
 use super::caller::Session;
+use super::tab::TabId;
 use crate::base::error::ErrorCode;
 use serde::Serialize;
 use std::collections::VecDeque;
@@ -23,6 +24,27 @@ pub struct CallRecord {
     pub ms: f64,
     pub ok: bool,
     pub code: Option<ErrorCode>,
+    /// The requests the tab it acted on started while it ran.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requests: Option<RequestRange>,
+}
+
+/// Requests of one tab's network log, `first` to `last` (ids).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct RequestRange {
+    pub tab: TabId,
+    pub first: u64,
+    pub last: u64,
+}
+
+impl RequestRange {
+    /// What tab `tab` started between two looks at every tab's newest id.
+    pub fn between(tab: TabId, before: &[(TabId, u64)], after: &[(TabId, u64)]) -> Option<Self> {
+        let newest = |list: &[(TabId, u64)]| list.iter().find(|(t, _)| *t == tab).map(|(_, n)| *n);
+        let first = newest(before).unwrap_or(0) + 1;
+        let last = newest(after)?;
+        (last >= first).then_some(RequestRange { tab, first, last })
+    }
 }
 
 pub struct CallLog {
@@ -40,7 +62,14 @@ impl Default for CallLog {
 }
 
 impl CallLog {
-    pub fn record(&self, session: &Session, tool: &str, took: Duration, code: Option<ErrorCode>) {
+    pub fn record(
+        &self,
+        session: &Session,
+        tool: &str,
+        took: Duration,
+        code: Option<ErrorCode>,
+        requests: Option<RequestRange>,
+    ) {
         let time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map(|d| d.as_millis() as u64)
@@ -54,6 +83,7 @@ impl CallLog {
             ms: (took.as_secs_f64() * 10_000.0).round() / 10.0,
             ok: code.is_none(),
             code,
+            requests,
         };
         {
             let mut recent = self.recent.lock().unwrap_or_else(|e| e.into_inner());
@@ -96,6 +126,7 @@ mod tests {
                 &format!("t{i}"),
                 Duration::from_micros(1500),
                 code,
+                None,
             );
         }
         let recent = log.recent();
@@ -106,5 +137,41 @@ mod tests {
         assert_eq!(first.ms, 1.5);
         assert!(!first.ok);
         assert_eq!(serde_json::to_value(&first).unwrap()["code"], "STALE_REF");
+        assert!(serde_json::to_value(&first)
+            .unwrap()
+            .get("requests")
+            .is_none());
+    }
+
+    #[test]
+    fn a_call_is_linked_to_the_requests_its_tab_started_meanwhile() {
+        let before = [(1, 4), (2, 9)];
+        assert_eq!(
+            RequestRange::between(1, &before, &[(1, 7), (2, 12)]),
+            Some(RequestRange {
+                tab: 1,
+                first: 5,
+                last: 7
+            })
+        );
+        assert_eq!(
+            RequestRange::between(1, &before, &[(1, 4)]),
+            None,
+            "none started"
+        );
+        assert_eq!(
+            RequestRange::between(3, &before, &[(3, 2)]),
+            Some(RequestRange {
+                tab: 3,
+                first: 1,
+                last: 2
+            }),
+            "a tab the call opened"
+        );
+        assert_eq!(
+            RequestRange::between(2, &before, &[]),
+            None,
+            "the tab closed"
+        );
     }
 }

@@ -74,6 +74,9 @@ pub struct Session {
     /// clientInfo and protocol version (from MCP initialize, or from a
     /// stateless request's _meta).
     client: Mutex<Option<(Value, String)>>,
+    /// The tab whose requests the panel shows live (the panel's own
+    /// session), and how many times it asked: each ask gets a fresh push.
+    watched_requests: Mutex<(Option<TabId>, u64)>,
     closed: watch::Sender<bool>,
 }
 
@@ -94,6 +97,7 @@ impl Session {
             tab: Mutex::new(None),
             memory: Arc::default(),
             client: Mutex::new(None),
+            watched_requests: Mutex::new((None, 0)),
             closed: watch::channel(false).0,
         }
     }
@@ -143,6 +147,18 @@ impl Session {
         text: &str,
     ) -> Option<(String, String)> {
         lock(&self.memory.snapshots).insert(tab, (document.to_string(), text.to_string()))
+    }
+
+    /// Which tab's requests the panel shows live (none: no tab's), and
+    /// the number of its ask.
+    pub fn watched_requests(&self) -> Option<(TabId, u64)> {
+        let (tab, ask) = *lock(&self.watched_requests);
+        tab.map(|tab| (tab, ask))
+    }
+
+    pub fn watch_requests(&self, tab: Option<TabId>) {
+        let mut watched = lock(&self.watched_requests);
+        *watched = (tab, watched.1 + 1);
     }
 
     /// The newest request id this client marked on `tab` (0: none).

@@ -1,8 +1,11 @@
 //! What the control panel sees live: the state (identity, sessions, tabs,
-//! remembered identities, server addresses) when it changes, and every
-//! tool call as it happens. Pushed over the panel's own WebSocket.
+//! remembered identities, server addresses) when it changes, every tool
+//! call as it happens, and the requests of the tab it watches. Pushed over
+//! the panel's own WebSocket.
 
 use crate::base::caller::Session;
+use crate::base::tab::{NetworkInfo, TabId};
+use crate::bridge::Command;
 use crate::tools::app::App;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -13,6 +16,12 @@ use tokio::sync::mpsc::UnboundedSender;
 /// How often the state is looked at, and the longest silence between pushes.
 const CHECK_EVERY: Duration = Duration::from_millis(500);
 const REFRESH_EVERY: Duration = Duration::from_secs(5);
+/// The newest requests of a watched tab that a push carries.
+const REQUESTS_SHOWN: usize = 300;
+
+/// What the last push of a tab's requests showed: the tab and the panel's
+/// ask, and the tab's requests' state then (none once it closed).
+type RequestsSeen = Option<((TabId, u64), Option<NetworkInfo>)>;
 
 pub async fn push(app: Arc<App>, me: Arc<Session>, out: UnboundedSender<String>) {
     let send = |event: &str, data: Value| {
@@ -25,6 +34,7 @@ pub async fn push(app: Arc<App>, me: Arc<Session>, out: UnboundedSender<String>)
     }
     let mut last_seen = Value::Null;
     let mut last_sent = Instant::now() - REFRESH_EVERY;
+    let mut requests_seen: RequestsSeen = None;
     let mut tick = tokio::time::interval(CHECK_EVERY);
     loop {
         tokio::select! {
@@ -38,6 +48,11 @@ pub async fn push(app: Arc<App>, me: Arc<Session>, out: UnboundedSender<String>)
                     last_seen = seen;
                     last_sent = Instant::now();
                 }
+                if let Some(update) = requests(&app, me.watched_requests(), &mut requests_seen).await {
+                    if !send("requests", update) {
+                        return;
+                    }
+                }
             }
             call = calls.recv() => match call {
                 Ok(call) => {
@@ -50,6 +65,47 @@ pub async fn push(app: Arc<App>, me: Arc<Session>, out: UnboundedSender<String>)
             },
         }
     }
+}
+
+/// The watched tab's newest requests, when they changed since `seen`.
+async fn requests(
+    app: &App,
+    watched: Option<(TabId, u64)>,
+    seen: &mut RequestsSeen,
+) -> Option<Value> {
+    let Some((tab, ask)) = watched else {
+        *seen = None;
+        return None;
+    };
+    let now = (
+        (tab, ask),
+        app.browser.tab_info(tab).ok().map(|t| t.network),
+    );
+    if *seen == Some(now) {
+        return None;
+    }
+    *seen = Some(now);
+    if now.1.is_none() {
+        return Some(json!({"tab": tab, "closed": true, "requests": []}));
+    }
+    let command = Command::NetworkList {
+        tab,
+        after: 0,
+        all: true,
+    };
+    let mut log = app.browser.call_value(command).await.ok()?;
+    let all = log["requests"]
+        .as_array_mut()
+        .map(std::mem::take)
+        .unwrap_or_default();
+    let left_out = all.len().saturating_sub(REQUESTS_SHOWN);
+    let shown: Vec<Value> = all.into_iter().skip(left_out).collect();
+    Some(json!({
+        "tab": tab,
+        "requests": shown,
+        "left_out": left_out,
+        "dropped": log["dropped"],
+    }))
 }
 
 async fn state(app: &App, me: &Session) -> Value {

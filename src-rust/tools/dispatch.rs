@@ -6,6 +6,7 @@ use super::app::App;
 use super::declaration::{reject_nul, TAB_PARAM};
 use super::Ctx;
 use super::ToolResult;
+use crate::base::call_log::RequestRange;
 use crate::base::caller::{Principal, Session};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
@@ -104,9 +105,13 @@ fn call<'a>(
             armed: true,
         };
         let ctx = Ctx::new(app.clone(), session.clone(), depth);
+        let requests_before = app.browser.newest_requests();
         let result = run(&ctx, name, params).await;
         unfinished.armed = false;
         let tab = ctx.acted_tab();
+        let requests = tab.and_then(|tab| {
+            RequestRange::between(tab, &requests_before, &app.browser.newest_requests())
+        });
         if shown {
             let failed = result.as_ref().err().map(|e| e.code);
             app.activity
@@ -119,6 +124,7 @@ fn call<'a>(
             name,
             elapsed,
             result.as_ref().err().map(|e| e.code),
+            requests,
         );
         match &result {
             Ok(_) => {
@@ -156,9 +162,13 @@ impl Drop for Unfinished<'_> {
         }
         self.session.record_call();
         let elapsed = self.started.elapsed();
-        self.app
-            .calls
-            .record(self.session, self.name, elapsed, Some(ErrorCode::Cancelled));
+        self.app.calls.record(
+            self.session,
+            self.name,
+            elapsed,
+            Some(ErrorCode::Cancelled),
+            None,
+        );
         tracing::debug!(tool = self.name, session = %self.session.id, ms = elapsed.as_millis() as u64, "tool call cancelled");
     }
 }

@@ -3,7 +3,7 @@
 //! and a response's headers and body.
 
 use super::url_pattern::UrlPattern;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Body, Command};
@@ -30,7 +30,29 @@ pub fn tools() -> Vec<ToolDef> {
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: RequestParams| async move { request(&ctx, tab, p).await },
         ),
+        tool(
+            "network_watch",
+            "Show one tab's requests live in this panel (no id: none).",
+            READ_ONLY,
+            |ctx: Ctx, p: WatchParams| async move {
+                if let Some(tab) = p.id {
+                    ctx.app.browser.tab_info(tab)?;
+                }
+                ctx.session.watch_requests(p.id);
+                Ok(ToolOutput::json(json!({"watching": p.id})))
+            },
+        )
+        .ungated()
+        .person_only(),
     ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct WatchParams {
+    /// The tab's id.
+    #[serde(default)]
+    id: Option<TabId>,
 }
 
 // Resource types, as the request's fetch destination names them.
