@@ -261,6 +261,30 @@ async function snapshots(mcp, url) {
 }
 
 /**
+ * What recording every request costs: opening the 5,000-element page
+ * (open answers once it has loaded), and 200 fetch() calls one after the
+ * other in a page, timed in the page (each is recorded, and its body read
+ * by the recorder).
+ */
+const LOADS = 15;
+const FETCHES = 200;
+async function pageLoads(mcp, largeUrl, formUrl) {
+  const times = [];
+  for (let i = 0; i < LOADS; i++) {
+    const t = performance.now();
+    await callJson(mcp, 'open', { url: largeUrl });
+    times.push(performance.now() - t);
+  }
+  await callJson(mcp, 'open', { url: formUrl });
+  const script = `const t = performance.now();
+    for (let i = 0; i < ${FETCHES}; i++) await (await fetch('/form.html?fetch=' + i)).text();
+    return performance.now() - t`;
+  const fetchMs = (await callJson(mcp, 'eval', { script })).value;
+  return { loads: LOADS, p50Ms: round(median(times)), p90Ms: round(percentile(times, 90)),
+    fetches: FETCHES, fetchEachMs: round(fetchMs / FETCHES, 2) };
+}
+
+/**
  * A click that changes the page, then a snapshot to see it: dynamic.html's
  * "Add item" button. Each round's snapshot must show the new count, so a
  * fast answer that missed the page's effect counts as a failure.
@@ -345,6 +369,8 @@ function report(r) {
     [`Snapshot large.html p50 (${L.calls} calls)`, fmt(L.p50Ms, 'ms'), fmt(REFERENCE.snapshotLargeMs, 'ms'), ratio(L.p50Ms, REFERENCE.snapshotLargeMs)],
     ['Snapshot large.html p90', fmt(L.p90Ms, 'ms'), '', ''],
     ['Snapshot large.html first call', fmt(L.firstMs, 'ms'), '', ''],
+    ...(r.loads ? [[`open large.html, to loaded, p50 / p90 (${r.loads.loads} loads)`, `${fmt(r.loads.p50Ms, 'ms')} / ${fmt(r.loads.p90Ms, 'ms')}`, '', ''],
+      [`fetch() in a page, each of ${r.loads.fetches} in a row`, fmt(r.loads.fetchEachMs, 'ms'), '', '']] : []),
     ['Snapshot large.html size', `${fmt(L.chars, 'chars')} ${fmt(L.tokens, 'tokens')}`, fmt(REFERENCE.snapshotLargeTokens, 'tokens'), ratio(L.tokens, REFERENCE.snapshotLargeTokens)],
     ['Snapshot large.html refs', fmt(L.refs, 'refs'), '(1,053 interactive on the page)', ''],
     ['Snapshot large.html tokens per ref', (L.tokens / Math.max(L.refs, 1)).toFixed(1), (REFERENCE.snapshotLargeTokens / 1053).toFixed(1), ''],
@@ -438,6 +464,8 @@ async function main() {
     log(`large.html snapshot p50 ${large.p50Ms} ms, ${large.chars} chars, ${large.refs} refs`);
     sample('after large.html snapshots');
     const form = await snapshots(mcp, formUrl);
+    const loads = await pageLoads(mcp, largeUrl, formUrl);
+    log(`open large.html p50 ${loads.p50Ms} ms; fetch() in the page ${loads.fetchEachMs} ms each`);
     const tools = await mcp.listTools();
     const toolsList = { tools: tools.length, tokens: countTokens(JSON.stringify(tools)) };
     toolsList.statelessTokens = countTokens(JSON.stringify(await statelessToolsList(browser)));
@@ -473,6 +501,7 @@ async function main() {
       nostrSign,
       click,
       snapshot: { large, form, tokenNote: 'cl100k_base tokens of the text block the client receives' },
+      loads,
       toolsList,
       pss: {
         tabs,

@@ -60,6 +60,9 @@
 //     (newest first, at most 500; rows hidden by the filter have the hidden attribute),
 //     #log-filter (tool name), #log-transport (""|mcp|agent|panel), #log-errors (checkbox),
 //     #log-pause (aria-pressed; text Pause/Resume), #log-clear, #log-count
+//   Agents asking for you (ask_person)
+//     #asks-section (hidden while none asks), #asks > li[data-key=<id>][data-tab=<tab id>]
+//     with .ask-message, input[name=note], button[data-answer=done|declined]
 //   #toasts: short confirmations and errors.
 
 import { $, setText } from './dom.js';
@@ -70,6 +73,7 @@ import { initSessions } from './sessions.js';
 import { initLog } from './log.js';
 import { initNostr } from './nostr.js';
 import { initNetwork } from './network.js';
+import { initAsks } from './asks.js';
 
 function start() {
   let state = null;
@@ -89,6 +93,7 @@ function start() {
   const clients = initClients({ getToken });
   const sessions = initSessions({ call, showRequests });
   const nostr = initNostr({ call });
+  const asks = initAsks({ call });
   // Addresses from this page's own origin until the browser says more.
   clients.render({ server: {} });
 
@@ -101,6 +106,7 @@ function start() {
       sessions.render(data);
       network.tabs(data.tabs);
       nostr.render(data);
+      asks.render(data);
       renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
     } else if (name === 'calls') {

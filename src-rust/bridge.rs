@@ -182,8 +182,10 @@ pub enum Command {
     ChromeLayout,
     /// The whole window, chrome included, as PNG.
     WindowScreenshot,
+    /// A tab, in front unless `behind` (the person works in the front tab).
     NewTab {
         url: Option<String>,
+        behind: bool,
     },
     BringToFront {
         tab: TabId,

@@ -14,7 +14,7 @@ use sovereign_browser::nip07::permissions::Permissions;
 use sovereign_browser::nip07::Nip07;
 use sovereign_browser::profile::Profile;
 use sovereign_browser::server;
-use sovereign_browser::tools::app::{App, Security, Setup};
+use sovereign_browser::tools::app::{App, Security, Setup, Shared};
 use sovereign_browser::tools::Registry;
 use std::io::{IsTerminal, Write};
 use std::sync::Arc;
@@ -114,6 +114,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     // A person pausing the agents, from the window or the panel.
     let paused = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let activity = Arc::new(sovereign_browser::activity::Activity::default());
+    let asks = Arc::new(sovereign_browser::asks::Asks::default());
     let proxy = event_loop.create_proxy();
     let (nostr_calls, nostr_incoming) = tokio::sync::mpsc::unbounded_channel();
     // The tabs' state, published by the main thread for tokio code.
@@ -134,6 +135,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             search_url: args.search_url.clone(),
             paused: paused.clone(),
             activity: activity.clone(),
+            asks: asks.clone(),
             nostr_calls,
             publisher: publisher.clone(),
         },
@@ -165,8 +167,11 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             addr,
         },
         remembered,
-        paused,
-        activity,
+        Shared {
+            paused,
+            activity,
+            asks,
+        },
         Setup {
             session_idle: args.session_idle(),
             states_dir: profile.dir.join("states"),

@@ -39,13 +39,13 @@ const PLAN = [
   'console', 'errors', 'highlight', 'state_save', 'state_load',
   'upload', 'pdf', 'screenshot_annotated',
 ];
-// Tools added to the plan since: the network.
-const ADDED = ['network_requests', 'network_request'];
+// Tools added to the plan since: the network, and handing over to the person.
+const ADDED = ['network_requests', 'network_request', 'ask_person'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
 // What tools/list may cost a model, in cl100k tokens.
-const CATALOGUE_TOKEN_BUDGET = 6300;
+const CATALOGUE_TOKEN_BUDGET = 6400;
 
 // The tools that answer before login: declared .ungated() in src-rust/tools/
 // (the identity tools, and batch, whose commands each pass the gate
@@ -542,6 +542,14 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal(r.response_headers['X-Fixture'], 'json');
     }),
     extra(fails('network_request', { id: 0 }, 'INVALID_PARAMS', /no request 0/)),
+
+    // Handing over to the person: nobody answers this one, so it times out.
+    ok('ask_person', { message: 'Nobody is here to answer this', timeout: 1000 }, (r) => {
+      assert.equal(r.answer, 'timed_out');
+      assert.equal(r.note, '');
+      assert.ok(r.waited_ms >= 1000, show(r));
+    }),
+    extra(fails('ask_person', { message: '   ' }, 'INVALID_PARAMS', /message/)),
 
     // Saved state and files.
     ok('state_save', { name: 'catalogue' }, (r) => {

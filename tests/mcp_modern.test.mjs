@@ -18,7 +18,7 @@ import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 
 // What tools/list may cost a model here, in cl100k tokens: the sessions'
 // budget (tests/catalog.test.mjs) plus the tab handle of the tab tools.
-const CATALOGUE_TOKEN_BUDGET = 6800;
+const CATALOGUE_TOKEN_BUDGET = 6900;
 
 const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
 const META_CAPABILITIES = 'io.modelcontextprotocol/clientCapabilities';

@@ -216,4 +216,25 @@ describe('network', { timeout: 180_000 }, () => {
     assert.equal((await call('network_request', { id: request.id })).body,
       JSON.stringify({ hello: 'network', query: '?via=sabotage' }));
   }));
+
+  it('a page can neither add a request nor change what a response held', { timeout: 60_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('network.html') });
+    const script = `
+      const real = window.fetch;
+      // A wrapper that forges what its callers get, and a response made up in the page.
+      window.fetch = async (url) => { await real(url); return new Response('forged body'); };
+      const forged = await (await window.fetch('/net/json?via=forged')).text();
+      const made = await new Response('made up').text();
+      return [forged, made];`;
+    assert.deepEqual((await call('eval', { script })).value, ['forged body', 'made up']);
+    const seen = await waitFor(async () => {
+      const found = await call('network_requests', { url: 'via=forged' });
+      return found.count === 1 && !found.requests[0].pending && found;
+    }, 'the real request');
+    assert.equal((await call('network_request', { id: seen.requests[0].id })).body,
+      JSON.stringify({ hello: 'network', query: '?via=forged' }), 'the body the server sent, not the forged one');
+    const all = await call('network_requests');
+    assert.ok(all.requests.every((r) => r.url.startsWith('http')), 'nothing made up in the page is listed');
+    assert.equal(all.requests.filter((r) => r.url.includes('via=forged')).length, 1);
+  }));
 });

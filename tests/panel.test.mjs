@@ -569,6 +569,24 @@ describe('control panel', { timeout: 300_000 }, () => {
     assert.match(await linked.innerText(), /via=live/);
   });
 
+  test('an agent\'s request for the person shows in the panel and is answered there', async () => {
+    const mcp = await mcpClient('panel-test-asker');
+    const call = (tool, args) => callJson(mcp, tool, args);
+    await call('tab_new', { url: fixtures.url('/form.html') });
+    const asked = call('ask_person', { message: 'Please sign in to the shop', timeout: 60_000 });
+    const item = page.locator('#asks > li', { hasText: 'Please sign in to the shop' });
+    await item.waitFor({ state: 'visible' });
+    assert.match(await item.innerText(), /panel-test-asker asks you, in tab \d+ \(Sign up\)/);
+    assert.match(await item.locator('.prompt-left').innerText(), /^\d+:\d\d left$/);
+    await item.locator('input[name="note"]').fill('use the other card');
+    await item.locator('button[data-answer="declined"]').click();
+    assert.deepEqual(
+      { ...(await asked), waited_ms: 0 },
+      { answer: 'declined', note: 'use the other card', waited_ms: 0 },
+    );
+    await page.locator('#asks-section').waitFor({ state: 'hidden' });
+  });
+
   test('axe-core finds no violation (WCAG 2 A and AA, best practices), light and dark', async () => {
     // The state to check: tabs with one in front, sessions, logged calls.
     await page.locator('#tabs [data-front="true"]').waitFor({ state: 'visible', timeout: 10_000 });

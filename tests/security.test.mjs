@@ -219,6 +219,7 @@ describe('security', { timeout: 240_000 }, () => {
       nostr_permission_revoke: { origin: 'http://127.0.0.1' },
       nostr_assistant_answers: { allowed: true },
       network_watch: { id: 1 },
+      ask_answer: { id: 1, answer: 'done' },
     };
     const agent = await connectAgent(browser);
     try {

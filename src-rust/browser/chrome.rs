@@ -3,7 +3,9 @@
 //! identity in use, a button for the panel, a tab strip and a downloads bar.
 //! Widgets only post [`ChromeAction`]s; the event loop carries them out.
 
+use super::ask_bar::AskBar;
 use super::UserEvent;
+use crate::asks::Asks;
 use crate::bridge::TabId;
 use gtk::prelude::*;
 use std::cell::{Cell, RefCell};
@@ -59,6 +61,8 @@ pub struct Chrome {
     /// Shown across the window while the person has paused the agents.
     paused_bar: gtk::Box,
     paused_resume: gtk::Button,
+    /// An agent's request for the person, over the tab it is about.
+    ask: AskBar,
     new_tab: gtk::Button,
     panel: gtk::Button,
     proxy: EventLoopProxy<UserEvent>,
@@ -85,6 +89,7 @@ impl Chrome {
         stack: &gtk::Stack,
         proxy: EventLoopProxy<UserEvent>,
         paused: Arc<AtomicBool>,
+        asks: Arc<Asks>,
     ) -> Rc<Chrome> {
         let toolbar = gtk::Box::new(gtk::Orientation::Horizontal, 4);
         toolbar.set_border_width(4);
@@ -157,17 +162,20 @@ impl Chrome {
         let paused_bar = notice_bar("agents-paused", "⏸", &paused_text, &paused_resume);
         paused_bar.style_context().add_class("paused-bar");
         paused_bar.set_visible(paused.load(Ordering::SeqCst));
+        let ask = AskBar::new(asks);
         install_style(window);
 
         vbox.pack_start(&toolbar, false, false, 0);
         vbox.pack_start(&strip, false, false, 0);
         vbox.pack_start(&paused_bar, false, false, 0);
+        vbox.pack_start(&ask.bar, false, false, 0);
         vbox.pack_start(&nostr_bar, false, false, 0);
         vbox.reorder_child(&toolbar, 0);
         vbox.reorder_child(&strip, 1);
         vbox.reorder_child(&paused_bar, 2);
-        vbox.reorder_child(&nostr_bar, 3);
-        vbox.reorder_child(stack, 4);
+        vbox.reorder_child(&ask.bar, 3);
+        vbox.reorder_child(&nostr_bar, 4);
+        vbox.reorder_child(stack, 5);
         vbox.pack_end(&downloads, false, false, 2);
         toolbar.show_all();
         strip.show_all();
@@ -248,6 +256,7 @@ impl Chrome {
             nostr_review,
             paused_bar,
             paused_resume,
+            ask,
             new_tab,
             panel,
             proxy,
@@ -313,6 +322,13 @@ impl Chrome {
                     .set_tooltip_text(Some(&format!("An agent ({agent}) acts on this tab")));
             }
         }
+        if let Some(ask) = self.ask.ask_on(id) {
+            text = format!("✋ {text}");
+            if let Some(tab) = self.tabs.borrow().get(&id) {
+                let tip = format!("{} asks you: {}", ask.asker, ask.message);
+                tab.title.set_tooltip_text(Some(&tip));
+            }
+        }
         if let Some(tab) = self.tabs.borrow().get(&id) {
             match view.favicon().and_then(favicon_pixbuf) {
                 Some(pixbuf) => tab.icon.set_from_pixbuf(Some(&pixbuf)),
@@ -334,6 +350,7 @@ impl Chrome {
             }
         }
         if front {
+            self.ask.show_for(id);
             // Never overwrite what the person is typing, unless the tab changed.
             if switched || !self.address.has_focus() {
                 self.address
@@ -375,6 +392,16 @@ impl Chrome {
     pub fn show_activity(&self, label: &str, tabs: &HashMap<TabId, String>) {
         self.activity.set_text(label);
         *self.agent_tabs.borrow_mut() = tabs.clone();
+    }
+
+    /// The message of an agent's request for the person on `tab`.
+    pub fn ask_waiting(&self, tab: TabId) -> Option<String> {
+        self.ask.ask_on(tab).map(|a| a.message)
+    }
+
+    /// Moves whenever an agent's request for the person starts or ends.
+    pub fn asks_version(&self) -> u64 {
+        self.ask.version()
     }
 
     pub fn set_paused(&self, paused: bool) {
@@ -438,6 +465,10 @@ impl Chrome {
             "activity_box": rect(self.activity.upcast_ref()),
             "paused_bar": self.paused_bar.is_visible(),
             "paused_resume": rect(self.paused_resume.upcast_ref()),
+            "ask_bar": self.ask.bar.is_visible().then(|| self.ask.text()),
+            "ask_note": rect(self.ask.note.upcast_ref()),
+            "ask_done": rect(self.ask.done.upcast_ref()),
+            "ask_cant": rect(self.ask.cant.upcast_ref()),
             "identity": self.identity.text().to_string(),
             "downloads": self.downloads.text().to_string(),
             "nostr_prompts": self.nostr_bar.is_visible().then(|| self.nostr_text.text().to_string()),
@@ -471,13 +502,14 @@ const ACTIVITY_CHARS: i32 = 30;
 /// The style class of the front tab's row.
 const FRONT_TAB: &str = "front-tab";
 
-/// The window's own styles: the front tab stands out, the paused bar is
-/// hard to miss.
+/// The window's own styles: the front tab stands out, the paused bar and
+/// a request for the person are hard to miss.
 fn install_style(window: &gtk::ApplicationWindow) {
     let css = gtk::CssProvider::new();
     let rules = b".front-tab button label { font-weight: bold; }
 .front-tab { border-bottom: 3px solid #6a48f0; }
-.paused-bar { background-color: #fff4d6; color: #5c3c00; border-bottom: 1px solid #8a5a00; }";
+.paused-bar { background-color: #fff4d6; color: #5c3c00; border-bottom: 1px solid #8a5a00; }
+.ask-bar { background-color: #e8e2ff; color: #24185c; border-bottom: 2px solid #6a48f0; }";
     if let (Ok(()), Some(screen)) = (css.load_from_data(rules), WidgetExt::screen(window)) {
         gtk::StyleContext::add_provider_for_screen(
             &screen,

@@ -29,8 +29,8 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, l
             let b = browser.borrow();
             let _ = reply.send(Ok(Output::Value(b.chrome.layout(b.window.gtk_window()))));
         }
-        Command::NewTab { url } => {
-            let result = browser.borrow_mut().open_tab(url.as_deref());
+        Command::NewTab { url, behind } => {
+            let result = browser.borrow_mut().open_tab(url.as_deref(), behind);
             let _ = reply.send(value(result));
         }
         Command::BringToFront { tab } => {

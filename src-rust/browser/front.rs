@@ -2,7 +2,7 @@
 //! command answers once the page has handled every event it sent.
 
 use super::{clipboard, delivery, input, SharedBrowser};
-use crate::base::error::ToolError;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{Output, Reply};
 use serde_json::Value;
@@ -50,6 +50,15 @@ pub(super) fn with_front_tab(
         }
         let was_front = b.front.get() == tab;
         if !was_front {
+            // Input would bring this tab to the front, over the one the
+            // person works in for an agent.
+            if let Some(message) = b.chrome.ask_waiting(b.front.get()) {
+                let _ = reply.send(Err(ToolError::new(
+                    ErrorCode::Paused,
+                    format!("the person is working in the tab in front for an agent (\"{message}\"); input on another tab would take it from them. Wait until they finish."),
+                )));
+                return;
+            }
             b.show(tab);
         }
         (view, state, was_front)

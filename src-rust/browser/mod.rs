@@ -3,6 +3,7 @@
 //! only), and one file per concern it routes to. Nothing here blocks: a
 //! command starts work and a GLib callback sends the reply.
 
+mod ask_bar;
 pub mod capture;
 pub mod chrome;
 mod chrome_actions;
@@ -72,6 +73,8 @@ pub struct BrowserOptions {
     pub paused: std::sync::Arc<std::sync::atomic::AtomicBool>,
     /// What the agents are doing (shown in the toolbar).
     pub activity: std::sync::Arc<crate::activity::Activity>,
+    /// Agents' requests for the person: shown over their tab, answered here.
+    pub asks: std::sync::Arc<crate::asks::Asks>,
     /// Where the pages' window.nostr calls go.
     pub nostr_calls: crate::base::page_event::PageCalls,
     /// Where the tabs' and downloads' state is published for tokio code.

@@ -96,6 +96,7 @@ impl Browser {
             &stack,
             proxy.clone(),
             options.paused.clone(),
+            options.asks.clone(),
         );
 
         let context = WebContext::new(Some(options.web_data.clone()));
@@ -402,14 +403,16 @@ impl Browser {
     }
 
     /// Opens a tab in front, at `url` or a blank page.
-    pub(super) fn open_tab(&mut self, url: Option<&str>) -> Result<Value, ToolError> {
+    pub(super) fn open_tab(&mut self, url: Option<&str>, behind: bool) -> Result<Value, ToolError> {
         if let Some(url) = url {
             self.may_open(url)?;
         }
         let id = self
             .add_tab(None)
             .map_err(|e| ToolError::internal(format!("could not open a tab: {e}")))?;
-        self.show(id);
+        if !behind {
+            self.show(id);
+        }
         self.load(id, url.unwrap_or("about:blank"));
         Ok(json!({"id": id}))
     }
@@ -525,6 +528,7 @@ impl Browser {
 fn watch_activity(browser: &SharedBrowser, activity: std::sync::Arc<crate::activity::Activity>) {
     let weak = Rc::downgrade(browser);
     let mut shown = 0;
+    let mut asks_shown = 0;
     glib::timeout_add_local(Duration::from_millis(250), move || {
         let Some(browser) = weak.upgrade() else {
             return glib::ControlFlow::Break;
@@ -536,6 +540,17 @@ fn watch_activity(browser: &SharedBrowser, activity: std::sync::Arc<crate::activ
                 b.chrome.show_activity(&seen.label, &seen.tabs);
                 for id in seen.tabs.keys() {
                     b.refresh_chrome(*id);
+                }
+            }
+        }
+        // A request for the person started or ended: every tab's mark, and
+        // the bar over the tab in front.
+        if let Ok(b) = browser.try_borrow() {
+            let asks = b.chrome.asks_version();
+            if asks != asks_shown {
+                asks_shown = asks;
+                for tab in &b.tabs {
+                    b.refresh_chrome(tab.state.id);
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! to GDK events.
 
 use super::input::not_ready;
-use crate::base::error::ToolError;
+use crate::base::error::{ErrorCode, ToolError};
 use glib::translate::ToGlibPtr;
 use gtk::prelude::*;
 use std::ffi::{c_int, c_uint, c_ulong, c_void, CStr};
@@ -85,6 +85,20 @@ pub fn pointer(
         let a = widget.allocation();
         (a.x(), a.y())
     };
+    // The real pointer could reach the window's own controls (the bar
+    // where the person answers an agent): keep it on the page.
+    let size = widget.allocation();
+    if !(0.0..f64::from(size.width())).contains(&x) || !(0.0..f64::from(size.height())).contains(&y)
+    {
+        return Err(ToolError::new(
+            ErrorCode::NotInteractable,
+            format!(
+                "({x}, {y}) is outside the page's {}x{} viewport",
+                size.width(),
+                size.height()
+            ),
+        ));
+    }
     let (_, ox, oy) = window.origin();
     let rx = ox + dx + x.round() as i32;
     let ry = oy + dy + y.round() as i32;

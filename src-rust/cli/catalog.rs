@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn the_catalogue_has_every_tool() {
-        assert_eq!(tools().len(), 102);
+        assert_eq!(tools().len(), 103);
         assert!(find("snapshot").is_some());
     }
 

@@ -128,26 +128,40 @@ async fn state(app: &App, me: &Session) -> Value {
         },
         "you": me.id,
         "paused": app.paused.load(std::sync::atomic::Ordering::SeqCst),
+        "asks": asks(app),
         "nostr": app.nip07.state(),
     })
 }
 
-/// The state without what changes on its own (idle times), to tell a real change.
+/// Agents' requests for the person, with the time each has left.
+fn asks(app: &App) -> Vec<Value> {
+    app.asks
+        .list()
+        .into_iter()
+        .map(|ask| {
+            let left = ask.left().as_millis() as u64;
+            let mut entry = json!(ask);
+            entry["expires_in_ms"] = left.into();
+            entry
+        })
+        .collect()
+}
+
+/// The state without what changes on its own (idle times, time left), to
+/// tell a real change.
 fn without_clocks(state: &Value) -> Value {
     let mut copy = state.clone();
-    for session in copy["sessions"].as_array_mut().into_iter().flatten() {
-        if let Value::Object(map) = session {
-            map.remove("idle_ms");
-        }
-    }
-    for prompt in copy["nostr"]["prompts"]
-        .as_array_mut()
-        .into_iter()
-        .flatten()
-    {
-        if let Value::Object(map) = prompt {
-            map.remove("expires_in_ms");
-        }
-    }
+    remove_from_each(&mut copy["sessions"], "idle_ms");
+    remove_from_each(&mut copy["nostr"]["prompts"], "expires_in_ms");
+    remove_from_each(&mut copy["asks"], "expires_in_ms");
     copy
+}
+
+/// Removes `field` from each object of the array `list`.
+fn remove_from_each(list: &mut Value, field: &str) {
+    for item in list.as_array_mut().into_iter().flatten() {
+        if let Value::Object(map) = item {
+            map.remove(field);
+        }
+    }
 }

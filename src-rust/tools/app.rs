@@ -21,6 +21,8 @@ pub struct App {
     pub paused: Arc<std::sync::atomic::AtomicBool>,
     /// What the agents are doing, for the window.
     pub activity: Arc<crate::activity::Activity>,
+    /// Agents' requests for the person (ask_person), shown by the window too.
+    pub asks: Arc<crate::asks::Asks>,
     /// Where state_save keeps named state files (in the profile).
     pub states_dir: std::path::PathBuf,
     /// The only folder agents' tools read and write files in.
@@ -37,6 +39,14 @@ pub struct Security {
     pub panel_key: String,
     /// The address the server listens on (for Host and Origin checks).
     pub addr: SocketAddr,
+}
+
+/// What the window shares with the tools (each side reads it itself).
+pub struct Shared {
+    /// Set while a person has taken over: browser tools answer PAUSED.
+    pub paused: Arc<std::sync::atomic::AtomicBool>,
+    pub activity: Arc<crate::activity::Activity>,
+    pub asks: Arc<crate::asks::Asks>,
 }
 
 /// Start-up choices the program is made with.
@@ -56,8 +66,7 @@ impl App {
         browser: BrowserHandle,
         security: Security,
         remembered: RememberedStore,
-        paused: Arc<std::sync::atomic::AtomicBool>,
-        activity: Arc<crate::activity::Activity>,
+        shared: Shared,
         setup: Setup,
     ) -> Arc<App> {
         Arc::new(App {
@@ -68,8 +77,9 @@ impl App {
             calls: CallLog::default(),
             tools: setup.tools,
             security,
-            paused,
-            activity,
+            paused: shared.paused,
+            activity: shared.activity,
+            asks: shared.asks,
             states_dir: setup.states_dir,
             files: setup.files,
             nip07: Arc::new(setup.nip07),

@@ -145,6 +145,9 @@ where
                     let params: P = parse_params(params)?;
                     let tab = ctx.tab_for(handle).await?;
                     ctx.acted_on(tab);
+                    // The person works in a tab an agent handed them; the
+                    // person's own calls (the panel) still reach it.
+                    super::person::check_tab(&ctx, tab)?;
                     handler(ctx, tab, params).await
                 })
             }),

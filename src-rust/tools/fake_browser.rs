@@ -2,7 +2,7 @@
 //! state as the real main thread does and answers commands with a
 //! function the test gives, recording each command's kind.
 
-use super::app::{App, Security, Setup};
+use super::app::{App, Security, Setup, Shared};
 use super::Registry;
 use crate::activity::Activity;
 use crate::base::caller::{Session, Transport};
@@ -62,8 +62,11 @@ impl FakeBrowser {
                 addr: "127.0.0.1:9".parse().expect("an address"),
             },
             RememberedStore::new(dir.path.join("profile/remembered.json")),
-            Arc::new(AtomicBool::new(false)),
-            Arc::new(Activity::default()),
+            Shared {
+                paused: Arc::new(AtomicBool::new(false)),
+                activity: Arc::new(Activity::default()),
+                asks: Arc::default(),
+            },
             Setup {
                 session_idle: Duration::from_secs(60),
                 states_dir: dir.path.join("profile/states"),

@@ -28,6 +28,7 @@ pub mod network;
 pub mod nostr;
 pub mod output;
 pub mod page;
+pub mod person;
 pub mod reference;
 mod registry;
 pub mod saved_state;

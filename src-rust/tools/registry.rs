@@ -71,6 +71,7 @@ impl Registry {
         tools.extend(frames::tools());
         tools.extend(debug::tools());
         tools.extend(network::tools());
+        tools.extend(person::tools());
         tools.extend(saved_state::tools());
         tools.extend(files::tools());
         tools.extend(sessions::tools());
@@ -200,8 +201,8 @@ mod tests {
         let registry = Registry::new();
         assert_eq!(
             registry.public().count(),
-            102,
-            "the plan's 100 tools and the network's two"
+            103,
+            "the plan's 100 tools, the network's two, ask_person"
         );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
@@ -231,7 +232,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 102);
+        assert_eq!(registry.select("all").unwrap(), 103);
     }
 
     #[test]

@@ -368,7 +368,10 @@ async fn restore_storage(
     let opened = ctx
         .app
         .browser
-        .call_value(Command::NewTab { url: None })
+        .call_value(Command::NewTab {
+            url: None,
+            behind: super::person::person_front(ctx).is_some(),
+        })
         .await?;
     let tab: TabId = opened["id"]
         .as_u64()

@@ -4,6 +4,7 @@
 use super::identity::NoParams;
 use super::navigation::LOAD_LIMIT;
 use super::page::{normalize_url, Before};
+use super::person;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::NavCounters;
@@ -26,6 +27,9 @@ pub fn tools() -> Vec<ToolDef> {
             "Close every tab of every session; one blank tab remains.",
             ACTION,
             |ctx: Ctx, _: NoParams| async move {
+                for tab in ctx.tab_ids() {
+                    person::check_tab(&ctx, tab)?;
+                }
                 let mut closed = 0;
                 for tab in ctx.tab_ids() {
                     match ctx.app.browser.call_value(Command::CloseTab { tab }).await {
@@ -74,7 +78,13 @@ pub fn tools() -> Vec<ToolDef> {
                     downloads: state.downloads.len(),
                     tabs: state.tab_ids(),
                 };
-                let opened = ctx.app.browser.call_value(Command::NewTab { url }).await?;
+                // The person works in the tab in front for an agent: it stays there.
+                let behind = person::person_front(&ctx).is_some();
+                let opened = ctx
+                    .app
+                    .browser
+                    .call_value(Command::NewTab { url, behind })
+                    .await?;
                 let tab = tab_id(&opened)?;
                 ctx.session.set_tab(Some(tab));
                 if loads {
@@ -90,6 +100,11 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, p: IndexParams| async move {
                 let tab = tab_at(&ctx, p.index).await?;
+                if let Some((front, message)) = person::person_front(&ctx) {
+                    if front != tab {
+                        return Err(person::paused(&message));
+                    }
+                }
                 ctx.app
                     .browser
                     .call_value(Command::BringToFront { tab })
@@ -107,6 +122,7 @@ pub fn tools() -> Vec<ToolDef> {
                     Some(index) => tab_at(&ctx, index).await?,
                     None => ctx.tab().await?,
                 };
+                person::check_tab(&ctx, tab)?;
                 close(&ctx, tab).await
             },
         ),

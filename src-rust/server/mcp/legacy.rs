@@ -1,15 +1,20 @@
 //! MCP of the session era (2024-11-05 to 2025-11-25): `initialize` opens
 //! a session (its id in `Mcp-Session-Id`), JSON-RPC over POST answered as
-//! SSE or JSON, a GET notification stream, DELETE to end the session.
+//! SSE or JSON (a long tool call as a stream with its progress), a GET
+//! notification stream, DELETE to end the session.
 
 use super::super::jsonrpc::{INVALID_REQUEST, METHOD_NOT_FOUND};
-use super::{accepts_sse, call_tool, reply, rpc_error, server_info, tools_list, INSTRUCTIONS};
+use super::long_call::{self, Progress};
+use super::{
+    accepts_sse, call_tool, describe_call, reply, rpc_error, server_info, tools_list, INSTRUCTIONS,
+};
 use crate::base::caller::{Session, Transport};
 use crate::tools::app::App;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use futures_util::future::BoxFuture;
 use futures_util::stream::{self, StreamExt};
 use serde_json::{json, Value};
 use std::convert::Infallible;
@@ -56,6 +61,9 @@ pub(super) async fn post(
             return rpc_error(StatusCode::BAD_REQUEST, id, INVALID_REQUEST, &why, None);
         }
     }
+    if method == "tools/call" && sse {
+        return long_tool_call(app, session, id, params).await;
+    }
     let body = match handle(app, &session, &method, params).await {
         Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
         Err((code, message)) => {
@@ -63,6 +71,31 @@ pub(super) async fn post(
         }
     };
     reply(sse, body)
+}
+
+/// A tool call, however long it runs, with progress when the client asked
+/// for it ([`long_call`]).
+async fn long_tool_call(
+    app: &Arc<App>,
+    session: Arc<Session>,
+    id: Value,
+    params: Value,
+) -> Response {
+    let tool = params["name"].as_str().unwrap_or_default().to_string();
+    let progress = long_call::progress_token(&params).map(|token| Progress {
+        token,
+        describe: describe_call(app, &session, &tool),
+    });
+    let app = app.clone();
+    let work: BoxFuture<'static, Vec<Value>> = Box::pin(async move {
+        vec![match call_tool(&app, &session, &params, false).await {
+            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+            Err((code, message)) => {
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+            }
+        }]
+    });
+    long_call::respond(work, progress, true).await
 }
 
 /// The session named by the header; lenient mode when there is none.

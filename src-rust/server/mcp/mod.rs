@@ -9,6 +9,7 @@ pub mod envelope;
 mod legacy;
 mod listen;
 mod login_wait;
+mod long_call;
 mod modern;
 
 use super::jsonrpc::{self, Incoming, INVALID_PARAMS};
@@ -186,6 +187,26 @@ fn accepts_sse(headers: &HeaderMap) -> bool {
         .iter()
         .filter_map(|v| v.to_str().ok())
         .any(|v| v.contains("text/event-stream"))
+}
+
+/// What a long call waits for, in a line for the person at the client.
+fn describe_call(
+    app: &Arc<App>,
+    session: &Arc<Session>,
+    tool: &str,
+) -> Box<dyn Fn() -> String + Send + Sync> {
+    let (app, session, tool) = (app.clone(), session.clone(), tool.to_string());
+    Box::new(move || {
+        let asked = app
+            .asks
+            .list()
+            .into_iter()
+            .find(|a| a.session == session.id);
+        match asked {
+            Some(ask) => format!("waiting for the person: {}", ask.message),
+            None => format!("{tool} is still running"),
+        }
+    })
 }
 
 /// One SSE event carrying a JSON-RPC message.

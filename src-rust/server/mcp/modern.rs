@@ -3,25 +3,22 @@
 //! mirror them ([`envelope::check`]); no session exists, so a tool acts on
 //! the tab its `tab` argument names or on the tab in front. Results carry
 //! `resultType` and the server's identity; a tool call still running after
-//! a moment turns into an SSE stream kept alive by comments, and a client
-//! that closes it cancels the call.
+//! a moment turns into an SSE stream ([`long_call`]), and a client that
+//! closes it cancels the call.
 
 use super::super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 use super::envelope::{self, Envelope, Refusal, RoutingHeaders, LOG_LEVELS};
 use super::login_wait::{self, Instead};
+use super::long_call::{self, json_response, Progress};
 use super::{
-    call_tool, listen, rpc_error, server_info, sse_event, tools_list, INSTRUCTIONS,
-    TAB_INSTRUCTIONS,
+    call_tool, listen, rpc_error, server_info, tools_list, INSTRUCTIONS, TAB_INSTRUCTIONS,
 };
 use crate::base::caller::Session;
 use crate::tools::app::App;
-use axum::body::Body;
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use futures_util::future::BoxFuture;
-use futures_util::stream;
 use serde_json::{json, Value};
-use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -29,11 +26,6 @@ use std::time::{Duration, Instant};
 /// the tools change only when the person allows or forbids one, and
 /// `subscriptions/listen` tells a listening client at once.
 const LIST_TTL_MS: u64 = 60_000;
-
-/// A tool call that has not ended by then is answered as an SSE stream.
-const ANSWER_AS_JSON_WITHIN: Duration = Duration::from_secs(5);
-/// Comments keep a long call's stream alive (and find a client gone).
-const KEEP_ALIVE: Duration = Duration::from_secs(10);
 
 const SERVER_INFO_KEY: &str = "io.modelcontextprotocol/serverInfo";
 
@@ -172,18 +164,8 @@ fn complete(id: Value, result: Value) -> Response {
     json_response(&json!({"jsonrpc": "2.0", "id": id, "result": finished(result)}))
 }
 
-fn json_response(message: &Value) -> Response {
-    (
-        StatusCode::OK,
-        [(header::CONTENT_TYPE, "application/json")],
-        message.to_string(),
-    )
-        .into_response()
-}
-
-/// `tools/call`: answered as JSON when it ends soon and logs nothing;
-/// otherwise as an SSE stream (its log messages, then the result). The
-/// call runs inside the response: a client that goes away drops it.
+/// `tools/call`: answered as [`long_call`] answers, its log messages
+/// before its result.
 async fn call(
     app: Arc<App>,
     session: Arc<Session>,
@@ -207,53 +189,19 @@ async fn call(
         None => {}
     }
     let tool = params["name"].as_str().unwrap_or_default().to_string();
-    let started = Instant::now();
-    let mut work: BoxFuture<'static, Outcome> =
-        Box::pin(async move { call_tool(&app, &session, &params, true).await.map(finished) });
+    let progress = long_call::progress_token(&params).map(|token| Progress {
+        token,
+        describe: super::describe_call(&app, &session, &tool),
+    });
     let log_level = envelope.log_level;
-    let early = tokio::time::timeout(ANSWER_AS_JSON_WITHIN, &mut work).await;
-    match early {
-        Ok(outcome) => {
-            let logs = log_messages(&tool, &outcome, started.elapsed(), log_level);
-            let message = response(&id, outcome);
-            if logs.is_empty() {
-                json_response(&message)
-            } else {
-                let events: String = logs
-                    .iter()
-                    .chain(std::iter::once(&message))
-                    .map(sse_event)
-                    .collect();
-                sse_response(Body::from(events))
-            }
-        }
-        Err(_) => {
-            let stream = stream::unfold(Some(work), move |pending| {
-                let id = id.clone();
-                let tool = tool.clone();
-                async move {
-                    let mut work = pending?;
-                    match tokio::time::timeout(KEEP_ALIVE, &mut work).await {
-                        Err(_) => Some((
-                            Ok::<_, Infallible>(": still running\n\n".to_string()),
-                            Some(work),
-                        )),
-                        Ok(outcome) => {
-                            let logs = log_messages(&tool, &outcome, started.elapsed(), log_level);
-                            let message = response(&id, outcome);
-                            let events: String = logs
-                                .iter()
-                                .chain(std::iter::once(&message))
-                                .map(sse_event)
-                                .collect();
-                            Some((Ok(events), None))
-                        }
-                    }
-                }
-            });
-            sse_response(Body::from_stream(stream))
-        }
-    }
+    let work: BoxFuture<'static, Vec<Value>> = Box::pin(async move {
+        let started = Instant::now();
+        let outcome = call_tool(&app, &session, &params, true).await.map(finished);
+        let mut messages = log_messages(&tool, &outcome, started.elapsed(), log_level);
+        messages.push(response(&id, outcome));
+        messages
+    });
+    long_call::respond(work, progress, false).await
 }
 
 /// Refusals of a tool call that are JSON-RPC errors, not tool results:
@@ -307,16 +255,6 @@ fn log_messages(tool: &str, outcome: &Outcome, took: Duration, level: Option<usi
         "method": "notifications/message",
         "params": {"level": severity, "logger": "sovereign-browser", "data": data},
     })]
-}
-
-fn sse_response(body: Body) -> Response {
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, "text/event-stream")
-        .header(header::CACHE_CONTROL, "no-cache")
-        .header("x-accel-buffering", "no")
-        .body(body)
-        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
 }
 
 #[cfg(test)]

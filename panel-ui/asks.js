@@ -1,0 +1,70 @@
+// Agents asking the person to take over a tab (ask_person): each request
+// with its message, a note to send back, and Done / Can't. The window shows
+// the same request over its tab; whichever answers first ends it.
+
+import { $, h, setText, syncRows, toast, describeError } from './dom.js';
+
+export function initAsks({ call }) {
+  const section = $('#asks-section');
+  const list = $('#asks');
+  let expiries = new Map(); // ask id -> local ms when it times out
+
+  async function answer(li, reply, buttons) {
+    for (const b of buttons) b.disabled = true;
+    const note = li.querySelector('input[name="note"]');
+    try {
+      await call('ask_answer', { id: Number(li.dataset.key), answer: reply, note: note.value });
+      note.value = '';
+      toast(reply === 'done' ? 'Told the agent it is done' : 'Told the agent you can\'t', 'ok');
+    } catch (error) {
+      toast(`Could not answer: ${describeError(error)}`, 'error');
+      for (const b of buttons) b.disabled = false;
+    }
+  }
+
+  function create(ask) {
+    const li = h('li', { class: 'prompt ask' });
+    const id = `ask-note-${ask.id}`;
+    const done = h('button', { class: 'button small primary', type: 'button', dataset: { answer: 'done' } }, 'Done');
+    const cant = h('button', { class: 'button small danger-outline', type: 'button', dataset: { answer: 'declined' } }, 'Can\'t');
+    const buttons = [done, cant];
+    done.addEventListener('click', () => answer(li, 'done', buttons));
+    cant.addEventListener('click', () => answer(li, 'declined', buttons));
+    li.append(
+      h('p', { class: 'ask-who' }, h('strong', { class: 'asker' }), h('span', { class: 'ask-tab muted' })),
+      h('p', { class: 'ask-message' }),
+      h('div', { class: 'field' },
+        h('label', { for: id }, 'Note for the agent ', h('span', { class: 'optional' }, '(optional)')),
+        h('input', { id, name: 'note', type: 'text', autocomplete: 'off', maxlength: '2000' })),
+      h('div', { class: 'button-row' }, done, cant, h('span', { class: 'prompt-left muted' })));
+    return li;
+  }
+
+  function update(li, ask, tabs) {
+    const tab = tabs.find((t) => t.id === ask.tab);
+    setText(li.querySelector('.asker'), ask.asker || 'An agent');
+    setText(li.querySelector('.ask-tab'), tab ? ` asks you, in tab ${tab.index} (${tab.title || tab.url}):` : ' asks you:');
+    setText(li.querySelector('.ask-message'), ask.message);
+    li.dataset.tab = String(ask.tab);
+    refreshLeft(li);
+  }
+
+  function refreshLeft(li) {
+    const at = expiries.get(Number(li.dataset.key));
+    if (at === undefined) return;
+    const left = Math.max(0, Math.round((at - Date.now()) / 1000));
+    setText(li.querySelector('.prompt-left'), `${Math.floor(left / 60)}:${String(left % 60).padStart(2, '0')} left`);
+  }
+
+  setInterval(() => { for (const li of list.children) refreshLeft(li); }, 1000);
+
+  return {
+    render(state) {
+      const asks = Array.isArray(state.asks) ? state.asks : [];
+      expiries = new Map(asks.map((a) => [a.id, Date.now() + (a.expires_in_ms || 0)]));
+      syncRows(list, asks, (a) => a.id, create, (li, ask) => update(li, ask, state.tabs || []));
+      section.hidden = asks.length === 0;
+      setText($('#asks-count'), asks.length ? String(asks.length) : '');
+    },
+  };
+}

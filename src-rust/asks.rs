@@ -1,0 +1,223 @@
+//! What agents ask the person to do in a tab (`ask_person`): a CAPTCHA, a
+//! two-factor code, a password the agent must not see. One request per tab
+//! at a time. The agent's call waits on the answer; the window and the
+//! panel show the request and answer it; while it waits, agents' browser
+//! tools on that tab answer PAUSED with its message. Only the person's
+//! answer, and the note they chose to type, go back to the agent.
+//!
+//! A cheap lock like `activity`: the window looks a few times a second and
+//! redraws when the version moved.
+
+use crate::base::tab::TabId;
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use tokio::sync::oneshot;
+
+/// Longest note kept of what the person typed for the agent.
+pub const NOTE_MAX: usize = 2000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    Done,
+    Declined,
+}
+
+/// The person's answer and their note for the agent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    pub answer: Answer,
+    pub note: String,
+}
+
+impl Reply {
+    pub fn new(answer: Answer, note: &str) -> Reply {
+        let note: String = note.trim().chars().take(NOTE_MAX).collect();
+        Reply { answer, note }
+    }
+}
+
+/// A request as the window and the panel show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ask {
+    pub id: u64,
+    pub tab: TabId,
+    pub message: String,
+    /// The client that asked, as it names itself, and its session.
+    pub asker: String,
+    #[serde(skip)]
+    pub session: String,
+    /// Unix time in ms.
+    pub started: u64,
+    #[serde(skip)]
+    pub deadline: Instant,
+}
+
+impl Ask {
+    pub fn left(&self) -> Duration {
+        self.deadline.saturating_duration_since(Instant::now())
+    }
+}
+
+struct Waiting {
+    ask: Ask,
+    reply: oneshot::Sender<Reply>,
+}
+
+#[derive(Default)]
+struct State {
+    waiting: HashMap<TabId, Waiting>,
+    next_id: u64,
+    version: u64,
+}
+
+#[derive(Default)]
+pub struct Asks {
+    state: Mutex<State>,
+}
+
+impl Asks {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Starts a request on `tab`: its id and where the answer comes. When
+    /// one already waits there, its message instead.
+    pub fn start(
+        &self,
+        tab: TabId,
+        message: &str,
+        (asker, session): (&str, &str),
+        timeout: Duration,
+    ) -> Result<(u64, oneshot::Receiver<Reply>), String> {
+        let mut s = self.lock();
+        if let Some(waiting) = s.waiting.get(&tab) {
+            return Err(waiting.ask.message.clone());
+        }
+        s.next_id += 1;
+        let id = s.next_id;
+        let (reply, answered) = oneshot::channel();
+        let started = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64);
+        let ask = Ask {
+            id,
+            tab,
+            message: message.to_string(),
+            asker: asker.to_string(),
+            session: session.to_string(),
+            started,
+            deadline: Instant::now() + timeout,
+        };
+        s.waiting.insert(tab, Waiting { ask, reply });
+        s.version += 1;
+        Ok((id, answered))
+    }
+
+    /// The person answers request `id`; false when it no longer waits.
+    pub fn answer(&self, id: u64, reply: Reply) -> bool {
+        let mut s = self.lock();
+        let Some(tab) = s
+            .waiting
+            .values()
+            .find(|w| w.ask.id == id)
+            .map(|w| w.ask.tab)
+        else {
+            return false;
+        };
+        let Some(waiting) = s.waiting.remove(&tab) else {
+            return false;
+        };
+        s.version += 1;
+        // The caller may have gone at this very moment: then nobody hears it.
+        waiting.reply.send(reply).is_ok()
+    }
+
+    /// Ends request `id` however it ended (answered, timed out, caller gone).
+    pub fn end(&self, tab: TabId, id: u64) {
+        let mut s = self.lock();
+        if s.waiting.get(&tab).is_some_and(|w| w.ask.id == id) {
+            s.waiting.remove(&tab);
+            s.version += 1;
+        }
+    }
+
+    /// The message of the request waiting on `tab`, if one does.
+    pub fn waiting_on(&self, tab: TabId) -> Option<String> {
+        self.lock().waiting.get(&tab).map(|w| w.ask.message.clone())
+    }
+
+    /// Every waiting request, oldest first.
+    pub fn list(&self) -> Vec<Ask> {
+        let mut all: Vec<Ask> = self
+            .lock()
+            .waiting
+            .values()
+            .map(|w| w.ask.clone())
+            .collect();
+        all.sort_by_key(|a| a.id);
+        all
+    }
+
+    /// Moves whenever a request starts or ends.
+    pub fn version(&self) -> u64 {
+        self.lock().version
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MINUTE: Duration = Duration::from_secs(60);
+
+    #[test]
+    fn one_request_per_tab_and_the_answer_reaches_its_caller() {
+        let asks = Asks::default();
+        let (id, mut answered) = asks
+            .start(1, "Solve the CAPTCHA", ("agent", "s"), MINUTE)
+            .unwrap();
+        assert_eq!(
+            asks.start(1, "again", ("agent", "s"), MINUTE).unwrap_err(),
+            "Solve the CAPTCHA"
+        );
+        assert!(asks.start(2, "another tab", ("agent", "s"), MINUTE).is_ok());
+        assert_eq!(asks.waiting_on(1).as_deref(), Some("Solve the CAPTCHA"));
+        let version = asks.version();
+        assert!(asks.answer(id, Reply::new(Answer::Done, "  solved  ")));
+        assert!(asks.version() > version);
+        assert_eq!(
+            answered.try_recv().unwrap(),
+            Reply {
+                answer: Answer::Done,
+                note: "solved".into()
+            }
+        );
+        assert_eq!(asks.waiting_on(1), None);
+        assert!(
+            !asks.answer(id, Reply::new(Answer::Declined, "")),
+            "answered once"
+        );
+        assert_eq!(asks.list().len(), 1);
+    }
+
+    #[test]
+    fn ending_leaves_a_newer_request_alone() {
+        let asks = Asks::default();
+        let (old, _) = asks.start(1, "first", ("a", "s"), MINUTE).unwrap();
+        asks.end(1, old);
+        let (new, _) = asks.start(1, "second", ("a", "s"), MINUTE).unwrap();
+        asks.end(1, old);
+        assert_eq!(asks.waiting_on(1).as_deref(), Some("second"));
+        asks.end(1, new);
+        assert!(asks.list().is_empty());
+    }
+
+    #[test]
+    fn a_note_is_trimmed_and_bounded() {
+        let long = "x".repeat(NOTE_MAX + 10);
+        assert_eq!(Reply::new(Answer::Declined, &long).note.len(), NOTE_MAX);
+    }
+}

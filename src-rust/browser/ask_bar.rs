@@ -1,0 +1,105 @@
+//! The bar over a tab an agent handed to the person (ask_person): the
+//! agent's message, a note the person may write back, and Done / Can't.
+//! Native widgets: agents' input goes to the web views only, so no agent
+//! can press them. It shows the request of the tab in front.
+
+use crate::asks::{Answer, Ask, Asks, Reply};
+use crate::base::tab::TabId;
+use gtk::prelude::*;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+
+pub struct AskBar {
+    pub bar: gtk::Box,
+    text: gtk::Label,
+    pub note: gtk::Entry,
+    pub done: gtk::Button,
+    pub cant: gtk::Button,
+    /// The request shown (0: none).
+    shown: Rc<Cell<u64>>,
+    asks: Arc<Asks>,
+}
+
+impl AskBar {
+    pub fn new(asks: Arc<Asks>) -> AskBar {
+        let bar = gtk::Box::new(gtk::Orientation::Horizontal, 8);
+        bar.set_border_width(6);
+        bar.set_widget_name("ask-person");
+        bar.style_context().add_class("ask-bar");
+        let text = gtk::Label::new(None);
+        text.set_xalign(0.0);
+        text.set_line_wrap(true);
+        text.set_selectable(true);
+        let note = gtk::Entry::new();
+        note.set_placeholder_text(Some("Note for the agent (optional)"));
+        note.set_width_chars(24);
+        note.set_max_length(crate::asks::NOTE_MAX as i32);
+        let done = gtk::Button::with_label("Done");
+        done.set_tooltip_text(Some("Tell the agent it is done, with your note"));
+        let cant = gtk::Button::with_label("Can't");
+        cant.set_tooltip_text(Some("Tell the agent you cannot or will not do it"));
+        bar.pack_start(&gtk::Label::new(Some("✋")), false, false, 4);
+        bar.pack_start(&text, true, true, 0);
+        bar.pack_start(&note, false, false, 0);
+        bar.pack_start(&done, false, false, 0);
+        bar.pack_start(&cant, false, false, 0);
+        bar.show_all();
+        bar.set_no_show_all(true);
+        bar.hide();
+        let shown = Rc::new(Cell::new(0));
+        for (button, answer) in [(&done, Answer::Done), (&cant, Answer::Declined)] {
+            let (asks, shown, note, bar) = (asks.clone(), shown.clone(), note.clone(), bar.clone());
+            button.connect_clicked(move |_| {
+                let id = shown.replace(0);
+                if id != 0 {
+                    asks.answer(id, Reply::new(answer, &note.text()));
+                }
+                note.set_text("");
+                bar.hide();
+            });
+        }
+        AskBar {
+            bar,
+            text,
+            note,
+            done,
+            cant,
+            shown,
+            asks,
+        }
+    }
+
+    /// The request waiting on `tab`, if any.
+    pub fn ask_on(&self, tab: TabId) -> Option<Ask> {
+        self.asks.list().into_iter().find(|a| a.tab == tab)
+    }
+
+    /// Shows the request of the tab in front, or hides the bar.
+    pub fn show_for(&self, front: TabId) {
+        match self.ask_on(front) {
+            Some(ask) => {
+                if self.shown.replace(ask.id) != ask.id {
+                    // A new request starts with an empty note.
+                    self.note.set_text("");
+                }
+                self.text
+                    .set_text(&format!("{} asks you: {}", ask.asker, ask.message));
+                self.bar.show();
+            }
+            None => {
+                self.shown.set(0);
+                self.note.set_text("");
+                self.bar.hide();
+            }
+        }
+    }
+
+    pub fn version(&self) -> u64 {
+        self.asks.version()
+    }
+
+    pub fn text(&self) -> String {
+        self.text.text().to_string()
+    }
+}

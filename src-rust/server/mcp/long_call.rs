@@ -1,0 +1,137 @@
+//! A `tools/call` answered on the POST that asked it, however long it runs
+//! (an `ask_person` waits minutes for the person). Ended within a few
+//! seconds, it is one JSON body (or, with messages before the result, an
+//! SSE body). Longer, it becomes an SSE stream that carries every ten
+//! seconds a `notifications/progress` (when the request gave a progress
+//! token, as both eras define it) or else a keep-alive comment, and then
+//! the messages it ends with. The call runs inside the response: a client
+//! that goes away drops the stream, and that ends the call.
+
+use super::sse_event;
+use axum::body::Body;
+use axum::http::{header, StatusCode};
+use axum::response::{IntoResponse, Response};
+use futures_util::future::BoxFuture;
+use futures_util::stream;
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::time::{Duration, Instant};
+
+/// A call that has not ended by then is answered as an SSE stream.
+pub const ANSWER_AS_JSON_WITHIN: Duration = Duration::from_secs(5);
+/// How often a long call's stream says it is still running.
+pub const TICK: Duration = Duration::from_secs(10);
+
+/// What a long call reports while it runs.
+pub struct Progress {
+    /// The request's `_meta.progressToken`.
+    pub token: Value,
+    /// A line for the person at the client (what the call waits for).
+    pub describe: Box<dyn Fn() -> String + Send + Sync>,
+}
+
+/// The progress token of a request's params: a string or an integer.
+pub fn progress_token(params: &Value) -> Option<Value> {
+    let token = params.get("_meta")?.get("progressToken")?;
+    (token.is_string() || token.is_i64() || token.is_u64()).then(|| token.clone())
+}
+
+/// Answers with what `work` ends with (the JSON-RPC response last); a
+/// short call as an SSE body too when `sse_when_short` (the session era
+/// answers so whoever accepts it).
+pub async fn respond(
+    mut work: BoxFuture<'static, Vec<Value>>,
+    progress: Option<Progress>,
+    sse_when_short: bool,
+) -> Response {
+    let started = Instant::now();
+    if let Ok(messages) = tokio::time::timeout(ANSWER_AS_JSON_WITHIN, &mut work).await {
+        return match messages.as_slice() {
+            [only] if !sse_when_short => json_response(only),
+            _ => sse_response(Body::from(
+                messages.iter().map(sse_event).collect::<String>(),
+            )),
+        };
+    }
+    let stream = stream::unfold(Some((work, progress)), move |pending| async move {
+        let (mut work, progress) = pending?;
+        match tokio::time::timeout(TICK, &mut work).await {
+            Err(_) => {
+                let event = match &progress {
+                    Some(p) => sse_event(&notification(p, started.elapsed())),
+                    None => ": still running\n\n".to_string(),
+                };
+                Some((Ok::<_, Infallible>(event), Some((work, progress))))
+            }
+            Ok(messages) => Some((Ok(messages.iter().map(sse_event).collect()), None)),
+        }
+    });
+    sse_response(Body::from_stream(stream))
+}
+
+/// Progress as the seconds waited: it grows with every notification.
+fn notification(progress: &Progress, waited: Duration) -> Value {
+    json!({
+        "jsonrpc": "2.0",
+        "method": "notifications/progress",
+        "params": {
+            "progressToken": progress.token,
+            "progress": waited.as_secs(),
+            "message": (progress.describe)(),
+        },
+    })
+}
+
+pub fn json_response(message: &Value) -> Response {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "application/json")],
+        message.to_string(),
+    )
+        .into_response()
+}
+
+pub fn sse_response(body: Body) -> Response {
+    Response::builder()
+        .status(StatusCode::OK)
+        .header(header::CONTENT_TYPE, "text/event-stream")
+        .header(header::CACHE_CONTROL, "no-cache")
+        .header("x-accel-buffering", "no")
+        .body(body)
+        .unwrap_or_else(|_| StatusCode::INTERNAL_SERVER_ERROR.into_response())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn progress_tokens_are_strings_or_integers() {
+        assert_eq!(
+            progress_token(&json!({"_meta": {"progressToken": "a1"}})),
+            Some(json!("a1"))
+        );
+        assert_eq!(
+            progress_token(&json!({"_meta": {"progressToken": 7}})),
+            Some(json!(7))
+        );
+        assert_eq!(
+            progress_token(&json!({"_meta": {"progressToken": 1.5}})),
+            None
+        );
+        assert_eq!(progress_token(&json!({"name": "x"})), None);
+    }
+
+    #[test]
+    fn a_progress_notification_counts_the_seconds_waited() {
+        let progress = Progress {
+            token: json!("t"),
+            describe: Box::new(|| "waiting for the person".into()),
+        };
+        let n = notification(&progress, Duration::from_millis(20_400));
+        assert_eq!(n["method"], "notifications/progress");
+        assert_eq!(n["params"]["progressToken"], "t");
+        assert_eq!(n["params"]["progress"], 20);
+        assert_eq!(n["params"]["message"], "waiting for the person");
+    }
+}

@@ -1,0 +1,195 @@
+// ask_person: an agent hands its tab to the person. The window shows the
+// request over the tab (answered here with real X input, through the X
+// server, on the browser's own Xvfb display), the person's own panel
+// connection answers it too; meanwhile agents' tools on that tab answer
+// PAUSED. Long waits carry progress notifications in both protocol eras,
+// and a client that goes away ends the wait.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { withBrowserLog } from './support/browser.mjs';
+import { startLoggedIn } from './support/session.mjs';
+import { agentCall, connectPanel } from './support/agent.mjs';
+import {
+  MODERN_PROTOCOL, callError, callJson, connectMcp, jsonResult, modernHeaders, modernMeta, parseSse, rpc,
+} from './support/mcp.mjs';
+import { waitFor } from './support/wait.mjs';
+
+describe('ask_person', { timeout: 300_000 }, () => {
+  let session;
+  let browser;
+  let fixtures;
+  let mcp; // the agent that asks
+  let other; // another agent
+  let panel; // the person's own connection
+  let display;
+  let windowId;
+  const test = (name, fn, timeout = 60_000) => it(name, { timeout }, withBrowserLog(() => browser, fn));
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+  const xdo = (...args) => execFileSync('xdotool', args, { env: { ...process.env, ...display } }).toString().trim();
+  const layout = () => agentCall(panel, 'window_layout');
+  const click = (rect) => {
+    xdo('mousemove', '--window', windowId, String(rect.x + Math.floor(rect.width / 2)), String(rect.y + Math.floor(rect.height / 2)));
+    xdo('click', '1');
+  };
+  /** The requests waiting, as the person's panel sees them. */
+  const waiting = async () => (await agentCall(panel, 'window_layout')).ask_bar;
+  /** A tab of its own for the asking agent, with a page in it. */
+  async function ownTab(page = 'form.html') {
+    await call('tab_new', { url: fixtures.url(page) });
+    return (await call('tab_list')).tabs.find((t) => t.current);
+  }
+
+  before(async () => {
+    session = await startLoggedIn();
+    ({ browser, fixtures, mcp } = session);
+    other = await connectMcp(browser, { name: 'other-agent' });
+    panel = await connectPanel(browser);
+    display = browser.x11Env();
+    windowId = xdo('search', '--name', 'Sovereign Browser').split('\n')[0];
+    xdo('windowfocus', '--sync', windowId);
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await other?.close().catch(() => {});
+    await panel?.close();
+    await session?.stop();
+  });
+
+  test('the person answers Done in the window, with a note typed there; the tab was theirs meanwhile', async () => {
+    const tab = await ownTab();
+    const asked = call('ask_person', { message: 'Please solve the CAPTCHA', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Please solve the CAPTCHA'), 'the bar over the tab');
+    const shown = await layout();
+    assert.match(shown.ask_bar, /^sovereign-tests asks you: Please solve the CAPTCHA$/);
+    assert.ok(shown.tabs.find((t) => t.id === tab.id).label.startsWith('✋'), 'the tab strip marks the tab');
+    assert.equal(shown.tabs.find((t) => t.front).id, tab.id, 'the tab is in front');
+
+    // Other agents: PAUSED on that tab, with the message; a second request too.
+    const refused = await callError(other, 'get_title', { tab: tab.id }, 'PAUSED');
+    assert.match(refused, /Please solve the CAPTCHA/);
+    assert.match(await callError(other, 'ask_person', { message: 'me too', tab: tab.id }, 'PAUSED'), /Please solve the CAPTCHA/);
+    assert.match(await callError(other, 'tab_close', { index: tab.index }, 'PAUSED'), /CAPTCHA/);
+    assert.match(await callError(other, 'click', { selector: 'button', tab: tab.id }, 'PAUSED'), /CAPTCHA/);
+    // No agent's pointer reaches the bar: input on the tab is refused, and the request still waits.
+    await callError(other, 'mouse_move', { x: 10, y: 1, tab: tab.id }, 'PAUSED');
+    await callError(other, 'mouse_down', { tab: tab.id }, 'PAUSED');
+    assert.match(await waiting(), /Please solve the CAPTCHA/);
+    // Other tabs still work, without taking the front from the person.
+    const opened = await callJson(other, 'tab_new', { url: fixtures.url('links.html') });
+    assert.equal(opened.title, 'Links');
+    assert.equal((await layout()).tabs.find((t) => t.front).id, tab.id, 'the person keeps the tab in front');
+    assert.match(await callError(other, 'click', { selector: 'a' }, 'PAUSED'), /input on another tab/);
+    await callJson(other, 'close');
+
+    // The person types in the page (it is theirs), and a note in the bar.
+    click((await layout()).ask_note);
+    xdo('type', '--delay', '10', 'code entered');
+    click((await layout()).ask_done);
+    const result = await asked;
+    assert.equal(result.answer, 'done');
+    assert.equal(result.note, 'code entered');
+    assert.ok(result.waited_ms > 0);
+    await waitFor(async () => (await waiting()) === null, 'the bar to go');
+    assert.equal((await callJson(other, 'get_title', { tab: tab.id })).title, 'Sign up', 'the tab is the agents\' again');
+  });
+
+  test('the person answers Can\'t from the panel, with a note; only that reaches the agent', async () => {
+    const tab = await ownTab();
+    const asked = call('ask_person', { message: 'Enter the 2FA code', timeout: 60_000 });
+    const ask = await waitFor(() => pushedAsk('Enter the 2FA code'), 'the request in the panel\'s state');
+    assert.equal(ask.message, 'Enter the 2FA code');
+    assert.equal(ask.tab, tab.id);
+    assert.equal(ask.asker, 'sovereign-tests');
+    assert.ok(ask.expires_in_ms > 0 && ask.expires_in_ms <= 60_000);
+    // What the person types into the window's note is not sent with a panel answer.
+    click((await layout()).ask_note);
+    xdo('type', '--delay', '10', 'typed in the window');
+    await agentCall(panel, 'ask_answer', { id: ask.id, answer: 'declined', note: 'no phone with me' });
+    const result = await asked;
+    assert.equal(result.answer, 'declined');
+    assert.equal(result.note, 'no phone with me');
+    const again = await panel.call('ask_answer', { id: ask.id, answer: 'done' });
+    assert.equal(again.ok, false);
+    assert.equal(again.error.code, 'INVALID_PARAMS', 'answered once');
+    await waitFor(async () => (await waiting()) === null, 'the bar to go');
+  });
+
+  test('a request nobody answers times out, and the tab is free again', async () => {
+    const tab = await ownTab();
+    const result = await call('ask_person', { message: 'Anyone?', timeout: 1500 });
+    assert.equal(result.answer, 'timed_out');
+    assert.ok(result.waited_ms >= 1500);
+    assert.equal((await callJson(other, 'get_title', { tab: tab.id })).title, 'Sign up');
+    await callError(mcp, 'ask_person', { message: 'x', timeout: 10 }, 'INVALID_PARAMS');
+  });
+
+  test('a 2025-11-25 client gets progress while it waits, then the answer', async () => {
+    await ownTab();
+    const progress = [];
+    const asked = mcp.callTool('ask_person', { message: 'Log in to your bank', timeout: 120_000 }, {
+      timeout: 30_000,
+      resetTimeoutOnProgress: true,
+      onprogress: (p) => progress.push(p),
+    });
+    await waitFor(() => progress.length > 0, 'a progress notification', 30_000);
+    assert.match(progress[0].message, /waiting for the person: Log in to your bank/);
+    assert.ok(progress[0].progress >= 5);
+    await agentCall(panel, 'ask_answer', { id: await askId('Log in to your bank'), answer: 'done' });
+    assert.equal(jsonResult(await asked).answer, 'done');
+  }, 90_000);
+
+  test('a 2026-07-28 client gets progress on the stream, and closing it ends the wait', async () => {
+    const tab = await ownTab();
+    const body = rpc('tools/call', {
+      name: 'ask_person',
+      arguments: { message: 'Approve the payment', timeout: 120_000, tab: tab.id },
+      _meta: modernMeta({ progressToken: 'pay-1' }),
+    });
+    const abort = new AbortController();
+    const response = await fetch(browser.mcpUrl, {
+      method: 'POST',
+      signal: abort.signal,
+      headers: {
+        Authorization: `Bearer ${browser.token}`,
+        'Content-Type': 'application/json',
+        Accept: 'application/json, text/event-stream',
+        ...modernHeaders(body),
+      },
+      body: JSON.stringify(body),
+    });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type'), /text\/event-stream/);
+    assert.equal(MODERN_PROTOCOL, '2026-07-28');
+    // Read the stream until a progress notification arrives.
+    const reader = response.body.getReader();
+    let text = '';
+    while (!parseSse(text).some((e) => e.data.includes('notifications/progress'))) {
+      const { value, done } = await reader.read();
+      assert.ok(!done, `the stream ended early: ${text}`);
+      text += Buffer.from(value).toString('utf8');
+    }
+    const note = JSON.parse(parseSse(text).find((e) => e.data.includes('notifications/progress')).data);
+    assert.equal(note.params.progressToken, 'pay-1');
+    assert.match(note.params.message, /Approve the payment/);
+    assert.match(await callError(other, 'get_url', { tab: tab.id }, 'PAUSED'), /Approve the payment/);
+
+    // The client goes away: the request ends, and the tab is free again.
+    abort.abort();
+    await waitFor(async () => (await waiting()) === null, 'the bar to go once the client left', 30_000);
+    assert.equal((await callJson(other, 'get_title', { tab: tab.id })).title, 'Sign up');
+  }, 90_000);
+
+  /** The request with `message`, in the newest state pushed to the panel. */
+  let lastState = null;
+  function pushedAsk(message) {
+    while (panel.unmatched.length) {
+      const pushed = panel.unmatched.shift();
+      if (pushed.event === 'state') lastState = pushed.data;
+    }
+    return lastState?.asks?.find((a) => a.message === message);
+  }
+  async function askId(message) {
+    return (await waitFor(() => pushedAsk(message), `the request "${message}" in the panel's state`)).id;
+  }
+});
