@@ -2,40 +2,14 @@
 // over a Unix socket, TCP, a pseudo-terminal and a stand-in qrexec client.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync, chmodSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitFor } from './support/wait.mjs';
-import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { connectAgent, agentCall, agentError } from './support/agent.mjs';
 import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
-
-const EMULATOR = process.env.NSIGNER_EMULATOR
-  ?? path.join(path.dirname(process.env.SOVEREIGN_BIN ?? path.join(REPO_ROOT, 'target/debug/sovereign-browser')), 'nsigner-emulator');
-
-/** Starts the emulator; resolves { where, keys, stop }. */
-function startEmulator(args) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(EMULATOR, ['--key', TEST_NSEC, '--generate', '1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let log = '';
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (d) => { log += d; });
-    const keys = [];
-    proc.stdout.setEncoding('utf8');
-    proc.stdout.on('data', (d) => {
-      out += d;
-      for (const m of out.matchAll(/key (\d+) ([0-9a-f]{64})/g)) keys[Number(m[1])] = m[2];
-      const where = out.match(/listening on (\S+)/);
-      if (where && keys.length >= 2) {
-        resolve({ where: where[1], keys, log: () => log, stop: () => { proc.kill('SIGKILL'); } });
-      }
-    });
-    proc.once('error', reject);
-    proc.once('exit', (code) => reject(new Error(`nsigner-emulator exited (${code}): ${out}`)));
-  });
-}
+import { EMULATOR, startEmulator } from './support/nsigner.mjs';
 
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 

@@ -41,6 +41,10 @@ struct Args {
     /// Return signed events with a corrupted signature (to test hosts).
     #[arg(long)]
     bad_signature: bool,
+    /// Never answer requests of this method, as a device whose person
+    /// never confirms (or that hangs) would; repeat for more.
+    #[arg(long = "silent-on")]
+    silent_on: Vec<String>,
 }
 
 fn main() {
@@ -75,7 +79,10 @@ fn run(args: Args) -> Result<(), String> {
         locked: args.locked,
         bad_signature: args.bad_signature,
     };
-    let device = Arc::new(Device::new(keys, behaviour));
+    let device = Arc::new(Session {
+        device: Device::new(keys, behaviour),
+        silent_on: args.silent_on.clone(),
+    });
     // With --stdio the stream is the protocol; announce on stderr instead.
     let announce = |line: String| {
         if args.stdio {
@@ -134,9 +141,24 @@ fn run(args: Args) -> Result<(), String> {
     }
 }
 
+/// The device, and the methods it never answers.
+struct Session {
+    device: Device,
+    silent_on: Vec<String>,
+}
+
+impl Session {
+    fn public_keys(&self) -> Vec<nostr::PublicKey> {
+        self.device.public_keys()
+    }
+}
+
 /// Serves every connection of a listener, each on its own thread.
-fn accept_in_background<S, I>(incoming: I, clone: fn(&S) -> std::io::Result<S>, device: Arc<Device>)
-where
+fn accept_in_background<S, I>(
+    incoming: I,
+    clone: fn(&S) -> std::io::Result<S>,
+    device: Arc<Session>,
+) where
     S: std::io::Read + Write + Send + 'static,
     I: Iterator<Item = std::io::Result<S>> + Send + 'static,
 {
@@ -163,20 +185,32 @@ impl std::io::Read for PtyReader {
     }
 }
 
-/// One session: a request line in, a response line out.
-fn serve(device: &Device, reader: impl BufRead, writer: impl Write) {
+/// One session: a request line in, a response line out. Each request's
+/// method goes to stderr, for tests that count what a host sends.
+fn serve(device: &Session, reader: impl BufRead, writer: impl Write) {
     eprintln!("nsigner-emulator: session opened");
     serve_lines(device, reader, writer);
     eprintln!("nsigner-emulator: session closed");
 }
 
-fn serve_lines(device: &Device, reader: impl BufRead, mut writer: impl Write) {
+fn serve_lines(session: &Session, reader: impl BufRead, mut writer: impl Write) {
     for line in reader.lines() {
         let Ok(line) = line else { break };
         if line.trim().is_empty() {
             continue;
         }
-        let response = device.answer_line(&line);
+        let method = serde_json::from_str::<serde_json::Value>(&line)
+            .ok()
+            .and_then(|v| v["method"].as_str().map(str::to_string))
+            .unwrap_or_default();
+        eprintln!(
+            "nsigner-emulator: request {method} ({} bytes)",
+            line.len() + 1
+        );
+        if session.silent_on.contains(&method) {
+            continue;
+        }
+        let response = session.device.answer_line(&line);
         if writer
             .write_all(response.to_line().as_bytes())
             .and_then(|_| writer.flush())

@@ -86,7 +86,14 @@ pub trait Signer: Send + Sync {
     fn auth_url(&self) -> Option<String> {
         None
     }
+    /// The identity ended (logout, switch): requests still waiting fail
+    /// now with `reason`, and links and devices are released, however
+    /// many holders the signer still has.
+    fn end(&self, _reason: &str) {}
 }
+
+/// What requests still waiting under an identity are told when it ends.
+pub const ENDED: &str = "the identity this request was made under was logged out or switched; nothing was signed or decrypted";
 
 /// A login still waiting for the person to approve it at `auth_url`.
 #[derive(Clone)]
@@ -154,7 +161,9 @@ impl IdentityState {
             .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         *self.pending.write().unwrap_or_else(|e| e.into_inner()) = None;
         let mut slot = self.current.write().unwrap_or_else(|e| e.into_inner());
-        drop(slot.take());
+        if let Some(old) = slot.take() {
+            old.end(ENDED);
+        }
         self.summary.send_replace(summary(signer.as_deref()));
         *slot = signer;
     }

@@ -12,6 +12,7 @@ pub mod request;
 
 use crate::base::page_event::PageEvent;
 use crate::identity::IdentityState;
+use crate::identity::Signer;
 use crate::identity::{Method, SignerError};
 use nostr::{Kind, Tag, Timestamp, UnsignedEvent};
 use permissions::Permissions;
@@ -144,10 +145,26 @@ pub async fn answer_page(
             capability.describe()
         ));
     }
-    // The signer is read again: it may have changed while the person decided.
-    let signer = identity
+    // A request belongs to the identity logged in when it came: if another
+    // (or none) is in use once the person decided, it is refused.
+    let mut changes = identity.watch();
+    changes.mark_unchanged();
+    if !identity
         .current()
-        .ok_or("Sovereign Browser: the identity logged out before the request ran")?;
+        .is_some_and(|now| Arc::ptr_eq(&now, &signer))
+    {
+        return Err(format!("Sovereign Browser: {}", crate::identity::ENDED));
+    }
+    let work = run(signer.as_ref(), request);
+    tokio::select! {
+        done = work => done,
+        // Ended meanwhile: refused now, not when a device or bunker gives up.
+        _ = changes.changed() => Err(format!("Sovereign Browser: {}", crate::identity::ENDED)),
+    }
+}
+
+/// Runs an allowed request on `signer`: the page's value, or its error.
+async fn run(signer: &dyn Signer, request: Request) -> Result<Value, String> {
     let done = match request {
         Request::GetPublicKey | Request::GetRelays => Ok(json!(signer.public_key().to_hex())),
         Request::SignEvent(template) => {
@@ -193,6 +210,10 @@ pub async fn answer_page(
     };
     done.map_err(|error| match error {
         SignerError::Rejected(why) => format!("Sovereign Browser: the signer refused: {why}"),
+        // The signer was ended under the request (logout, switch).
+        SignerError::Unavailable(why) if why == crate::identity::ENDED => {
+            format!("Sovereign Browser: {why}")
+        }
         SignerError::Unavailable(why) => {
             format!("Sovereign Browser: the signer is unavailable: {why}")
         }

@@ -399,10 +399,7 @@ fn nsigner_endpoint(p: &LoginParams) -> Result<Endpoint, ToolError> {
     Ok(match transport {
         Transport::Serial => transport::serial_endpoint(device).map_err(|e| bad("device", e))?,
         Transport::Unix => Endpoint::Unix(device.into()),
-        Transport::Tcp if !device.contains(':') => {
-            return Err(bad("device", "tcp needs host:port"))
-        }
-        Transport::Tcp => Endpoint::Tcp(device.to_string()),
+        Transport::Tcp => transport::tcp_endpoint(device).map_err(|e| bad("device", e))?,
         Transport::Qrexec => Endpoint::Qrexec {
             qube: device.to_string(),
             service: p

@@ -6,7 +6,7 @@ use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::oneshot;
 
@@ -17,6 +17,13 @@ pub type Writer = Box<dyn AsyncWrite + Send + Unpin>;
 pub enum LinkError {
     #[error("the link to the device closed")]
     Closed,
+    /// The host ended the link (a logout or a switch of identity).
+    #[error("{0}")]
+    Ended(String),
+    #[error(
+        "the request is {0} bytes on the line; a device takes lines of at most {MAX_LINE} bytes"
+    )]
+    TooLong(usize),
     #[error("the device did not answer within {0} ms")]
     Timeout(u128),
     #[error("cannot write to the device: {0}")]
@@ -28,10 +35,15 @@ pub enum LinkError {
 type Pending = Arc<Mutex<HashMap<u64, oneshot::Sender<Response>>>>;
 
 pub struct Link {
-    writer: tokio::sync::Mutex<Writer>,
+    /// None once the link is closed: its stream is released.
+    writer: Arc<tokio::sync::Mutex<Option<Writer>>>,
     pending: Pending,
     next_id: AtomicU64,
     alive: Arc<AtomicBool>,
+    /// When the device last answered anything.
+    heard: Arc<Mutex<Instant>>,
+    /// Why the host ended the link, once it did.
+    ended: Mutex<Option<String>>,
     reader: tokio::task::JoinHandle<()>,
 }
 
@@ -39,18 +51,63 @@ impl Link {
     pub fn new(reader: Reader, writer: Writer) -> Link {
         let pending: Pending = Arc::default();
         let alive = Arc::new(AtomicBool::new(true));
-        let reader = tokio::spawn(read_responses(reader, pending.clone(), alive.clone()));
+        let heard = Arc::new(Mutex::new(Instant::now()));
+        let reader = tokio::spawn(read_responses(
+            reader,
+            pending.clone(),
+            alive.clone(),
+            heard.clone(),
+        ));
         Link {
-            writer: tokio::sync::Mutex::new(writer),
+            writer: Arc::new(tokio::sync::Mutex::new(Some(writer))),
             pending,
             next_id: AtomicU64::new(1),
             alive,
+            heard,
+            ended: Mutex::new(None),
             reader,
         }
     }
 
     pub fn is_alive(&self) -> bool {
         self.alive.load(Ordering::Relaxed)
+    }
+
+    /// How long since the device last answered.
+    pub fn silent_for(&self) -> Duration {
+        lock(&self.heard).elapsed()
+    }
+
+    /// Ends the link now: waiting requests fail at once with `reason`, the
+    /// reader stops, and the stream is released (a serial port can be
+    /// opened again), however many holders the link still has.
+    pub fn close(&self, reason: &str) {
+        *lock(&self.ended) = Some(reason.to_string());
+        self.alive.store(false, Ordering::Relaxed);
+        lock(&self.pending).clear();
+        self.reader.abort();
+        let released = match self.writer.try_lock() {
+            Ok(mut slot) => {
+                drop(slot.take());
+                true
+            }
+            Err(_) => false,
+        };
+        if !released {
+            // A write is under way: release the stream when it is done.
+            let writer = self.writer.clone();
+            if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+                runtime.spawn(async move { drop(writer.lock().await.take()) });
+            }
+        }
+    }
+
+    /// The error for a link that is gone: the host's reason, when it ended it.
+    fn gone(&self) -> LinkError {
+        match lock(&self.ended).clone() {
+            Some(reason) => LinkError::Ended(reason),
+            None => LinkError::Closed,
+        }
     }
 
     /// Sends one request and waits (bounded) for its response.
@@ -61,14 +118,19 @@ impl Link {
         limit: Duration,
     ) -> Result<Value, LinkError> {
         if !self.is_alive() {
-            return Err(LinkError::Closed);
+            return Err(self.gone());
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let line = Request::new(id, method, params).to_line();
+        // The document's promise: the host never sends a longer line.
+        if line.len() > MAX_LINE {
+            return Err(LinkError::TooLong(line.len()));
+        }
         let (tx, rx) = oneshot::channel();
         lock(&self.pending).insert(id, tx);
-        let line = Request::new(id, method, params).to_line();
         let written = async {
-            let mut writer = self.writer.lock().await;
+            let mut slot = self.writer.lock().await;
+            let writer = slot.as_mut().ok_or(std::io::ErrorKind::NotConnected)?;
             writer.write_all(line.as_bytes()).await?;
             writer.flush().await
         };
@@ -77,13 +139,16 @@ impl Link {
             .unwrap_or_else(|_| Err(std::io::ErrorKind::TimedOut.into()))
         {
             lock(&self.pending).remove(&id);
+            if !self.is_alive() {
+                return Err(self.gone());
+            }
             return Err(LinkError::Write(e.to_string()));
         }
         let outcome = tokio::time::timeout(limit, rx).await;
         lock(&self.pending).remove(&id);
         match outcome {
             Ok(Ok(response)) => response.into_result().map_err(LinkError::Device),
-            Ok(Err(_)) => Err(LinkError::Closed),
+            Ok(Err(_)) => Err(self.gone()),
             Err(_) => Err(LinkError::Timeout(limit.as_millis())),
         }
     }
@@ -99,7 +164,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-async fn read_responses(reader: Reader, pending: Pending, alive: Arc<AtomicBool>) {
+async fn read_responses(
+    reader: Reader,
+    pending: Pending,
+    alive: Arc<AtomicBool>,
+    heard: Arc<Mutex<Instant>>,
+) {
     let mut reader = BufReader::new(reader);
     let mut line = Vec::with_capacity(1024);
     loop {
@@ -122,6 +192,7 @@ async fn read_responses(reader: Reader, pending: Pending, alive: Arc<AtomicBool>
         let Some(response) = std::str::from_utf8(&line).ok().and_then(parse_response) else {
             continue;
         };
+        *lock(&heard) = Instant::now();
         if let Some(tx) = lock(&pending).remove(&response.id) {
             let _ = tx.send(response);
         }
@@ -182,6 +253,48 @@ mod tests {
         match link.request("fail", json!({}), limit).await {
             Err(LinkError::Device(e)) => assert_eq!(e.code, DeviceErrorCode::Rejected),
             other => panic!("expected a device error, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn closing_ends_waiting_requests_at_once_and_long_lines_are_refused() {
+        let (host, device) = tokio::io::duplex(1 << 20);
+        let (hr, hw) = tokio::io::split(host);
+        let link = Arc::new(Link::new(Box::new(hr), Box::new(hw)));
+        let waiting = {
+            let link = link.clone();
+            tokio::spawn(async move {
+                link.request("sign_event", json!({}), Duration::from_secs(60))
+                    .await
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        link.close("logged out");
+        let ended = tokio::time::timeout(Duration::from_secs(1), waiting)
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            matches!(ended, Err(LinkError::Ended(ref r)) if r == "logged out"),
+            "{ended:?}"
+        );
+        assert!(matches!(
+            link.request("info", json!({}), Duration::from_secs(1))
+                .await,
+            Err(LinkError::Ended(_))
+        ));
+        drop(device);
+
+        let (host, _device) = tokio::io::duplex(1 << 20);
+        let (hr, hw) = tokio::io::split(host);
+        let link = Link::new(Box::new(hr), Box::new(hw));
+        let long = json!({"content": "x".repeat(MAX_LINE)});
+        match link
+            .request("sign_event", long, Duration::from_secs(1))
+            .await
+        {
+            Err(LinkError::TooLong(n)) => assert!(n > MAX_LINE),
+            other => panic!("expected TooLong, got {other:?}"),
         }
     }
 

@@ -19,12 +19,15 @@ use transport::{Connection, Endpoint};
 /// Quick questions (info, keys) and ones a person must confirm on the device.
 const QUICK: Duration = Duration::from_secs(10);
 const CONFIRM: Duration = Duration::from_secs(120);
+/// The health check (`info`) is sent only after this much silence.
+pub const HEALTH_CHECK_AFTER: Duration = Duration::from_secs(10);
+const HEALTH_CHECK_LIMIT: Duration = Duration::from_secs(3);
 
 pub struct NsignerSigner {
     link: link::Link,
-    /// Keeps the serial port or the qrexec child alive; dropping the signer
-    /// closes them (that is how switch_identity releases the device).
-    _guard: transport::Guard,
+    /// Keeps the serial port or the qrexec child alive until the identity
+    /// ends (logout, switch): then it is released at once.
+    guard: std::sync::Mutex<Option<transport::Guard>>,
     endpoint: Endpoint,
     index: u32,
     public_key: PublicKey,
@@ -53,7 +56,11 @@ impl NsignerSigner {
             Ok(info) => info,
             Err(e) => return Err(unreachable(&mut connection, &where_, e).await),
         };
-        if info["protocol"].as_u64() != Some(protocol::VERSION) {
+        // `protocol` is the highest version the device speaks; requests say v1.
+        if info["protocol"]
+            .as_u64()
+            .is_none_or(|v| v < protocol::VERSION)
+        {
             return Err(ConnectError::Unreachable(format!(
                 "the signer at {where_} speaks protocol {} (this browser speaks {})",
                 info["protocol"],
@@ -88,7 +95,7 @@ impl NsignerSigner {
         let Connection { link, guard } = connection;
         Ok(NsignerSigner {
             link,
-            _guard: guard,
+            guard: std::sync::Mutex::new(Some(guard)),
             endpoint,
             index,
             public_key,
@@ -108,6 +115,8 @@ impl NsignerSigner {
             LinkError::Device(e) if e.code == DeviceErrorCode::Rejected => {
                 SignerError::Rejected(format!("refused on the device: {}", e.message))
             }
+            LinkError::TooLong(_) => SignerError::BadInput(error.to_string()),
+            LinkError::Ended(reason) => SignerError::Unavailable(reason),
             other => SignerError::Unavailable(format!("{} ({})", other, self.endpoint)),
         }
     }
@@ -222,13 +231,26 @@ impl Signer for NsignerSigner {
         )
     }
 
+    /// Answers from what the device said lately; only after a silence is
+    /// `info` sent to ask (docs/nsigner-protocol.md, the health check).
     fn reachable(&self) -> BoxFuture<'_, bool> {
         Box::pin(async move {
+            if !self.link.is_alive() {
+                return false;
+            }
+            if self.link.silent_for() < HEALTH_CHECK_AFTER {
+                return true;
+            }
             self.link
-                .request(method::INFO, json!({}), Duration::from_secs(3))
+                .request(method::INFO, json!({}), HEALTH_CHECK_LIMIT)
                 .await
                 .is_ok()
         })
+    }
+
+    fn end(&self, reason: &str) {
+        self.link.close(reason);
+        drop(self.guard.lock().unwrap_or_else(|e| e.into_inner()).take());
     }
 }
 

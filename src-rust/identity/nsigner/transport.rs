@@ -2,6 +2,7 @@
 //! TCP, or a Qubes qrexec service (through `qrexec-client-vm`).
 
 use super::link::{Link, Reader, Writer};
+use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -15,6 +16,11 @@ pub enum Endpoint {
 }
 
 pub const DEFAULT_BAUD: u32 = 115_200;
+/// The speeds a serial `device` may name (those Linux terminals take).
+pub const BAUD_RATES: [u32; 16] = [
+    1200, 2400, 4800, 9600, 19_200, 38_400, 57_600, 115_200, 230_400, 460_800, 500_000, 576_000,
+    921_600, 1_000_000, 2_000_000, 4_000_000,
+];
 const CONNECT_LIMIT: Duration = Duration::from_secs(5);
 
 impl std::fmt::Display for Endpoint {
@@ -34,7 +40,12 @@ pub fn serial_endpoint(device: &str) -> Result<Endpoint, String> {
         Some((path, baud)) => (
             path,
             baud.parse::<u32>()
-                .map_err(|_| format!("bad baud rate {baud:?}"))?,
+                .ok()
+                .filter(|b| BAUD_RATES.contains(b))
+                .ok_or_else(|| {
+                    let rates: Vec<String> = BAUD_RATES.iter().map(u32::to_string).collect();
+                    format!("bad baud rate {baud:?} (one of {})", rates.join(", "))
+                })?,
         ),
         None => (device, DEFAULT_BAUD),
     };
@@ -45,6 +56,20 @@ pub fn serial_endpoint(device: &str) -> Result<Endpoint, String> {
         path: PathBuf::from(path),
         baud,
     })
+}
+
+/// A TCP `device`: host:port, the port a number from 1 to 65535.
+pub fn tcp_endpoint(device: &str) -> Result<Endpoint, String> {
+    let (host, port) = device
+        .rsplit_once(':')
+        .ok_or_else(|| format!("{device:?} is not host:port"))?;
+    if host.is_empty() {
+        return Err(format!("{device:?} has no host before the port"));
+    }
+    match port.parse::<u16>() {
+        Ok(p) if p > 0 => Ok(Endpoint::Tcp(device.to_string())),
+        _ => Err(format!("bad port {port:?} (1 to 65535)")),
+    }
 }
 
 /// An open connection; keeps alive what must outlive the streams.
@@ -136,11 +161,80 @@ fn open_serial(path: &std::path::Path, baud: u32) -> Result<(Reader, Writer, Gua
     let file = std::fs::OpenOptions::new()
         .read(true)
         .write(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
         .open(path)
         .map_err(|e| format!("cannot open {path_str}: {e}"))?;
-    let reader = tokio::fs::File::from_std(file.try_clone().map_err(|e| e.to_string())?);
-    let writer = tokio::fs::File::from_std(file);
+    let reader = SerialStream::new(file.try_clone().map_err(|e| e.to_string())?)?;
+    let writer = SerialStream::new(file)?;
     Ok((Box::new(reader), Box::new(writer), Guard::Serial(port)))
+}
+
+/// A serial line read and written without blocking a thread: when the
+/// link ends, nothing is left reading the line (a blocking read on a
+/// thread would go on, and take the next link's answers).
+struct SerialStream(tokio::io::unix::AsyncFd<std::fs::File>);
+
+impl SerialStream {
+    fn new(file: std::fs::File) -> Result<SerialStream, String> {
+        // SAFETY: the File owns its descriptor, open and unchanged until
+        // the AsyncFd (which owns the File) is dropped.
+        unsafe { tokio::io::unix::AsyncFd::register(file) }
+            .map(SerialStream)
+            .map_err(|e| format!("cannot watch the serial line: {e}"))
+    }
+}
+
+impl tokio::io::AsyncRead for SerialStream {
+    fn poll_read(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        buf: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::io::Read as _;
+        loop {
+            let mut ready = std::task::ready!(self.0.poll_read_ready(cx))?;
+            let unfilled = buf.initialize_unfilled();
+            match ready.try_io(|fd| fd.get_ref().read(unfilled)) {
+                Ok(Ok(n)) => {
+                    buf.advance(n);
+                    return std::task::Poll::Ready(Ok(()));
+                }
+                Ok(Err(e)) => return std::task::Poll::Ready(Err(e)),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+}
+
+impl tokio::io::AsyncWrite for SerialStream {
+    fn poll_write(
+        self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        data: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        use std::io::Write as _;
+        loop {
+            let mut ready = std::task::ready!(self.0.poll_write_ready(cx))?;
+            match ready.try_io(|fd| fd.get_ref().write(data)) {
+                Ok(result) => return std::task::Poll::Ready(result),
+                Err(_would_block) => continue,
+            }
+        }
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
 }
 
 #[cfg(test)]
@@ -164,6 +258,18 @@ mod tests {
             }
         );
         assert!(serial_endpoint("/dev/x@fast").is_err());
+        assert!(serial_endpoint("/dev/x@1234")
+            .unwrap_err()
+            .contains("115200"));
+        assert!(tcp_endpoint("127.0.0.1:99999")
+            .unwrap_err()
+            .contains("bad port"));
+        assert!(tcp_endpoint("127.0.0.1:0").is_err());
+        assert!(tcp_endpoint(":80").is_err());
+        assert_eq!(
+            tcp_endpoint("[::1]:4000").unwrap(),
+            Endpoint::Tcp("[::1]:4000".into())
+        );
         assert_eq!(
             Endpoint::Tcp("127.0.0.1:9".into()).to_string(),
             "tcp:127.0.0.1:9"

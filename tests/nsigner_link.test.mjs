@@ -1,0 +1,165 @@
+// The nsigner link's lifetime, against the emulator over a pseudo-terminal
+// (the serial transport) and a Unix socket: a logout or switch releases
+// the line and ends what waits on the device at once; a device that goes
+// away mid-request ends it too; the host refuses lines the protocol does
+// not allow; `info` goes out only as the documented health check.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { connectPanel } from './support/agent.mjs';
+import { TEST_NSEC, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
+import { startEmulator } from './support/nsigner.mjs';
+import { waitFor } from './support/wait.mjs';
+
+const TRANSPORTS = ['serial', 'unix'];
+
+describe('the nsigner link', { timeout: 240_000 }, () => {
+  let browser;
+  let fixtures;
+  let mcp;
+  let panel;
+  let dir;
+  const emulators = [];
+  const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => browser, fn));
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+  const inPage = async (script) => (await call('eval', { script })).value;
+
+  /** An emulator on `transport`, and the login arguments that reach it. */
+  async function device(transport, extra = []) {
+    const args = transport === 'serial' ? ['--pty'] : ['--unix', path.join(dir, `${emulators.length}.sock`)];
+    const emu = await startEmulator([...args, ...extra]);
+    emulators.push(emu);
+    const where = emu.where.slice(emu.where.indexOf(':') + 1);
+    return { emu, login: { method: 'nsigner', transport, device: where } };
+  }
+
+  /** Starts a window.nostr call in the page; `settled()` gives {ok, value|error}. */
+  async function startInPage(expression) {
+    await inPage(`window.__call = (${expression}).then((v) => ({ ok: true, v, at: Date.now() }), (e) => ({ ok: false, error: String(e.message), at: Date.now() })); true`);
+    return () => inPage('return await window.__call');
+  }
+
+  const note = (content) => JSON.stringify({ kind: 1, content, tags: [], created_at: 1_700_000_000 });
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'nsigner-link-'));
+    fixtures = await startFixtureServer();
+    browser = await startBrowser();
+    mcp = await connectMcp(browser);
+    panel = await connectPanel(browser);
+    // The page may sign: allowed once and for all by the person, under a local key.
+    await call('login', { method: 'local', nsec: TEST_NSEC });
+    await call('open', { url: fixtures.url('/nostr-app.html') });
+    const settled = await startInPage(`window.nostr.signEvent(${note('allow')})`);
+    const prompt = await waitFor(async () => (await panel.call('nostr_permissions')).result.prompts[0], 'the prompt');
+    await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
+    assert.equal((await settled()).ok, true);
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await panel?.close();
+    await mcp?.close().catch(() => {});
+    await browser?.stop();
+    await fixtures?.close();
+    for (const e of emulators) e.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  for (const transport of TRANSPORTS) {
+    test(`${transport}: logout and switch release the link, and the same device logs in again at once`, async () => {
+      const { emu, login } = await device(transport);
+      assert.equal((await call('login', login)).pubkey, TEST_PUBKEY);
+      await call('logout');
+      const started = Date.now();
+      assert.equal((await call('login', login)).pubkey, TEST_PUBKEY, 'a second login on the same device');
+      assert.ok(Date.now() - started < 5000, 'without waiting for an old link to time out');
+      await call('switch_identity', { method: 'local', nsec: TEST_NSEC });
+      assert.equal((await call('switch_identity', login)).pubkey, TEST_PUBKEY, 'and after a switch');
+      assert.equal((await call('login_status')).signer_reachable, true);
+      await waitFor(() => (emu.log().match(/session closed/g) ?? []).length >= (transport === 'unix' ? 2 : 0),
+        'the device to see the old sessions closed');
+    });
+
+    test(`${transport}: a logout ends a signature waiting on the device at once, and the next identity is untouched`, async () => {
+      const { emu, login } = await device(transport, ['--silent-on', 'sign_event']);
+      await call('login', login);
+      await call('open', { url: fixtures.url('/nostr-app.html') });
+      const settled = await startInPage(`window.nostr.signEvent(${note('waits')})`);
+      await waitFor(() => /request sign_event/.test(emu.log()), 'the device to be asked');
+      const loggedOut = Date.now();
+      await call('logout');
+      // Tools answer NOT_LOGGED_IN now: the page's answer is read once
+      // another identity is in, from when the page heard it.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const loggedIn = Date.now();
+      await call('login', { method: 'local', nsec: TEST_NSEC });
+      const ended = await settled();
+      assert.equal(ended.ok, false);
+      assert.equal(ended.error, 'Sovereign Browser: the identity this request was made under was logged out or switched; nothing was signed or decrypted');
+      assert.ok(ended.at - loggedOut < 1000 && ended.at < loggedIn,
+        'at once, before the next login, not when the device timer would have fired');
+
+      // A new page in the same tab, under the new identity: its request is its own.
+      await call('open', { url: fixtures.url('/nostr-app.html?again') });
+      const next = await (await startInPage(`window.nostr.signEvent(${note('after')})`))();
+      assert.equal(next.ok, true, JSON.stringify(next));
+      assert.equal(next.v.content, 'after');
+    });
+  }
+
+  test('a device that goes away mid-request ends it at once, saying so', async () => {
+    const { emu, login } = await device('serial', ['--silent-on', 'sign_event']);
+    await call('login', login);
+    await call('open', { url: fixtures.url('/nostr-app.html') });
+    const settled = await startInPage(`window.nostr.signEvent(${note('lost')})`);
+    await waitFor(() => /request sign_event/.test(emu.log()), 'the device to be asked');
+    emu.stop();
+    const gone = Date.now();
+    const ended = await settled();
+    assert.equal(ended.ok, false);
+    assert.match(ended.error, /signer is unavailable: the link to the device closed \(serial:/);
+    assert.ok(Date.now() - gone < 5000);
+    await call('logout');
+  });
+
+  for (const transport of TRANSPORTS) {
+    test(`${transport}: an event too long for one protocol line is refused at once, and never sent`, async () => {
+      const { emu, login } = await device(transport);
+      await call('login', login);
+      await call('open', { url: fixtures.url('/nostr-app.html') });
+      const started = Date.now();
+      const refused = await (await startInPage(`window.nostr.signEvent(${note('x'.repeat(70_000))})`))();
+      assert.equal(refused.ok, false);
+      assert.match(refused.error, /^Sovereign Browser: the request is \d+ bytes on the line; a device takes lines of at most 65536 bytes$/);
+      assert.ok(Date.now() - started < 5000);
+      assert.ok(!/request sign_event/.test(emu.log()), 'the device never saw it');
+      await call('logout');
+    });
+
+    test(`${transport}: info goes out only as the health check, after 10 s without a word from the device`, async () => {
+      const { emu, login } = await device(transport);
+      await call('login', login);
+      const infos = () => (emu.log().match(/request info/g) ?? []).length;
+      const atLogin = infos();
+      assert.equal(atLogin, 1, 'one info at login, for the protocol version');
+      for (let i = 0; i < 10; i++) assert.equal((await call('login_status')).signer_reachable, true);
+      assert.equal(infos(), atLogin, 'no info for a status while the device spoke lately');
+      await call('logout');
+    });
+  }
+
+  test('a bad port and a bad speed are the same kind of mistake: INVALID_PARAMS on device, said once', async () => {
+    const port = await callError(mcp, 'login', { method: 'nsigner', transport: 'tcp', device: '127.0.0.1:99999' }, 'INVALID_PARAMS');
+    const baud = await callError(mcp, 'login', { method: 'nsigner', transport: 'serial', device: '/dev/ttyACM0@12345' }, 'INVALID_PARAMS');
+    for (const message of [port, baud]) {
+      assert.match(message, /^device: /);
+      assert.equal(message.split('device:').length, 2, `said once: ${message}`);
+    }
+    assert.match(port, /bad port "99999" \(1 to 65535\)/);
+    assert.match(baud, /bad baud rate "12345" \(one of 1200, .*115200/);
+  });
+});
