@@ -34,7 +34,7 @@ export function initAsks({ call }) {
       h('p', { class: 'ask-who' }, h('strong', { class: 'asker' }), h('span', { class: 'ask-tab muted' })),
       h('p', { class: 'ask-message' }),
       h('div', { class: 'field' },
-        h('label', { for: id }, 'Note for the agent ', h('span', { class: 'optional' }, '(optional)')),
+        h('label', { for: id }, 'Note the agent will read ', h('span', { class: 'optional' }, '(optional, never a password or key)')),
         h('input', { id, name: 'note', type: 'text', autocomplete: 'off', maxlength: '2000' })),
       h('div', { class: 'button-row' }, done, cant, h('span', { class: 'prompt-left muted' })));
     return li;

@@ -32,7 +32,9 @@ impl AskBar {
         text.set_line_wrap(true);
         text.set_selectable(true);
         let note = gtk::Entry::new();
-        note.set_placeholder_text(Some("Note for the agent (optional)"));
+        // The message is the agent's words: the note goes back to it, so it
+        // must never be taken for a place to put a secret.
+        note.set_placeholder_text(Some("Note the agent will read (optional, never a secret)"));
         note.set_width_chars(24);
         note.set_max_length(crate::asks::NOTE_MAX as i32);
         let done = gtk::Button::with_label("Done");

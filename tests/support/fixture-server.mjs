@@ -96,7 +96,7 @@ export function patternBytes(size) {
  * request's method and body, any method).
  */
 async function network(u, req, res) {
-  const headers = u.searchParams.has('cacheable') ? {} : { 'Cache-Control': 'no-store' };
+  const headers = { 'Cache-Control': 'no-store' };
   switch (u.pathname) {
     case '/net/json':
       res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'X-Fixture': 'json' });
