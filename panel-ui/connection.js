@@ -2,8 +2,9 @@
 // events, and reconnection with backoff.
 //
 // It is the person's connection: the browser opens it only with the
-// person's panel key, which the page never holds (an HttpOnly cookie the
-// server set when the panel was opened with the address it printed).
+// person's panel key, sent beside the panel's subprotocol (key.js).
+
+import { panelProtocols } from './key.js';
 
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
@@ -57,7 +58,7 @@ export function createConnection({ onEvent, onStatus }) {
     let opened = false;
     let ws;
     try {
-      ws = new WebSocket(url());
+      ws = new WebSocket(url(), panelProtocols());
     } catch (error) {
       scheduleRetry();
       return;

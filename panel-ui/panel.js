@@ -3,9 +3,9 @@
 // Talks to the browser over one WebSocket, /api/panel (see connection.js):
 // tool calls out, `state` / `calls` / `call` pushes in. The connection is
 // the person's: the browser accepts it only with the person's panel key,
-// which reached it as an HttpOnly cookie when the panel was opened with the
-// printed address (/?key=...); no script here holds that key. The agents'
-// token comes in the state, for the client configuration snippets only.
+// which came in the printed address (/?key=...) and is kept in this tab's
+// session storage (key.js), never in a cookie. The agents' token comes in
+// the state, for the client configuration snippets only.
 //
 // Test hooks (stable ids and attributes):
 //   Header
@@ -67,6 +67,7 @@
 
 import { $, setText } from './dom.js';
 import { createConnection } from './connection.js';
+import { rememberKey, takeKeyFromAddress } from './key.js';
 import { initIdentity } from './identity.js';
 import { initClients } from './clients.js';
 import { initSessions } from './sessions.js';
@@ -74,6 +75,9 @@ import { initLog } from './log.js';
 import { initNostr } from './nostr.js';
 import { initNetwork } from './network.js';
 import { initAsks } from './asks.js';
+
+// First of all: the key leaves the address bar.
+takeKeyFromAddress();
 
 function start() {
   let state = null;
@@ -182,8 +186,9 @@ function start() {
     const value = input.value.trim();
     input.value = '';
     if (!value) return;
-    // The browser checks the key and keeps it in a cookie this page cannot read.
-    location.assign(`/?key=${encodeURIComponent(value)}`);
+    // Kept for this tab only; the browser checks it when the page connects.
+    rememberKey(value);
+    conn.reconnect();
   });
 
   conn = createConnection({ onEvent, onStatus });

@@ -76,10 +76,12 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     // Headless: our own display, set before GTK starts.
     let mut xvfb = None;
     if args.headless || std::env::var_os("DISPLAY").is_none() {
+        // Room for the panel's window beside the browser's, never over it.
         let (w, h) = args.window_size;
+        let (panel_w, panel_h) = browser::PANEL_WINDOW_SIZE;
         let screen = Xvfb::start(
-            w.max(1280) + 64,
-            h.max(1024) + 64,
+            w.max(1280) + panel_w + 64,
+            h.max(panel_h).max(1024) + 64,
             &profile.xauthority_path(),
         )?;
         std::env::set_var("DISPLAY", &screen.display);
@@ -138,6 +140,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             asks: asks.clone(),
             nostr_calls,
             publisher: publisher.clone(),
+            panel_beside: xvfb.is_some(),
         },
     )?;
 

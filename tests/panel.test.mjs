@@ -245,7 +245,22 @@ describe('control panel', { timeout: 300_000 }, () => {
       assert.ok(!text.includes(browser.panelKey), 'the snippets never carry the person\'s key');
     }
 
-    // Still connected after the key left the URL: a reload keeps working (the key stays in its cookie).
+    // Regression: the key was a cookie for 127.0.0.1, which Chromium sends
+    // to every port of it: any other server on this machine received it.
+    for (const c of await context.cookies()) {
+      assert.ok(!c.value.includes(browser.panelKey), `no cookie holds the key: ${c.name}`);
+    }
+    const elsewhere = await context.newPage();
+    try {
+      await elsewhere.goto(fixtures.url('/echo'), { waitUntil: 'load' });
+      const sent = await elsewhere.locator('#echo').textContent();
+      assert.ok(!sent.includes(browser.panelKey), `another loopback port was sent the key: ${sent}`);
+      assert.equal(await elsewhere.evaluate(() => sessionStorage.length), 0, 'nor does another origin see it');
+    } finally {
+      await elsewhere.close();
+    }
+
+    // Still connected after the key left the URL: a reload keeps working (the key stays in the tab's session storage).
     await page.reload({ waitUntil: 'load' });
     assert.ok(!page.url().includes('key='), `no key after a reload: ${page.url()}`);
     await eventually(async () => /not logged in/i.test(await identityText()), 'the state again after a reload');

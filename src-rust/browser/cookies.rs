@@ -225,6 +225,32 @@ fn clear(view: &webkit2gtk::WebView, domain: Option<String>, reply: Reply, expir
     );
 }
 
+/// Deletes what earlier releases left in the tabs' cookie jar: the panel
+/// key, in a cookie named `sovereign-panel-<port>` that agents could read
+/// and tabs sent to every loopback port. The key is no cookie any more.
+pub fn forget_legacy_panel_cookies(view: &webkit2gtk::WebView) {
+    let Ok(manager) = manager(view) else {
+        return;
+    };
+    let deleter = manager.clone();
+    let done: CookiesDone = Box::new(move |result| {
+        let Ok(cookies) = result else {
+            return;
+        };
+        for mut cookie in cookies {
+            let legacy = cookie.name().is_some_and(|name| {
+                name.strip_prefix("sovereign-panel-")
+                    .is_some_and(|port| port.bytes().all(|b| b.is_ascii_digit()))
+            });
+            if legacy {
+                tracing::info!("removed the panel key's cookie left by an earlier release");
+                deleter.delete_cookie(&mut cookie, None::<&gio::Cancellable>, |_| {});
+            }
+        }
+    });
+    all_cookies(&manager, Expiry::after(Duration::from_secs(10)), done);
+}
+
 fn cookie_json(mut cookie: soup::Cookie) -> Value {
     let same_site = match cookie.same_site_policy() {
         soup::SameSitePolicy::Strict => "Strict",

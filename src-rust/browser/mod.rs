@@ -35,7 +35,7 @@ use std::path::PathBuf;
 use tab::Publisher;
 use tao::event_loop::EventLoopWindowTarget;
 use tao::platform::unix::WindowExtUnix;
-pub use window::{Browser, SharedBrowser};
+pub use window::{Browser, SharedBrowser, PANEL_WINDOW_SIZE};
 
 /// Events the tao loop receives from other threads and from signal handlers.
 pub enum UserEvent {
@@ -79,6 +79,9 @@ pub struct BrowserOptions {
     pub nostr_calls: crate::base::page_event::PageCalls,
     /// Where the tabs' and downloads' state is published for tokio code.
     pub publisher: Publisher,
+    /// Place the panel's window beside the browser's: a private display
+    /// has no window manager, and would stack it over the tabs.
+    pub panel_beside: bool,
 }
 
 /// Handles one event of the loop.

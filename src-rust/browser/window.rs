@@ -27,6 +27,9 @@ use wry::{NewWindowResponse, WebContext, WebViewBuilder, WebViewBuilderExtUnix, 
 
 const APP_TITLE: &str = "Sovereign Browser";
 
+/// The control panel window's size, in logical pixels.
+pub const PANEL_WINDOW_SIZE: (u32, u32) = (1100, 820);
+
 /// Why a tab does not open the browser's own server.
 const OWN_SERVER_REFUSED: &str =
     "url: that is this browser's own server (the person's control panel); tabs do not open it";
@@ -61,6 +64,7 @@ pub struct Browser {
     /// The port of the browser's own server: tabs never load its pages.
     pub(super) server_port: Rc<Cell<u16>>,
     pub(super) allow_file_urls: bool,
+    pub(super) panel_beside: bool,
     pub(super) chrome: Rc<chrome::Chrome>,
     pub(super) search_url: Option<String>,
     pub(super) settings: Rc<settings::AgentSettings>,
@@ -135,6 +139,7 @@ impl Browser {
             panel_url: None,
             server_port: Rc::new(Cell::new(0)),
             allow_file_urls: options.allow_file_urls,
+            panel_beside: options.panel_beside,
             chrome,
             search_url: options.search_url.clone(),
             settings: settings::AgentSettings::new(options.proxy.clone()),
@@ -145,6 +150,9 @@ impl Browser {
         watch_activity(&browser, options.activity.clone());
         let first = browser.borrow_mut().add_tab(None)?;
         configure_network(&browser.borrow(), first, &options);
+        if let Ok(tab) = browser.borrow().tab(first) {
+            super::cookies::forget_legacy_panel_cookies(&tab.webkit);
+        }
         browser.borrow_mut().show(first);
         browser.borrow().load(first, &options.start_url);
         Ok(browser)
@@ -251,20 +259,31 @@ impl Browser {
         });
     }
 
-    /// Opens the control panel in a window of its own.
+    /// Opens the control panel in a window of its own, in a web context of
+    /// its own: an ephemeral one (nothing on disk), sharing no cookie jar,
+    /// storage or cache with any tab, so nothing an agent or a page reaches
+    /// through a tab holds what the panel keeps.
     pub fn open_panel(
         &mut self,
         target: &EventLoopWindowTarget<UserEvent>,
         url: &str,
     ) -> anyhow::Result<()> {
+        let (w, h) = PANEL_WINDOW_SIZE;
         let window = WindowBuilder::new()
             .with_title("Sovereign Browser — Control panel")
-            .with_inner_size(LogicalSize::new(1100, 820))
+            .with_inner_size(LogicalSize::new(w, h))
             .build(target)?;
+        if self.panel_beside {
+            // Right of the browser's window: agents' real pointer stays on
+            // the tabs' side of the screen.
+            let (width, _) = self.window.gtk_window().size();
+            window.gtk_window().move_(width, 0);
+        }
         let vbox = window
             .default_vbox()
             .ok_or_else(|| anyhow::anyhow!("the panel window has no content box"))?;
-        let view = WebViewBuilder::new_with_web_context(&mut self.context)
+        let view = WebViewBuilder::new()
+            .with_incognito(true)
             .with_url(url)
             .build_gtk(vbox)?;
         self.panel = Some((window, view));

@@ -1,55 +1,51 @@
 //! Real pointer events through the X server's XTEST extension, for the one
 //! case synthesized GDK events cannot serve: HTML drag and drop, where
-//! GTK's drag machinery follows the X pointer itself. libXtst is loaded at
-//! run time; without it, or on a display that is not X11, drags fall back
-//! to GDK events.
+//! GTK's drag machinery follows the X pointer itself. libXtst and libX11
+//! are loaded at run time; without them, or on a display that is not X11,
+//! drags fall back to GDK events.
+//!
+//! The real pointer goes wherever the screen has a window at that point,
+//! so each event is sent only after the X server has said that the
+//! browser's own window is the topmost one there (the panel's window, a
+//! menu or another program's window refuses it), with the server grabbed
+//! from the check to the event so that no window can come between.
 
 use super::input::not_ready;
 use crate::base::error::{ErrorCode, ToolError};
 use glib::translate::ToGlibPtr;
 use gtk::prelude::*;
-use std::ffi::{c_int, c_uint, c_ulong, c_void, CStr};
+use std::ffi::c_int;
 use std::sync::OnceLock;
 use webkit2gtk::WebView;
+use x11_dl::xlib::{self, Display, Xlib};
+use x11_dl::xtest::Xf86vmode as XTest;
 
-type FakeMotion = unsafe extern "C" fn(*mut c_void, c_int, c_int, c_int, c_ulong) -> c_int;
-type FakeButton = unsafe extern "C" fn(*mut c_void, c_uint, c_int, c_ulong) -> c_int;
-
-struct XTest {
-    motion: FakeMotion,
-    button: FakeButton,
+struct Libraries {
+    xlib: Xlib,
+    xtest: XTest,
 }
 
 extern "C" {
     // From libgdk-3, which the program links anyway.
-    fn gdk_x11_display_get_xdisplay(display: *mut gdk_sys::GdkDisplay) -> *mut c_void;
+    fn gdk_x11_display_get_xdisplay(display: *mut gdk_sys::GdkDisplay) -> *mut Display;
     fn gdk_x11_display_get_type() -> glib::ffi::GType;
+    fn gdk_x11_window_get_xid(window: *mut gdk_sys::GdkWindow) -> xlib::Window;
+    fn gdk_x11_window_lookup_for_display(
+        display: *mut gdk_sys::GdkDisplay,
+        window: xlib::Window,
+    ) -> *mut gdk_sys::GdkWindow;
 }
 
-fn library() -> Option<&'static XTest> {
-    static LIBRARY: OnceLock<Option<XTest>> = OnceLock::new();
-    LIBRARY.get_or_init(load).as_ref()
-}
-
-fn load() -> Option<XTest> {
-    const NAME: &CStr = c"libXtst.so.6";
-    // SAFETY: dlopen/dlsym with valid C strings; the library stays loaded
-    // for the life of the process, so the function pointers stay valid.
-    unsafe {
-        let handle = libc::dlopen(NAME.as_ptr(), libc::RTLD_NOW | libc::RTLD_LOCAL);
-        if handle.is_null() {
-            return None;
-        }
-        let motion = libc::dlsym(handle, c"XTestFakeMotionEvent".as_ptr());
-        let button = libc::dlsym(handle, c"XTestFakeButtonEvent".as_ptr());
-        if motion.is_null() || button.is_null() {
-            return None;
-        }
-        Some(XTest {
-            motion: std::mem::transmute::<*mut c_void, FakeMotion>(motion),
-            button: std::mem::transmute::<*mut c_void, FakeButton>(button),
+fn libraries() -> Option<&'static Libraries> {
+    static LIBRARIES: OnceLock<Option<Libraries>> = OnceLock::new();
+    LIBRARIES
+        .get_or_init(|| {
+            Some(Libraries {
+                xlib: Xlib::open().ok()?,
+                xtest: XTest::open().ok()?,
+            })
         })
-    }
+        .as_ref()
 }
 
 /// Moves the X pointer to (x, y) of the view and optionally presses
@@ -60,8 +56,8 @@ pub fn pointer(
     y: f64,
     button: Option<(u32, bool)>,
 ) -> Result<(), ToolError> {
-    let xtest =
-        library().ok_or_else(|| not_ready("the XTEST library (libXtst.so.6) is not installed"))?;
+    let x11 = libraries()
+        .ok_or_else(|| not_ready("the XTEST library (libXtst.so.6) is not installed"))?;
     let widget = view.upcast_ref::<gtk::Widget>();
     let window = widget
         .window()
@@ -102,13 +98,151 @@ pub fn pointer(
     let (_, ox, oy) = window.origin();
     let rx = ox + dx + x.round() as i32;
     let ry = oy + dy + y.round() as i32;
-    // SAFETY: the X display of a live GDK display; XTEST only queues requests.
-    unsafe {
-        (xtest.motion)(xdisplay, -1, rx, ry, 0);
-        if let Some((number, press)) = button {
-            (xtest.button)(xdisplay, number, c_int::from(press), 0);
+    let toplevel: *mut gdk_sys::GdkWindow = window.toplevel().to_glib_none().0;
+    // SAFETY: the X display of a live GDK display and its live toplevel.
+    // The server is grabbed from the check to the events, so no window is
+    // mapped or raised between them; XSync before the ungrab makes sure
+    // the events were processed while it held.
+    let on_top = unsafe {
+        let ours = gdk_x11_window_get_xid(toplevel);
+        (x11.xlib.XGrabServer)(xdisplay);
+        let on_top = topmost_at(x11, xdisplay, raw, ours, rx, ry);
+        if on_top {
+            (x11.xtest.XTestFakeMotionEvent)(xdisplay, -1, rx, ry, 0);
         }
-    }
+        match button {
+            Some((number, press)) if on_top => {
+                (x11.xtest.XTestFakeButtonEvent)(xdisplay, number, c_int::from(press), 0);
+            }
+            // Never leave a button held: released where the pointer is,
+            // on the page it was last allowed to reach.
+            Some((number, false)) => {
+                (x11.xtest.XTestFakeButtonEvent)(xdisplay, number, 0, 0);
+            }
+            _ => {}
+        }
+        (x11.xlib.XSync)(xdisplay, xlib::False);
+        (x11.xlib.XUngrabServer)(xdisplay);
+        on_top
+    };
     display.flush();
+    if !on_top {
+        return Err(ToolError::new(
+            ErrorCode::NotInteractable,
+            format!(
+                "({x}, {y}) of the page is covered on the screen by another window (the control panel's, a menu's or another program's): the real pointer a drag moves would land there, so nothing was sent"
+            ),
+        ));
+    }
     Ok(())
+}
+
+/// Whether the browser's window `ours` is the topmost window at the root
+/// point (x, y): the first viewable child of the root, from the top of the
+/// stacking order, that holds the point is it (or the window manager's
+/// frame around it). The icon GTK drags under the pointer is skipped: it
+/// takes no input, and a drop goes to the window beneath it.
+///
+/// SAFETY: `xdisplay` is the live X display of `gdk_display`, `ours` a
+/// window on it.
+unsafe fn topmost_at(
+    x11: &Libraries,
+    xdisplay: *mut Display,
+    gdk_display: *mut gdk_sys::GdkDisplay,
+    ours: xlib::Window,
+    x: i32,
+    y: i32,
+) -> bool {
+    let root = (x11.xlib.XDefaultRootWindow)(xdisplay);
+    let Some(ours) = child_of_root(x11, xdisplay, root, ours) else {
+        return false;
+    };
+    let Some(stack) = children(x11, xdisplay, root) else {
+        return false;
+    };
+    // Bottom to top: the topmost is last.
+    for &window in stack.iter().rev() {
+        let mut a: xlib::XWindowAttributes = std::mem::zeroed();
+        if (x11.xlib.XGetWindowAttributes)(xdisplay, window, &mut a) == 0
+            || a.map_state != xlib::IsViewable
+        {
+            continue;
+        }
+        let (w, h) = (a.width + 2 * a.border_width, a.height + 2 * a.border_width);
+        if !(a.x..a.x + w).contains(&x) || !(a.y..a.y + h).contains(&y) {
+            continue;
+        }
+        if is_own_drag_icon(gdk_display, window) {
+            continue;
+        }
+        return window == ours;
+    }
+    false
+}
+
+/// The child of the root that holds `window` (itself, or a window
+/// manager's frame around it).
+unsafe fn child_of_root(
+    x11: &Libraries,
+    xdisplay: *mut Display,
+    root: xlib::Window,
+    mut window: xlib::Window,
+) -> Option<xlib::Window> {
+    // Nesting is shallow (root, frame, toplevel): a bound instead of trust.
+    for _ in 0..16 {
+        let (mut root_return, mut parent) = (0, 0);
+        let (mut list, mut count) = (std::ptr::null_mut(), 0);
+        if (x11.xlib.XQueryTree)(
+            xdisplay,
+            window,
+            &mut root_return,
+            &mut parent,
+            &mut list,
+            &mut count,
+        ) == 0
+        {
+            return None;
+        }
+        if !list.is_null() {
+            (x11.xlib.XFree)(list.cast());
+        }
+        if parent == root {
+            return Some(window);
+        }
+        window = parent;
+    }
+    None
+}
+
+/// The children of `window`, bottom of the stacking order first.
+unsafe fn children(
+    x11: &Libraries,
+    xdisplay: *mut Display,
+    window: xlib::Window,
+) -> Option<Vec<xlib::Window>> {
+    let (mut root_return, mut parent) = (0, 0);
+    let (mut list, mut count) = (std::ptr::null_mut(), 0);
+    if (x11.xlib.XQueryTree)(
+        xdisplay,
+        window,
+        &mut root_return,
+        &mut parent,
+        &mut list,
+        &mut count,
+    ) == 0
+    {
+        return None;
+    }
+    if list.is_null() {
+        return Some(Vec::new());
+    }
+    let found = std::slice::from_raw_parts(list, count as usize).to_vec();
+    (x11.xlib.XFree)(list.cast());
+    Some(found)
+}
+
+/// Whether the X window is this program's drag-and-drop icon.
+unsafe fn is_own_drag_icon(gdk_display: *mut gdk_sys::GdkDisplay, window: xlib::Window) -> bool {
+    let own = gdk_x11_window_lookup_for_display(gdk_display, window);
+    !own.is_null() && gdk_sys::gdk_window_get_type_hint(own) == gdk_sys::GDK_WINDOW_TYPE_HINT_DND
 }

@@ -48,29 +48,49 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
 /// The control panel's WebSocket: the person's connection.
 pub const PANEL_API: &str = "/api/panel";
 
-/// The cookie the panel page carries the person's key in (per port: a
-/// browser keeps one cookie jar for every port of a host).
-pub fn panel_cookie_name(security: &Security) -> String {
+/// The WebSocket subprotocol the panel page asks for; the server answers
+/// with it. The key travels beside it as `key.<hex of the key>`, a
+/// protocol the server never echoes: a WebSocket from a page can set no
+/// header but this one.
+pub const PANEL_PROTOCOL: &str = "sovereign-panel";
+const PANEL_KEY_PROTOCOL: &str = "key.";
+
+/// The name of the cookie that earlier releases carried the panel key in.
+/// Cookies ignore ports, so every other loopback server received it; the
+/// key is no longer a cookie, and the browser clears what is left of it.
+pub fn legacy_cookie_name(security: &Security) -> String {
     format!("sovereign-panel-{}", security.addr.port())
 }
 
 /// Whether the request carries the person's key: as a bearer header (a
-/// program the person runs) or in the panel's cookie (the panel page,
-/// whose WebSocket cannot set headers).
+/// program the person runs) or beside the panel's WebSocket subprotocol
+/// (the panel page, whose WebSocket cannot set other headers). Never in a
+/// cookie: a cookie for 127.0.0.1 goes to every port of it.
 fn is_person(headers: &HeaderMap, security: &Security) -> bool {
-    let name = panel_cookie_name(security);
-    let from_cookie = headers
-        .get_all(header::COOKIE)
+    let from_protocol = headers
+        .get_all(header::SEC_WEBSOCKET_PROTOCOL)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v);
-    bearer(headers)
+        .flat_map(|v| v.split(','))
+        .filter_map(|p| p.trim().strip_prefix(PANEL_KEY_PROTOCOL))
+        .filter_map(from_hex);
+    let from_bearer = bearer(headers).map(|b| zeroize::Zeroizing::new(b.to_string()));
+    from_bearer
         .into_iter()
-        .chain(from_cookie)
-        .any(|given| same_secret(given, &security.panel_key))
+        .chain(from_protocol)
+        .any(|given| same_secret(&given, &security.panel_key))
+}
+
+/// The text a hex string spells, wiped when dropped.
+fn from_hex(hex: &str) -> Option<zeroize::Zeroizing<String>> {
+    if hex.len() % 2 != 0 || hex.len() > 1024 {
+        return None;
+    }
+    let bytes: Option<Vec<u8>> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .collect();
+    String::from_utf8(bytes?).ok().map(zeroize::Zeroizing::new)
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -235,16 +255,25 @@ mod tests {
             &headers(&[(header::AUTHORIZATION, &format!("Bearer {key}"))]),
             &s
         ));
+        let hex: String = key.bytes().map(|b| format!("{b:02x}")).collect();
         assert!(is_person(
-            &headers(&[(header::COOKIE, &format!("a=1; sovereign-panel-17777={key}"))]),
+            &headers(&[(
+                header::SEC_WEBSOCKET_PROTOCOL,
+                &format!("sovereign-panel, key.{hex}")
+            )]),
             &s
         ));
         assert!(!is_person(
             &headers(&[(header::AUTHORIZATION, "Bearer secret-token-123456")]),
             &s
         ));
+        // Never from a cookie: any loopback port receives those.
         assert!(!is_person(
-            &headers(&[(header::COOKIE, &format!("sovereign-panel-8080={key}"))]),
+            &headers(&[(header::COOKIE, &format!("sovereign-panel-17777={key}"))]),
+            &s
+        ));
+        assert!(!is_person(
+            &headers(&[(header::SEC_WEBSOCKET_PROTOCOL, "sovereign-panel, key.zz")]),
             &s
         ));
         assert!(!is_person(&HeaderMap::new(), &security(None)));

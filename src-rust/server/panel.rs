@@ -9,51 +9,48 @@ use rust_embed::RustEmbed;
 #[folder = "panel-ui/"]
 struct PanelFiles;
 
-/// The panel's WebSocket: tool calls like /agent, plus live pushes.
+/// The panel's WebSocket: tool calls like /agent, plus live pushes. The
+/// guard has checked the person's key; the page asked for the panel's
+/// subprotocol, which a browser needs to hear back.
 pub async fn live(
     axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::tools::app::App>>,
     ws: axum::extract::ws::WebSocketUpgrade,
 ) -> Response {
     ws.max_message_size(super::MAX_BODY)
+        .protocols([super::guard::PANEL_PROTOCOL])
         .on_upgrade(move |socket| {
             super::agent::connection(app, socket, crate::base::caller::Transport::Panel)
         })
 }
 
 /// The panel page. Opened with the person's key (`/?key=...`, the address
-/// the browser prints), it keeps the key in an HttpOnly cookie for its
-/// connection and sends the browser on to `/`, so the key leaves the
-/// address bar and the history and no script of the page ever holds it.
+/// the browser prints, or `/#key=...`), its script moves the key into the
+/// page's session storage, which belongs to this origin alone (port
+/// included), and takes it out of the address bar. The key is never a
+/// cookie: a cookie for 127.0.0.1 would go to every other port on it.
+/// What an earlier release left in a cookie is cleared here.
 pub async fn index(
     axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::tools::app::App>>,
-    axum::extract::RawQuery(query): axum::extract::RawQuery,
 ) -> Response {
-    let given = query.as_deref().and_then(|q| {
-        q.split('&')
-            .filter_map(|pair| pair.split_once('='))
-            .find(|(k, _)| *k == "key")
-            .map(|(_, v)| v.to_string())
-    });
-    let Some(given) = given else {
-        return file("index.html");
-    };
-    if !super::guard::same_secret(&given, &app.security.panel_key) {
-        // A wrong key: the page says the browser refuses it.
-        return file("index.html");
-    }
-    let cookie = format!(
-        "{}={given}; Path=/; HttpOnly; SameSite=Strict",
-        super::guard::panel_cookie_name(&app.security)
+    let mut response = file("index.html");
+    let headers = response.headers_mut();
+    let clear = format!(
+        "{}=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict",
+        super::guard::legacy_cookie_name(&app.security)
     );
-    (
-        StatusCode::SEE_OTHER,
-        [
-            (header::SET_COOKIE, cookie),
-            (header::LOCATION, "/".to_string()),
-            (header::CACHE_CONTROL, "no-store".to_string()),
-        ],
-    )
-        .into_response()
+    if let Ok(value) = header::HeaderValue::from_str(&clear) {
+        headers.insert(header::SET_COOKIE, value);
+    }
+    // The address may carry the key: keep it out of caches and referrers.
+    headers.insert(
+        header::CACHE_CONTROL,
+        header::HeaderValue::from_static("no-store"),
+    );
+    headers.insert(
+        header::REFERRER_POLICY,
+        header::HeaderValue::from_static("no-referrer"),
+    );
+    response
 }
 
 pub async fn asset(Path(path): Path<String>) -> Response {
