@@ -91,9 +91,14 @@ describe('what the person copies', { timeout: 120_000 }, () => {
     await refused('clipboard_paste');
     assert.equal(await fieldValue(), '');
 
-    // The page copies on the agent's click: that text is the agent's to read.
-    await call('click', { selector: '#copy' });
-    assert.deepEqual(await call('clipboard_read'), { text: 'INVITE-7Q2' });
+    // The page copies on the agent's click: that text is the agent's to
+    // read, once the person's keys are not so near that the copy could be
+    // theirs (a few seconds).
+    await waitFor(async () => {
+      await call('click', { selector: '#copy' });
+      const read = await session.mcp.callTool('clipboard_read');
+      return !read.isError && read.structuredContent?.text === 'INVITE-7Q2';
+    }, 'the copy on the agent\'s click to be the agent\'s', 20_000);
     // And clipboard_copy of a selection the agent made.
     await call('eval', { script: "getSelection().selectAllChildren(document.getElementById('words')); true" });
     await call('clipboard_copy');
@@ -118,5 +123,62 @@ describe('what the person copies', { timeout: 120_000 }, () => {
     await call('mouse_down', { button: 'middle' });
     await call('mouse_up', { button: 'middle' });
     assert.equal(await fieldValue(), word);
+  });
+
+  // Regression: Shift+F10 or Menu opened the field's context menu, whose
+  // Paste put the person's clipboard into the page.
+  test('an agent\'s keys open no context menu to paste from', async () => {
+    await call('open', { url: session.fixtures.url('person-copy.html') });
+    await anotherProgramCopies(SECRET);
+    for (const key of ['Shift+F10', 'Menu']) {
+      await call('click', { selector: '#field' });
+      await call('press', { key });
+      // Paste is among the menu's first items: Return on each of them (an
+      // open menu takes the keys, so the page never answers for them).
+      for (let i = 0; i < 6; i++) {
+        await session.mcp.callTool('press', { key: 'Down' });
+        await session.mcp.callTool('press', { key: 'Return' });
+      }
+      // And the menu never took them: each reached the page.
+      await call('press', { key: 'End' });
+      assert.ok(!(await fieldValue()).includes(SECRET), `${key}: the person's clipboard did not reach the page`);
+      await call('fill', { selector: '#field', value: '' });
+    }
+  });
+
+  // Regression: only the keyval was checked, while GTK's bindings match the
+  // key: on a second layout, Control with the letter on the V key pasted.
+  test('on a second keyboard layout, Control with the letter on the V key is refused', async () => {
+    execFileSync('setxkbmap', ['-layout', 'us,ru'], { env: env() });
+    try {
+      await call('open', { url: session.fixtures.url('person-copy.html') });
+      await anotherProgramCopies(SECRET);
+      await call('click', { selector: '#field' });
+      await refused('press', { key: 'Control+Cyrillic_em' });
+      assert.equal(await fieldValue(), '', 'nothing was pasted');
+    } finally {
+      execFileSync('setxkbmap', ['-layout', 'us'], { env: env() });
+    }
+  });
+
+  // Regression: every copy this program made between the start and the end
+  // of an agent's input counted as the agent's, and a busy page stretched
+  // that to seconds: the person's copy in the address bar meanwhile was
+  // then read by the agent.
+  test('a copy the person makes while an agent\'s click waits on a busy page stays theirs', async () => {
+    await call('open', { url: session.fixtures.url('person-copy.html') });
+    await call('clipboard_write', { text: 'written by the agent' });
+    const url = (await call('get_url')).url;
+    const click = call('click', { selector: '#busy' });
+    await waitFor(() => session.fixtures.held('busy-click'), 'the page to be busy with the click');
+    const window = execFileSync('xdotool', ['search', '--name', 'Person copy'], { env: env() }).toString().trim().split('\n')[0];
+    const xdo = (...args) => execFileSync('xdotool', args, { env: env() });
+    xdo('windowfocus', '--sync', window);
+    xdo('key', 'ctrl+l', 'ctrl+c', 'Escape');
+    await waitFor(() => clipboardText() === url, 'the person\'s copy of the address to reach the clipboard');
+    session.fixtures.release('busy-click');
+    await click;
+    const message = await refused('clipboard_read');
+    assert.ok(!message.includes(url), 'the refusal does not carry the text');
   });
 });

@@ -12,8 +12,15 @@
 //!
 //! GTK reports each change of a selection's owner (XFixes selection
 //! notification). The browser counts them and notes the count when an agent
-//! put the current text there; a change after that is someone else's.
+//! put the current text there; a change after that is someone else's. A
+//! page's copy while it handles an agent's input is the agents' only when
+//! the person pressed no key or button in this program's windows from a
+//! few seconds before that input until the page had it (`person_input`):
+//! however long a busy page makes the agent's action last, a copy the
+//! person makes meanwhile in a tab, the address bar or the panel stays
+//! theirs.
 
+use super::person_input;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Output, Reply};
 use glib::prelude::ObjectExt as _;
@@ -68,6 +75,9 @@ pub fn watch() {
         );
         return;
     }
+    if let Some(display) = gdk::Display::default() {
+        person_input::watch(&display);
+    }
     for selection in Selection::BOTH {
         // gtk-rs binds no owner-change handler (its event type): connect by name.
         gtk::Clipboard::get(&selection.atom()).connect_local("owner-change", false, move |_| {
@@ -80,12 +90,29 @@ pub fn watch() {
     }
 }
 
-/// Where the counts stand before an agent's action that may copy or select.
+/// Where the counts stand before an agent's action that may copy or select,
+/// and when it began (monotonic µs).
 #[derive(Debug, Clone, Copy)]
-pub struct Mark([u64; 2]);
+pub struct Mark {
+    counts: [u64; 2],
+    at: i64,
+}
 
 pub fn mark() -> Mark {
-    Mark(Selection::BOTH.map(changes))
+    Mark {
+        counts: Selection::BOTH.map(changes),
+        at: glib::monotonic_time(),
+    }
+}
+
+/// How long before an agent's action a press of the person's still makes a
+/// copy theirs: the copy it causes reaches the clipboard later (through the
+/// page's web process, which may be busy).
+const PERSON_PRESS_REACH_US: i64 = 2_000_000;
+
+/// Whether the person may have made a copy during an action begun at `mark`.
+fn person_pressed_since(mark: Mark) -> bool {
+    !person_input::watched() || person_input::last_press() >= mark.at - PERSON_PRESS_REACH_US
 }
 
 /// Whether the selection holds what agents put there, and nothing since.
@@ -126,15 +153,30 @@ pub fn when_counted(then: impl FnOnce() + 'static) {
 /// took over meanwhile (a page's copy or selection, the agent's own write)
 /// is the agents'. Then calls `then`.
 pub fn attribute_since(mark: Mark, then: impl FnOnce() + 'static) {
+    attribute(mark, true, then)
+}
+
+/// `attribute_since` for `clipboard_write`, whose text the browser itself
+/// put there just now: the person's keys do not make it theirs.
+fn attribute_write(mark: Mark, then: impl FnOnce() + 'static) {
+    attribute(mark, false, then)
+}
+
+fn attribute(mark: Mark, ask_person_input: bool, then: impl FnOnce() + 'static) {
     if !WATCHED.with(Cell::get) {
         then();
         return;
     }
     when_counted(move || {
+        let person = ask_person_input && person_pressed_since(mark);
         for selection in Selection::BOTH {
             let now = changes(selection);
             let ours = gdk::selection_owner_get(&selection.atom()).is_some();
-            if now != mark.0[selection.index()] && ours {
+            if now != mark.counts[selection.index()] && ours {
+                if person {
+                    tracing::debug!(?selection, "a copy during an agent's input, with the person's keys or clicks near it: the person's");
+                    continue;
+                }
                 AGENTS_AT.with(|a| a[selection.index()].set(Some(now)));
             }
         }
@@ -166,7 +208,7 @@ pub(super) fn run(write: Option<String>, reply: Reply) {
             let mark = mark();
             clipboard.set_text(&text);
             let written = text.chars().count();
-            attribute_since(mark, move || {
+            attribute_write(mark, move || {
                 let _ = reply.send(Ok(Output::Value(json!({"written": written}))));
             });
         }

@@ -66,11 +66,16 @@ thread_local! {
     static AGENT_CONTEXT_MENU_UNTIL: Cell<i64> = const { Cell::new(0) };
 }
 
-/// Whether a context menu about to open comes from an agent's right click:
-/// it is not shown (a GTK menu would grab the pointer and keyboard), while
-/// the page still got its contextmenu event.
-pub fn context_menu_is_agents() -> bool {
-    AGENT_CONTEXT_MENU_UNTIL.with(Cell::get) > glib::monotonic_time()
+/// Whether a context menu about to open comes from an agent: its right
+/// click, or its key (`Menu`, `Shift+F10`: the event that opens the menu
+/// is the agent's marked key, handed back by the page). It is not shown: a
+/// GTK menu would grab the pointer and keyboard, and its Paste would put
+/// the person's clipboard into the page. The page still got its event.
+pub fn context_menu_is_agents(event: &gdk::Event) -> bool {
+    let marked = event
+        .state()
+        .is_some_and(|state| state.bits() & AGENT_KEY_MARK != 0);
+    marked || AGENT_CONTEXT_MENU_UNTIL.with(Cell::get) > glib::monotonic_time()
 }
 
 fn note_right_press(button: u32) {
@@ -516,20 +521,59 @@ fn keyboard_target(view: &WebView) -> Result<(gdk::Window, gdk::Display, gdk::De
 
 /// Refuses a key that would paste (Control+V, Shift+Insert, with the
 /// modifiers held now) unless the clipboard holds what agents put there.
+/// GTK's key bindings match the hardware key an event carries, in any
+/// layout group, so every keyval of that key counts: a Control with the
+/// Cyrillic letter on the V key pastes too.
 fn check_paste(chord: &Chord) -> Result<(), ToolError> {
     let mask = chord
         .modifiers
         .iter()
         .fold(chord.mask | held(), |mask, m| mask | modifier_bit(m.keyval));
-    let name = keyval_name(chord.key.keyval).unwrap_or_default();
-    let pastes = match name.as_str() {
-        "v" | "V" => mask & gdk_sys::GDK_CONTROL_MASK != 0,
-        "Insert" | "KP_Insert" => mask & gdk_sys::GDK_SHIFT_MASK != 0,
-        _ => false,
-    };
+    let meanings = std::iter::once(chord.key.keyval).chain(keyvals_on_its_key(chord.key.keyval));
+    let pastes = meanings
+        .filter_map(keyval_name)
+        .any(|name| match name.as_str() {
+            "v" | "V" => mask & gdk_sys::GDK_CONTROL_MASK != 0,
+            "Insert" | "KP_Insert" => mask & gdk_sys::GDK_SHIFT_MASK != 0,
+            _ => false,
+        });
     match pastes && !clipboard::agents_own(Selection::Clipboard) {
         true => Err(clipboard::not_agents(Selection::Clipboard)),
         false => Ok(()),
+    }
+}
+
+/// Every keyval of the hardware key an event for `keyval` carries (see
+/// `keymap_entry`), in every group and level of the keymap.
+fn keyvals_on_its_key(keyval: u32) -> Vec<u32> {
+    let Some(display) = gdk::Display::default() else {
+        return Vec::new();
+    };
+    let (keycode, _, _) = keymap_entry(&display, keyval);
+    if keycode == 0 {
+        return Vec::new();
+    }
+    // SAFETY: the keymap belongs to the display; both arrays are ours to free.
+    unsafe {
+        let keymap = gdk_sys::gdk_keymap_get_for_display(display.to_glib_none().0);
+        let mut keys: *mut gdk_sys::GdkKeymapKey = std::ptr::null_mut();
+        let mut keyvals: *mut u32 = std::ptr::null_mut();
+        let mut n = 0;
+        let found = gdk_sys::gdk_keymap_get_entries_for_keycode(
+            keymap,
+            u32::from(keycode),
+            &mut keys,
+            &mut keyvals,
+            &mut n,
+        );
+        let list = if found != 0 && !keyvals.is_null() && n > 0 {
+            std::slice::from_raw_parts(keyvals, n as usize).to_vec()
+        } else {
+            Vec::new()
+        };
+        glib::ffi::g_free(keys as *mut _);
+        glib::ffi::g_free(keyvals as *mut _);
+        list
     }
 }
 

@@ -21,11 +21,13 @@ mod network;
 mod network_body;
 mod network_watch;
 mod nostr;
+mod person_input;
 pub mod script;
 mod settings;
 pub mod tab;
 mod web_extension;
 mod window;
+mod x11;
 mod xtest;
 
 use crate::base::tab::TabId;

@@ -379,7 +379,7 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
         true
     });
 
-    view.connect_context_menu(|_, _, _, _| super::input::context_menu_is_agents());
+    view.connect_context_menu(|_, _, event, _| super::input::context_menu_is_agents(event));
 
     let s = state.clone();
     view.connect_run_file_chooser(move |view, request| {

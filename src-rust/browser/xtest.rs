@@ -11,41 +11,21 @@
 //! from the check to the event so that no window can come between.
 
 use super::input::not_ready;
+use super::x11::{self, Libraries};
 use crate::base::error::{ErrorCode, ToolError};
 use glib::translate::ToGlibPtr;
 use gtk::prelude::*;
 use std::ffi::c_int;
-use std::sync::OnceLock;
 use webkit2gtk::WebView;
-use x11_dl::xlib::{self, Display, Xlib};
-use x11_dl::xtest::Xf86vmode as XTest;
-
-struct Libraries {
-    xlib: Xlib,
-    xtest: XTest,
-}
+use x11_dl::xlib::{self, Display};
 
 extern "C" {
     // From libgdk-3, which the program links anyway.
-    fn gdk_x11_display_get_xdisplay(display: *mut gdk_sys::GdkDisplay) -> *mut Display;
-    fn gdk_x11_display_get_type() -> glib::ffi::GType;
     fn gdk_x11_window_get_xid(window: *mut gdk_sys::GdkWindow) -> xlib::Window;
     fn gdk_x11_window_lookup_for_display(
         display: *mut gdk_sys::GdkDisplay,
         window: xlib::Window,
     ) -> *mut gdk_sys::GdkWindow;
-}
-
-fn libraries() -> Option<&'static Libraries> {
-    static LIBRARIES: OnceLock<Option<Libraries>> = OnceLock::new();
-    LIBRARIES
-        .get_or_init(|| {
-            Some(Libraries {
-                xlib: Xlib::open().ok()?,
-                xtest: XTest::open().ok()?,
-            })
-        })
-        .as_ref()
 }
 
 /// Moves the X pointer to (x, y) of the view and optionally presses
@@ -56,7 +36,7 @@ pub fn pointer(
     y: f64,
     button: Option<(u32, bool)>,
 ) -> Result<(), ToolError> {
-    let x11 = libraries()
+    let x11 = x11::libraries()
         .ok_or_else(|| not_ready("the XTEST library (libXtst.so.6) is not installed"))?;
     let widget = view.upcast_ref::<gtk::Widget>();
     let window = widget
@@ -64,17 +44,8 @@ pub fn pointer(
         .ok_or_else(|| not_ready("the tab is not shown yet"))?;
     let display = window.display();
     let raw: *mut gdk_sys::GdkDisplay = display.to_glib_none().0;
-    // SAFETY: a type check on a live GObject, then the X display it wraps.
-    let xdisplay = unsafe {
-        let is_x11 = glib::gobject_ffi::g_type_check_instance_is_a(
-            raw as *mut glib::gobject_ffi::GTypeInstance,
-            gdk_x11_display_get_type(),
-        ) != 0;
-        if !is_x11 {
-            return Err(not_ready("the display is not an X11 display"));
-        }
-        gdk_x11_display_get_xdisplay(raw)
-    };
+    let xdisplay =
+        x11::xdisplay(&display).ok_or_else(|| not_ready("the display is not an X11 display"))?;
     let (dx, dy) = if widget.has_window() {
         (0, 0)
     } else {
