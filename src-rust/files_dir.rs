@@ -14,15 +14,27 @@ pub struct FilesDir {
 }
 
 impl FilesDir {
-    /// The folder at `root`, created if missing. It must not hold the
-    /// profile, where the secrets are.
+    /// The folder at `root`, created owner-only if missing. It must
+    /// neither hold the profile, where the secrets are, nor lie inside it
+    /// (its site data and cookie jar would be agents' files).
     pub fn new(root: &Path, profile: &Path) -> io::Result<FilesDir> {
-        std::fs::create_dir_all(root)?;
+        use std::os::unix::fs::DirBuilderExt;
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(root)?;
         let root = root.canonicalize()?;
         let profile = profile.canonicalize()?;
         if profile.starts_with(&root) {
             return Err(io::Error::other(format!(
                 "the files folder {} holds the profile {}; choose a folder without it",
+                root.display(),
+                profile.display()
+            )));
+        }
+        if root.starts_with(&profile) {
+            return Err(io::Error::other(format!(
+                "the files folder {} is inside the profile {}; choose a folder outside it",
                 root.display(),
                 profile.display()
             )));
@@ -199,5 +211,27 @@ mod tests {
     fn the_profile_is_never_inside() {
         let dir = tempdir::Dir::new();
         assert!(FilesDir::new(&dir.0, &dir.0.join("profile")).is_err());
+    }
+
+    // Regression: a folder inside the profile (its site data, say) was
+    // accepted, handing the cookie jar to upload and state_save.
+    #[test]
+    fn nor_is_the_folder_inside_the_profile() {
+        let dir = tempdir::Dir::new();
+        let error = FilesDir::new(&dir.0.join("profile/webdata"), &dir.0.join("profile"))
+            .err()
+            .expect("refused");
+        assert!(error.to_string().contains("inside the profile"), "{error}");
+    }
+
+    #[test]
+    fn a_new_folder_is_owner_only() {
+        use std::os::unix::fs::PermissionsExt;
+        let (_dir, files) = folder();
+        let mode = std::fs::metadata(files.root())
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o700);
     }
 }

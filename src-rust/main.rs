@@ -22,6 +22,13 @@ use tao::event::{Event, WindowEvent};
 use tao::event_loop::{ControlFlow, EventLoopBuilder};
 
 fn main() {
+    // Whatever this program and its children create is owner-only: bodies,
+    // PDFs and downloads in a files folder that may lie outside the
+    // owner-only profile, WebKit's site data, the display's files.
+    // SAFETY: umask only sets the process's file creation mask.
+    unsafe {
+        libc::umask(0o077);
+    }
     let args = Args::parse();
     if let Err(message) = args.validate() {
         eprintln!("sovereign-browser: {message}");

@@ -2,11 +2,12 @@
 // state_save/state_load carrying a login into a fresh browser.
 import { describe, it, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBrowser } from './support/browser.mjs';
 import { loggedInSuite } from './support/session.mjs';
+import { agentCall, connectPanel } from './support/agent.mjs';
 import { TEST_NSEC, callError, callJson, callText, connectMcp } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
@@ -168,6 +169,52 @@ describe('frame_switch and saved state', { timeout: 180_000 }, () => {
     } finally {
       await other.close().catch(() => {});
       await fresh.stop();
+    }
+  }));
+
+  // Regression: state_load brought the caller's tab to the front over the
+  // tab the person worked in for an agent; a state file naming the
+  // browser's own server had only WebKit's policy check in its way.
+  it('state_load leaves the person their tab, and restores nothing into the browser\'s own server', { timeout: 90_000 }, logged(async () => {
+    const { browser, fixtures } = suite.session;
+    await call('open', { url: fixtures.url('form.html') });
+    await call('storage_local_set', { key: 'colour', value: 'teal' });
+    const file = path.join(dir, 'person-front.json');
+    await call('state_save', { path: file });
+    const own = `http://127.0.0.1:${browser.port}`;
+    const state = JSON.parse(readFileSync(file, 'utf8'));
+    state.local_storage[own] = { planted: 'by a state file' };
+    writeFileSync(file, JSON.stringify(state));
+
+    const panel = await connectPanel(browser);
+    const asker = await connectMcp(browser, { name: 'asking-agent' });
+    try {
+      await callJson(asker, 'tab_new', { url: fixtures.url('links.html') });
+      const asked = (await callJson(asker, 'tab_list')).tabs.find((t) => t.current);
+      const answered = callJson(asker, 'ask_person', { message: 'Sign in, please', timeout: 60_000 });
+      const front = async () => (await agentCall(panel, 'window_layout')).tabs.find((t) => t.front)?.id;
+      await waitFor(async () => (await agentCall(panel, 'window_layout')).ask_bar?.includes('Sign in, please'), 'the request over its tab');
+      assert.equal(await front(), asked.id);
+
+      const loaded = await call('state_load', { path: file });
+      assert.match(loaded.not_restored[own]?.join() ?? '', /own server/, JSON.stringify(loaded));
+      assert.equal(await front(), asked.id, 'the person\'s tab is still in front');
+      assert.match((await agentCall(panel, 'window_layout')).ask_bar, /Sign in, please/, 'and the request over it');
+
+      // The person answers from the panel (the request is in its pushed state).
+      let last = null;
+      const ask = await waitFor(() => {
+        while (panel.unmatched.length) {
+          const pushed = panel.unmatched.shift();
+          if (pushed.event === 'state') last = pushed.data;
+        }
+        return last?.asks?.find((a) => a.message === 'Sign in, please');
+      }, 'the request in the panel\'s state');
+      await agentCall(panel, 'ask_answer', { id: ask.id, answer: 'done' });
+      assert.equal((await answered).answer, 'done');
+    } finally {
+      await asker.close().catch(() => {});
+      await panel.close();
     }
   }));
 });

@@ -458,8 +458,11 @@ impl Browser {
         tab.state.auth.borrow_mut().take();
         let view = &tab.webkit;
         let mut same_document = false;
-        if let Navigation::Load(url) = &nav {
-            b.may_open(url)?;
+        match &nav {
+            Navigation::Load(url) => b.may_open(url)?,
+            // A document of that origin (a state file's) is as good as a load.
+            Navigation::Html { base, .. } => b.may_open(base)?,
+            _ => {}
         }
         match nav {
             Navigation::Load(url) => {

@@ -325,8 +325,11 @@ async fn write_body(
         .files
         .new_file(&root.to_string_lossy())
         .map_err(ToolError::internal)?;
-    tokio::fs::write(&path, bytes)
+    // Owner-only, and a link at the name is replaced, never followed.
+    let (target, bytes) = (path.clone(), bytes.to_vec());
+    tokio::task::spawn_blocking(move || crate::profile::write_private(&target, &bytes))
         .await
+        .map_err(|e| ToolError::internal(e.to_string()))?
         .map_err(|e| ToolError::internal(format!("cannot write {}: {e}", path.display())))?;
     Ok(path.to_string_lossy().into_owned())
 }

@@ -278,10 +278,14 @@ async fn load(ctx: &Ctx, tab: TabId, p: StateParams) -> ToolResult {
     let mut idb_restored = Vec::new();
     if !local.is_empty() || !indexeddb.is_empty() {
         idb_restored = restore_storage(ctx, &local, &indexeddb, &mut not_restored).await?;
-        ctx.app
-            .browser
-            .call_value(Command::BringToFront { tab })
-            .await?;
+        // Back to the caller's tab, unless the person works in the tab in
+        // front for an agent: the work tab opened behind it, and so stays.
+        if super::person::person_front(ctx).is_none() {
+            ctx.app
+                .browser
+                .call_value(Command::BringToFront { tab })
+                .await?;
+        }
     }
     let session = restore_session(ctx, &session, &mut not_restored).await?;
     Ok(ToolOutput::json(json!({
@@ -388,7 +392,15 @@ async fn restore_storage(
             }
             let mut before = ctx.before(tab)?;
             let nav = Navigation::Html { html: RESTORE_PAGE.into(), base: format!("{origin}/") };
-            before.nav = ctx.app.browser.navigate(tab, nav).await?.0;
+            before.nav = match ctx.app.browser.navigate(tab, nav).await {
+                Ok(navigation) => navigation.0,
+                // An origin no tab may open (the browser's own server).
+                Err(e) if e.code == ErrorCode::InvalidParams => {
+                    note(not_restored, origin, e.message);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
             ctx.settle(tab, &before, Duration::from_secs(3), Duration::from_secs(10)).await?;
             for (key, value) in local.get(origin).and_then(Value::as_object).into_iter().flatten() {
                 let args = json!({"area": "local", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()});
