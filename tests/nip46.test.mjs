@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { waitFor } from './support/wait.mjs';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startBunker } from './support/bunker.mjs';
-import { connectAgent, agentCall, agentError } from './support/agent.mjs';
-import { callError, callJson, connectMcp } from './support/mcp.mjs';
+import { connectAgent, connectPanel, agentCall, agentError } from './support/agent.mjs';
+import { TEST_NPUB, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
 
 
 describe('nip46 login', { timeout: 180_000 }, () => {
@@ -73,6 +73,27 @@ describe('nip46 login', { timeout: 180_000 }, () => {
       assert.equal(typeof (await agentCall(agent, 'get_url')).url, 'string');
     } finally {
       agent.close();
+    }
+  });
+
+  // Regression: the key a bunker reported became the identity, unproven.
+  test('a bunker that claims the person\'s key but does not sign with it is refused, and nothing changes', async () => {
+    const panel = await connectPanel(browser);
+    try {
+      await call('switch_identity', { method: 'readonly', npub: TEST_NPUB });
+      const before = await call('login_status');
+      const remembered = async () => (await agentCall(panel, 'identity_list')).identities;
+      const rememberedBefore = await remembered();
+      // Reports the person's key (TEST_PUBKEY), signs with one of its own.
+      const fake = await startBunker(['--claim', TEST_PUBKEY]);
+      bunkers.push(fake);
+      assert.notEqual(fake.user, TEST_PUBKEY);
+      const refused = await callError(mcp, 'login', { method: 'nip46', bunker_url: fake.url, remember: true }, 'SIGNER_REJECTED');
+      assert.match(refused, /does not prove that it holds the key it reports/);
+      assert.deepEqual(await call('login_status'), before);
+      assert.deepEqual(await remembered(), rememberedBefore);
+    } finally {
+      panel.close();
     }
   });
 

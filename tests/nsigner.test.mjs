@@ -7,10 +7,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { waitFor } from './support/wait.mjs';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
-import { connectAgent, agentCall, agentError } from './support/agent.mjs';
+import { connectAgent, connectPanel, agentCall, agentError } from './support/agent.mjs';
 import { TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
 import { EMULATOR, startEmulator } from './support/nsigner.mjs';
 
+const OTHER_NPUB = 'npub16sdj9zv4f8sl85e45vgq9n7nsgt5qphpvmf7vk8r5hhvmdjxx4es8rq74h';
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
 describe('nsigner login', { timeout: 180_000 }, () => {
@@ -104,6 +105,46 @@ describe('nsigner login', { timeout: 180_000 }, () => {
     assert.match(await callError(mcp, 'login', { method: 'nsigner', transport: 'serial' }, 'INVALID_PARAMS'), /device: required/);
     assert.match(await callError(mcp, 'login', { method: 'nsigner', transport: 'bluetooth', device: 'x' }, 'INVALID_PARAMS'), /transport/);
     assert.match(await callError(mcp, 'login', { method: 'nsigner', transport: 'unix', device: path.join(dir, 'none.sock') }, 'SIGNER_UNAVAILABLE'), /cannot reach the signer/);
+  });
+
+  // Regression: the key a device reported became the identity, unproven.
+  // A fake device claiming the person's key then received the plaintext of
+  // every encryption the person allowed, and with remember replaced the
+  // person's remembered entry.
+  test('a device that claims the person\'s key but does not sign with it is refused, and nothing changes', async () => {
+    const panel = await connectPanel(browser);
+    try {
+      await call('switch_identity', { method: 'readonly', npub: OTHER_NPUB });
+      const before = await call('login_status');
+      const remembered = async () => (await agentCall(panel, 'identity_list')).identities;
+      const rememberedBefore = await remembered();
+      // Reports the person's key (TEST_PUBKEY) at index 0, holds another.
+      const fake = await startEmulator(['--unix', path.join(dir, 'fake.sock'), '--claim', TEST_PUBKEY], { holdTestKey: false });
+      emulators.push(fake);
+      assert.ok(!fake.keys.includes(TEST_PUBKEY), 'the fake device does not hold the person\'s key');
+      const device = { method: 'nsigner', transport: 'unix', device: path.join(dir, 'fake.sock'), remember: true };
+      assert.match(await callError(mcp, 'login', device, 'SIGNER_REJECTED'), /does not prove that it holds the key it reports/);
+      assert.match(fake.log(), /request login_check/, 'the device was asked to sign the login check');
+      await waitFor(() => /session closed/.test(fake.log()), 'the fake device\'s link to close');
+      // A device whose person declines the login check: refused too.
+      const declining = await startEmulator(['--unix', path.join(dir, 'declining.sock'), '--reject-login']);
+      emulators.push(declining);
+      const declined = { ...device, device: path.join(dir, 'declining.sock') };
+      assert.match(await callError(mcp, 'login', declined, 'SIGNER_REJECTED'), /refused the login check/);
+      // Nothing changed: the identity in use, nor what is remembered.
+      assert.deepEqual(await call('login_status'), before);
+      assert.deepEqual(await remembered(), rememberedBefore);
+      // The device that holds the key still logs in (and is remembered).
+      const real = await startEmulator(['--unix', path.join(dir, 'real.sock')]);
+      emulators.push(real);
+      const login = await call('login', { ...device, device: path.join(dir, 'real.sock') });
+      assert.equal(login.pubkey, TEST_PUBKEY);
+      assert.equal(login.remembered, true);
+      assert.deepEqual((await remembered()).map((i) => [i.npub, i.device]), [[TEST_NPUB, path.join(dir, 'real.sock')]]);
+      await agentCall(panel, 'identity_forget', { npub: TEST_NPUB });
+    } finally {
+      panel.close();
+    }
   });
 
   test('the same login over /agent', async () => {

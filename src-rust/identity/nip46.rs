@@ -84,8 +84,9 @@ pub struct Nip46Signer {
 }
 
 impl Nip46Signer {
-    /// Joins the relays, sends `connect` with the URL's secret and learns
-    /// the user's key with `get_public_key`; `timeout` bounds each request.
+    /// Joins the relays, sends `connect` with the URL's secret, learns the
+    /// user's key with `get_public_key` and has the bunker prove it holds
+    /// that key (the login check); `timeout` bounds each request.
     pub async fn connect(
         uri: NostrConnectURI,
         challenge: AuthChallenge,
@@ -102,12 +103,26 @@ impl Nip46Signer {
             ResponseResult::GetPublicKey(key) => key,
             other => return Err(unexpected("get_public_key", &other)),
         };
-        challenge.clear();
-        Ok(Nip46Signer {
+        let signer = Nip46Signer {
             link,
             public_key,
             challenge,
-        })
+        };
+        super::login_check::prove(public_key, |asked| signer.sign_unchecked(asked)).await?;
+        signer.challenge.clear();
+        Ok(signer)
+    }
+
+    /// The event the bunker returns for `unsigned`, not yet checked.
+    async fn sign_unchecked(&self, unsigned: UnsignedEvent) -> SignerResult<Event> {
+        let answer = self
+            .link
+            .request(NostrConnectRequest::SignEvent(unsigned))
+            .await?;
+        match answer {
+            ResponseResult::SignEvent(event) => Ok(*event),
+            other => Err(unexpected("sign_event", &other)),
+        }
     }
 
     /// One encryption request to the bunker; the answer's text.
@@ -156,13 +171,7 @@ impl Signer for Nip46Signer {
     fn sign_event(&self, unsigned: UnsignedEvent) -> BoxFuture<'_, SignerResult<Event>> {
         Box::pin(async move {
             let asked = id_of(&unsigned, self.public_key);
-            let answer = self
-                .link
-                .request(NostrConnectRequest::SignEvent(unsigned))
-                .await?;
-            let ResponseResult::SignEvent(event) = answer else {
-                return Err(unexpected("sign_event", &answer));
-            };
+            let event = self.sign_unchecked(unsigned).await?;
             // Never trust the remote side blindly: the event asked for,
             // by the user's key, with a signature that verifies.
             if event.pubkey != self.public_key || event.verify().is_err() {
@@ -175,7 +184,7 @@ impl Signer for Nip46Signer {
                     "the bunker signed a different event than the one asked for".into(),
                 ));
             }
-            Ok(*event)
+            Ok(event)
         })
     }
 
