@@ -22,7 +22,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Log in with a Nostr identity (browser tools refuse until then): local nsec or privkey_hex; seed mnemonic; readonly npub or pubkey_hex; nip46 bunker_url; nsigner transport and device; or remembered.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
-                Ok(ToolOutput::json(login(&ctx.app, p, false).await?))
+                let by = ctx.session.transport.principal();
+                Ok(ToolOutput::json(login(&ctx.app, p, false, by).await?))
             },
         )
         .ungated(),
@@ -41,7 +42,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Switch identity, with login's parameters; a failed login leaves you logged out.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
-                Ok(ToolOutput::json(login(&ctx.app, p, true).await?))
+                let by = ctx.session.transport.principal();
+                Ok(ToolOutput::json(login(&ctx.app, p, true, by).await?))
             },
         )
         .ungated(),

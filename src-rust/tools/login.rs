@@ -1,6 +1,7 @@
 //! Logging in: from the login tool's parameters, or from a remembered
 //! identity, to a signer; optionally remembering it for next time.
 
+use crate::base::caller::Principal;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::identity::local::KeySigner;
 use crate::identity::nip46::{self, Nip46Signer};
@@ -179,11 +180,13 @@ fn bad(field: &str, why: impl std::fmt::Display) -> ToolError {
 }
 
 /// Logs in (switching: after releasing the current signer, so a failure
-/// leaves the browser logged out, never half-switched).
+/// leaves the browser logged out, never half-switched). `by` decides what
+/// a remember may do (see [`remember_entry`]).
 pub async fn login(
     app: &Arc<App>,
     mut p: LoginParams,
     switching: bool,
+    by: Principal,
 ) -> Result<Value, ToolError> {
     p.check_unambiguous()?;
     if switching {
@@ -219,19 +222,35 @@ pub async fn login(
             let entry = remember.then(|| nsigner_entry(&p, &signer));
             (Arc::new(signer), entry)
         }
-        Method::Nip46 => match nip46_signer(app, &p, remember).await? {
+        Method::Nip46 => match nip46_signer(app, &p, remember, by).await? {
             Nip46Outcome::Ready(signer, entry) => (signer, entry),
             Nip46Outcome::AwaitingApproval(answer) => return Ok(answer),
         },
     };
     let mut status = describe(signer.as_ref());
     if let Some(entry) = entry {
-        app.remembered.save(entry).map_err(ToolError::internal)?;
-        status["remembered"] = true.into();
+        let saved = remember_entry(app, by, entry).map_err(ToolError::internal)?;
+        status["remembered"] = saved.into();
+        if !saved {
+            status["not_remembered"] = NOT_REPLACED.into();
+        }
     }
     app.identity.set(Some(signer));
     tracing::info!(method = method.as_str(), "identity logged in");
     Ok(status)
+}
+
+/// Why an agent's remember saved nothing.
+const NOT_REPLACED: &str = "an identity with this public key is remembered already; only the person replaces or changes it, in the control panel";
+
+/// Stores a remembered identity: the person's replaces what was stored for
+/// that key and method; an agent's never replaces or changes anything
+/// stored for that key, by any method. Whether it was saved.
+fn remember_entry(app: &App, by: Principal, entry: Remembered) -> Result<bool, String> {
+    match by {
+        Principal::Person => app.remembered.save(entry).map(|()| true),
+        Principal::Agent => app.remembered.save_new(entry),
+    }
 }
 
 /// The parameters a remembered identity stands for (and the password given now).
@@ -434,6 +453,7 @@ async fn nip46_signer(
     app: &Arc<App>,
     p: &LoginParams,
     remember: bool,
+    by: Principal,
 ) -> Result<Nip46Outcome, ToolError> {
     let url = p
         .bunker_url
@@ -486,7 +506,7 @@ async fn nip46_signer(
                 if app.identity.finish_pending(generation, Some(Arc::new(signer))) {
                     tracing::info!("NIP-46 login finished after approval");
                     if let Some(entry) = entry {
-                        let _ = app.remembered.save(entry);
+                        let _ = remember_entry(&app, by, entry);
                     }
                 }
             });
