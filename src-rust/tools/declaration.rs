@@ -74,6 +74,10 @@ pub struct ToolDef {
     pub hidden: bool,
     /// The person's own action: refused to agents, on every transport.
     pub person_only: bool,
+    /// Changes the identity (login, logout, switch): while the person has
+    /// paused the agents or handles a request for one, agents get PAUSED
+    /// (the person's own calls go through), though it works before login.
+    pub changes_identity: bool,
     /// Offered (listed and callable) only while this holds; not in the
     /// public catalogue.
     pub shown_when: Option<fn(&App) -> bool>,
@@ -170,6 +174,7 @@ fn declare<P: schemars::JsonSchema>(
         gated: true,
         hidden: false,
         person_only: false,
+        changes_identity: false,
         shown_when: None,
         parse,
         on_tab: false,
@@ -208,6 +213,13 @@ impl ToolDef {
     pub fn person_only(mut self) -> Self {
         self.hidden = true;
         self.person_only = true;
+        self
+    }
+
+    /// Changes the identity: the person's while they hold the browser
+    /// (paused agents, or a request for the person waiting).
+    pub fn changes_identity(mut self) -> Self {
+        self.changes_identity = true;
         self
     }
 

@@ -1,4 +1,6 @@
-//! login_status, login, logout, switch_identity: the identity gate.
+//! login_status, login, logout, switch_identity: the identity gate. The
+//! three that change the identity are the person's while the person holds
+//! the browser (see `dispatch`).
 
 use super::login::{login, LoginParams};
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
@@ -26,7 +28,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(login(&ctx.app, p, false, by).await?))
             },
         )
-        .ungated(),
+        .ungated()
+        .changes_identity(),
         tool(
             "logout",
             "Log out; browser tools stop until the next login.",
@@ -36,7 +39,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(ctx.app.identity.status().await))
             },
         )
-        .ungated(),
+        .ungated()
+        .changes_identity(),
         tool(
             "switch_identity",
             "Switch identity, with login's parameters; a failed login leaves you logged out.",
@@ -46,7 +50,8 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(login(&ctx.app, p, true, by).await?))
             },
         )
-        .ungated(),
+        .ungated()
+        .changes_identity(),
         tool(
             "identity_list",
             "Identities remembered in this profile (public parts only).",
