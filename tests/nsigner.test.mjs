@@ -2,6 +2,7 @@
 // over a Unix socket, TCP, a pseudo-terminal and a stand-in qrexec client.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync, chmodSync, rmSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -91,6 +92,39 @@ describe('nsigner login', { timeout: 180_000 }, () => {
     emulators.push(emu);
     const login = await call('login', { method: 'nsigner', transport: 'serial', device: emu.where.slice('pty:'.length) });
     assert.equal(login.pubkey, TEST_PUBKEY);
+  });
+
+  // Regression: a serial login opened any path: on a shell's terminal it
+  // left the line raw and read the person's keystrokes for 10 s.
+  test('a serial login opens serial lines only: no one\'s terminal, no FIFO, no file', async () => {
+    const ttyFile = path.join(dir, 'shell.tty');
+    // A shell's terminal: a pseudo-terminal that controls the process in it.
+    const shell = spawn('python3', ['-c', `import pty; pty.spawn(['sh', '-c', 'tty > ${ttyFile}; exec sleep 60'])`],
+      { stdio: ['pipe', 'ignore', 'ignore'] });
+    try {
+      const tty = await waitFor(() => {
+        try { return readFileSync(ttyFile, 'utf8').trim() || null; } catch { return null; }
+      }, 'the shell to name its terminal');
+      assert.match(tty, /^\/dev\/pts\/\d+$/);
+      const settings = () => execFileSync('stty', ['-a', '-F', tty]).toString();
+      const before = settings();
+      const refusal = (device) => `device: ${device} is not a serial line this browser may open (a USB or UART serial device such as /dev/ttyACM0 or /dev/ttyUSB0, which is no one's terminal)`;
+      const login = (device) => callError(mcp, 'login', { method: 'nsigner', transport: 'serial', device }, 'INVALID_PARAMS');
+      assert.equal(await login(tty), refusal(tty));
+      assert.equal(settings(), before, 'the terminal is left as it was');
+      // A FIFO, a regular file, the terminals that are always someone's, and
+      // a path that does not exist: the same refusal.
+      const fifo = path.join(dir, 'line.fifo');
+      execFileSync('mkfifo', [fifo]);
+      const file = path.join(dir, 'line.txt');
+      writeFileSync(file, 'not a line');
+      for (const device of [fifo, file, '/dev/tty', '/dev/console', '/dev/tty1', path.join(dir, 'missing')]) {
+        assert.equal(await login(device), refusal(device));
+      }
+      assert.equal(await login(`${tty}@9600`), refusal(tty), 'with a speed too');
+    } finally {
+      shell.kill('SIGKILL');
+    }
   });
 
   test('over qrexec, and a policy refusal', async () => {

@@ -435,6 +435,7 @@ async fn nsigner_signer(p: &LoginParams) -> Result<NsignerSigner, ToolError> {
         .await
         .map_err(|e| match e {
             ConnectError::NoSuchKey(why) => bad("index", why),
+            ConnectError::NotASerialLine(why) => bad("device", why),
             ConnectError::Rejected(why) => ToolError::new(ErrorCode::SignerRejected, why),
             ConnectError::Unreachable(why) => ToolError::new(ErrorCode::SignerUnavailable, why),
         })

@@ -7,6 +7,7 @@
 pub mod device;
 pub mod link;
 pub mod protocol;
+mod serial_line;
 pub mod transport;
 
 use super::{Method, Signer, SignerError, SignerResult};
@@ -41,6 +42,8 @@ pub struct NsignerSigner {
 /// Why a login to a device failed.
 #[derive(Debug)]
 pub enum ConnectError {
+    /// The serial device is not a serial line that may be opened.
+    NotASerialLine(String),
     Unreachable(String),
     NoSuchKey(String),
     Rejected(String),
@@ -51,8 +54,11 @@ impl NsignerSigner {
     /// has the device prove it holds that key (the login check).
     pub async fn connect(endpoint: Endpoint, index: u32) -> Result<NsignerSigner, ConnectError> {
         let where_ = endpoint.to_string();
-        let mut connection = transport::open(&endpoint).await.map_err(|e| {
-            ConnectError::Unreachable(format!("cannot reach the signer at {where_}: {e}"))
+        let mut connection = transport::open(&endpoint).await.map_err(|e| match e {
+            transport::OpenError::NotASerialLine(why) => ConnectError::NotASerialLine(why),
+            transport::OpenError::Failed(e) => {
+                ConnectError::Unreachable(format!("cannot reach the signer at {where_}: {e}"))
+            }
         })?;
         let info = match connection
             .link
