@@ -13,12 +13,14 @@ import { TEST_NPUB, TEST_PUBKEY, callError, callJson, connectMcp } from './suppo
 describe('nip46 login', { timeout: 180_000 }, () => {
   let browser;
   let mcp;
+  let log = '';
   const bunkers = [];
   const test = (name, fn, opts = {}) => it(name, { timeout: 60_000, ...opts }, withBrowserLog(() => browser, fn));
   const call = (tool, args = {}) => callJson(mcp, tool, args);
 
   before(async () => {
-    browser = await startBrowser();
+    browser = await startBrowser({ args: ['--log-level', 'trace'] });
+    browser.proc.stderr.on('data', (d) => { log += d; });
     mcp = await connectMcp(browser);
   }, { timeout: 90_000 });
 
@@ -37,6 +39,7 @@ describe('nip46 login', { timeout: 180_000 }, () => {
     const status = await call('login_status');
     assert.equal(status.signer_reachable, true);
     assert.ok(!JSON.stringify(status).includes('test-bunker-secret'), 'the bunker secret is never returned');
+    assert.ok(!log.includes('test-bunker-secret'), 'nor logged, even at trace level');
     assert.equal(typeof (await call('get_url')).url, 'string');
     bunker.stop();
     await waitFor(async () => (await call('login_status')).signer_reachable === false, 'the status to show the bunker gone');
@@ -59,6 +62,10 @@ describe('nip46 login', { timeout: 180_000 }, () => {
     }, 'the approved login');
     assert.equal(status.pubkey, bunker.user);
     assert.equal(status.method, 'nip46');
+    // Regression: the auth_url (which may carry a one-time token) was logged.
+    assert.match(log, /the bunker asks for approval at (its|an) auth_url/, 'the line is there');
+    assert.ok(!log.includes(bunker.approve), 'the auth_url itself is never logged');
+    assert.ok(!log.includes(new URL(bunker.approve).host), 'not even its host');
   });
 
   test('the same login over /agent', async () => {

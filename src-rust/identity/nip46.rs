@@ -65,9 +65,10 @@ impl AuthChallenge {
         self.notify.subscribe()
     }
 
-    /// The bunker asks the person to open `url` before it answers.
+    /// The bunker asks the person to open `url` before it answers. The
+    /// URL may carry a one-time token: the log says only that it came.
     pub(super) fn ask(&self, url: String) {
-        tracing::info!(%url, "the bunker asks for approval at its auth_url");
+        tracing::info!("the bunker asks for approval at an auth_url (login_status shows it)");
         *self.url.lock().unwrap_or_else(|e| e.into_inner()) = Some(url.clone());
         self.notify.send_replace(Some(url));
     }
@@ -88,12 +89,13 @@ impl Nip46Signer {
     /// user's key with `get_public_key` and has the bunker prove it holds
     /// that key (the login check); `timeout` bounds each request.
     pub async fn connect(
-        uri: NostrConnectURI,
+        mut uri: NostrConnectURI,
         challenge: AuthChallenge,
         timeout: Duration,
     ) -> Result<Nip46Signer, SignerError> {
-        let secret = match &uri {
-            NostrConnectURI::Bunker { secret, .. } => secret.clone().map(Zeroizing::new),
+        // Moved out of the URI, not copied: it is wiped when dropped.
+        let secret = match &mut uri {
+            NostrConnectURI::Bunker { secret, .. } => secret.take().map(Zeroizing::new),
             _ => None,
         };
         let link = BunkerLink::open(&uri, challenge.clone(), timeout).await?;

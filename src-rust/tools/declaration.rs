@@ -5,6 +5,7 @@ use super::app::App;
 use super::{schema, ToolOutput};
 use crate::base::caller::Session;
 use crate::base::error::ToolError;
+use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
@@ -139,14 +140,16 @@ where
             description,
             hints,
             |params| {
-                let (_, params) = take_tab(params)?;
-                parse_params::<P>(params).map(drop)
+                let mut params = Wiped(params);
+                take_tab(&mut params)?;
+                parse_params::<P>(std::mem::take(&mut *params)).map(drop)
             },
             Box::new(move |ctx, params| {
                 let handler = handler.clone();
                 Box::pin(async move {
-                    let (handle, params) = take_tab(params)?;
-                    let params: P = parse_params(params)?;
+                    let mut params = Wiped(params);
+                    let handle = take_tab(&mut params)?;
+                    let params: P = parse_params(std::mem::take(&mut *params))?;
                     let tab = ctx.tab_for(handle).await?;
                     ctx.acted_on(tab);
                     // The person works in a tab an agent handed them; the
@@ -183,9 +186,9 @@ fn declare<P: schemars::JsonSchema>(
 }
 
 /// Takes the `tab` argument (a tab id) out of a tab tool's arguments.
-fn take_tab(mut params: Value) -> Result<(Option<TabId>, Value), ToolError> {
+fn take_tab(params: &mut Value) -> Result<Option<TabId>, ToolError> {
     let Some(map) = params.as_object_mut() else {
-        return Ok((None, params));
+        return Ok(None);
     };
     let handle = match map.remove(TAB_PARAM) {
         None | Some(Value::Null) => None,
@@ -196,7 +199,7 @@ fn take_tab(mut params: Value) -> Result<(Option<TabId>, Value), ToolError> {
             )
         })?),
     };
-    Ok((handle, params))
+    Ok(handle)
 }
 
 /// The argument naming the tab a tab tool acts on.
@@ -255,19 +258,22 @@ impl ToolDef {
     }
 }
 
+/// Reads a tool's arguments. They may hold secrets (a login's nsec): what
+/// is read is a copy, and the arguments are wiped afterwards, also when
+/// reading fails partway (secret fields wipe themselves, see
+/// [`crate::base::secret`]).
 pub(super) fn parse_params<P: DeserializeOwned>(params: Value) -> Result<P, ToolError> {
-    let params = match params {
-        Value::Null => Value::Object(Default::default()),
-        Value::Object(map) => Value::Object(map),
-        other => {
-            return Err(ToolError::invalid_params(format!(
-                "arguments must be a JSON object, got {}",
-                json_type(&other)
-            )))
-        }
-    };
+    let params = Wiped(params);
+    if !matches!(*params, Value::Null | Value::Object(_)) {
+        return Err(ToolError::invalid_params(format!(
+            "arguments must be a JSON object, got {}",
+            json_type(&params)
+        )));
+    }
+    let empty = Value::Object(Default::default());
+    let read = if params.is_null() { &empty } else { &*params };
     // Name the parameter that is wrong: "transport: unknown variant ...".
-    serde_path_to_error::deserialize(params).map_err(|e| {
+    serde_path_to_error::deserialize(read).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
         match path.as_str() {

@@ -9,6 +9,7 @@ use super::ToolResult;
 use crate::base::call_log::RequestRange;
 use crate::base::caller::{Principal, Session};
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -174,6 +175,9 @@ impl Drop for Unfinished<'_> {
 }
 
 async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
+    // Arguments may hold secrets: wiped if the call is refused before its
+    // handler (which reads and wipes them itself) takes them.
+    let mut params = Wiped(params);
     let app = &ctx.app;
     let session = &ctx.session;
     let def = app
@@ -211,6 +215,7 @@ async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
     }
     reject_nul(&params)?;
     let limit = call_limit(&params);
+    let params = std::mem::take(&mut *params);
     let result = tokio::time::timeout(limit, (def.handler)(ctx.clone(), params))
         .await
         .unwrap_or_else(|_| Err(timed_out(name, limit)));

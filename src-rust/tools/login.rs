@@ -3,6 +3,7 @@
 
 use crate::base::caller::Principal;
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::secret::SecretString;
 use crate::identity::local::KeySigner;
 use crate::identity::nip46::{self, Nip46Signer};
 use crate::identity::nsigner::transport::{self, Endpoint};
@@ -15,7 +16,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use zeroize::Zeroize;
 
 // How the browser reaches a hardware signer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -27,28 +27,30 @@ pub enum Transport {
     Qrexec,
 }
 
+/// The login tool's arguments. The secrets among them wipe themselves when
+/// dropped (also when reading the arguments fails partway).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginParams {
     #[schemars(extend("description" = ""))]
     pub method: Method,
     #[serde(default)]
-    pub nsec: Option<String>,
+    pub nsec: Option<SecretString>,
     #[serde(default)]
-    pub privkey_hex: Option<String>,
+    pub privkey_hex: Option<SecretString>,
     #[serde(default)]
-    pub mnemonic: Option<String>,
+    pub mnemonic: Option<SecretString>,
     #[serde(default)]
     #[schemars(extend("default" = 0))]
     pub account: Option<u32>,
     #[serde(default)]
-    pub passphrase: Option<String>,
+    pub passphrase: Option<SecretString>,
     #[serde(default)]
     pub npub: Option<String>,
     #[serde(default)]
     pub pubkey_hex: Option<String>,
     #[serde(default)]
-    pub bunker_url: Option<String>,
+    pub bunker_url: Option<SecretString>,
     #[serde(default)]
     pub transport: Option<Transport>,
     /// Serial device, socket path, host:port or qube.
@@ -65,7 +67,7 @@ pub struct LoginParams {
     pub remember: Option<bool>,
     /// Encrypts (remember) or unlocks (remembered) a key.
     #[serde(default)]
-    pub password: Option<String>,
+    pub password: Option<SecretString>,
     /// npub of a remembered identity.
     #[serde(default)]
     pub remembered: Option<String>,
@@ -92,17 +94,6 @@ impl LoginParams {
             password: None,
             remembered: None,
         }
-    }
-}
-
-impl Drop for LoginParams {
-    fn drop(&mut self) {
-        self.nsec.zeroize();
-        self.privkey_hex.zeroize();
-        self.mnemonic.zeroize();
-        self.passphrase.zeroize();
-        self.bunker_url.zeroize();
-        self.password.zeroize();
     }
 }
 
@@ -286,10 +277,10 @@ async fn from_remembered(
                 .as_deref()
                 .ok_or_else(|| bad("password", "required to unlock the remembered key"))?;
             let secret = unlock(app, &entry.npub, ncryptsec, password).await?;
-            p.privkey_hex = Some(secret.to_secret_hex());
+            p.privkey_hex = Some(secret.to_secret_hex().into());
         }
         Method::Readonly => p.npub = Some(entry.npub.clone()),
-        Method::Nip46 => p.bunker_url = entry.bunker_url.clone(),
+        Method::Nip46 => p.bunker_url = entry.bunker_url.clone().map(SecretString::from),
         Method::Nsigner => {
             p.transport = entry
                 .transport
