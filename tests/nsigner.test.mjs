@@ -175,6 +175,15 @@ describe('nsigner login', { timeout: 180_000 }, () => {
       assert.equal(login.pubkey, TEST_PUBKEY);
       assert.equal(login.remembered, true);
       assert.deepEqual((await remembered()).map((i) => [i.npub, i.device]), [[TEST_NPUB, path.join(dir, 'real.sock')]]);
+      // Someone puts a fake device where the remembered one was: using the
+      // remembered identity again asks it for the login check too.
+      await call('switch_identity', { method: 'readonly', npub: OTHER_NPUB });
+      real.stop();
+      const squatter = await startEmulator(['--unix', path.join(dir, 'real.sock'), '--claim', TEST_PUBKEY], { holdTestKey: false });
+      emulators.push(squatter);
+      assert.match(await callError(mcp, 'login', { method: 'nsigner', remembered: TEST_NPUB }, 'SIGNER_REJECTED'),
+        /does not prove that it holds the key it reports/);
+      assert.equal((await call('login_status')).npub, OTHER_NPUB);
       await agentCall(panel, 'identity_forget', { npub: TEST_NPUB });
     } finally {
       panel.close();
