@@ -5,6 +5,9 @@
 //! approving everything. `--auth-url`: a small bunker built on rust-nostr's
 //! NIP-46 message types that first answers `get_public_key` with an
 //! `auth_url` challenge and answers for real once that URL is opened.
+//! `--claim <pubkey>` (test only): that small bunker reports `<pubkey>` as
+//! the user's key while it signs with the key it holds, as a fake bunker
+//! claiming someone else's key would (to test that hosts refuse it).
 //!
 //! Prints `test-bunker: relay <ws url>`, `test-bunker: user <pubkey hex>`,
 //! `test-bunker: url <bunker://...>` and, with --auth-url,
@@ -59,9 +62,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let relay_url = relay.url().await;
     say(format!("relay {relay_url}"));
     say(format!("user {}", user.public_key().to_hex()));
+    let claim = match std::env::args().skip_while(|a| a != "--claim").nth(1) {
+        Some(key) => Some(PublicKey::parse(&key)?),
+        None => None,
+    };
     let bunker = Keys::generate();
-    if auth_mode {
-        serve_with_auth_url(bunker, user, relay_url).await
+    if auth_mode || claim.is_some() {
+        let reported = claim.unwrap_or_else(|| user.public_key());
+        serve_by_hand(bunker, user, reported, auth_mode, relay_url).await
     } else {
         let keys = NostrConnectKeys {
             signer: bunker,
@@ -75,10 +83,14 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 }
 
-/// The bunker that asks for approval first (see the module comment).
-async fn serve_with_auth_url(
+/// The small bunker (see the module comment): reports `reported` as the
+/// user's key, signs with `user`, and with `auth_mode` asks for approval
+/// first.
+async fn serve_by_hand(
     bunker: Keys,
     user: Keys,
+    reported: PublicKey,
+    auth_mode: bool,
     relay_url: RelayUrl,
 ) -> Result<(), Box<dyn std::error::Error>> {
     let approval = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
@@ -101,9 +113,11 @@ async fn serve_with_auth_url(
         bunker.public_key().to_hex(),
         relay_url
     ));
-    say(format!("approve {approve_url}"));
+    if auth_mode {
+        say(format!("approve {approve_url}"));
+    }
 
-    let mut is_approved = false;
+    let mut is_approved = !auth_mode;
     while let Ok(notification) = notifications.recv().await {
         let RelayPoolNotification::Event { event, .. } = notification else {
             continue;
@@ -134,14 +148,19 @@ async fn serve_with_auth_url(
                     approved.notified().await;
                     is_approved = true;
                 }
-                NostrConnectResponse::with_result(ResponseResult::GetPublicKey(user.public_key()))
+                NostrConnectResponse::with_result(ResponseResult::GetPublicKey(reported))
             }
-            NostrConnectRequest::SignEvent(unsigned) => match unsigned.sign_with_keys(&user) {
-                Ok(signed) => {
-                    NostrConnectResponse::with_result(ResponseResult::SignEvent(Box::new(signed)))
+            NostrConnectRequest::SignEvent(mut unsigned) => {
+                // Signed with the key it holds, whichever key it reports.
+                unsigned.pubkey = user.public_key();
+                unsigned.id = None;
+                match unsigned.sign_with_keys(&user) {
+                    Ok(signed) => NostrConnectResponse::with_result(ResponseResult::SignEvent(
+                        Box::new(signed),
+                    )),
+                    Err(e) => NostrConnectResponse::with_error(e.to_string()),
                 }
-                Err(e) => NostrConnectResponse::with_error(e.to_string()),
-            },
+            }
             _ => NostrConnectResponse::with_error("not supported by the test bunker"),
         };
         send(

@@ -12,6 +12,7 @@ use nostr_connect::prelude::{
 };
 use nostr_relay_builder::prelude::{LocalRelay, RateLimit, RelayBuilder};
 use nostr_relay_pool::prelude::{RelayOptions, RelayPool, RelayPoolNotification, SubscribeOptions};
+use sovereign_browser::identity::login_check;
 use sovereign_browser::identity::nip46::{parse_bunker_url, AuthChallenge, Nip46Signer};
 use sovereign_browser::identity::{Signer, SignerError};
 use std::time::Duration;
@@ -131,8 +132,12 @@ enum Bunker {
     /// forged reply with the request's own id, and the bunker itself
     /// answers a different id first.
     HonestAmongImpostors,
-    /// Answers sign_event with a valid signature over a different event.
+    /// Answers sign_event (after the login check) with a valid signature
+    /// over a different event.
     SignsSomethingElse,
+    /// Reports another key (the person's) as the user's, and signs with
+    /// the user's own.
+    ClaimsAnotherKey(PublicKey),
 }
 
 /// A bunker on `relay` for `user`; returns its bunker:// URL once listening.
@@ -173,15 +178,18 @@ async fn hand_written_bunker(relay: &LocalRelay, user: Keys, mode: Bunker) -> St
             let request = message.to_request().unwrap();
             let honest = match &request {
                 NostrConnectRequest::Connect { .. } => ResponseResult::Ack,
-                NostrConnectRequest::GetPublicKey => {
-                    ResponseResult::GetPublicKey(user.public_key())
-                }
+                NostrConnectRequest::GetPublicKey => match mode {
+                    Bunker::ClaimsAnotherKey(claimed) => ResponseResult::GetPublicKey(claimed),
+                    _ => ResponseResult::GetPublicKey(user.public_key()),
+                },
                 NostrConnectRequest::SignEvent(unsigned) => {
                     let mut unsigned = unsigned.clone();
-                    if mode == Bunker::SignsSomethingElse {
+                    let check = unsigned.kind == Kind::Custom(login_check::KIND);
+                    if mode == Bunker::SignsSomethingElse && !check {
                         unsigned.content = "something else".into();
-                        unsigned.id = None;
                     }
+                    unsigned.pubkey = user.public_key();
+                    unsigned.id = None;
                     ResponseResult::SignEvent(Box::new(unsigned.sign_with_keys(&user).unwrap()))
                 }
                 _ => panic!("not asked in this test"),
@@ -268,5 +276,30 @@ async fn a_signature_over_another_event_is_refused() {
     match signer.sign_event(unsigned).await {
         Err(SignerError::Rejected(why)) => assert!(why.contains("different event"), "{why}"),
         other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+// A bunker reports a key; it logs in only once it signs the login check
+// with that key. One claiming the person's key is refused.
+#[tokio::test]
+async fn a_bunker_must_prove_the_key_it_reports() {
+    let relay = relay().await;
+    let person = Keys::generate().public_key();
+    let url = hand_written_bunker(&relay, Keys::generate(), Bunker::ClaimsAnotherKey(person)).await;
+    let refused = Nip46Signer::connect(
+        parse_bunker_url(&url).unwrap(),
+        AuthChallenge::default(),
+        Duration::from_secs(5),
+    )
+    .await;
+    match refused {
+        Err(SignerError::Rejected(why)) => {
+            assert!(
+                why.contains("does not prove that it holds the key"),
+                "{why}"
+            )
+        }
+        Err(other) => panic!("expected a refusal, got {other:?}"),
+        Ok(_) => panic!("a bunker claiming another key logged in"),
     }
 }

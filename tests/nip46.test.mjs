@@ -6,19 +6,21 @@ import assert from 'node:assert/strict';
 import { waitFor } from './support/wait.mjs';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startBunker } from './support/bunker.mjs';
-import { connectAgent, agentCall, agentError } from './support/agent.mjs';
-import { callError, callJson, connectMcp } from './support/mcp.mjs';
+import { connectAgent, connectPanel, agentCall, agentError } from './support/agent.mjs';
+import { TEST_NPUB, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
 
 
 describe('nip46 login', { timeout: 180_000 }, () => {
   let browser;
   let mcp;
+  let log = '';
   const bunkers = [];
   const test = (name, fn, opts = {}) => it(name, { timeout: 60_000, ...opts }, withBrowserLog(() => browser, fn));
   const call = (tool, args = {}) => callJson(mcp, tool, args);
 
   before(async () => {
-    browser = await startBrowser();
+    browser = await startBrowser({ args: ['--log-level', 'trace'] });
+    browser.proc.stderr.on('data', (d) => { log += d; });
     mcp = await connectMcp(browser);
   }, { timeout: 90_000 });
 
@@ -37,6 +39,7 @@ describe('nip46 login', { timeout: 180_000 }, () => {
     const status = await call('login_status');
     assert.equal(status.signer_reachable, true);
     assert.ok(!JSON.stringify(status).includes('test-bunker-secret'), 'the bunker secret is never returned');
+    assert.ok(!log.includes('test-bunker-secret'), 'nor logged, even at trace level');
     assert.equal(typeof (await call('get_url')).url, 'string');
     bunker.stop();
     await waitFor(async () => (await call('login_status')).signer_reachable === false, 'the status to show the bunker gone');
@@ -59,6 +62,10 @@ describe('nip46 login', { timeout: 180_000 }, () => {
     }, 'the approved login');
     assert.equal(status.pubkey, bunker.user);
     assert.equal(status.method, 'nip46');
+    // Regression: the auth_url (which may carry a one-time token) was logged.
+    assert.match(log, /the bunker asks for approval at (its|an) auth_url/, 'the line is there');
+    assert.ok(!log.includes(bunker.approve), 'the auth_url itself is never logged');
+    assert.ok(!log.includes(new URL(bunker.approve).host), 'not even its host');
   });
 
   test('the same login over /agent', async () => {
@@ -73,6 +80,27 @@ describe('nip46 login', { timeout: 180_000 }, () => {
       assert.equal(typeof (await agentCall(agent, 'get_url')).url, 'string');
     } finally {
       agent.close();
+    }
+  });
+
+  // Regression: the key a bunker reported became the identity, unproven.
+  test('a bunker that claims the person\'s key but does not sign with it is refused, and nothing changes', async () => {
+    const panel = await connectPanel(browser);
+    try {
+      await call('switch_identity', { method: 'readonly', npub: TEST_NPUB });
+      const before = await call('login_status');
+      const remembered = async () => (await agentCall(panel, 'identity_list')).identities;
+      const rememberedBefore = await remembered();
+      // Reports the person's key (TEST_PUBKEY), signs with one of its own.
+      const fake = await startBunker(['--claim', TEST_PUBKEY]);
+      bunkers.push(fake);
+      assert.notEqual(fake.user, TEST_PUBKEY);
+      const refused = await callError(mcp, 'login', { method: 'nip46', bunker_url: fake.url, remember: true }, 'SIGNER_REJECTED');
+      assert.match(refused, /does not prove that it holds the key it reports/);
+      assert.deepEqual(await call('login_status'), before);
+      assert.deepEqual(await remembered(), rememberedBefore);
+    } finally {
+      panel.close();
     }
   });
 

@@ -208,3 +208,45 @@ async fn refusal_wrong_index_and_a_lying_device() {
         let _ = std::fs::remove_file(p);
     }
 }
+
+// A device reports a key; it logs in only once it signs the login check
+// with that key. One that claims someone else's key, or whose person
+// declines the login, is refused, and its link is closed.
+#[tokio::test]
+async fn a_device_must_prove_the_key_it_reports() {
+    let person = Keys::generate().public_key().to_hex();
+    let claiming_path = temp_path("claim.sock");
+    let _claiming = emulator(&[
+        "--unix",
+        claiming_path.to_str().unwrap(),
+        "--claim",
+        &person,
+    ]);
+    match NsignerSigner::connect(Endpoint::Unix(claiming_path.clone()), 0).await {
+        Err(ConnectError::Rejected(why)) => {
+            assert!(
+                why.contains("does not prove that it holds the key"),
+                "{why}"
+            )
+        }
+        other => panic!(
+            "a device claiming another key must be refused, got {:?}",
+            other.err()
+        ),
+    }
+
+    let declining_path = temp_path("decline.sock");
+    let _declining = emulator(&["--unix", declining_path.to_str().unwrap(), "--reject-login"]);
+    match NsignerSigner::connect(Endpoint::Unix(declining_path.clone()), 0).await {
+        Err(ConnectError::Rejected(why)) => {
+            assert!(why.contains("refused the login check"), "{why}")
+        }
+        other => panic!(
+            "a declined login check must be refused, got {:?}",
+            other.err()
+        ),
+    }
+    for p in [claiming_path, declining_path] {
+        let _ = std::fs::remove_file(p);
+    }
+}

@@ -94,6 +94,48 @@ describe('remembered identities', { timeout: 180_000 }, () => {
     }
   });
 
+  // Regression: an agent's login with remember replaced the person's
+  // remembered entry of the same npub and method (and so where, or under
+  // which password, the person's next login would go).
+  it('an agent\'s remember never replaces or changes what the person remembered', { timeout: 90_000 }, async () => {
+    const own = mkdtempSync(path.join(tmpdir(), 'sovereign-agent-remember-'));
+    const browser = await startBrowser({ baseArgs: ['--headless', '--no-panel', '--profile', own, '--port', '0', '--log-level', 'info'] });
+    const mcp = await connectMcp(browser);
+    const panel = await connectPanel(browser);
+    const file = path.join(own, 'identities.json');
+    try {
+      // The person remembers their key under their password.
+      const mine = await agentCall(panel, 'login', { method: 'local', nsec: TEST_NSEC, remember: true, password: 'the person\'s password' });
+      assert.equal(mine.remembered, true);
+      const stored = readFileSync(file, 'utf8');
+      // An agent logs in with the same key and method, and with another, asking to remember.
+      for (const args of [
+        { method: 'local', nsec: TEST_NSEC, remember: true, password: 'the agent\'s password' },
+        { method: 'readonly', npub: TEST_NPUB, remember: true },
+      ]) {
+        const theirs = await callJson(mcp, 'login', args);
+        assert.equal(theirs.npub, TEST_NPUB, 'the login itself goes ahead');
+        assert.equal(theirs.remembered, false);
+        assert.match(theirs.not_remembered, /remembered already; only the person replaces or changes it/);
+        assert.equal(readFileSync(file, 'utf8'), stored, 'the file is byte for byte the person\'s');
+      }
+      const listed = (await agentCall(panel, 'identity_list')).identities;
+      assert.deepEqual(listed.map((i) => [i.npub, i.method]), [[TEST_NPUB, 'local']]);
+      await callError(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'the agent\'s password' }, 'INVALID_PARAMS');
+      assert.equal((await callJson(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'the person\'s password' })).npub, TEST_NPUB);
+      // An agent still remembers a key nobody remembered yet; the person still replaces their own.
+      assert.equal((await callJson(mcp, 'login', { method: 'readonly', npub: READONLY_NPUB, remember: true })).remembered, true);
+      assert.equal((await agentCall(panel, 'login', { method: 'local', nsec: TEST_NSEC, remember: true, password: 'a new password!' })).remembered, true);
+      assert.notEqual(readFileSync(file, 'utf8'), stored);
+      assert.equal((await callJson(mcp, 'login', { method: 'local', remembered: TEST_NPUB, password: 'a new password!' })).npub, TEST_NPUB);
+    } finally {
+      panel.close();
+      await mcp.close().catch(() => {});
+      await browser.stop();
+      rmSync(own, { recursive: true, force: true });
+    }
+  });
+
   // Regression: a file that did not parse was read as empty and then
   // overwritten by the next remembered login, losing the encrypted keys.
   it('a damaged file is kept aside, never replaced, and the panel says where', { timeout: 60_000 }, async () => {

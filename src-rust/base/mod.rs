@@ -1,6 +1,7 @@
 //! The floor: the vocabulary every layer above shares and nothing here
 //! looks up. Coded errors, who is calling (sessions and their principal),
-//! the call log, typed tab state and the events pages send.
+//! the call log, typed tab state, the events pages send, and the types
+//! that wipe secrets when dropped.
 //!
 //! Layers, lowest first; a module imports only from layers below it:
 //!
@@ -16,4 +17,5 @@ pub mod call_log;
 pub mod caller;
 pub mod error;
 pub mod page_event;
+pub mod secret;
 pub mod tab;

@@ -6,7 +6,8 @@
 use clap::Parser;
 use nostr::{FromBech32, Keys, SecretKey};
 use serialport::SerialPort;
-use sovereign_browser::identity::nsigner::device::{Behaviour, Device};
+use sovereign_browser::identity::nsigner::device::{request_name, Behaviour, Device};
+use sovereign_browser::identity::nsigner::protocol::parse_request;
 use std::io::{BufRead, BufReader, Write};
 use std::sync::Arc;
 
@@ -32,17 +33,28 @@ struct Args {
     /// Serve one session on stdin/stdout (as a qrexec service does).
     #[arg(long)]
     stdio: bool,
-    /// Refuse every signature, encryption and decryption, as a person would.
+    /// Refuse every signature, encryption and decryption after the login
+    /// check, as a person would who logs in and then says no.
     #[arg(long)]
     reject: bool,
+    /// Refuse the host's login check, as a person would who declines the login.
+    #[arg(long)]
+    reject_login: bool,
     /// Behave as a locked device (only `info` answers).
     #[arg(long)]
     locked: bool,
-    /// Return signed events with a corrupted signature (to test hosts).
+    /// Return signed events with a corrupted signature, after the login
+    /// check (to test hosts).
     #[arg(long)]
     bad_signature: bool,
+    /// TEST ONLY: report this public key (npub or hex) as the key at index
+    /// 0 while signing with the key held there, as a fake device claiming
+    /// someone else's key would (to test that hosts refuse it).
+    #[arg(long, value_name = "PUBKEY")]
+    claim: Option<String>,
     /// Never answer requests of this method, as a device whose person
-    /// never confirms (or that hangs) would; repeat for more.
+    /// never confirms (or that hangs) would; repeat for more. The login
+    /// check is named login_check here.
     #[arg(long = "silent-on")]
     silent_on: Vec<String>,
 }
@@ -74,10 +86,17 @@ fn run(args: Args) -> Result<(), String> {
     if keys.is_empty() {
         keys.push(Keys::generate());
     }
+    let claim = args
+        .claim
+        .as_deref()
+        .map(|k| nostr::PublicKey::parse(k).map_err(|e| format!("bad --claim key: {e}")))
+        .transpose()?;
     let behaviour = Behaviour {
         reject: args.reject,
+        reject_login: args.reject_login,
         locked: args.locked,
         bad_signature: args.bad_signature,
+        claim,
     };
     let device = Arc::new(Session {
         device: Device::new(keys, behaviour),
@@ -186,7 +205,8 @@ impl std::io::Read for PtyReader {
 }
 
 /// One session: a request line in, a response line out. Each request's
-/// method goes to stderr, for tests that count what a host sends.
+/// method goes to stderr, for tests that count what a host sends (a
+/// login check as `login_check`).
 fn serve(device: &Session, reader: impl BufRead, writer: impl Write) {
     eprintln!("nsigner-emulator: session opened");
     serve_lines(device, reader, writer);
@@ -199,10 +219,13 @@ fn serve_lines(session: &Session, reader: impl BufRead, mut writer: impl Write) 
         if line.trim().is_empty() {
             continue;
         }
-        let method = serde_json::from_str::<serde_json::Value>(&line)
-            .ok()
-            .and_then(|v| v["method"].as_str().map(str::to_string))
-            .unwrap_or_default();
+        let method = match parse_request(&line) {
+            Ok(request) => request_name(&request).to_string(),
+            Err(_) => serde_json::from_str::<serde_json::Value>(&line)
+                .ok()
+                .and_then(|v| v["method"].as_str().map(str::to_string))
+                .unwrap_or_default(),
+        };
         eprintln!(
             "nsigner-emulator: request {method} ({} bytes)",
             line.len() + 1

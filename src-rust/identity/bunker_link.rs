@@ -12,7 +12,7 @@ use nostr::nips::nip44;
 use nostr::nips::nip46::{
     NostrConnectMessage, NostrConnectMethod, NostrConnectRequest, NostrConnectURI, ResponseResult,
 };
-use nostr::{EventBuilder, Filter, JsonUtil, Keys, Kind, PublicKey, RelayUrl};
+use nostr::{EventBuilder, Filter, JsonUtil, Keys, Kind, PublicKey, RelayUrl, Tag};
 use nostr_relay_pool::{
     RelayOptions, RelayPool, RelayPoolNotification, RelayStatus, SubscribeOptions,
 };
@@ -69,12 +69,13 @@ impl BunkerLink {
 
     /// `connect` with the URL's secret: the bunker answers "ack" or echoes it.
     pub async fn connect(&self, secret: Option<Zeroizing<String>>) -> Result<(), SignerError> {
-        let request = NostrConnectRequest::Connect {
+        // The secret moves (no copy) into the request, which wipes it when dropped.
+        let request = ConnectRequest(NostrConnectRequest::Connect {
             remote_signer_public_key: self.bunker,
-            secret: secret.as_deref().cloned(),
-        };
-        let answer = Zeroizing::new(self.exchange(&request).await?);
-        let echoed = secret.as_deref().is_some_and(|s| *s == *answer);
+            secret: secret.map(|mut s| std::mem::take(&mut *s)),
+        });
+        let answer = Zeroizing::new(self.exchange(&request.0).await?);
+        let echoed = request.secret().is_some_and(|s| *s == *answer);
         if answer.as_str() == "ack" || echoed {
             Ok(())
         } else {
@@ -113,14 +114,27 @@ impl BunkerLink {
     async fn exchange(&self, request: &NostrConnectRequest) -> Result<String, SignerError> {
         // Unguessable ids: the reply must name the request it answers.
         let id = crate::profile::random_hex(16);
-        let message = NostrConnectMessage::Request {
+        let mut message = NostrConnectMessage::Request {
             id: id.clone(),
             method: request.method(),
             params: request.params(),
         };
+        // What is sent may hold the bunker's secret (connect): the copies
+        // made to send it are wiped once it is encrypted.
+        let text = Zeroizing::new(message.as_json());
+        if let NostrConnectMessage::Request { params, .. } = &mut message {
+            params.iter_mut().for_each(zeroize::Zeroize::zeroize);
+        }
         let bad = |e: &dyn std::fmt::Display| SignerError::BadInput(e.to_string());
-        let event = EventBuilder::nostr_connect(&self.keys, self.bunker, message)
-            .map_err(|e| bad(&e))?
+        let content = nip44::encrypt(
+            self.keys.secret_key(),
+            &self.bunker,
+            text.as_bytes(),
+            nip44::Version::default(),
+        )
+        .map_err(|e| bad(&e))?;
+        let event = EventBuilder::new(Kind::NostrConnect, content)
+            .tag(Tag::public_key(self.bunker))
             .sign_with_keys(&self.keys)
             .map_err(|e| bad(&e))?;
         let mut replies = self.pool.notifications();
@@ -209,6 +223,31 @@ impl BunkerLink {
             "cannot reach the bunker through {}: {why}",
             self.relays
         ))
+    }
+}
+
+/// A `connect` request, whose copy of the secret is wiped when it is dropped
+/// (also when the login is cancelled while it waits).
+struct ConnectRequest(NostrConnectRequest);
+
+impl ConnectRequest {
+    fn secret(&self) -> Option<&String> {
+        match &self.0 {
+            NostrConnectRequest::Connect { secret, .. } => secret.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl Drop for ConnectRequest {
+    fn drop(&mut self) {
+        if let NostrConnectRequest::Connect {
+            secret: Some(secret),
+            ..
+        } = &mut self.0
+        {
+            zeroize::Zeroize::zeroize(secret);
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 mod bunker_link;
 pub mod local;
-
+pub mod login_check;
 pub mod nip46;
 pub mod nsigner;
 pub mod readonly;

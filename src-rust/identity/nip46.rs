@@ -65,9 +65,10 @@ impl AuthChallenge {
         self.notify.subscribe()
     }
 
-    /// The bunker asks the person to open `url` before it answers.
+    /// The bunker asks the person to open `url` before it answers. The
+    /// URL may carry a one-time token: the log says only that it came.
     pub(super) fn ask(&self, url: String) {
-        tracing::info!(%url, "the bunker asks for approval at its auth_url");
+        tracing::info!("the bunker asks for approval at an auth_url (login_status shows it)");
         *self.url.lock().unwrap_or_else(|e| e.into_inner()) = Some(url.clone());
         self.notify.send_replace(Some(url));
     }
@@ -84,15 +85,17 @@ pub struct Nip46Signer {
 }
 
 impl Nip46Signer {
-    /// Joins the relays, sends `connect` with the URL's secret and learns
-    /// the user's key with `get_public_key`; `timeout` bounds each request.
+    /// Joins the relays, sends `connect` with the URL's secret, learns the
+    /// user's key with `get_public_key` and has the bunker prove it holds
+    /// that key (the login check); `timeout` bounds each request.
     pub async fn connect(
-        uri: NostrConnectURI,
+        mut uri: NostrConnectURI,
         challenge: AuthChallenge,
         timeout: Duration,
     ) -> Result<Nip46Signer, SignerError> {
-        let secret = match &uri {
-            NostrConnectURI::Bunker { secret, .. } => secret.clone().map(Zeroizing::new),
+        // Moved out of the URI, not copied: it is wiped when dropped.
+        let secret = match &mut uri {
+            NostrConnectURI::Bunker { secret, .. } => secret.take().map(Zeroizing::new),
             _ => None,
         };
         let link = BunkerLink::open(&uri, challenge.clone(), timeout).await?;
@@ -102,12 +105,26 @@ impl Nip46Signer {
             ResponseResult::GetPublicKey(key) => key,
             other => return Err(unexpected("get_public_key", &other)),
         };
-        challenge.clear();
-        Ok(Nip46Signer {
+        let signer = Nip46Signer {
             link,
             public_key,
             challenge,
-        })
+        };
+        super::login_check::prove(public_key, |asked| signer.sign_unchecked(asked)).await?;
+        signer.challenge.clear();
+        Ok(signer)
+    }
+
+    /// The event the bunker returns for `unsigned`, not yet checked.
+    async fn sign_unchecked(&self, unsigned: UnsignedEvent) -> SignerResult<Event> {
+        let answer = self
+            .link
+            .request(NostrConnectRequest::SignEvent(unsigned))
+            .await?;
+        match answer {
+            ResponseResult::SignEvent(event) => Ok(*event),
+            other => Err(unexpected("sign_event", &other)),
+        }
     }
 
     /// One encryption request to the bunker; the answer's text.
@@ -156,13 +173,7 @@ impl Signer for Nip46Signer {
     fn sign_event(&self, unsigned: UnsignedEvent) -> BoxFuture<'_, SignerResult<Event>> {
         Box::pin(async move {
             let asked = id_of(&unsigned, self.public_key);
-            let answer = self
-                .link
-                .request(NostrConnectRequest::SignEvent(unsigned))
-                .await?;
-            let ResponseResult::SignEvent(event) = answer else {
-                return Err(unexpected("sign_event", &answer));
-            };
+            let event = self.sign_unchecked(unsigned).await?;
             // Never trust the remote side blindly: the event asked for,
             // by the user's key, with a signature that verifies.
             if event.pubkey != self.public_key || event.verify().is_err() {
@@ -175,7 +186,7 @@ impl Signer for Nip46Signer {
                     "the bunker signed a different event than the one asked for".into(),
                 ));
             }
-            Ok(*event)
+            Ok(event)
         })
     }
 

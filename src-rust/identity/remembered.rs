@@ -162,13 +162,28 @@ impl RememberedStore {
             .find(|r| r.npub == key || r.pubkey == key)
     }
 
-    /// Saves (replacing an entry with the same key and method).
+    /// Saves (replacing an entry with the same key and method): the
+    /// person's remember.
     pub fn save(&self, entry: Remembered) -> Result<(), String> {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut all = self.all();
         all.retain(|r| !(r.npub == entry.npub && r.method == entry.method));
         all.push(entry);
         self.write(&all)
+    }
+
+    /// Saves only when nothing is remembered for the entry's public key
+    /// (by any method): an agent's remember, which never replaces or
+    /// changes what is stored. False when something was.
+    pub fn save_new(&self, entry: Remembered) -> Result<bool, String> {
+        let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        let mut all = self.all();
+        if all.iter().any(|r| r.pubkey == entry.pubkey) {
+            return Ok(false);
+        }
+        all.push(entry);
+        self.write(&all)?;
+        Ok(true)
     }
 
     pub fn forget(&self, key: &str) -> Result<usize, String> {
@@ -269,6 +284,28 @@ mod tests {
         assert_eq!(mode & 0o777, 0o600);
         assert_eq!(store.forget(&entry.npub).unwrap(), 1);
         assert!(store.all().is_empty());
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_agents_save_never_replaces_what_is_remembered_for_that_key() {
+        let dir =
+            std::env::temp_dir().join(format!("sb-remember-{}", crate::profile::random_hex(4)));
+        std::fs::create_dir_all(&dir).unwrap();
+        let store = RememberedStore::new(dir.join("identities.json"));
+        let keys = Keys::generate();
+        let mut person = Remembered::new(Method::Nsigner, &keys.public_key());
+        person.device = Some("/run/person.sock".into());
+        assert!(
+            store.save_new(person.clone()).unwrap(),
+            "a new key is saved"
+        );
+        for method in [Method::Nsigner, Method::Readonly, Method::Nip46] {
+            let mut agent = Remembered::new(method, &keys.public_key());
+            agent.device = Some("/tmp/agent.sock".into());
+            assert!(!store.save_new(agent).unwrap());
+        }
+        assert_eq!(store.all(), vec![person], "the entry is untouched");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

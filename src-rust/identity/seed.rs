@@ -13,18 +13,27 @@ pub fn from_mnemonic(
     passphrase: Option<&str>,
     account: u32,
 ) -> Result<KeySigner, String> {
-    // One space between words, lower case: what BIP-39 expects.
-    let normalized = Zeroizing::new(
-        words
-            .split_whitespace()
-            .map(str::to_lowercase)
-            .collect::<Vec<_>>()
-            .join(" "),
-    );
+    // One space between words, lower case: what BIP-39 expects. Built in
+    // one buffer that never grows (so never leaves a copy behind when it
+    // moves) and is wiped; the English list is ASCII, so ASCII lower case
+    // loses nothing (a non-ASCII word is not in it either way).
+    let normalized = normalize(words);
     check_words(&normalized)?;
     let keys = Keys::from_mnemonic_with_account(normalized.as_str(), passphrase, Some(account))
         .map_err(|e| format!("cannot derive a key ({e})"))?;
     Ok(KeySigner::new(keys, Method::Seed))
+}
+
+/// The words, one space apart, in ASCII lower case.
+fn normalize(words: &str) -> Zeroizing<String> {
+    let mut normalized = Zeroizing::new(String::with_capacity(words.len()));
+    for word in words.split_whitespace() {
+        if !normalized.is_empty() {
+            normalized.push(' ');
+        }
+        normalized.extend(word.chars().map(|c| c.to_ascii_lowercase()));
+    }
+    normalized
 }
 
 fn check_words(normalized: &str) -> Result<(), String> {
@@ -100,6 +109,24 @@ mod tests {
         assert_eq!(a.public_key(), b.public_key());
         let c = from_mnemonic(WORDS_12, Some("extra words"), 0).unwrap();
         assert_ne!(c.public_key(), b.public_key());
+    }
+
+    #[test]
+    fn words_are_normalized_in_one_buffer_that_never_grows() {
+        let messy = "  Leader\tMONKEY   parrot\n";
+        let normalized = normalize(messy);
+        assert_eq!(normalized.as_str(), "leader monkey parrot");
+        assert_eq!(
+            normalized.capacity(),
+            messy.len(),
+            "allocated once, never moved"
+        );
+        let unicode = normalize("Édith ÉCOLE");
+        assert_eq!(
+            unicode.as_str(),
+            "Édith École",
+            "non-ASCII letters stay as they are"
+        );
     }
 
     #[test]

@@ -4,8 +4,10 @@
 use super::MAX_BODY;
 use crate::base::caller::Transport;
 use crate::base::error::ToolError;
+use crate::base::secret::Wiped;
 use crate::tools::app::App;
 use crate::tools::dispatch;
+use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
 use axum::response::Response;
@@ -48,7 +50,7 @@ pub async fn connection(app: Arc<App>, socket: WebSocket, transport: Transport) 
         };
         let Some(Ok(message)) = message else { break };
         let text = match message {
-            Message::Text(text) => text.to_string(),
+            Message::Text(text) => Bytes::from(text),
             Message::Binary(_) => {
                 let error = ToolError::invalid_params("send JSON text messages, not binary");
                 let _ = tx.send(error_reply(Value::Null, &error).to_string());
@@ -75,11 +77,15 @@ pub async fn connection(app: Arc<App>, socket: WebSocket, transport: Transport) 
 async fn handle(
     app: &Arc<App>,
     session: &Arc<crate::base::caller::Session>,
-    mut text: String,
+    message: Bytes,
 ) -> Value {
-    let parsed = parse_request(&text);
-    // Arguments may hold secrets (a login's nsec): wipe the raw message now.
-    zeroize::Zeroize::zeroize(&mut text);
+    // A text message is UTF-8 already: read where it is, with no copy.
+    let parsed = std::str::from_utf8(&message)
+        .map_err(|e| (Value::Null, ToolError::invalid_params(e.to_string())))
+        .and_then(parse_request);
+    // Arguments may hold secrets (a login's nsec): wipe the raw message now
+    // (the dispatch wipes the parsed arguments).
+    super::mcp::wipe(message);
     let request = match parsed {
         Ok(request) => request,
         Err((id, error)) => return error_reply(id, &error),
@@ -102,10 +108,12 @@ pub struct AgentRequest {
 /// Reads one message; a refusal carries the id when there was one.
 /// Pure, so it is fuzzed on its own.
 pub fn parse_request(text: &str) -> Result<AgentRequest, (Value, ToolError)> {
-    let mut request = serde_json::from_str::<Value>(text).map_err(|e| {
+    let request = serde_json::from_str::<Value>(text).map_err(|e| {
         let error = ToolError::invalid_params(format!("message is not JSON: {e}"));
         (Value::Null, error)
     })?;
+    // A refused message is wiped too (its params may hold a login's nsec).
+    let mut request = Wiped(request);
     let id = request.get("id").cloned().unwrap_or(Value::Null);
     let Some(tool) = request
         .get("tool")

@@ -2,6 +2,7 @@
 //! something to accept silently, or a rejection with its error code.
 //! Pure (bytes in, value out), so it is fuzzed on its own.
 
+use crate::base::secret::Wiped;
 use serde_json::Value;
 
 // JSON-RPC error codes.
@@ -47,7 +48,9 @@ impl Rejection {
 pub fn classify(body: &[u8]) -> Result<Incoming, Rejection> {
     let message = serde_json::from_slice::<Value>(body)
         .map_err(|e| Rejection::new(Value::Null, PARSE_ERROR, format!("parse error: {e}")))?;
-    let Value::Object(mut obj) = message else {
+    // A refused message is wiped too (its params may hold a login's nsec).
+    let mut message = Wiped(message);
+    let Value::Object(obj) = &mut *message else {
         let why = if message.is_array() {
             "batch requests are not supported"
         } else {

@@ -5,6 +5,7 @@ use super::app::App;
 use super::{schema, ToolOutput};
 use crate::base::caller::Session;
 use crate::base::error::ToolError;
+use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
@@ -74,6 +75,10 @@ pub struct ToolDef {
     pub hidden: bool,
     /// The person's own action: refused to agents, on every transport.
     pub person_only: bool,
+    /// Changes the identity (login, logout, switch): while the person has
+    /// paused the agents or handles a request for one, agents get PAUSED
+    /// (the person's own calls go through), though it works before login.
+    pub changes_identity: bool,
     /// Offered (listed and callable) only while this holds; not in the
     /// public catalogue.
     pub shown_when: Option<fn(&App) -> bool>,
@@ -135,14 +140,16 @@ where
             description,
             hints,
             |params| {
-                let (_, params) = take_tab(params)?;
-                parse_params::<P>(params).map(drop)
+                let mut params = Wiped(params);
+                take_tab(&mut params)?;
+                parse_params::<P>(std::mem::take(&mut *params)).map(drop)
             },
             Box::new(move |ctx, params| {
                 let handler = handler.clone();
                 Box::pin(async move {
-                    let (handle, params) = take_tab(params)?;
-                    let params: P = parse_params(params)?;
+                    let mut params = Wiped(params);
+                    let handle = take_tab(&mut params)?;
+                    let params: P = parse_params(std::mem::take(&mut *params))?;
                     let tab = ctx.tab_for(handle).await?;
                     ctx.acted_on(tab);
                     // The person works in a tab an agent handed them; the
@@ -170,6 +177,7 @@ fn declare<P: schemars::JsonSchema>(
         gated: true,
         hidden: false,
         person_only: false,
+        changes_identity: false,
         shown_when: None,
         parse,
         on_tab: false,
@@ -178,9 +186,9 @@ fn declare<P: schemars::JsonSchema>(
 }
 
 /// Takes the `tab` argument (a tab id) out of a tab tool's arguments.
-fn take_tab(mut params: Value) -> Result<(Option<TabId>, Value), ToolError> {
+fn take_tab(params: &mut Value) -> Result<Option<TabId>, ToolError> {
     let Some(map) = params.as_object_mut() else {
-        return Ok((None, params));
+        return Ok(None);
     };
     let handle = match map.remove(TAB_PARAM) {
         None | Some(Value::Null) => None,
@@ -191,7 +199,7 @@ fn take_tab(mut params: Value) -> Result<(Option<TabId>, Value), ToolError> {
             )
         })?),
     };
-    Ok((handle, params))
+    Ok(handle)
 }
 
 /// The argument naming the tab a tab tool acts on.
@@ -208,6 +216,13 @@ impl ToolDef {
     pub fn person_only(mut self) -> Self {
         self.hidden = true;
         self.person_only = true;
+        self
+    }
+
+    /// Changes the identity: the person's while they hold the browser
+    /// (paused agents, or a request for the person waiting).
+    pub fn changes_identity(mut self) -> Self {
+        self.changes_identity = true;
         self
     }
 
@@ -243,19 +258,22 @@ impl ToolDef {
     }
 }
 
+/// Reads a tool's arguments. They may hold secrets (a login's nsec): what
+/// is read is a copy, and the arguments are wiped afterwards, also when
+/// reading fails partway (secret fields wipe themselves, see
+/// [`crate::base::secret`]).
 pub(super) fn parse_params<P: DeserializeOwned>(params: Value) -> Result<P, ToolError> {
-    let params = match params {
-        Value::Null => Value::Object(Default::default()),
-        Value::Object(map) => Value::Object(map),
-        other => {
-            return Err(ToolError::invalid_params(format!(
-                "arguments must be a JSON object, got {}",
-                json_type(&other)
-            )))
-        }
-    };
+    let params = Wiped(params);
+    if !matches!(*params, Value::Null | Value::Object(_)) {
+        return Err(ToolError::invalid_params(format!(
+            "arguments must be a JSON object, got {}",
+            json_type(&params)
+        )));
+    }
+    let empty = Value::Object(Default::default());
+    let read = if params.is_null() { &empty } else { &*params };
     // Name the parameter that is wrong: "transport: unknown variant ...".
-    serde_path_to_error::deserialize(params).map_err(|e| {
+    serde_path_to_error::deserialize(read).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
         match path.as_str() {

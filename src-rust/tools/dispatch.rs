@@ -9,6 +9,7 @@ use super::ToolResult;
 use crate::base::call_log::RequestRange;
 use crate::base::caller::{Principal, Session};
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -174,6 +175,9 @@ impl Drop for Unfinished<'_> {
 }
 
 async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
+    // Arguments may hold secrets: wiped if the call is refused before its
+    // handler (which reads and wipes them itself) takes them.
+    let mut params = Wiped(params);
     let app = &ctx.app;
     let session = &ctx.session;
     let def = app
@@ -206,8 +210,12 @@ async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
             "a person has taken over the browser and paused the agents; nothing reaches the pages until they resume. Wait and try again later.",
         ));
     }
+    if def.changes_identity && session.transport.principal() != Principal::Person {
+        held_by_person(app)?;
+    }
     reject_nul(&params)?;
     let limit = call_limit(&params);
+    let params = std::mem::take(&mut *params);
     let result = tokio::time::timeout(limit, (def.handler)(ctx.clone(), params))
         .await
         .unwrap_or_else(|_| Err(timed_out(name, limit)));
@@ -222,6 +230,24 @@ async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
         }
     }
     result
+}
+
+/// PAUSED while the person holds the browser (paused agents, or a request
+/// for the person waiting): the identity is theirs to change then.
+fn held_by_person(app: &App) -> Result<(), ToolError> {
+    if app.paused.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err(ToolError::new(
+            ErrorCode::Paused,
+            "a person has taken over the browser and paused the agents; logging in, logging out and switching identity are theirs until they resume. Wait and try again later.",
+        ));
+    }
+    if let Some(ask) = app.asks.list().into_iter().next() {
+        return Err(ToolError::new(
+            ErrorCode::Paused,
+            format!("the person is handling a tab for an agent (\"{}\"); logging in, logging out and switching identity wait until they finish. Wait and try again later.", ask.message),
+        ));
+    }
+    Ok(())
 }
 
 fn timed_out(name: &str, limit: Duration) -> ToolError {
@@ -288,6 +314,81 @@ mod tests {
             .unwrap_err();
         assert_eq!(error.code, ErrorCode::Paused);
         assert!(fake.sent().is_empty(), "{:?}", fake.sent());
+    }
+
+    // Regression: login, logout and switch_identity were ungated, so an
+    // agent changed the identity while the person had paused the agents
+    // or worked in a tab an agent handed them.
+    #[tokio::test(start_paused = true)]
+    async fn the_identity_is_the_persons_while_they_hold_the_browser() {
+        let (app, _fake, agent) = logged_in();
+        let person = app.sessions.create(crate::base::caller::Transport::Panel);
+        let before = app.identity.status().await;
+        let calls = [
+            ("logout", json!({})),
+            (
+                "login",
+                json!({"method": "readonly", "npub": "npub16sdj9zv4f8sl85e45vgq9n7nsgt5qphpvmf7vk8r5hhvmdjxx4es8rq74h"}),
+            ),
+            (
+                "switch_identity",
+                json!({"method": "readonly", "npub": "npub16sdj9zv4f8sl85e45vgq9n7nsgt5qphpvmf7vk8r5hhvmdjxx4es8rq74h"}),
+            ),
+        ];
+        let batch = json!({"commands": [{"tool": "logout"}]});
+        app.paused.store(true, std::sync::atomic::Ordering::SeqCst);
+        for (name, params) in calls.clone() {
+            let error = dispatch(&app, &agent, name, params).await.unwrap_err();
+            assert_eq!(error.code, ErrorCode::Paused, "{name}: {error}");
+        }
+        let carried = value(
+            dispatch(&app, &agent, "batch", batch.clone())
+                .await
+                .unwrap(),
+        );
+        assert_eq!(
+            carried["results"][0]["error"]["code"], "PAUSED",
+            "{carried}"
+        );
+        assert_eq!(
+            app.identity.status().await,
+            before,
+            "unchanged while paused"
+        );
+        app.paused.store(false, std::sync::atomic::Ordering::SeqCst);
+
+        let (id, _answer) = app
+            .asks
+            .start(
+                1,
+                "Enter the code",
+                ("asker", "s1"),
+                Duration::from_secs(60),
+            )
+            .unwrap();
+        for (name, params) in calls.clone() {
+            let error = dispatch(&app, &agent, name, params).await.unwrap_err();
+            assert_eq!(error.code, ErrorCode::Paused, "{name}: {error}");
+            assert!(error.message.contains("Enter the code"), "{error}");
+        }
+        assert_eq!(
+            app.identity.status().await,
+            before,
+            "unchanged during an ask"
+        );
+        // The person's own calls go through.
+        let out = value(dispatch(&app, &person, "logout", json!({})).await.unwrap());
+        assert_eq!(out["logged_in"], false);
+        app.asks.end(1, id);
+        let back = value(
+            dispatch(&app, &agent, "switch_identity", calls[2].1.clone())
+                .await
+                .unwrap(),
+        );
+        assert_eq!(
+            back["method"], "readonly",
+            "once the person is done, agents may again"
+        );
     }
 
     #[tokio::test(start_paused = true)]

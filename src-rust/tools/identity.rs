@@ -1,4 +1,6 @@
-//! login_status, login, logout, switch_identity: the identity gate.
+//! login_status, login, logout, switch_identity: the identity gate. The
+//! three that change the identity are the person's while the person holds
+//! the browser (see `dispatch`).
 
 use super::login::{login, LoginParams};
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
@@ -22,10 +24,12 @@ pub fn tools() -> Vec<ToolDef> {
             "Log in with a Nostr identity (browser tools refuse until then): local nsec or privkey_hex; seed mnemonic; readonly npub or pubkey_hex; nip46 bunker_url; nsigner transport and device; or remembered.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
-                Ok(ToolOutput::json(login(&ctx.app, p, false).await?))
+                let by = ctx.session.transport.principal();
+                Ok(ToolOutput::json(login(&ctx.app, p, false, by).await?))
             },
         )
-        .ungated(),
+        .ungated()
+        .changes_identity(),
         tool(
             "logout",
             "Log out; browser tools stop until the next login.",
@@ -35,16 +39,19 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(ctx.app.identity.status().await))
             },
         )
-        .ungated(),
+        .ungated()
+        .changes_identity(),
         tool(
             "switch_identity",
             "Switch identity, with login's parameters; a failed login leaves you logged out.",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
-                Ok(ToolOutput::json(login(&ctx.app, p, true).await?))
+                let by = ctx.session.transport.principal();
+                Ok(ToolOutput::json(login(&ctx.app, p, true, by).await?))
             },
         )
-        .ungated(),
+        .ungated()
+        .changes_identity(),
         tool(
             "identity_list",
             "Identities remembered in this profile (public parts only).",

@@ -1,7 +1,9 @@
 //! Logging in: from the login tool's parameters, or from a remembered
 //! identity, to a signer; optionally remembering it for next time.
 
+use crate::base::caller::Principal;
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::secret::SecretString;
 use crate::identity::local::KeySigner;
 use crate::identity::nip46::{self, Nip46Signer};
 use crate::identity::nsigner::transport::{self, Endpoint};
@@ -14,7 +16,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use zeroize::Zeroize;
 
 // How the browser reaches a hardware signer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -26,28 +27,30 @@ pub enum Transport {
     Qrexec,
 }
 
+/// The login tool's arguments. The secrets among them wipe themselves when
+/// dropped (also when reading the arguments fails partway).
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginParams {
     #[schemars(extend("description" = ""))]
     pub method: Method,
     #[serde(default)]
-    pub nsec: Option<String>,
+    pub nsec: Option<SecretString>,
     #[serde(default)]
-    pub privkey_hex: Option<String>,
+    pub privkey_hex: Option<SecretString>,
     #[serde(default)]
-    pub mnemonic: Option<String>,
+    pub mnemonic: Option<SecretString>,
     #[serde(default)]
     #[schemars(extend("default" = 0))]
     pub account: Option<u32>,
     #[serde(default)]
-    pub passphrase: Option<String>,
+    pub passphrase: Option<SecretString>,
     #[serde(default)]
     pub npub: Option<String>,
     #[serde(default)]
     pub pubkey_hex: Option<String>,
     #[serde(default)]
-    pub bunker_url: Option<String>,
+    pub bunker_url: Option<SecretString>,
     #[serde(default)]
     pub transport: Option<Transport>,
     /// Serial device, socket path, host:port or qube.
@@ -64,7 +67,7 @@ pub struct LoginParams {
     pub remember: Option<bool>,
     /// Encrypts (remember) or unlocks (remembered) a key.
     #[serde(default)]
-    pub password: Option<String>,
+    pub password: Option<SecretString>,
     /// npub of a remembered identity.
     #[serde(default)]
     pub remembered: Option<String>,
@@ -91,17 +94,6 @@ impl LoginParams {
             password: None,
             remembered: None,
         }
-    }
-}
-
-impl Drop for LoginParams {
-    fn drop(&mut self) {
-        self.nsec.zeroize();
-        self.privkey_hex.zeroize();
-        self.mnemonic.zeroize();
-        self.passphrase.zeroize();
-        self.bunker_url.zeroize();
-        self.password.zeroize();
     }
 }
 
@@ -179,11 +171,13 @@ fn bad(field: &str, why: impl std::fmt::Display) -> ToolError {
 }
 
 /// Logs in (switching: after releasing the current signer, so a failure
-/// leaves the browser logged out, never half-switched).
+/// leaves the browser logged out, never half-switched). `by` decides what
+/// a remember may do (see [`remember_entry`]).
 pub async fn login(
     app: &Arc<App>,
     mut p: LoginParams,
     switching: bool,
+    by: Principal,
 ) -> Result<Value, ToolError> {
     p.check_unambiguous()?;
     if switching {
@@ -219,19 +213,35 @@ pub async fn login(
             let entry = remember.then(|| nsigner_entry(&p, &signer));
             (Arc::new(signer), entry)
         }
-        Method::Nip46 => match nip46_signer(app, &p, remember).await? {
+        Method::Nip46 => match nip46_signer(app, &p, remember, by).await? {
             Nip46Outcome::Ready(signer, entry) => (signer, entry),
             Nip46Outcome::AwaitingApproval(answer) => return Ok(answer),
         },
     };
     let mut status = describe(signer.as_ref());
     if let Some(entry) = entry {
-        app.remembered.save(entry).map_err(ToolError::internal)?;
-        status["remembered"] = true.into();
+        let saved = remember_entry(app, by, entry).map_err(ToolError::internal)?;
+        status["remembered"] = saved.into();
+        if !saved {
+            status["not_remembered"] = NOT_REPLACED.into();
+        }
     }
     app.identity.set(Some(signer));
     tracing::info!(method = method.as_str(), "identity logged in");
     Ok(status)
+}
+
+/// Why an agent's remember saved nothing.
+const NOT_REPLACED: &str = "an identity with this public key is remembered already; only the person replaces or changes it, in the control panel";
+
+/// Stores a remembered identity: the person's replaces what was stored for
+/// that key and method; an agent's never replaces or changes anything
+/// stored for that key, by any method. Whether it was saved.
+fn remember_entry(app: &App, by: Principal, entry: Remembered) -> Result<bool, String> {
+    match by {
+        Principal::Person => app.remembered.save(entry).map(|()| true),
+        Principal::Agent => app.remembered.save_new(entry),
+    }
 }
 
 /// The parameters a remembered identity stands for (and the password given now).
@@ -267,10 +277,10 @@ async fn from_remembered(
                 .as_deref()
                 .ok_or_else(|| bad("password", "required to unlock the remembered key"))?;
             let secret = unlock(app, &entry.npub, ncryptsec, password).await?;
-            p.privkey_hex = Some(secret.to_secret_hex());
+            p.privkey_hex = Some(secret.to_secret_hex().into());
         }
         Method::Readonly => p.npub = Some(entry.npub.clone()),
-        Method::Nip46 => p.bunker_url = entry.bunker_url.clone(),
+        Method::Nip46 => p.bunker_url = entry.bunker_url.clone().map(SecretString::from),
         Method::Nsigner => {
             p.transport = entry
                 .transport
@@ -416,6 +426,7 @@ async fn nsigner_signer(p: &LoginParams) -> Result<NsignerSigner, ToolError> {
         .await
         .map_err(|e| match e {
             ConnectError::NoSuchKey(why) => bad("index", why),
+            ConnectError::NotASerialLine(why) => bad("device", why),
             ConnectError::Rejected(why) => ToolError::new(ErrorCode::SignerRejected, why),
             ConnectError::Unreachable(why) => ToolError::new(ErrorCode::SignerUnavailable, why),
         })
@@ -434,6 +445,7 @@ async fn nip46_signer(
     app: &Arc<App>,
     p: &LoginParams,
     remember: bool,
+    by: Principal,
 ) -> Result<Nip46Outcome, ToolError> {
     let url = p
         .bunker_url
@@ -486,7 +498,7 @@ async fn nip46_signer(
                 if app.identity.finish_pending(generation, Some(Arc::new(signer))) {
                     tracing::info!("NIP-46 login finished after approval");
                     if let Some(entry) = entry {
-                        let _ = app.remembered.save(entry);
+                        let _ = remember_entry(&app, by, entry);
                     }
                 }
             });

@@ -13,7 +13,7 @@ pub mod devices;
 pub mod dialogs;
 mod dispatch;
 #[cfg(test)]
-mod fake_browser;
+pub(crate) mod fake_browser;
 pub mod files;
 pub mod find;
 pub mod forms;

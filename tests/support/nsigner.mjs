@@ -8,10 +8,15 @@ import { TEST_NSEC } from './mcp.mjs';
 export const EMULATOR = process.env.NSIGNER_EMULATOR
   ?? path.join(path.dirname(process.env.SOVEREIGN_BIN ?? path.join(REPO_ROOT, 'target/debug/sovereign-browser')), 'nsigner-emulator');
 
-/** Starts the emulator; resolves { where, keys, log(), stop() }. */
-export function startEmulator(args) {
+/**
+ * Starts the emulator; resolves { where, keys, log(), stop() }. It holds the
+ * test key at index 0 and a fresh one at 1; with `holdTestKey: false`, two
+ * fresh keys (the test key is then not on the device at all).
+ */
+export function startEmulator(args, { holdTestKey = true } = {}) {
+  const held = holdTestKey ? ['--key', TEST_NSEC, '--generate', '1'] : ['--generate', '2'];
   return new Promise((resolve, reject) => {
-    const proc = spawn(EMULATOR, ['--key', TEST_NSEC, '--generate', '1', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const proc = spawn(EMULATOR, [...held, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let log = '';
     proc.stderr.setEncoding('utf8');

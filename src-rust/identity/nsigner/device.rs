@@ -1,6 +1,11 @@
 //! An emulated nsigner device: holds keys and answers the line protocol the
 //! way a hardware signer would, including refusing, being locked, or (to
-//! test hosts) returning a bad signature. Used by `nsigner-emulator`.
+//! test hosts) returning a bad signature or claiming a key it does not
+//! hold. Used by `nsigner-emulator`.
+//!
+//! The emulated person confirms the host's login check (a `sign_event` of
+//! the login check kind, see `identity::login_check`) unless told to
+//! refuse it; `reject` and `bad_signature` concern the requests after it.
 
 use super::protocol::{method, DeviceErrorCode, Request, Response};
 use nostr::nips::{nip04, nip44};
@@ -10,12 +15,39 @@ use serde_json::{json, Value};
 /// How the emulated person and device behave.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Behaviour {
-    /// The person refuses every signature, encryption and decryption.
+    /// The person refuses every signature, encryption and decryption
+    /// after the login check.
     pub reject: bool,
+    /// The person refuses the login check.
+    pub reject_login: bool,
     /// The device is locked: only `info` works.
     pub locked: bool,
-    /// Signed events come back with a corrupted signature.
+    /// Signed events after the login check come back with a corrupted
+    /// signature.
     pub bad_signature: bool,
+    /// Test only: the device reports this public key as its key at index 0
+    /// while it signs with the key it holds there, as a fake device that
+    /// claims someone else's key does.
+    pub claim: Option<PublicKey>,
+}
+
+/// What a request asks, as the emulator names it: its method, or
+/// `login_check` for a `sign_event` of the host's login check.
+pub fn request_name(request: &Request) -> &str {
+    match request.method == method::SIGN_EVENT && is_login_check(&request.params) {
+        true => LOGIN_CHECK,
+        false => &request.method,
+    }
+}
+
+/// The name [`request_name`] gives a login check.
+pub const LOGIN_CHECK: &str = "login_check";
+
+fn is_login_check(params: &Value) -> bool {
+    let event = &params["event"];
+    let kind = event["kind"].as_u64().and_then(|k| u16::try_from(k).ok());
+    let content = event["content"].as_str().unwrap_or_default();
+    kind.is_some_and(|kind| crate::identity::login_check::is_login_check(kind, content))
 }
 
 pub struct Device {
@@ -30,6 +62,14 @@ impl Device {
 
     pub fn public_keys(&self) -> Vec<PublicKey> {
         self.keys.iter().map(Keys::public_key).collect()
+    }
+
+    /// The key the device says it has at `index` (the claimed one, when it lies).
+    fn reported(&self, index: usize, keys: &Keys) -> PublicKey {
+        match self.behaviour.claim {
+            Some(claimed) if index == 0 => claimed,
+            _ => keys.public_key(),
+        }
     }
 
     /// Answers one request line (or a malformed one).
@@ -65,11 +105,14 @@ impl Device {
                     .keys
                     .iter()
                     .enumerate()
-                    .map(|(i, k)| json!({"index": i, "pubkey": k.public_key().to_hex()}))
+                    .map(|(i, k)| json!({"index": i, "pubkey": self.reported(i, k).to_hex()}))
                     .collect();
                 Ok(json!({ "keys": keys }))
             }
-            method::GET_PUBLIC_KEY => Ok(json!({"pubkey": self.key(p)?.public_key().to_hex()})),
+            method::GET_PUBLIC_KEY => {
+                let (index, keys) = self.key(p)?;
+                Ok(json!({"pubkey": self.reported(index, keys).to_hex()}))
+            }
             method::SIGN_EVENT => self.sign(p),
             method::NIP04_ENCRYPT
             | method::NIP04_DECRYPT
@@ -82,18 +125,19 @@ impl Device {
         }
     }
 
-    fn key(&self, p: &Value) -> Result<&Keys, (DeviceErrorCode, String)> {
+    fn key(&self, p: &Value) -> Result<(usize, &Keys), (DeviceErrorCode, String)> {
         let index = p.get("index").and_then(Value::as_u64).unwrap_or(0) as usize;
-        self.keys.get(index).ok_or_else(|| {
+        let keys = self.keys.get(index).ok_or_else(|| {
             (
                 DeviceErrorCode::NoSuchKey,
                 format!("no key at index {index} ({} keys)", self.keys.len()),
             )
-        })
+        })?;
+        Ok((index, keys))
     }
 
-    fn confirm(&self, what: &str) -> Result<(), (DeviceErrorCode, String)> {
-        match self.behaviour.reject {
+    fn confirm(&self, what: &str, refused: bool) -> Result<(), (DeviceErrorCode, String)> {
+        match refused {
             true => Err((
                 DeviceErrorCode::Rejected,
                 format!("the person refused to {what}"),
@@ -103,15 +147,23 @@ impl Device {
     }
 
     fn sign(&self, p: &Value) -> Result<Value, (DeviceErrorCode, String)> {
-        let keys = self.key(p)?;
-        let unsigned = unsigned_event(&p["event"], keys.public_key())?;
-        self.confirm("sign")?;
+        let (index, keys) = self.key(p)?;
+        let login_check = is_login_check(p);
+        // A device that claims another key signs with its own all the same.
+        let reported = self.reported(index, keys);
+        let mut unsigned = unsigned_event(&p["event"], reported)?;
+        unsigned.pubkey = keys.public_key();
+        unsigned.id = None;
+        match login_check {
+            true => self.confirm("log in", self.behaviour.reject_login)?,
+            false => self.confirm("sign", self.behaviour.reject)?,
+        }
         let event = unsigned
             .sign_with_keys(keys)
             .map_err(|e| (DeviceErrorCode::Internal, e.to_string()))?;
         let mut event =
             serde_json::to_value(&event).map_err(|e| (DeviceErrorCode::Internal, e.to_string()))?;
-        if self.behaviour.bad_signature {
+        if self.behaviour.bad_signature && !login_check {
             // Flip the first hex digit of the signature.
             if let Some(sig) = event["sig"].as_str() {
                 let flipped = format!(
@@ -126,7 +178,7 @@ impl Device {
     }
 
     fn crypt(&self, which: &str, p: &Value) -> Result<Value, (DeviceErrorCode, String)> {
-        let keys = self.key(p)?;
+        let (_, keys) = self.key(p)?;
         let bad = |e: String| (DeviceErrorCode::BadRequest, e);
         let peer = p["peer"]
             .as_str()
@@ -138,7 +190,7 @@ impl Device {
                 .map(str::to_string)
                 .ok_or_else(|| bad(format!("{field} is required")))
         };
-        self.confirm("use this key")?;
+        self.confirm("use this key", self.behaviour.reject)?;
         let secret = keys.secret_key();
         let out = match which {
             method::NIP04_ENCRYPT => {
@@ -274,6 +326,77 @@ mod tests {
         assert!(
             event.verify().is_err(),
             "the corrupted signature must not verify"
+        );
+    }
+
+    fn check_template(claimed: PublicKey) -> Value {
+        let asked = crate::identity::login_check::challenge(claimed);
+        json!({"pubkey": claimed.to_hex(), "created_at": asked.created_at.as_secs(), "kind": asked.kind.as_u16(), "tags": [], "content": asked.content})
+    }
+
+    #[test]
+    fn the_login_check_is_its_own_request_and_a_claimed_key_is_never_held() {
+        let keys = Keys::generate();
+        let sign = |device: &Device, event: Value| {
+            device.answer(&Request::new(
+                1,
+                method::SIGN_EVENT,
+                json!({"index": 0, "event": event}),
+            ))
+        };
+        // A person who refuses signatures still confirms the login check.
+        let refusing = Device::new(
+            vec![keys.clone()],
+            Behaviour {
+                reject: true,
+                bad_signature: true,
+                ..Default::default()
+            },
+        );
+        let check = Request::new(
+            1,
+            method::SIGN_EVENT,
+            json!({"index": 0, "event": check_template(keys.public_key())}),
+        );
+        assert_eq!(request_name(&check), LOGIN_CHECK);
+        let signed = sign(&refusing, check_template(keys.public_key()));
+        let event: nostr::Event =
+            serde_json::from_value(signed.into_result().unwrap()["event"].clone()).unwrap();
+        assert!(event.verify().is_ok(), "the login check is signed honestly");
+        let note = Request::new(2, method::SIGN_EVENT, json!({"event": template(&keys)}));
+        assert_eq!(request_name(&note), method::SIGN_EVENT);
+        let declining = Device::new(
+            vec![keys.clone()],
+            Behaviour {
+                reject_login: true,
+                ..Default::default()
+            },
+        );
+        let r = sign(&declining, check_template(keys.public_key()));
+        assert_eq!(r.error.unwrap().code, DeviceErrorCode::Rejected);
+
+        // A device claiming the person's key reports it, and signs with its own.
+        let person = Keys::generate().public_key();
+        let liar = Device::new(
+            vec![keys.clone()],
+            Behaviour {
+                claim: Some(person),
+                ..Default::default()
+            },
+        );
+        let reported = liar.answer(&Request::new(
+            3,
+            method::GET_PUBLIC_KEY,
+            json!({"index": 0}),
+        ));
+        assert_eq!(reported.into_result().unwrap()["pubkey"], person.to_hex());
+        let signed = sign(&liar, check_template(person));
+        let event: nostr::Event =
+            serde_json::from_value(signed.into_result().unwrap()["event"].clone()).unwrap();
+        assert_eq!(
+            event.pubkey,
+            keys.public_key(),
+            "it cannot sign as the person"
         );
     }
 }

@@ -1,10 +1,13 @@
 //! `nsigner`: a signing device reached over serial, a Unix socket, TCP or
 //! Qubes qrexec, speaking our line protocol (docs/nsigner-protocol.md).
-//! The host never trusts the device: every signed event is checked.
+//! The host never trusts the device: it logs in only once the device has
+//! signed the login check with the key it reports, and every signed event
+//! is checked.
 
 pub mod device;
 pub mod link;
 pub mod protocol;
+mod serial_line;
 pub mod transport;
 
 use super::{Method, Signer, SignerError, SignerResult};
@@ -19,6 +22,9 @@ use transport::{Connection, Endpoint};
 /// Quick questions (info, keys) and ones a person must confirm on the device.
 const QUICK: Duration = Duration::from_secs(10);
 const CONFIRM: Duration = Duration::from_secs(120);
+/// The login check, which a person may have to confirm on the device
+/// (inside the login tool's own 30 s).
+const LOGIN_CHECK: Duration = Duration::from_secs(20);
 /// The health check (`info`) is sent only after this much silence.
 pub const HEALTH_CHECK_AFTER: Duration = Duration::from_secs(10);
 const HEALTH_CHECK_LIMIT: Duration = Duration::from_secs(3);
@@ -36,17 +42,23 @@ pub struct NsignerSigner {
 /// Why a login to a device failed.
 #[derive(Debug)]
 pub enum ConnectError {
+    /// The serial device is not a serial line that may be opened.
+    NotASerialLine(String),
     Unreachable(String),
     NoSuchKey(String),
     Rejected(String),
 }
 
 impl NsignerSigner {
-    /// Opens the link, checks the protocol and learns the key at `index`.
+    /// Opens the link, checks the protocol, learns the key at `index`, and
+    /// has the device prove it holds that key (the login check).
     pub async fn connect(endpoint: Endpoint, index: u32) -> Result<NsignerSigner, ConnectError> {
         let where_ = endpoint.to_string();
-        let mut connection = transport::open(&endpoint).await.map_err(|e| {
-            ConnectError::Unreachable(format!("cannot reach the signer at {where_}: {e}"))
+        let mut connection = transport::open(&endpoint).await.map_err(|e| match e {
+            transport::OpenError::NotASerialLine(why) => ConnectError::NotASerialLine(why),
+            transport::OpenError::Failed(e) => {
+                ConnectError::Unreachable(format!("cannot reach the signer at {where_}: {e}"))
+            }
         })?;
         let info = match connection
             .link
@@ -93,13 +105,54 @@ impl NsignerSigner {
                 ))
             })?;
         let Connection { link, guard } = connection;
-        Ok(NsignerSigner {
+        let signer = NsignerSigner {
             link,
             guard: std::sync::Mutex::new(Some(guard)),
             endpoint,
             index,
             public_key,
-        })
+        };
+        let device = &signer;
+        let proven = super::login_check::prove(public_key, |asked| async move {
+            device.sign_unchecked(&asked, LOGIN_CHECK).await
+        });
+        if let Err(e) = proven.await {
+            // Nothing stays open of a device that did not prove its key.
+            signer.end("the login check failed");
+            return Err(match e {
+                SignerError::Rejected(why) => ConnectError::Rejected(why),
+                SignerError::Unavailable(why) | SignerError::BadInput(why) => {
+                    ConnectError::Unreachable(why)
+                }
+            });
+        }
+        Ok(signer)
+    }
+
+    /// Has the device sign `unsigned`, waiting at most `limit`, and checks
+    /// what comes back.
+    async fn sign(&self, unsigned: UnsignedEvent, limit: Duration) -> SignerResult<Event> {
+        let event = self.sign_unchecked(&unsigned, limit).await?;
+        self.verify(&unsigned, event)
+    }
+
+    /// The event the device returns for `unsigned`, not yet checked.
+    async fn sign_unchecked(
+        &self,
+        unsigned: &UnsignedEvent,
+        limit: Duration,
+    ) -> SignerResult<Event> {
+        let template = json!({
+            "pubkey": unsigned.pubkey.to_hex(),
+            "created_at": unsigned.created_at.as_secs(),
+            "kind": unsigned.kind.as_u16(),
+            "tags": unsigned.tags,
+            "content": unsigned.content,
+        });
+        let mut reply = self
+            .ask(method::SIGN_EVENT, json!({"event": template}), limit)
+            .await?;
+        serde_json::from_value(reply["event"].take()).map_err(|_| invalid_signature())
     }
 
     async fn ask(&self, method: &str, mut params: Value, limit: Duration) -> SignerResult<Value> {
@@ -123,19 +176,21 @@ impl NsignerSigner {
 
     /// Checks a signed event against what was asked: same key, same
     /// content, valid id and signature.
-    fn verify(&self, asked: &UnsignedEvent, reply: &Value) -> SignerResult<Event> {
-        let invalid = || SignerError::Rejected("the device returned an invalid signature".into());
-        let event: Event = serde_json::from_value(reply["event"].clone()).map_err(|_| invalid())?;
+    fn verify(&self, asked: &UnsignedEvent, event: Event) -> SignerResult<Event> {
         let same = event.pubkey == self.public_key
             && event.kind == asked.kind
             && event.content == asked.content
             && event.created_at == asked.created_at
             && event.tags == asked.tags;
         if !same || event.verify().is_err() {
-            return Err(invalid());
+            return Err(invalid_signature());
         }
         Ok(event)
     }
+}
+
+fn invalid_signature() -> SignerError {
+    SignerError::Rejected("the device returned an invalid signature".into())
 }
 
 /// The link failed while logging in: say why, as precisely as we can.
@@ -160,19 +215,7 @@ impl Signer for NsignerSigner {
     }
 
     fn sign_event(&self, unsigned: UnsignedEvent) -> BoxFuture<'_, SignerResult<Event>> {
-        Box::pin(async move {
-            let template = json!({
-                "pubkey": unsigned.pubkey.to_hex(),
-                "created_at": unsigned.created_at.as_secs(),
-                "kind": unsigned.kind.as_u16(),
-                "tags": unsigned.tags,
-                "content": unsigned.content,
-            });
-            let reply = self
-                .ask(method::SIGN_EVENT, json!({"event": template}), CONFIRM)
-                .await?;
-            self.verify(&unsigned, &reply)
-        })
+        Box::pin(self.sign(unsigned, CONFIRM))
     }
 
     fn nip04_encrypt(

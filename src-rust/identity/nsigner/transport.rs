@@ -105,7 +105,28 @@ impl Connection {
     }
 }
 
-pub async fn open(endpoint: &Endpoint) -> Result<Connection, String> {
+/// Why a link could not be opened.
+#[derive(Debug)]
+pub enum OpenError {
+    /// The serial `device` is not a serial line that may be opened
+    /// (`serial_line`); nothing was opened.
+    NotASerialLine(String),
+    Failed(String),
+}
+
+impl From<String> for OpenError {
+    fn from(why: String) -> Self {
+        OpenError::Failed(why)
+    }
+}
+
+impl From<&str> for OpenError {
+    fn from(why: &str) -> Self {
+        OpenError::Failed(why.to_string())
+    }
+}
+
+pub async fn open(endpoint: &Endpoint) -> Result<Connection, OpenError> {
     let (reader, writer, guard): (Reader, Writer, Guard) = match endpoint {
         Endpoint::Unix(path) => {
             let stream = tokio::time::timeout(CONNECT_LIMIT, tokio::net::UnixStream::connect(path))
@@ -125,7 +146,10 @@ pub async fn open(endpoint: &Endpoint) -> Result<Connection, String> {
             let (r, w) = stream.into_split();
             (Box::new(r), Box::new(w), Guard::None)
         }
-        Endpoint::Serial { path, baud } => open_serial(path, *baud)?,
+        Endpoint::Serial { path, baud } => {
+            let line = super::serial_line::check(path).map_err(OpenError::NotASerialLine)?;
+            open_serial(&line, *baud)?
+        }
         Endpoint::Qrexec { qube, service } => {
             let mut child = tokio::process::Command::new("qrexec-client-vm")
                 .arg(qube)

@@ -9,6 +9,7 @@ use super::{
     accepts_sse, call_tool, describe_call, reply, rpc_error, server_info, tools_list, INSTRUCTIONS,
 };
 use crate::base::caller::{Session, Transport};
+use crate::base::secret::Wiped;
 use crate::tools::app::App;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode};
@@ -35,7 +36,7 @@ pub(super) async fn post(
     headers: &HeaderMap,
     id: Value,
     method: String,
-    params: Value,
+    params: Wiped,
 ) -> Response {
     let sse = accepts_sse(headers);
     if method == "initialize" {
@@ -79,7 +80,7 @@ async fn long_tool_call(
     app: &Arc<App>,
     session: Arc<Session>,
     id: Value,
-    params: Value,
+    mut params: Wiped,
 ) -> Response {
     let tool = params["name"].as_str().unwrap_or_default().to_string();
     let progress = long_call::progress_token(&params).map(|token| Progress {
@@ -88,7 +89,7 @@ async fn long_tool_call(
     });
     let app = app.clone();
     let work: BoxFuture<'static, Vec<Value>> = Box::pin(async move {
-        vec![match call_tool(&app, &session, &params, false).await {
+        vec![match call_tool(&app, &session, &mut params, false).await {
             Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
             Err((code, message)) => {
                 json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
@@ -140,12 +141,12 @@ async fn handle(
     app: &Arc<App>,
     session: &Arc<Session>,
     method: &str,
-    params: Value,
+    mut params: Wiped,
 ) -> Result<Value, (i64, String)> {
     match method {
         "ping" | "logging/setLevel" => Ok(json!({})),
         "tools/list" => Ok(json!({"tools": tools_list(app, false)})),
-        "tools/call" => call_tool(app, session, &params, false).await,
+        "tools/call" => call_tool(app, session, &mut params, false).await,
         "resources/list" => Ok(json!({"resources": []})),
         "resources/templates/list" => Ok(json!({"resourceTemplates": []})),
         "prompts/list" => Ok(json!({"prompts": []})),

@@ -15,6 +15,7 @@ mod modern;
 use super::jsonrpc::{self, Incoming, INVALID_PARAMS};
 use crate::base::caller::Session;
 use crate::base::error::ToolError;
+use crate::base::secret::Wiped;
 use crate::tools::app::App;
 use crate::tools::{dispatch_call, ToolOutput};
 use axum::body::{Body, Bytes};
@@ -48,10 +49,11 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
             .into_response();
     }
     let classified = jsonrpc::classify(&body);
-    // Arguments may hold secrets (a login's nsec): wipe the raw body now.
+    // Arguments may hold secrets (a login's nsec): wipe the raw body now,
+    // and the parsed params whenever their handling ends.
     wipe(body);
     let (id, method, params) = match classified {
-        Ok(Incoming::Request { id, method, params }) => (id, method, params),
+        Ok(Incoming::Request { id, method, params }) => (id, method, Wiped(params)),
         Ok(Incoming::Accepted) => return StatusCode::ACCEPTED.into_response(),
         Err(rejection) => {
             return rpc_error(
@@ -117,19 +119,26 @@ fn tools_list(app: &App, tab_handles: bool) -> Vec<Value> {
 
 /// Runs `tools/call`. With `tab_handles`, the result names the tab the call
 /// acted on: in a JSON result as `tab`, otherwise in the result's `_meta`.
+/// The arguments are taken out of `params` (no copy of a secret stays
+/// behind) and go to the dispatch, which wipes them.
 async fn call_tool(
     app: &Arc<App>,
     session: &Arc<Session>,
-    params: &Value,
+    params: &mut Value,
     tab_handles: bool,
 ) -> Result<Value, (i64, String)> {
     let name = params["name"]
         .as_str()
-        .ok_or((INVALID_PARAMS, "tools/call needs params.name".to_string()))?;
+        .ok_or((INVALID_PARAMS, "tools/call needs params.name".to_string()))?
+        .to_string();
+    let name = name.as_str();
     if app.tools.get(name).is_none() {
         return Err((INVALID_PARAMS, app.tools.why_missing(name)));
     }
-    let arguments = params.get("arguments").cloned().unwrap_or(Value::Null);
+    let arguments = params
+        .get_mut("arguments")
+        .map(Value::take)
+        .unwrap_or(Value::Null);
     let call = dispatch_call(app, session, name, arguments).await;
     let tab = call.tab.filter(|_| tab_handles);
     Ok(match call.result {
@@ -160,8 +169,11 @@ pub fn error_result(error: &ToolError) -> Value {
     })
 }
 
-/// Zeroes a request body we hold the only reference to.
-fn wipe(body: Bytes) {
+/// Zeroes a request body (or /agent message) when we hold the only
+/// reference to its bytes. The server's read buffer usually still shares
+/// them, and then they stay until it reuses or frees that memory: what is
+/// parsed from them is wiped on its own (see `base::secret`).
+pub(in crate::server) fn wipe(body: Bytes) {
     if let Ok(mut bytes) = body.try_into_mut() {
         zeroize::Zeroize::zeroize(&mut bytes[..]);
     }
@@ -266,6 +278,24 @@ mod tests {
             .as_str()
             .unwrap()
             .starts_with("STALE_REF"));
+    }
+
+    // Regression: the arguments (a login's nsec, seed words, password) were
+    // cloned out of the params, and the params dropped without a wipe.
+    #[tokio::test]
+    async fn a_calls_arguments_are_taken_out_of_its_params_not_copied() {
+        let (app, _fake) = crate::tools::fake_browser::FakeBrowser::app();
+        let session = crate::tools::fake_browser::agent_session(&app);
+        let npub = "npub16sdj9zv4f8sl85e45vgq9n7nsgt5qphpvmf7vk8r5hhvmdjxx4es8rq74h";
+        let mut params =
+            json!({"name": "login", "arguments": {"method": "readonly", "npub": npub}});
+        let result = call_tool(&app, &session, &mut params, false).await.unwrap();
+        assert_eq!(result["structuredContent"]["npub"], npub, "{result}");
+        assert_eq!(
+            params["arguments"],
+            Value::Null,
+            "nothing of them stays behind"
+        );
     }
 
     #[test]

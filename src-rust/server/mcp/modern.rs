@@ -14,6 +14,7 @@ use super::{
     call_tool, listen, rpc_error, server_info, tools_list, INSTRUCTIONS, TAB_INSTRUCTIONS,
 };
 use crate::base::caller::Session;
+use crate::base::secret::Wiped;
 use crate::tools::app::App;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
@@ -35,7 +36,7 @@ pub(super) async fn post(
     headers: &HeaderMap,
     id: Value,
     method: String,
-    params: Value,
+    params: Wiped,
 ) -> Response {
     let envelope = match envelope::check(&method, &params, &routing_headers(headers)) {
         Ok(envelope) => envelope,
@@ -171,7 +172,7 @@ async fn call(
     session: Arc<Session>,
     envelope: Envelope,
     id: Value,
-    params: Value,
+    mut params: Wiped,
 ) -> Response {
     if let Err((code, message)) = check_call(&app, &params) {
         let refusal = Refusal {
@@ -196,7 +197,9 @@ async fn call(
     let log_level = envelope.log_level;
     let work: BoxFuture<'static, Vec<Value>> = Box::pin(async move {
         let started = Instant::now();
-        let outcome = call_tool(&app, &session, &params, true).await.map(finished);
+        let outcome = call_tool(&app, &session, &mut params, true)
+            .await
+            .map(finished);
         let mut messages = log_messages(&tool, &outcome, started.elapsed(), log_level);
         messages.push(response(&id, outcome));
         messages
