@@ -130,7 +130,13 @@ describe('the browser window', { timeout: 180_000 }, () => {
     await call('open', { url: fixtures.url('links.html') });
     xdo('windowfocus', '--sync', windowId);
     xdo('key', 'alt+Left');
-    await waitFor(async () => /form\.html$/.test((await call('get_url')).url), 'Alt+Left to go back');
+    // As a person would, wait for the page to have loaded before going on:
+    // while the way back is still loading, there is no way forward yet.
+    const loaded = async (page) => {
+      const front = (await call('tab_list')).tabs.find((t) => t.front);
+      return page.test(front.url) && !front.loading;
+    };
+    await waitFor(() => loaded(/form\.html$/), 'Alt+Left to go back');
     xdo('key', 'alt+Right');
     await waitFor(async () => /links\.html$/.test((await call('get_url')).url), 'Alt+Right to go forward');
   });
