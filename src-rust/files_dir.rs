@@ -8,6 +8,9 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
+/// The profile's folder for downloads: the files folder unless one is given.
+pub const DOWNLOADS: &str = "downloads";
+
 pub struct FilesDir {
     /// Canonical (symbolic links resolved), so that prefixes compare.
     root: PathBuf,
@@ -16,7 +19,8 @@ pub struct FilesDir {
 impl FilesDir {
     /// The folder at `root`, created owner-only if missing. It must
     /// neither hold the profile, where the secrets are, nor lie inside it
-    /// (its site data and cookie jar would be agents' files).
+    /// (its site data and cookie jar would be agents' files), but for the
+    /// profile's own downloads folder, the default.
     pub fn new(root: &Path, profile: &Path) -> io::Result<FilesDir> {
         use std::os::unix::fs::DirBuilderExt;
         std::fs::DirBuilder::new()
@@ -32,7 +36,7 @@ impl FilesDir {
                 profile.display()
             )));
         }
-        if root.starts_with(&profile) {
+        if root.starts_with(&profile) && !root.starts_with(profile.join(DOWNLOADS)) {
             return Err(io::Error::other(format!(
                 "the files folder {} is inside the profile {}; choose a folder outside it",
                 root.display(),
@@ -222,6 +226,12 @@ mod tests {
             .err()
             .expect("refused");
         assert!(error.to_string().contains("inside the profile"), "{error}");
+    }
+
+    #[test]
+    fn but_the_profiles_downloads_folder_is_the_default() {
+        let dir = tempdir::Dir::new();
+        assert!(FilesDir::new(&dir.0.join("profile/downloads"), &dir.0.join("profile")).is_ok());
     }
 
     #[test]

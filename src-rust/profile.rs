@@ -31,7 +31,7 @@ impl Profile {
     }
 
     pub fn downloads_dir(&self) -> PathBuf {
-        self.dir.join("downloads")
+        self.dir.join(crate::files_dir::DOWNLOADS)
     }
 
     /// Identities the person chose to remember (public parts, ncryptsec keys).
