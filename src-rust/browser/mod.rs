@@ -21,6 +21,7 @@ mod network;
 mod network_body;
 mod network_watch;
 mod nostr;
+mod related;
 pub mod script;
 mod settings;
 pub mod tab;
@@ -77,6 +78,8 @@ pub struct BrowserOptions {
     pub asks: std::sync::Arc<crate::asks::Asks>,
     /// Where the pages' window.nostr calls go.
     pub nostr_calls: crate::base::page_event::PageCalls,
+    /// Tabs an agent ran its own script in (in a page's world): marked here.
+    pub agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
     /// Where the tabs' and downloads' state is published for tokio code.
     pub publisher: Publisher,
 }

@@ -54,6 +54,8 @@ pub struct Browser {
     pub(super) web_extension: Option<PathBuf>,
     pub(super) nostr_scripts: nostr::NostrScripts,
     pub(super) nostr_calls: crate::base::page_event::PageCalls,
+    /// Where tabs an agent ran its own script in are marked.
+    pub(super) agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
     pub(super) downloads: downloads::Downloads,
     /// The control panel's own window (not a tab: agents never see it).
     pub(super) panel: Option<(Window, wry::WebView)>,
@@ -126,6 +128,7 @@ impl Browser {
                 .ok(),
             nostr_scripts: nostr::NostrScripts::new(),
             nostr_calls: options.nostr_calls.clone(),
+            agent_scripted: options.agent_scripted.clone(),
             downloads: downloads::Downloads::new(
                 options.downloads.clone(),
                 proxy.clone(),
@@ -199,6 +202,7 @@ impl Browser {
             id,
             self.publisher.clone(),
             opener_state.as_deref(),
+            &self.agent_scripted,
         ));
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.settings.offline_script());
@@ -381,6 +385,7 @@ impl Browser {
             .index_of(id)
             .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
         let tab = self.tabs.remove(index);
+        tab.state.related.leave(id);
         let _ = self
             .nostr_calls
             .send(crate::base::page_event::PageEvent::PageGone { tab: id });
