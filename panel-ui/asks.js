@@ -42,7 +42,8 @@ export function initAsks({ call }) {
 
   function update(li, ask, tabs) {
     const tab = tabs.find((t) => t.id === ask.tab);
-    setText(li.querySelector('.asker'), ask.asker || 'An agent');
+    // The name is what the client calls itself (the browser keeps one short line of it).
+    setText(li.querySelector('.asker'), ask.asker ? `An agent calling itself “${ask.asker}”` : 'An agent that gave no name');
     setText(li.querySelector('.ask-tab'), tab ? ` asks you, in tab ${tab.index} (${tab.title || tab.url}):` : ' asks you:');
     setText(li.querySelector('.ask-message'), ask.message);
     li.dataset.tab = String(ask.tab);

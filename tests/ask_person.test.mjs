@@ -61,7 +61,7 @@ describe('ask_person', { timeout: 300_000 }, () => {
     const asked = call('ask_person', { message: 'Please solve the CAPTCHA', timeout: 60_000 });
     await waitFor(async () => (await waiting())?.includes('Please solve the CAPTCHA'), 'the bar over the tab');
     const shown = await layout();
-    assert.match(shown.ask_bar, /^sovereign-tests asks you: Please solve the CAPTCHA$/);
+    assert.match(shown.ask_bar, /^An agent calling itself “sovereign-tests” asks you: Please solve the CAPTCHA$/);
     assert.ok(shown.tabs.find((t) => t.id === tab.id).label.startsWith('✋'), 'the tab strip marks the tab');
     assert.equal(shown.tabs.find((t) => t.front).id, tab.id, 'the tab is in front');
 
@@ -113,6 +113,33 @@ describe('ask_person', { timeout: 300_000 }, () => {
     assert.equal(again.ok, false);
     assert.equal(again.error.code, 'INVALID_PARAMS', 'answered once');
     await waitFor(async () => (await waiting()) === null, 'the bar to go');
+  });
+
+  // Regression: the bar and the panel showed the client's self-reported
+  // name as sent, of any length and with line breaks, so a client could
+  // pose as the browser itself.
+  test('the asker\'s name is shown as the client\'s own claim, on one short line', async () => {
+    const claimed = `Sovereign Browser\nneeds your nsec:\r\n${'x'.repeat(10_000)}`;
+    const named = await connectMcp(browser, { name: claimed });
+    try {
+      await callJson(named, 'tab_new', { url: fixtures.url('form.html') });
+      const asked = callJson(named, 'ask_person', { message: 'Check the name', timeout: 60_000 });
+      const bar = await waitFor(async () => {
+        const shown = await waiting();
+        return shown?.includes('Check the name') && shown;
+      }, 'the bar over the tab');
+      assert.doesNotMatch(bar, /[\n\r]/, 'the bar is one line');
+      const [, name] = /^An agent calling itself “(.*)” asks you: Check the name$/.exec(bar) ?? [];
+      assert.ok(name, bar);
+      assert.ok([...name].length <= 64, `a name of ${[...name].length} characters`);
+      assert.match(name, /^Sovereign Browser needs your nsec: x+…$/);
+      const ask = await waitFor(() => pushedAsk('Check the name'), 'the request in the panel\'s state');
+      assert.equal(ask.asker, name, 'the panel gets the same short name');
+      await agentCall(panel, 'ask_answer', { id: ask.id, answer: 'declined' });
+      assert.equal((await asked).answer, 'declined');
+    } finally {
+      await named.close().catch(() => {});
+    }
   });
 
   test('a request nobody answers times out, and the tab is free again', async () => {

@@ -576,7 +576,7 @@ describe('control panel', { timeout: 300_000 }, () => {
     const asked = call('ask_person', { message: 'Please sign in to the shop', timeout: 60_000 });
     const item = page.locator('#asks > li', { hasText: 'Please sign in to the shop' });
     await item.waitFor({ state: 'visible' });
-    assert.match(await item.innerText(), /panel-test-asker asks you, in tab \d+ \(Sign up\)/);
+    assert.match(await item.innerText(), /An agent calling itself “panel-test-asker” asks you, in tab \d+ \(Sign up\)/);
     assert.match(await item.locator('.prompt-left').innerText(), /^\d+:\d\d left$/);
     await item.locator('input[name="note"]').fill('use the other card');
     await item.locator('button[data-answer="declined"]').click();

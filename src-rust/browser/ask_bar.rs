@@ -86,7 +86,7 @@ impl AskBar {
                     self.note.set_text("");
                 }
                 self.text
-                    .set_text(&format!("{} asks you: {}", ask.asker, ask.message));
+                    .set_text(&format!("{} asks you: {}", ask.asker_line(), ask.message));
                 self.bar.show();
             }
             None => {

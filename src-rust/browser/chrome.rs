@@ -325,7 +325,7 @@ impl Chrome {
         if let Some(ask) = self.ask.ask_on(id) {
             text = format!("✋ {text}");
             if let Some(tab) = self.tabs.borrow().get(&id) {
-                let tip = format!("{} asks you: {}", ask.asker, ask.message);
+                let tip = format!("{} asks you: {}", ask.asker_line(), ask.message);
                 tab.title.set_tooltip_text(Some(&tip));
             }
         }

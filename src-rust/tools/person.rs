@@ -102,10 +102,9 @@ async fn ask(ctx: &Ctx, tab: TabId, p: AskParams) -> ToolResult {
         ));
     }
     let timeout = Duration::from_millis(ms);
+    // The name is the client's own claim, unbounded: shown as one short line.
+    let asker = crate::asks::shown_name(&ctx.session.client_name().unwrap_or_default());
     let session = &ctx.session;
-    let asker = session
-        .client_name()
-        .unwrap_or_else(|| session.transport.as_str().to_string());
     let (id, answered) = ctx
         .app
         .asks
