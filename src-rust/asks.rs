@@ -1,9 +1,11 @@
 //! What agents ask the person to do in a tab (`ask_person`): a CAPTCHA, a
-//! two-factor code, a password the agent must not see. One request per tab
-//! at a time. The agent's call waits on the answer; the window and the
-//! panel show the request and answer it; while it waits, agents' browser
-//! tools on that tab answer PAUSED with its message. Only the person's
-//! answer, and the note they chose to type, go back to the agent.
+//! two-factor code, a password. One request per tab at a time. The agent's
+//! call waits on the answer; the window and the panel show the request and
+//! answer it; while it waits, agents' browser tools on that tab, and their
+//! scripts in page worlds in every tab, answer PAUSED with its message.
+//! Only the person's answer, and the note they chose to type, go back to
+//! the agent; the fields they typed into stay theirs on that page
+//! (`browser/person_typed.rs`).
 //!
 //! A cheap lock like `activity`: the window looks a few times a second and
 //! redraws when the version moved.

@@ -11,7 +11,7 @@ import { withBrowserLog } from './support/browser.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { agentCall, connectPanel } from './support/agent.mjs';
 import {
-  callError, callJson, connectMcp, jsonResult, modernHeaders, modernMeta, parseSse, rpc,
+  callError, callJson, callText, connectMcp, jsonResult, modernHeaders, modernMeta, parseSse, rpc,
 } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
@@ -140,6 +140,102 @@ describe('ask_person', { timeout: 300_000 }, () => {
     } finally {
       await named.close().catch(() => {});
     }
+  });
+
+  // Regression: after Done, an agent's eval read the password the person
+  // typed for it (the tool promised "a password you must not see").
+  test('the fields the person types into during the request stay unreadable to agents on that page, which still sends them', async () => {
+    const tab = await ownTab();
+    const box = await call('get_box', { selector: '#password' });
+    const comments = await call('get_box', { selector: '#comments' });
+    const asked = call('ask_person', { message: 'Type your password, then Done', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Type your password'), 'the bar over the tab');
+    const shown = await layout();
+    assert.equal(shown.ask_warning, null, 'no agent ran a script in this tab, so no warning');
+    assert.equal((await waitFor(() => pushedAsk('Type your password, then Done'), 'the request in the panel')).agent_scripted, false);
+
+    // Meanwhile agents' scripts in a page's own world answer PAUSED in every tab, saying why.
+    await callJson(other, 'tab_new', { url: fixtures.url('links.html') });
+    for (const [tool, args] of [['eval', { script: 'document.title' }], ['wait_for_fn', { script: 'true', timeout: 1000 }]]) {
+      const why = await callError(other, tool, args, 'PAUSED');
+      assert.match(why, /scripts in a page's own world \(eval, wait_for_fn\) answer PAUSED in every tab/, `${tool}: ${why}`);
+      assert.match(why, /Type your password/);
+    }
+    await callJson(other, 'close');
+
+    // The person clicks the fields and types, through the X server.
+    const pages = shown.pages;
+    const typeInto = async (field, selector, text) => {
+      click({ x: pages.x + field.x, y: pages.y + field.y, width: field.width, height: field.height });
+      xdo('type', '--delay', '30', text);
+      // The page has it, and it is the person's: even the panel's reads are refused.
+      await waitFor(async () => {
+        const read = await panel.call('get_value', { selector, tab: tab.id });
+        return read.ok === false && read.error.code === 'NOT_ALLOWED';
+      }, `the page to take the person's typing into ${selector} as theirs`);
+    };
+    await typeInto(box, '#password', 'hunter2');
+    await typeInto(comments, '#comments', 'card 4111');
+    click((await layout()).ask_done);
+    assert.equal((await asked).answer, 'done');
+
+    // Neither this agent nor another reads it: scripts in the page, the snapshot, the element tools.
+    for (const agent of [mcp, other]) {
+      const why = await callError(agent, 'eval', { script: "document.getElementById('password').value", tab: tab.id }, 'NOT_ALLOWED');
+      assert.match(why, /the person typed into tab \d+'s page while an agent's request \(ask_person\) waited/);
+    }
+    await callError(mcp, 'wait_for_fn', { script: "document.getElementById('password').value === 'hunter2'", timeout: 1000 }, 'NOT_ALLOWED');
+    const snapshot = await callText(mcp, 'snapshot');
+    assert.ok(!snapshot.includes('hunter2') && !snapshot.includes('4111'), snapshot);
+    assert.match(snapshot, /textbox "Password".*: \(typed by the person; hidden from agents\)/);
+    assert.match(snapshot, /textbox "Comments".*: \(typed by the person; hidden from agents\)/);
+    for (const [tool, args] of [
+      ['get_value', { selector: '#password' }],
+      ['get_text', { selector: '#password' }],
+      ['get_attr', { selector: '#password', attr: 'value' }],
+      ['get_html', { selector: '#signup' }],
+      ['fill', { selector: '#password', value: 'changed' }],
+      ['get_text', { selector: '#comments' }],
+      ['type', { selector: '#comments', value: ' more' }],
+    ]) {
+      const why = await callError(mcp, tool, args, 'NOT_ALLOWED');
+      assert.match(why, /the person typed into this field while an agent's request \(ask_person\) waited/, `${tool}: ${why}`);
+    }
+    const found = await call('find_label', { label: 'Password' });
+    assert.equal(found.name, 'Password');
+    // Nor does its text leave the field by the clipboard.
+    await call('clipboard_write', { text: 'the agent\'s own' });
+    await call('focus', { selector: '#comments' });
+    await call('press', { key: 'Control+a' });
+    await call('clipboard_copy');
+    assert.deepEqual(await call('clipboard_read'), { text: 'the agent\'s own' }, 'the copy took nothing');
+    // The fields the person did not type into are the agent's as before (a copy of one works).
+    await call('fill', { selector: '#name', value: 'Ada' });
+    assert.equal((await call('get_value', { selector: '#name' })).value, 'Ada');
+    await call('press', { key: 'Control+a' });
+    await call('clipboard_copy');
+    assert.deepEqual(await call('clipboard_read'), { text: 'Ada' });
+
+    // The agent submits the form: the site receives what the person typed.
+    await call('click', { selector: '#create' });
+    await waitFor(async () => (await call('get_title')).title === 'Submitted', 'the form to be sent');
+    assert.deepEqual(fixtures.submitted().at(-1), {
+      name: 'Ada', email: '', password: 'hunter2', country: 'France', comments: 'card 4111',
+    });
+    // A new page: scripts run in it again.
+    assert.equal((await call('eval', { script: 'document.title' })).value, 'Submitted');
+  });
+
+  test('over a tab an agent ran its own script in, the bar and the panel say that what the person types may reach it', async () => {
+    await ownTab();
+    await call('eval', { script: "document.addEventListener('input', () => {}); 'listening'" });
+    const asked = call('ask_person', { message: 'Sign in, please', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Sign in, please'), 'the bar over the tab');
+    assert.equal((await layout()).ask_warning, '⚠ An agent ran its own script in this tab: what you type here may reach it.');
+    const ask = await waitFor(() => pushedAsk('Sign in, please'), 'the request in the panel\'s state');
+    assert.equal(ask.agent_scripted, true);
+    await agentCall(panel, 'ask_answer', { id: ask.id, answer: 'declined' });
+    assert.equal((await asked).answer, 'declined');
   });
 
   test('a request nobody answers times out, and the tab is free again', async () => {

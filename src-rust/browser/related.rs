@@ -3,7 +3,8 @@
 //! (`window.opener`, named windows), and WebKit may deliver the script
 //! messages of one to the other's handlers. So what concerns the scripts
 //! that can reach a tab is kept for the whole group: whether an agent ran
-//! its own script in a page's world in any of them.
+//! its own script in a page's world in any of them, and which of them hold
+//! a page the person typed into while an agent's request waited.
 
 use crate::agent_scripts::AgentScripted;
 use crate::base::tab::TabId;
@@ -16,6 +17,9 @@ pub struct Related {
     members: RefCell<Vec<TabId>>,
     /// An agent ran its own script in a page's world in one of them.
     agent_scripted: Cell<bool>,
+    /// Members whose page holds fields the person typed into while an
+    /// agent's request (ask_person) waited, until each leaves that page.
+    person_typed: RefCell<Vec<TabId>>,
     /// Where the mark is published for window.nostr and the ask bar.
     marks: Arc<AgentScripted>,
 }
@@ -26,6 +30,7 @@ impl Related {
         Rc::new(Related {
             members: RefCell::new(vec![first]),
             agent_scripted: Cell::new(false),
+            person_typed: RefCell::new(Vec::new()),
             marks: marks.clone(),
         })
     }
@@ -41,7 +46,30 @@ impl Related {
     /// A tab of the group closed.
     pub fn leave(&self, tab: TabId) {
         self.members.borrow_mut().retain(|t| *t != tab);
+        self.page_left(tab);
         self.marks.forget(tab);
+    }
+
+    pub fn members(&self) -> Vec<TabId> {
+        self.members.borrow().clone()
+    }
+
+    /// `tab`'s page now holds what the person typed during an ask.
+    pub fn note_person_typed(&self, tab: TabId) {
+        let mut typed = self.person_typed.borrow_mut();
+        if !typed.contains(&tab) {
+            typed.push(tab);
+        }
+    }
+
+    /// `tab` left its page (a new document, or the tab closed).
+    pub fn page_left(&self, tab: TabId) {
+        self.person_typed.borrow_mut().retain(|t| *t != tab);
+    }
+
+    /// A member whose page holds what the person typed during an ask.
+    pub fn person_typed_in(&self) -> Option<TabId> {
+        self.person_typed.borrow().first().copied()
     }
 
     /// An agent is about to run its own script in a page's world in one of

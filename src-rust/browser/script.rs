@@ -69,6 +69,10 @@ pub fn call_agent(
         return;
     }
     if op == PAGE_WORLD_OP {
+        if let Some(error) = super::person_typed::page_scripts_refused(state) {
+            let _ = reply.send(Err(error));
+            return;
+        }
         state.related.mark_agent_scripted();
     }
     if let Value::Object(map) = &mut args {
@@ -215,7 +219,10 @@ pub fn agent_outcome(reply: &Value) -> Result<Value, ToolError> {
 /// tabs related to it) is marked first: from now on its pages' calls may be
 /// the agent's.
 pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply, limit: Duration) {
-    if let Some(error) = state.blocked() {
+    if let Some(error) = state
+        .blocked()
+        .or_else(|| super::person_typed::page_scripts_refused(state))
+    {
         let _ = reply.send(Err(error));
         return;
     }

@@ -314,6 +314,8 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
                 *s.page_url.borrow_mut() = view.uri().map(|u| u.to_string()).unwrap_or_default();
                 // Refs of the old document must never name elements of the new one.
                 s.ref_floor.set(s.ref_next.get());
+                // What the person typed into the old page went with it.
+                s.related.page_left(s.id);
             }
             LoadEvent::Finished => {
                 nav.finished = nav.started;

@@ -3,8 +3,8 @@
 
 use super::tab::{Publisher, TabState};
 use super::{
-    chrome, console, delivery, downloads, frames, nostr, script, settings, tab, web_extension,
-    BrowserOptions, UserEvent,
+    chrome, console, delivery, downloads, frames, nostr, person_typed, script, settings, tab,
+    web_extension, BrowserOptions, UserEvent,
 };
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{TabId, TabInfo};
@@ -56,6 +56,8 @@ pub struct Browser {
     pub(super) nostr_calls: crate::base::page_event::PageCalls,
     /// Where tabs an agent ran its own script in are marked.
     pub(super) agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
+    /// Agents' requests for the person (ask_person).
+    pub(super) asks: std::sync::Arc<crate::asks::Asks>,
     pub(super) downloads: downloads::Downloads,
     /// The control panel's own window (not a tab: agents never see it).
     pub(super) panel: Option<(Window, wry::WebView)>,
@@ -99,6 +101,7 @@ impl Browser {
             proxy.clone(),
             options.paused.clone(),
             options.asks.clone(),
+            options.agent_scripted.clone(),
         );
 
         let context = WebContext::new(Some(options.web_data.clone()));
@@ -129,6 +132,7 @@ impl Browser {
             nostr_scripts: nostr::NostrScripts::new(),
             nostr_calls: options.nostr_calls.clone(),
             agent_scripted: options.agent_scripted.clone(),
+            asks: options.asks.clone(),
             downloads: downloads::Downloads::new(
                 options.downloads.clone(),
                 proxy.clone(),
@@ -209,6 +213,7 @@ impl Browser {
             manager.add_script(&self.console_script);
             manager.add_script(&self.input_script);
             delivery::listen(&manager, &state);
+            person_typed::listen(&manager, &state, self.asks.clone(), self.front.clone());
             frames::listen(&manager, &state);
             console::listen(&webkit, &manager, &state);
         }
