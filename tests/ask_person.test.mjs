@@ -226,6 +226,39 @@ describe('ask_person', { timeout: 300_000 }, () => {
     assert.equal((await call('eval', { script: 'document.title' })).value, 'Submitted');
   });
 
+  test('a field the person types into inside a same-origin frame stays theirs for the page\'s reads and the frame\'s', async () => {
+    const tab = await ownTab('frames.html');
+    const before = await callText(mcp, 'snapshot');
+    const ref = /textbox "Note" \[ref=(e\d+)\]/.exec(before)?.[1];
+    assert.ok(ref, before);
+    const box = await call('get_box', { ref });
+    const asked = call('ask_person', { message: 'Write your note in the frame', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Write your note'), 'the bar over the tab');
+    const { pages } = await layout();
+    click({ x: pages.x + box.x, y: pages.y + box.y, width: box.width, height: box.height });
+    xdo('type', '--delay', '30', 'frame secret');
+    await waitFor(async () => {
+      const read = await panel.call('get_value', { ref, tab: tab.id });
+      return read.ok === false && read.error.code === 'NOT_ALLOWED';
+    }, 'the frame to take the person\'s typing as theirs');
+    click((await layout()).ask_done);
+    assert.equal((await asked).answer, 'done');
+
+    // The top document's agent reads the frame's field for the snapshot and by ref: refused.
+    const after = await callText(mcp, 'snapshot');
+    assert.ok(!after.includes('frame secret'), after);
+    assert.match(after, /textbox "Note".*: \(typed by the person; hidden from agents\)/);
+    await callError(mcp, 'get_value', { ref }, 'NOT_ALLOWED');
+    // And inside the frame, by its own agent and by a script in it.
+    await call('frame_switch', { selector: 'iframe' });
+    try {
+      await callError(mcp, 'get_text', { selector: '#note' }, 'NOT_ALLOWED');
+      await callError(mcp, 'eval', { script: "document.getElementById('note').value" }, 'NOT_ALLOWED');
+    } finally {
+      await call('frame_main');
+    }
+  });
+
   test('over a tab an agent ran its own script in, the bar and the panel say that what the person types may reach it', async () => {
     await ownTab();
     await call('eval', { script: "document.addEventListener('input', () => {}); 'listening'" });
