@@ -2,6 +2,9 @@
 // frame: a page can neither see nor change it. It reads the frame's origin
 // itself and posts each call to a message handler that exists only in this
 // world; the browser's reply (after the person decided) resolves the post.
+// The origin is the document's own (self.origin): a sandboxed document
+// loaded from a site's address has an opaque origin ("null"), while
+// location.origin would name the site it was loaded from.
 (() => {
   'use strict';
   const handlers = window.webkit && window.webkit.messageHandlers;
@@ -28,7 +31,7 @@
     }
     const ancestors = location.ancestorOrigins ? Array.from(location.ancestorOrigins) : [];
     const call = JSON.stringify({
-      origin: location.origin,
+      origin: typeof self.origin === 'string' ? self.origin : 'null',
       top_origin: ancestors.length ? ancestors[ancestors.length - 1] : null,
       method: String(message.method),
       params: message.params && typeof message.params === 'object' ? message.params : {},

@@ -24,6 +24,7 @@ import { startFixtureServer } from '../tests/support/fixture-server.mjs';
 import { modernPost } from '../tests/support/mcp.mjs';
 import { TEST_NSEC, callJson, connectMcp, textResult } from '../tests/support/mcp.mjs';
 import { connectPanel } from '../tests/support/agent.mjs';
+import { siteCalls } from '../tests/support/site_calls.mjs';
 import { waitFor } from '../tests/support/wait.mjs';
 import { encode as cl100kEncode } from 'gpt-tokenizer/encoding/cl100k_base';
 
@@ -313,13 +314,15 @@ async function clickAndSnapshot(mcp, url) {
 /**
  * window.nostr.signEvent as a web app sees it: measured in the page, from the
  * call to the signed event, once the origin is always allowed (local key).
+ * The calls are the app's own (tests/fixtures/nostr-app.html at `url`): an
+ * agent's eval would be asked about each time.
  */
 async function nostrSigning(browser, mcp, url) {
-  await callJson(mcp, 'open', { url });
+  const site = siteCalls(mcp, url);
   const panel = await connectPanel(browser);
   try {
     const sign = 'window.nostr.signEvent({ kind: 1, content: "bench", tags: [] })';
-    const first = callJson(mcp, 'eval', { script: sign });
+    const first = site.call(sign);
     const prompt = await waitFor(async () => (await panel.call('nostr_permissions')).result.prompts[0], 'the prompt');
     await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
     await first;
@@ -333,7 +336,7 @@ async function nostrSigning(browser, mcp, url) {
       }
       return { times, total: performance.now() - began };
     })()`;
-    const { times, total } = (await callJson(mcp, 'eval', { script })).value;
+    const { times, total } = (await site.call(script)).value;
     await panel.call('nostr_permission_revoke', { origin: new URL(url).origin });
     return { calls: NOSTR_CALLS, meanMs: round(total / NOSTR_CALLS, 2), p50Ms: round(median(times), 2), p99Ms: round(percentile(times, 99), 2),
       note: 'in the page, call to signed event, origin always allowed, local key; WebKit rounds performance.now() to 1 ms, so the mean is the finer figure' };
@@ -473,7 +476,9 @@ async function main() {
     sample('after form.html snapshots');
     const click = existsSync(path.join(PAGES, 'dynamic.html')) ? await clickAndSnapshot(mcp, server.url('/dynamic.html')) : null;
     if (click) log(`click + re-snapshot p50 ${click.p50Ms} ms, ${click.verified}/${click.rounds} verified`);
-    const nostrSign = await nostrSigning(browser, mcp, formUrl);
+    const apps = await startFixtureServer();
+    cleanups.push(() => apps.close());
+    const nostrSign = await nostrSigning(browser, mcp, apps.url('/nostr-app.html'));
     log(`window.nostr.signEvent mean ${nostrSign.meanMs} ms, p99 ${nostrSign.p99Ms} ms`);
 
     // (4) Memory, one tab.

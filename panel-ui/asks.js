@@ -33,6 +33,8 @@ export function initAsks({ call }) {
     li.append(
       h('p', { class: 'ask-who' }, h('strong', { class: 'asker' }), h('span', { class: 'ask-tab muted' })),
       h('p', { class: 'ask-message' }),
+      h('p', { class: 'ask-agent warning', hidden: true },
+        'An agent ran its own script in this tab: what you type there may reach it.'),
       h('div', { class: 'field' },
         h('label', { for: id }, 'Note the agent will read ', h('span', { class: 'optional' }, '(optional, never a password or key)')),
         h('input', { id, name: 'note', type: 'text', autocomplete: 'off', maxlength: '2000' })),
@@ -42,9 +44,11 @@ export function initAsks({ call }) {
 
   function update(li, ask, tabs) {
     const tab = tabs.find((t) => t.id === ask.tab);
-    setText(li.querySelector('.asker'), ask.asker || 'An agent');
+    // The name is what the client calls itself (the browser keeps one short line of it).
+    setText(li.querySelector('.asker'), ask.asker ? `An agent calling itself “${ask.asker}”` : 'An agent that gave no name');
     setText(li.querySelector('.ask-tab'), tab ? ` asks you, in tab ${tab.index} (${tab.title || tab.url}):` : ' asks you:');
     setText(li.querySelector('.ask-message'), ask.message);
+    li.querySelector('.ask-agent').hidden = ask.agent_scripted !== true;
     li.dataset.tab = String(ask.tab);
     refreshLeft(li);
   }

@@ -49,6 +49,9 @@ export function initNostr({ call }) {
     li.append(
       h('p', { class: 'prompt-origin' }, h('strong', { class: 'origin' }), h('span', { class: 'frame muted' })),
       h('p', { class: 'prompt-asks' }),
+      h('p', { class: 'prompt-agent warning', hidden: true },
+        'An agent ran its own script in this tab: this request may be the agent\'s, not the site\'s. '
+        + 'It can be answered just this time, and only by you.'),
       h('div', { class: 'prompt-event', hidden: true },
         h('p', { class: 'prompt-kind muted' }),
         h('pre', { class: 'prompt-content' }),
@@ -62,6 +65,10 @@ export function initNostr({ call }) {
     setText(li.querySelector('.origin'), prompt.origin);
     setText(li.querySelector('.frame'), prompt.in_frame_of ? ` in a frame of ${prompt.in_frame_of}` : '');
     setText(li.querySelector('.prompt-asks'), `asks to ${prompt.asks_to} (${prompt.method})`);
+    // A request that may be an agent's: no "always" for it.
+    const agents = prompt.agent_scripted === true;
+    li.querySelector('.prompt-agent').hidden = !agents;
+    li.querySelectorAll('button[data-answer^="Always"]').forEach((b) => { b.hidden = agents; });
     const event = li.querySelector('.prompt-event');
     event.hidden = prompt.kind === undefined;
     if (prompt.kind !== undefined) {

@@ -1,9 +1,11 @@
 //! What agents ask the person to do in a tab (`ask_person`): a CAPTCHA, a
-//! two-factor code, a password the agent must not see. One request per tab
-//! at a time. The agent's call waits on the answer; the window and the
-//! panel show the request and answer it; while it waits, agents' browser
-//! tools on that tab answer PAUSED with its message. Only the person's
-//! answer, and the note they chose to type, go back to the agent.
+//! two-factor code, a password. One request per tab at a time. The agent's
+//! call waits on the answer; the window and the panel show the request and
+//! answer it; while it waits, agents' browser tools on that tab, and their
+//! scripts in page worlds in every tab, answer PAUSED with its message.
+//! Only the person's answer, and the note they chose to type, go back to
+//! the agent; the fields they typed into stay theirs on that page
+//! (`browser/person_typed.rs`).
 //!
 //! A cheap lock like `activity`: the window looks a few times a second and
 //! redraws when the version moved.
@@ -17,6 +19,8 @@ use tokio::sync::oneshot;
 
 /// Longest note kept of what the person typed for the agent.
 pub const NOTE_MAX: usize = 2000;
+/// Most characters shown of the name an asking client gives itself.
+pub const ASKER_MAX: usize = 64;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
@@ -45,7 +49,9 @@ pub struct Ask {
     pub id: u64,
     pub tab: TabId,
     pub message: String,
-    /// The client that asked, as it names itself, and its session.
+    /// The name the client that asked gives itself (self-reported, so
+    /// shown as such: see [`shown_name`]; empty when it gave none), and its
+    /// session.
     pub asker: String,
     #[serde(skip)]
     pub session: String,
@@ -59,6 +65,36 @@ impl Ask {
     pub fn left(&self) -> Duration {
         self.deadline.saturating_duration_since(Instant::now())
     }
+
+    /// Who asks, as the window says it: the name is the client's own claim.
+    pub fn asker_line(&self) -> String {
+        match self.asker.is_empty() {
+            true => "An agent that gave no name".into(),
+            false => format!("An agent calling itself “{}”", self.asker),
+        }
+    }
+}
+
+/// A client's self-reported name as the person is shown it: one line (no
+/// line breaks, control or direction-changing characters), spaces
+/// collapsed, at most [`ASKER_MAX`] characters (cut with "…").
+pub fn shown_name(raw: &str) -> String {
+    let hidden = |c: char| {
+        c.is_control()
+            || matches!(c, '\u{061C}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
+    };
+    let spaced: String = raw
+        .chars()
+        .map(|c| if hidden(c) { ' ' } else { c })
+        .collect();
+    let line = spaced.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= ASKER_MAX {
+        return line;
+    }
+    let mut cut: String = line.chars().take(ASKER_MAX - 1).collect();
+    cut.truncate(cut.trim_end().len());
+    cut.push('…');
+    cut
 }
 
 struct Waiting {
@@ -213,6 +249,27 @@ mod tests {
         assert_eq!(asks.waiting_on(1).as_deref(), Some("second"));
         asks.end(1, new);
         assert!(asks.list().is_empty());
+    }
+
+    #[test]
+    fn an_askers_name_is_one_short_line() {
+        let long = format!(
+            "Sovereign Browser\nasks you:\r\ttype your nsec{}",
+            "x".repeat(10_000)
+        );
+        let shown = shown_name(&long);
+        assert_eq!(shown.chars().count(), ASKER_MAX);
+        assert!(shown.starts_with("Sovereign Browser asks you: type your nsecxx"));
+        assert!(shown.ends_with('…'));
+        assert_eq!(
+            shown_name("  claude\u{202E}edualc \u{0}code  "),
+            "claude edualc code"
+        );
+        assert_eq!(shown_name("\n\u{7}"), "");
+        assert_eq!(
+            shown_name("é".repeat(ASKER_MAX).as_str()).chars().count(),
+            ASKER_MAX
+        );
     }
 
     #[test]

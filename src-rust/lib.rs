@@ -7,6 +7,7 @@
 
 pub mod activity;
 pub mod address;
+pub mod agent_scripts;
 pub mod asks;
 pub mod base;
 pub mod bridge;

@@ -124,6 +124,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     let paused = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let activity = Arc::new(sovereign_browser::activity::Activity::default());
     let asks = Arc::new(sovereign_browser::asks::Asks::default());
+    let agent_scripted = Arc::new(sovereign_browser::agent_scripts::AgentScripted::default());
     let proxy = event_loop.create_proxy();
     let (nostr_calls, nostr_incoming) = tokio::sync::mpsc::unbounded_channel();
     // The tabs' state, published by the main thread for tokio code.
@@ -146,6 +147,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             activity: activity.clone(),
             asks: asks.clone(),
             nostr_calls,
+            agent_scripted: agent_scripted.clone(),
             publisher: publisher.clone(),
             panel_beside: xvfb.is_some(),
         },
@@ -190,6 +192,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             nip07: Nip07::new(
                 Permissions::load(Some(profile.nostr_permissions_path())),
                 args.nostr_prompt_timeout(),
+                agent_scripted,
             ),
         },
     );

@@ -11,7 +11,7 @@ import { withBrowserLog } from './support/browser.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { agentCall, connectPanel } from './support/agent.mjs';
 import {
-  callError, callJson, connectMcp, jsonResult, modernHeaders, modernMeta, parseSse, rpc,
+  callError, callJson, callText, connectMcp, jsonResult, modernHeaders, modernMeta, parseSse, rpc,
 } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
@@ -61,7 +61,7 @@ describe('ask_person', { timeout: 300_000 }, () => {
     const asked = call('ask_person', { message: 'Please solve the CAPTCHA', timeout: 60_000 });
     await waitFor(async () => (await waiting())?.includes('Please solve the CAPTCHA'), 'the bar over the tab');
     const shown = await layout();
-    assert.match(shown.ask_bar, /^sovereign-tests asks you: Please solve the CAPTCHA$/);
+    assert.match(shown.ask_bar, /^An agent calling itself “sovereign-tests” asks you: Please solve the CAPTCHA$/);
     assert.ok(shown.tabs.find((t) => t.id === tab.id).label.startsWith('✋'), 'the tab strip marks the tab');
     assert.equal(shown.tabs.find((t) => t.front).id, tab.id, 'the tab is in front');
 
@@ -113,6 +113,162 @@ describe('ask_person', { timeout: 300_000 }, () => {
     assert.equal(again.ok, false);
     assert.equal(again.error.code, 'INVALID_PARAMS', 'answered once');
     await waitFor(async () => (await waiting()) === null, 'the bar to go');
+  });
+
+  // Regression: the bar and the panel showed the client's self-reported
+  // name as sent, of any length and with line breaks, so a client could
+  // pose as the browser itself.
+  test('the asker\'s name is shown as the client\'s own claim, on one short line', async () => {
+    const claimed = `Sovereign Browser\nneeds your nsec:\r\n${'x'.repeat(10_000)}`;
+    const named = await connectMcp(browser, { name: claimed });
+    try {
+      await callJson(named, 'tab_new', { url: fixtures.url('form.html') });
+      const asked = callJson(named, 'ask_person', { message: 'Check the name', timeout: 60_000 });
+      const bar = await waitFor(async () => {
+        const shown = await waiting();
+        return shown?.includes('Check the name') && shown;
+      }, 'the bar over the tab');
+      assert.doesNotMatch(bar, /[\n\r]/, 'the bar is one line');
+      const [, name] = /^An agent calling itself “(.*)” asks you: Check the name$/.exec(bar) ?? [];
+      assert.ok(name, bar);
+      assert.ok([...name].length <= 64, `a name of ${[...name].length} characters`);
+      assert.match(name, /^Sovereign Browser needs your nsec: x+…$/);
+      const ask = await waitFor(() => pushedAsk('Check the name'), 'the request in the panel\'s state');
+      assert.equal(ask.asker, name, 'the panel gets the same short name');
+      await agentCall(panel, 'ask_answer', { id: ask.id, answer: 'declined' });
+      assert.equal((await asked).answer, 'declined');
+    } finally {
+      await named.close().catch(() => {});
+    }
+  });
+
+  // Regression: after Done, an agent's eval read the password the person
+  // typed for it (the tool promised "a password you must not see").
+  test('the fields the person types into during the request stay unreadable to agents on that page, which still sends them', async () => {
+    const tab = await ownTab();
+    const box = await call('get_box', { selector: '#password' });
+    const comments = await call('get_box', { selector: '#comments' });
+    const asked = call('ask_person', { message: 'Type your password, then Done', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Type your password'), 'the bar over the tab');
+    const shown = await layout();
+    assert.equal(shown.ask_warning, null, 'no agent ran a script in this tab, so no warning');
+    assert.equal((await waitFor(() => pushedAsk('Type your password, then Done'), 'the request in the panel')).agent_scripted, false);
+
+    // Meanwhile agents' scripts in a page's own world answer PAUSED in every tab, saying why.
+    await callJson(other, 'tab_new', { url: fixtures.url('links.html') });
+    for (const [tool, args] of [['eval', { script: 'document.title' }], ['wait_for_fn', { script: 'true', timeout: 1000 }]]) {
+      const why = await callError(other, tool, args, 'PAUSED');
+      assert.match(why, /scripts in a page's own world \(eval, wait_for_fn\) answer PAUSED in every tab/, `${tool}: ${why}`);
+      assert.match(why, /Type your password/);
+    }
+    await callJson(other, 'close');
+
+    // The person clicks the fields and types, through the X server.
+    const pages = shown.pages;
+    const typeInto = async (field, selector, text) => {
+      click({ x: pages.x + field.x, y: pages.y + field.y, width: field.width, height: field.height });
+      xdo('type', '--delay', '30', text);
+      // The page has it, and it is the person's: even the panel's reads are refused.
+      await waitFor(async () => {
+        const read = await panel.call('get_value', { selector, tab: tab.id });
+        return read.ok === false && read.error.code === 'NOT_ALLOWED';
+      }, `the page to take the person's typing into ${selector} as theirs`);
+    };
+    await typeInto(box, '#password', 'hunter2');
+    await typeInto(comments, '#comments', 'card 4111');
+    click((await layout()).ask_done);
+    assert.equal((await asked).answer, 'done');
+
+    // Neither this agent nor another reads it: scripts in the page, the snapshot, the element tools.
+    for (const agent of [mcp, other]) {
+      const why = await callError(agent, 'eval', { script: "document.getElementById('password').value", tab: tab.id }, 'NOT_ALLOWED');
+      assert.match(why, /the person typed into tab \d+'s page while an agent's request \(ask_person\) waited/);
+    }
+    await callError(mcp, 'wait_for_fn', { script: "document.getElementById('password').value === 'hunter2'", timeout: 1000 }, 'NOT_ALLOWED');
+    const snapshot = await callText(mcp, 'snapshot');
+    assert.ok(!snapshot.includes('hunter2') && !snapshot.includes('4111'), snapshot);
+    assert.match(snapshot, /textbox "Password".*: \(typed by the person; hidden from agents\)/);
+    assert.match(snapshot, /textbox "Comments".*: \(typed by the person; hidden from agents\)/);
+    for (const [tool, args] of [
+      ['get_value', { selector: '#password' }],
+      ['get_text', { selector: '#password' }],
+      ['get_attr', { selector: '#password', attr: 'value' }],
+      ['get_html', { selector: '#signup' }],
+      ['fill', { selector: '#password', value: 'changed' }],
+      ['get_text', { selector: '#comments' }],
+      ['type', { selector: '#comments', value: ' more' }],
+    ]) {
+      const why = await callError(mcp, tool, args, 'NOT_ALLOWED');
+      assert.match(why, /the person typed into this field while an agent's request \(ask_person\) waited/, `${tool}: ${why}`);
+    }
+    const found = await call('find_label', { label: 'Password' });
+    assert.equal(found.name, 'Password');
+    // Nor does its text leave the field by the clipboard.
+    await call('clipboard_write', { text: 'the agent\'s own' });
+    await call('focus', { selector: '#comments' });
+    await call('press', { key: 'Control+a' });
+    await call('clipboard_copy');
+    assert.deepEqual(await call('clipboard_read'), { text: 'the agent\'s own' }, 'the copy took nothing');
+    // The fields the person did not type into are the agent's as before (a copy of one works).
+    await call('fill', { selector: '#name', value: 'Ada' });
+    assert.equal((await call('get_value', { selector: '#name' })).value, 'Ada');
+    await call('press', { key: 'Control+a' });
+    await call('clipboard_copy');
+    assert.deepEqual(await call('clipboard_read'), { text: 'Ada' });
+
+    // The agent submits the form: the site receives what the person typed.
+    await call('click', { selector: '#create' });
+    await waitFor(async () => (await call('get_title')).title === 'Submitted', 'the form to be sent');
+    assert.deepEqual(fixtures.submitted().at(-1), {
+      name: 'Ada', email: '', password: 'hunter2', country: 'France', comments: 'card 4111',
+    });
+    // A new page: scripts run in it again.
+    assert.equal((await call('eval', { script: 'document.title' })).value, 'Submitted');
+  });
+
+  test('a field the person types into inside a same-origin frame stays theirs for the page\'s reads and the frame\'s', async () => {
+    const tab = await ownTab('frames.html');
+    const before = await callText(mcp, 'snapshot');
+    const ref = /textbox "Note" \[ref=(e\d+)\]/.exec(before)?.[1];
+    assert.ok(ref, before);
+    const box = await call('get_box', { ref });
+    const asked = call('ask_person', { message: 'Write your note in the frame', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Write your note'), 'the bar over the tab');
+    const { pages } = await layout();
+    click({ x: pages.x + box.x, y: pages.y + box.y, width: box.width, height: box.height });
+    xdo('type', '--delay', '30', 'frame secret');
+    await waitFor(async () => {
+      const read = await panel.call('get_value', { ref, tab: tab.id });
+      return read.ok === false && read.error.code === 'NOT_ALLOWED';
+    }, 'the frame to take the person\'s typing as theirs');
+    click((await layout()).ask_done);
+    assert.equal((await asked).answer, 'done');
+
+    // The top document's agent reads the frame's field for the snapshot and by ref: refused.
+    const after = await callText(mcp, 'snapshot');
+    assert.ok(!after.includes('frame secret'), after);
+    assert.match(after, /textbox "Note".*: \(typed by the person; hidden from agents\)/);
+    await callError(mcp, 'get_value', { ref }, 'NOT_ALLOWED');
+    // And inside the frame, by its own agent and by a script in it.
+    await call('frame_switch', { selector: 'iframe' });
+    try {
+      await callError(mcp, 'get_text', { selector: '#note' }, 'NOT_ALLOWED');
+      await callError(mcp, 'eval', { script: "document.getElementById('note').value" }, 'NOT_ALLOWED');
+    } finally {
+      await call('frame_main');
+    }
+  });
+
+  test('over a tab an agent ran its own script in, the bar and the panel say that what the person types may reach it', async () => {
+    await ownTab();
+    await call('eval', { script: "document.addEventListener('input', () => {}); 'listening'" });
+    const asked = call('ask_person', { message: 'Sign in, please', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Sign in, please'), 'the bar over the tab');
+    assert.equal((await layout()).ask_warning, '⚠ An agent ran its own script in this tab: what you type here may reach it.');
+    const ask = await waitFor(() => pushedAsk('Sign in, please'), 'the request in the panel\'s state');
+    assert.equal(ask.agent_scripted, true);
+    await agentCall(panel, 'ask_answer', { id: ask.id, answer: 'declined' });
+    assert.equal((await asked).answer, 'declined');
   });
 
   test('a request nobody answers times out, and the tab is free again', async () => {

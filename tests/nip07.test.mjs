@@ -1,7 +1,8 @@
 // window.nostr (NIP-07) for web pages: a fixture app on 127.0.0.1 asks
 // through the real provider, a person answers in the control panel (its
 // WebSocket, and in one test its page in Chromium), and the signatures are
-// checked with an independent library (nostr-tools).
+// checked with an independent library (nostr-tools). The app's calls are
+// its own (tests/support/site_calls.mjs); an agent's eval is the agent's.
 import { describe, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -16,23 +17,33 @@ import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { connectPanel } from './support/agent.mjs';
 import { startBunker } from './support/bunker.mjs';
-import { CATALOGUE_SIZE, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp } from './support/mcp.mjs';
+import { CATALOGUE_SIZE, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { siteCalls } from './support/site_calls.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
 
-/** A page script that settles to {ok, value} or {ok: false, error}. */
+/** An agent's page script that settles to {ok, value} or {ok: false, error}. */
 const settle = (expression) => `(${expression}).then((value) => ({ ok: true, value }), (e) => ({ ok: false, error: e.message }))`;
 
 const note = (content, created_at = 1_760_000_000) => ({ kind: 1, content, tags: [['t', 'sovereign']], created_at });
 
 describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
-  let fixtures; let other; let browser; let mcp; let panel;
+  let fixtures; let other; let third; let browser; let mcp; let panel; let site;
   const appA = () => fixtures.url('/nostr-app.html');
   const originA = () => fixtures.origin;
   const originB = () => other.origin;
+  // For agents' own scripts: an origin of their own, so that their prompts
+  // count against its rate (20 a minute), not the other tests' origins'.
+  const appC = () => third.url('/nostr-app.html');
+  const originC = () => third.origin;
 
-  /** Runs a page script in the current tab; its promise is awaited. */
+  /** The site's own script, run by a new page of the app in the current tab: {ok, value} or {ok: false, error}. */
+  const siteCall = async (expression, page) => {
+    const { at, ...result } = await site.call(expression, page);
+    return result;
+  };
+  /** An agent's script (eval) in the current tab; its promise is awaited. It marks the tab. */
   const inPage = async (script) => (await callJson(mcp, 'eval', { script })).value;
   const panelCall = async (tool, params = {}) => {
     const reply = await panel.call(tool, params);
@@ -49,9 +60,11 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   before(async () => {
     fixtures = await startFixtureServer();
     other = await startFixtureServer();
+    third = await startFixtureServer();
     browser = await startBrowser({ args: ['--nostr-prompt-timeout', '30'] });
     mcp = await connectMcp(browser);
     panel = await connectPanel(browser);
+    site = siteCalls(mcp, fixtures.url('/nostr-app.html'));
     await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
   }, { timeout: 90_000 });
 
@@ -61,11 +74,11 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     await browser?.stop();
     await fixtures?.close();
     await other?.close();
+    await third?.close();
   });
 
   test('every page has a provider a page cannot replace, and no way to the browser itself', logged(async () => {
-    await callJson(mcp, 'open', { url: appA() });
-    const seen = await inPage(`(() => {
+    const { value: seen } = await siteCall(`(() => {
       const d = Object.getOwnPropertyDescriptor(window, 'nostr');
       const before = window.nostr;
       try { window.nostr = { getPublicKey: async () => 'forged' }; } catch (_) {}
@@ -85,13 +98,12 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.equal(seen.same, true, 'the page replaced window.nostr');
     assert.equal(seen.frozen, true);
     assert.equal(seen.handler, 'undefined', 'the browser\'s message handler is visible to the page');
-    assert.deepEqual(await inPage(settle('window.nostr.getRelays()')), { ok: true, value: {} }, 'getRelays asks nothing and reveals nothing');
+    assert.deepEqual(await siteCall('window.nostr.getRelays()'), { ok: true, value: {} }, 'getRelays asks nothing and reveals nothing');
     assert.deepEqual((await state()).prompts, [], 'getRelays prompted');
   }));
 
   test('signing: the prompt shows origin, kind and content; "allow once" signs once, verified by nostr-tools', logged(async () => {
-    await callJson(mcp, 'open', { url: appA() });
-    const signing = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('hello from a web page'))})`));
+    const signing = siteCall(`window.nostr.signEvent(${JSON.stringify(note('hello from a web page'))})`);
     const prompt = await promptFrom(originA(), 'signEvent');
     assert.equal(prompt.kind, 1);
     assert.equal(prompt.content, 'hello from a web page');
@@ -100,6 +112,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.deepEqual(prompt.tags, [['t', 'sovereign']]);
     assert.equal(prompt.created_at, 1_760_000_000, 'the prompt shows the time the event will carry');
     assert.equal(prompt.in_frame_of, null);
+    assert.equal(prompt.agent_scripted, false, 'the site\'s own call is not marked as an agent\'s');
     const layout = await panelCall('window_layout');
     assert.match(layout.nostr_prompts ?? '', new RegExp(`${new URL(originA()).host} asks to sign events of kind 1`),
       'the browser window notes the waiting request');
@@ -115,7 +128,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     await waitFor(async () => (await panelCall('window_layout')).nostr_prompts === null, 'the window note to go');
 
     // Once means once: the next signature asks again, and a denial rejects.
-    const again = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('second'))})`));
+    const again = siteCall(`window.nostr.signEvent(${JSON.stringify(note('second'))})`);
     await answer(await promptFrom(originA(), 'signEvent'), false);
     const denied = await again;
     assert.equal(denied.ok, false);
@@ -124,21 +137,20 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   }));
 
   test('"always" is kept per origin and capability, listed, and revocable', logged(async () => {
-    await callJson(mcp, 'open', { url: appA() });
-    const first = inPage(settle('window.nostr.getPublicKey()'));
+    const first = siteCall('window.nostr.getPublicKey()');
     await answer(await promptFrom(originA(), 'getPublicKey'), true, true);
     assert.deepEqual(await first, { ok: true, value: TEST_PUBKEY });
-    assert.deepEqual(await inPage(settle('window.nostr.getPublicKey()')), { ok: true, value: TEST_PUBKEY },
+    assert.deepEqual(await siteCall('window.nostr.getPublicKey()'), { ok: true, value: TEST_PUBKEY },
       'an allowed origin is not asked again');
 
-    const dm = inPage(settle(`window.nostr.signEvent({ kind: 4, content: 'x', tags: [] })`));
+    const dm = siteCall(`window.nostr.signEvent({ kind: 4, content: 'x', tags: [] })`);
     await answer(await promptFrom(originA(), 'signEvent'), false, true);
     assert.match((await dm).error, /denied/);
-    const deniedAgain = await inPage(settle(`window.nostr.signEvent({ kind: 4, content: 'y', tags: [] })`));
+    const deniedAgain = await siteCall(`window.nostr.signEvent({ kind: 4, content: 'y', tags: [] })`);
     assert.match(deniedAgain.error, /denied/, 'a denied capability is refused without asking');
 
     // Another kind is another capability: it asks.
-    const kind7 = inPage(settle(`window.nostr.signEvent({ kind: 7, content: '+', tags: [] })`));
+    const kind7 = siteCall(`window.nostr.signEvent({ kind: 7, content: '+', tags: [] })`);
     await answer(await promptFrom(originA(), 'signEvent'), false);
     await kind7;
 
@@ -146,7 +158,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.deepEqual(kept, [`${originA()} public_key true`, `${originA()} sign:4 false`]);
 
     assert.equal((await panelCall('nostr_permission_revoke', { origin: originA(), capability: 'public_key' })).revoked, 1);
-    const asksAgain = inPage(settle('window.nostr.getPublicKey()'));
+    const asksAgain = siteCall('window.nostr.getPublicKey()');
     await answer(await promptFrom(originA(), 'getPublicKey'), true, true);
     assert.equal((await asksAgain).value, TEST_PUBKEY);
     assert.equal((await panelCall('nostr_permission_revoke', { origin: originA() })).revoked, 2, 'revoking an origin forgets all of it');
@@ -154,14 +166,12 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   }));
 
   test('two origins keep separate permissions, and a cross-origin frame is asked with its own origin', logged(async () => {
-    await callJson(mcp, 'open', { url: appA() });
-    const a = inPage(settle('window.nostr.getPublicKey()'));
+    const a = siteCall('window.nostr.getPublicKey()');
     await answer(await promptFrom(originA(), 'getPublicKey'), true, true);
     assert.equal((await a).value, TEST_PUBKEY);
 
     // The other origin, on its own page, is asked although the first is allowed.
-    await callJson(mcp, 'open', { url: other.url('/nostr-app.html') });
-    const b = inPage(settle('window.nostr.getPublicKey()'));
+    const b = siteCall('window.nostr.getPublicKey()', other.url('/nostr-app.html'));
     await answer(await promptFrom(originB(), 'getPublicKey'), false);
     assert.match((await b).error, /denied/);
 
@@ -170,7 +180,8 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     const framed = await promptFrom(originB(), 'getPublicKey');
     assert.equal(framed.in_frame_of, originA(), 'the prompt says which page the frame is in');
     await answer(framed, true);
-    const report = await waitFor(async () => (await inPage('window.frameReports'))[0], 'the frame\'s report');
+    const report = await waitFor(async () => JSON.parse(await callText(mcp, 'get_text', { selector: '#frame-reports' }))[0],
+      'the frame\'s report');
     assert.deepEqual(report, { from: originB(), ok: true, pubkey: TEST_PUBKEY });
     const kept = (await state()).permissions.map((d) => `${d.origin} ${d.capability}`);
     assert.deepEqual(kept, [`${originA()} public_key`], 'the frame\'s answer was once, for its own origin');
@@ -178,8 +189,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   }));
 
   test('a forged request names the page\'s real origin, never the one it claims', logged(async () => {
-    await callJson(mcp, 'open', { url: appA() });
-    const forged = inPage(`new Promise((resolve) => {
+    const forged = siteCall(`new Promise((resolve) => {
       window.addEventListener('__sovereign_nostr_reply', (e) => resolve(JSON.parse(e.detail)));
       window.dispatchEvent(new CustomEvent('__sovereign_nostr_request', { detail: JSON.stringify({
         id: 999, method: 'getPublicKey', params: {}, origin: 'https://trusted.example', top_origin: 'https://trusted.example',
@@ -189,27 +199,25 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.equal(prompt.in_frame_of, null);
     assert.ok(!(await state()).prompts.some((p) => p.origin.includes('trusted.example')));
     await answer(prompt, false);
-    assert.equal((await forged).reply.ok, false);
+    assert.equal((await forged).value.reply.ok, false);
   }));
 
   test('a prompt goes when the page that asked goes (a new page, or its tab closed)', logged(async () => {
-    await callJson(mcp, 'open', { url: appA() });
-    await inPage(`window.nostr.signEvent(${JSON.stringify(note('left behind'))}); 'asked'`);
+    await site.start(`window.nostr.signEvent(${JSON.stringify(note('left behind'))})`);
     await promptFrom(originA(), 'signEvent');
     await callJson(mcp, 'open', { url: other.url('/nostr-app.html') });
     await waitFor(async () => (await state()).prompts.length === 0, 'the prompt of the page left to go', 5000);
 
     await callJson(mcp, 'tab_new', { url: appA() });
-    await inPage(`window.nostr.getPublicKey(); 'asked'`);
+    await site.start('window.nostr.getPublicKey()');
     await promptFrom(originA(), 'getPublicKey');
     await callJson(mcp, 'close');
     await waitFor(async () => (await state()).prompts.length === 0, 'the prompt of the closed tab to go', 5000);
   }));
 
   test('encryption: nip44 and nip04 round trips; the nip44 text opens with nostr-tools', logged(async () => {
-    await callJson(mcp, 'open', { url: appA() });
     const peer = TEST_PUBKEY;
-    const encrypting = inPage(settle(`window.nostr.nip44.encrypt('${peer}', 'meet at noon')`));
+    const encrypting = siteCall(`window.nostr.nip44.encrypt('${peer}', 'meet at noon')`);
     const asked = await promptFrom(originA(), 'nip44.encrypt');
     assert.deepEqual([asked.peer, asked.plaintext_chars], [peer, 12], 'the prompt names the peer and the length');
     await answer(asked, true, true);
@@ -219,13 +227,13 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     const key = nip44.v2.utils.getConversationKey(secret, peer);
     assert.equal(nip44.v2.decrypt(sealed.value, key), 'meet at noon');
 
-    const opening = inPage(settle(`window.nostr.nip44.decrypt('${peer}', ${JSON.stringify(nip44.v2.encrypt('from nostr-tools', key))})`));
+    const opening = siteCall(`window.nostr.nip44.decrypt('${peer}', ${JSON.stringify(nip44.v2.encrypt('from nostr-tools', key))})`);
     await answer(await promptFrom(originA(), 'nip44.decrypt'), true, true);
     assert.deepEqual(await opening, { ok: true, value: 'from nostr-tools' });
 
-    const old = await inPage(settle(`window.nostr.nip04.encrypt('${peer}', 'legacy').then((c) => window.nostr.nip04.decrypt('${peer}', c))`));
+    const old = await siteCall(`window.nostr.nip04.encrypt('${peer}', 'legacy').then((c) => window.nostr.nip04.decrypt('${peer}', c))`);
     assert.deepEqual(old, { ok: true, value: 'legacy' }, 'encrypt and decrypt were allowed always, for both schemes');
-    const bad = await inPage(settle(`window.nostr.nip44.encrypt('not-a-key', 'x')`));
+    const bad = await siteCall(`window.nostr.nip44.encrypt('not-a-key', 'x')`);
     assert.match(bad.error, /pubkey/);
     await panelCall('nostr_permission_revoke', { origin: originA() });
   }));
@@ -248,8 +256,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     await waitFor(() => changed > 0, 'notifications/tools/list_changed');
     assert.ok((await listed()).includes('nostr_prompts'));
 
-    await callJson(mcp, 'open', { url: appA() });
-    const signing = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('approved by an assistant'))})`));
+    const signing = siteCall(`window.nostr.signEvent(${JSON.stringify(note('approved by an assistant'))})`);
     const waiting = await waitFor(async () => (await callJson(mcp, 'nostr_prompts')).prompts[0], 'the assistant to see the prompt');
     assert.equal(waiting.content, 'approved by an assistant');
     const answered = await callJson(mcp, 'nostr_prompts', { id: waiting.id, allow: true });
@@ -261,7 +268,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     await panelCall('nostr_assistant_answers', { allowed: false });
     await waitFor(() => changed > 1, 'the second list_changed');
     assert.ok(!(await listed()).includes('nostr_prompts'));
-    const pending = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('nobody allowed this'))})`));
+    const pending = siteCall(`window.nostr.signEvent(${JSON.stringify(note('nobody allowed this'))})`);
     const prompt = await promptFrom(originA(), 'signEvent');
     const late = await mcp.callTool('nostr_prompts', { id: prompt.id, allow: true });
     assert.equal(late.structuredContent.error.code, 'UNKNOWN_TOOL', 'an assistant answered after the person took it back');
@@ -269,33 +276,119 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.match((await pending).error, /denied/, 'no signature without a person\'s approval');
   }));
 
-  test('a sandboxed frame (an opaque origin) gets nothing, and nobody is asked', logged(async () => {
+  test('a sandboxed frame (an opaque origin) gets a rejection it can show, and nobody is asked', logged(async () => {
     await callJson(mcp, 'open', { url: fixtures.url('/nostr-sandbox.html') });
-    const result = await callJson(mcp, 'wait_for_fn', { script: "document.getElementById('result').textContent", timeout: 10_000 });
-    assert.match(result.value, /^refused .*secure pages only.*null/, result.value);
+    const shown = (selector) => async () => (await callText(mcp, 'get_text', { selector })).trim();
+    const srcdoc = await waitFor(shown('#result'), 'the srcdoc frame\'s answer');
+    assert.match(srcdoc, /^refused .*secure pages only.*null/, srcdoc);
+    // Regression: a sandboxed frame loaded from the site's own address was
+    // asked about under the site's origin (its location's), so its promise
+    // waited on a prompt for the site. The page waits 30 s for an answer
+    // here: settling within the 10 s of the wait means it was refused.
+    const report = JSON.parse(await waitFor(shown('#from-url'), 'the sandboxed frame loaded from a URL to settle'));
+    assert.equal(report.ok, false, `the sandboxed frame got an answer: ${JSON.stringify(report)}`);
+    assert.match(report.error, /secure pages only.*not to null$/);
     assert.deepEqual((await state()).prompts, [], 'no prompt for the person');
   }));
 
   test('read-only and logged out: clear rejections', logged(async () => {
     await callJson(mcp, 'switch_identity', { method: 'readonly', npub: TEST_NPUB });
-    await callJson(mcp, 'open', { url: appA() });
-    const key = inPage(settle('window.nostr.getPublicKey()'));
+    const key = siteCall('window.nostr.getPublicKey()');
     await answer(await promptFrom(originA(), 'getPublicKey'), true);
     assert.deepEqual(await key, { ok: true, value: TEST_PUBKEY }, 'a read-only identity has a public key');
-    const sign = await inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('x'))})`));
+    const sign = await siteCall(`window.nostr.signEvent(${JSON.stringify(note('x'))})`);
     assert.match(sign.error, /read-only/, 'a read-only identity cannot sign');
     assert.deepEqual((await state()).prompts, [], 'nothing to ask about what cannot be done');
 
-    // The call starts logged in, and the page asks after the logout.
-    // The page's script waits for the fixture server, which answers once the test has logged out.
-    const later = inPage(`fetch('/hold?name=after-logout').then(() => ${settle('window.nostr.getPublicKey()')})`);
+    // The page loads logged in, and asks after the logout: its script
+    // waits for the fixture server, which answers once the test has logged
+    // out, and tells the server when its call settled (tools, the one that
+    // reads the page's answer included, wait for the next login).
+    await site.start(`fetch('/hold?name=after-logout').then(() => window.nostr.getPublicKey())
+      .finally(() => { fetch('/hold?name=settled-after-logout'); })`);
     await waitFor(() => fixtures.held('after-logout'), 'the page\'s call to start');
     await callJson(mcp, 'logout');
     fixtures.release('after-logout');
-    const out = await later;
+    await waitFor(() => fixtures.held('settled-after-logout'), 'the page\'s call to settle');
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+    const out = await site.result();
     assert.equal(out.ok, false);
     assert.match(out.error, /no identity is logged in/);
-    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+  }));
+
+  // Regression: an agent's eval in a page the person allowed "always"
+  // signed as the person, with no prompt.
+  test('in a tab an agent ran its own script in, "always" gives nothing: each request asks the person, marked as possibly the agent\'s', logged(async () => {
+    const kept = async () => (await state()).permissions.map((d) => `${d.origin} ${d.capability} ${d.allow}`).sort();
+    /** The waiting prompt whose event has `content`. */
+    const promptWith = (content) => waitFor(async () => (await state()).prompts.find((p) => p.content === content),
+      `a prompt to sign "${content}"`);
+    const sign = (content) => `window.nostr.signEvent(${JSON.stringify(note(content))})`;
+    // A tab of its own, where no agent ran a script yet. The person allows
+    // the site's own sign:1 always, and denies its sign:4 always.
+    await callJson(mcp, 'tab_new', { url: appC() });
+    const first = siteCall(sign('the site itself'), appC());
+    await answer(await promptWith('the site itself'), true, true);
+    assert.equal((await first).ok, true);
+    const dm = siteCall(`window.nostr.signEvent({ kind: 4, content: 'dm', tags: [] })`, appC());
+    await answer(await promptFrom(originC(), 'signEvent'), false, true);
+    assert.match((await dm).error, /denied/);
+    assert.deepEqual(await kept(), [`${originC()} sign:1 true`, `${originC()} sign:4 false`]);
+    const again = await siteCall(sign('the site again'), appC());
+    assert.equal(verifyEvent(again.value), true, 'the site\'s own call is granted by the decision, without a prompt');
+
+    // The agent's eval there: a prompt, marked, instead of a signature.
+    const evaled = inPage(settle(sign('the agent\'s')));
+    const marked = await promptWith('the agent\'s');
+    assert.equal(marked.agent_scripted, true);
+    assert.match((await panelCall('window_layout')).nostr_prompts,
+      /asks to sign events of kind 1, from a tab where an agent ran its own script/, 'the window\'s bar says so');
+    // Assistants allowed to answer cannot answer it; the person's "always" is not kept.
+    await panelCall('nostr_assistant_answers', { allowed: true });
+    try {
+      const byAssistant = await mcp.callTool('nostr_prompts', { id: marked.id, allow: true });
+      assert.equal(byAssistant.structuredContent?.error?.code, 'NOT_ALLOWED', JSON.stringify(byAssistant));
+      assert.match(byAssistant.structuredContent.error.message, /only the person answers it/);
+    } finally {
+      await panelCall('nostr_assistant_answers', { allowed: false });
+    }
+    assert.equal((await answer(marked, true, true)).remember, false, 'an "always" for a request that may be an agent\'s is not kept');
+    assert.equal(verifyEvent((await evaled).value), true, 'allowed once by the person');
+    assert.deepEqual(await kept(), [`${originC()} sign:1 true`, `${originC()} sign:4 false`]);
+    // A standing denial still holds, without asking.
+    const refused = await inPage(settle(`window.nostr.signEvent({ kind: 4, content: 'dm', tags: [] })`));
+    assert.match(refused.error, /denied/);
+
+    // A timer the agent's script planted signs later: asked about too.
+    await inPage(`setTimeout(() => { window.nostr.signEvent(${JSON.stringify(note('planted'))}).catch(() => {}); }, 300); 'planted'`);
+    const planted = await promptWith('planted');
+    assert.equal(planted.agent_scripted, true);
+    await answer(planted, false);
+
+    // The site's own page, later in the same tab: the tab stays marked.
+    await site.start(sign('later in the marked tab'), appC());
+    assert.equal((await promptWith('later in the marked tab')).agent_scripted, true);
+    await answer(await promptWith('later in the marked tab'), false);
+    assert.match((await site.result()).error, /denied/);
+
+    // A window the marked tab opens is marked too.
+    const popupUrl = `nostr-app.html?popup#run=${encodeURIComponent(sign('from the popup'))}`;
+    await inPage(`document.getElementById('popup').href = ${JSON.stringify(popupUrl)}; true`);
+    const clicked = await callJson(mcp, 'click', { selector: '#popup' });
+    assert.equal(clicked.new_tabs?.length, 1, JSON.stringify(clicked));
+    const fromPopup = await promptWith('from the popup');
+    assert.equal(fromPopup.agent_scripted, true);
+    await answer(fromPopup, false);
+    await callJson(mcp, 'tab_close', { index: clicked.new_tabs[0].index });
+    await callJson(mcp, 'close');
+
+    // And the site's own call in a tab no agent scripted is granted as before.
+    await callJson(mcp, 'tab_new', { url: appC() });
+    const unmarked = await siteCall(sign('in an unmarked tab'), appC());
+    assert.equal(verifyEvent(unmarked.value), true);
+    assert.deepEqual((await state()).prompts, []);
+    await callJson(mcp, 'close');
+    await panelCall('nostr_permission_revoke', { origin: originC() });
   }));
 
   test('the control panel in Chromium shows a prompt, answers it, lists and revokes the decision', logged(async () => {
@@ -309,11 +402,10 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
       page.setDefaultTimeout(15_000);
       await page.goto(browser.panelUrl);
       await page.locator('#nostr-prompts-empty').waitFor({ state: 'visible' });
-      await callJson(mcp, 'open', { url: appA() });
       // Regression: the prompt counted the tags without showing them, nor
       // the date the event would carry.
       const tagged = { ...note('<b>shown as text</b>'), tags: [['t', 'sovereign'], ['p', TEST_PUBKEY], ['e', 'a'.repeat(64), 'wss://relay.example']] };
-      const signing = inPage(settle(`window.nostr.signEvent(${JSON.stringify(tagged)})`));
+      const signing = siteCall(`window.nostr.signEvent(${JSON.stringify(tagged)})`);
       const card = page.locator('#nostr-prompts li');
       await card.waitFor();
       assert.equal(await card.locator('.origin').textContent(), originA());
@@ -322,6 +414,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
       assert.match(await card.locator('.prompt-kind').textContent(), /dated 2025-10-09 \d\d:\d\d:\d\d UTC · 3 tags/);
       assert.equal(await card.locator('.prompt-tags').textContent(), tagged.tags.map((t) => JSON.stringify(t)).join('\n'));
       assert.match(await page.title(), /^\(1\) /, 'the tab title counts waiting prompts');
+      assert.equal(await card.locator('.prompt-agent').isVisible(), false, 'the site\'s own request carries no agent warning');
       await card.getByRole('button', { name: 'Always allow' }).click();
       const signed = await signing;
       assert.equal(verifyEvent(signed.value), true);
@@ -331,11 +424,22 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
       assert.equal(await row.locator('.origin').textContent(), originA());
       assert.equal(await row.locator('.capability').textContent(), 'Sign events of kind 1');
       assert.equal(await row.locator('.decision').textContent(), 'Allowed');
-      assert.equal((await inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('again'))})`))).ok, true,
+      assert.equal((await siteCall(`window.nostr.signEvent(${JSON.stringify(note('again'))})`)).ok, true,
         'kept: no prompt the second time');
       await row.getByRole('button', { name: 'Revoke' }).click();
       await row.waitFor({ state: 'detached' });
       assert.deepEqual((await state()).permissions, []);
+
+      // An agent's own script asks: the card says so, and offers no "always".
+      await callJson(mcp, 'tab_new', { url: appC() });
+      const byAgent = inPage(settle(`window.nostr.signEvent(${JSON.stringify(note('an agent\'s script'))})`));
+      const marked = page.locator('#nostr-prompts li', { hasText: 'an agent\'s script' });
+      await marked.waitFor();
+      assert.match(await marked.locator('.prompt-agent').innerText(), /An agent ran its own script in this tab/);
+      assert.deepEqual(await marked.locator('.button-row button:visible').allInnerTexts(), ['Allow once', 'Deny']);
+      await marked.getByRole('button', { name: 'Deny' }).click();
+      assert.match((await byAgent).error, /denied/);
+      await callJson(mcp, 'close');
     } finally {
       await chrome.close();
     }
@@ -363,16 +467,16 @@ describe('window.nostr: timeouts, persistence and a NIP-46 bunker', { timeout: 3
       const mcp = await connectMcp(browser);
       const panel = await connectPanel(browser);
       await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
-      await callJson(mcp, 'open', { url: fixtures.url('/nostr-app.html') });
-      const r = (await callJson(mcp, 'eval', { script: settle('window.nostr.getPublicKey()') })).value;
+      const site = siteCalls(mcp, fixtures.url('/nostr-app.html'));
+      const r = await site.call('window.nostr.getPublicKey()');
       assert.equal(r.ok, false);
       assert.match(r.error, /nobody answered within 2 s/);
       assert.deepEqual((await panel.call('nostr_permissions')).result.prompts, [], 'the expired prompt is gone');
 
-      const signing = callJson(mcp, 'eval', { script: settle(`window.nostr.signEvent(${JSON.stringify(note('kept'))})`) });
+      const signing = site.call(`window.nostr.signEvent(${JSON.stringify(note('kept'))})`);
       const prompt = await waitFor(async () => (await panel.call('nostr_permissions')).result.prompts[0], 'the prompt');
       await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
-      assert.equal((await signing).value.ok, true);
+      assert.equal((await signing).ok, true);
       await panel.close();
       await mcp.close();
       await browser.stop();
@@ -380,8 +484,8 @@ describe('window.nostr: timeouts, persistence and a NIP-46 bunker', { timeout: 3
       browser = await start();
       const again = await connectMcp(browser);
       await callJson(again, 'login', { method: 'local', nsec: TEST_NSEC });
-      await callJson(again, 'open', { url: fixtures.url('/nostr-app.html') });
-      const signed = (await callJson(again, 'eval', { script: settle(`window.nostr.signEvent(${JSON.stringify(note('after a restart'))})`) })).value;
+      const signed = await siteCalls(again, fixtures.url('/nostr-app.html'))
+        .call(`window.nostr.signEvent(${JSON.stringify(note('after a restart'))})`);
       assert.equal(signed.ok, true, `the kept decision was lost: ${signed.error}`);
       assert.equal(verifyEvent(signed.value), true);
       await again.close();
@@ -397,9 +501,9 @@ describe('window.nostr: timeouts, persistence and a NIP-46 bunker', { timeout: 3
       const mcp = await connectMcp(browser);
       const login = await callJson(mcp, 'login', { method: 'nip46', bunker_url: bunker.url });
       assert.equal(login.pubkey, bunker.user);
-      await callJson(mcp, 'open', { url: fixtures.url('/nostr-app.html') });
       // sign:1 for this origin was kept by the previous test's profile.
-      const signed = (await callJson(mcp, 'eval', { script: settle(`window.nostr.signEvent(${JSON.stringify(note('signed by the bunker'))})`) })).value;
+      const signed = await siteCalls(mcp, fixtures.url('/nostr-app.html'))
+        .call(`window.nostr.signEvent(${JSON.stringify(note('signed by the bunker'))})`);
       assert.equal(signed.ok, true, signed.error);
       assert.equal(signed.value.pubkey, bunker.user);
       assert.notEqual(signed.value.pubkey, TEST_PUBKEY);

@@ -13,6 +13,7 @@ import { startFixtureServer } from './support/fixture-server.mjs';
 import { connectPanel } from './support/agent.mjs';
 import { TEST_NSEC, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
 import { startEmulator } from './support/nsigner.mjs';
+import { siteCalls } from './support/site_calls.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const TRANSPORTS = ['serial', 'unix'];
@@ -23,10 +24,10 @@ describe('the nsigner link', { timeout: 240_000 }, () => {
   let mcp;
   let panel;
   let dir;
+  let site;
   const emulators = [];
   const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => browser, fn));
   const call = (tool, args = {}) => callJson(mcp, tool, args);
-  const inPage = async (script) => (await call('eval', { script })).value;
 
   /** An emulator on `transport`, and the login arguments that reach it. */
   async function device(transport, extra = []) {
@@ -37,10 +38,13 @@ describe('the nsigner link', { timeout: 240_000 }, () => {
     return { emu, login: { method: 'nsigner', transport, device: where } };
   }
 
-  /** Starts a window.nostr call in the page; `settled()` gives {ok, value|error}. */
-  async function startInPage(expression) {
-    await inPage(`window.__call = (${expression}).then((v) => ({ ok: true, v, at: Date.now() }), (e) => ({ ok: false, error: String(e.message), at: Date.now() })); true`);
-    return () => inPage('return await window.__call');
+  /**
+   * Starts a window.nostr call as the web app's own (a new page of it);
+   * `settled()` gives {ok, value|error, at}, `at` being when the page heard.
+   */
+  async function startInPage(expression, page) {
+    await site.start(expression, page);
+    return () => site.result();
   }
 
   const note = (content) => JSON.stringify({ kind: 1, content, tags: [], created_at: 1_700_000_000 });
@@ -51,9 +55,9 @@ describe('the nsigner link', { timeout: 240_000 }, () => {
     browser = await startBrowser();
     mcp = await connectMcp(browser);
     panel = await connectPanel(browser);
+    site = siteCalls(mcp, fixtures.url('/nostr-app.html'));
     // The page may sign: allowed once and for all by the person, under a local key.
     await call('login', { method: 'local', nsec: TEST_NSEC });
-    await call('open', { url: fixtures.url('/nostr-app.html') });
     const settled = await startInPage(`window.nostr.signEvent(${note('allow')})`);
     const prompt = await waitFor(async () => (await panel.call('nostr_permissions')).result.prompts[0], 'the prompt');
     await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
@@ -87,7 +91,6 @@ describe('the nsigner link', { timeout: 240_000 }, () => {
     test(`${transport}: a logout ends a signature waiting on the device at once, and the next identity is untouched`, async () => {
       const { emu, login } = await device(transport, ['--silent-on', 'sign_event']);
       await call('login', login);
-      await call('open', { url: fixtures.url('/nostr-app.html') });
       const settled = await startInPage(`window.nostr.signEvent(${note('waits')})`);
       await waitFor(() => /request sign_event/.test(emu.log()), 'the device to be asked');
       const loggedOut = Date.now();
@@ -104,17 +107,15 @@ describe('the nsigner link', { timeout: 240_000 }, () => {
         'at once, before the next login, not when the device timer would have fired');
 
       // A new page in the same tab, under the new identity: its request is its own.
-      await call('open', { url: fixtures.url('/nostr-app.html?again') });
-      const next = await (await startInPage(`window.nostr.signEvent(${note('after')})`))();
+      const next = await (await startInPage(`window.nostr.signEvent(${note('after')})`, fixtures.url('/nostr-app.html?again')))();
       assert.equal(next.ok, true, JSON.stringify(next));
-      assert.equal(next.v.content, 'after');
+      assert.equal(next.value.content, 'after');
     });
   }
 
   test('a device that goes away mid-request ends it at once, saying so', async () => {
     const { emu, login } = await device('serial', ['--silent-on', 'sign_event']);
     await call('login', login);
-    await call('open', { url: fixtures.url('/nostr-app.html') });
     const settled = await startInPage(`window.nostr.signEvent(${note('lost')})`);
     await waitFor(() => /request sign_event/.test(emu.log()), 'the device to be asked');
     emu.stop();
@@ -130,9 +131,8 @@ describe('the nsigner link', { timeout: 240_000 }, () => {
     test(`${transport}: an event too long for one protocol line is refused at once, and never sent`, async () => {
       const { emu, login } = await device(transport);
       await call('login', login);
-      await call('open', { url: fixtures.url('/nostr-app.html') });
       const started = Date.now();
-      const refused = await (await startInPage(`window.nostr.signEvent(${note('x'.repeat(70_000))})`))();
+      const refused = await (await startInPage(`window.nostr.signEvent({ ...${note('')}, content: 'x'.repeat(70_000) })`))();
       assert.equal(refused.ok, false);
       assert.match(refused.error, /^Sovereign Browser: the request is \d+ bytes on the line; a device takes lines of at most 65536 bytes$/);
       assert.ok(Date.now() - started < 5000);

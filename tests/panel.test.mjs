@@ -588,10 +588,14 @@ describe('control panel', { timeout: 300_000 }, () => {
     const mcp = await mcpClient('panel-test-asker');
     const call = (tool, args) => callJson(mcp, tool, args);
     await call('tab_new', { url: fixtures.url('/form.html') });
+    // The agent ran its own script in the tab: the person is told what that means.
+    await call('eval', { script: "document.addEventListener('input', () => {}); 'listening'" });
     const asked = call('ask_person', { message: 'Please sign in to the shop', timeout: 60_000 });
     const item = page.locator('#asks > li', { hasText: 'Please sign in to the shop' });
     await item.waitFor({ state: 'visible' });
-    assert.match(await item.innerText(), /panel-test-asker asks you, in tab \d+ \(Sign up\)/);
+    assert.match(await item.innerText(), /An agent calling itself “panel-test-asker” asks you, in tab \d+ \(Sign up\)/);
+    await item.locator('.ask-agent').waitFor({ state: 'visible' });
+    assert.equal(await item.locator('.ask-agent').innerText(), 'An agent ran its own script in this tab: what you type there may reach it.');
     assert.match(await item.locator('.prompt-left').innerText(), /^\d+:\d\d left$/);
     await item.locator('input[name="note"]').fill('use the other card');
     await item.locator('button[data-answer="declined"]').click();

@@ -77,6 +77,8 @@
     // A slot has no box of its own: what is slotted in is read, not its label.
     const aria = el.localName === 'slot' ? '' : trimAttr(el, 'aria-label');
     if (aria) return aria;
+    // A field the person typed into during an ask adds nothing of its value.
+    if (isPersonTyped(el)) return '';
     switch (el.localName) {
       case 'img':
       case 'area':

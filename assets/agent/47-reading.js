@@ -14,12 +14,15 @@
 
   function opText(args, table) {
     const el = resolveTarget(args, table);
+    refusePersonTyped(el, 'read its value');
     if (el.localName === 'select') return selectedOptionsText(el);
     return isTextValueElement(el) ? el.value : visibleText(el);
   }
 
   function opHtml(args, table) {
-    return resolveTarget(args, table).innerHTML;
+    const el = resolveTarget(args, table);
+    refusePersonTyped(el, 'read the HTML that holds it', true);
+    return el.innerHTML;
   }
 
   function opAttr(args, table) {
@@ -27,11 +30,13 @@
       throw fail('INVALID_PARAMS', 'attr must be an attribute name, e.g. "href"');
     }
     const el = resolveTarget(args, table);
+    refusePersonTyped(el, 'read its attributes (a page may copy the value into one)');
     return { attr: args.attr, value: el.getAttribute(args.attr) };
   }
 
   function opValue(args, table) {
     const el = resolveTarget(args, table);
+    refusePersonTyped(el, 'read its value');
     if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
       return { value: el.value, checked: el.checked };
     }

@@ -113,6 +113,7 @@
 
   function opPrepareFill(args, table) {
     const el = fieldTarget(args, table);
+    refusePersonTyped(el, 'change or read it');
     const kind = fieldKind(el);
     if (!kind) throw notATextField(el, '');
     checkEditable(el);
@@ -134,6 +135,7 @@
 
   function opPrepareType(args, table) {
     const el = fieldTarget(args, table);
+    refusePersonTyped(el, 'change or read it');
     const kind = fieldKind(el);
     if (kind === 'set') {
       throw fail('NOT_INTERACTABLE',

@@ -23,6 +23,7 @@
   }
 
   function stateValue(el) {
+    refusePersonTyped(el, 'read its value');
     const tag = el.localName;
     if (tag === 'input' && el.type === 'password') {
       // Never echo a secret into the model's context or logs; the length is enough to check.
@@ -193,6 +194,7 @@
     if (el.localName !== 'select') {
       throw fail('INVALID_PARAMS', `element is a <${el.localName}>, not a <select>; use click for custom drop-downs`);
     }
+    refusePersonTyped(el, 'change or read its choice');
     if (byOption) {
       if (args.values !== undefined && args.values !== null) {
         throw fail('INVALID_PARAMS', 'the ref is an option already: give no value, or the select\'s ref with values');
@@ -265,6 +267,6 @@
       inner = next;
     }
     const result = { focused: shortDescription(inner) };
-    if (isTextValueElement(inner) || isEditable(inner)) result.value = stateValue(inner).value;
+    if ((isTextValueElement(inner) || isEditable(inner)) && !isPersonTyped(inner)) result.value = stateValue(inner).value;
     return result;
   }

@@ -6,7 +6,7 @@
 //! Layers, lowest first; a module imports only from layers below it:
 //!
 //! 1. `base`, and the plain helpers `profile`, `address`, `files_dir`,
-//!    `config`, `activity`
+//!    `config`, `activity`, `asks`, `agent_scripts`
 //! 2. `bridge`: the commands tokio code sends to the main thread
 //! 3. `browser` (the main thread's window and tabs) and `identity` (signers)
 //! 4. `nip07`: pages' `window.nostr` calls, answered with an identity

@@ -65,6 +65,8 @@ pub struct Chrome {
     ask: AskBar,
     new_tab: gtk::Button,
     panel: gtk::Button,
+    /// Where the tabs' pages are shown (for the layout).
+    pages: gtk::Stack,
     proxy: EventLoopProxy<UserEvent>,
     /// Tabs agents act on, with who acts.
     agent_tabs: RefCell<HashMap<TabId, String>>,
@@ -90,6 +92,7 @@ impl Chrome {
         proxy: EventLoopProxy<UserEvent>,
         paused: Arc<AtomicBool>,
         asks: Arc<Asks>,
+        agent_scripted: Arc<crate::agent_scripts::AgentScripted>,
     ) -> Rc<Chrome> {
         let toolbar = gtk::Box::new(gtk::Orientation::Horizontal, 4);
         toolbar.set_border_width(4);
@@ -162,7 +165,7 @@ impl Chrome {
         let paused_bar = notice_bar("agents-paused", "⏸", &paused_text, &paused_resume);
         paused_bar.style_context().add_class("paused-bar");
         paused_bar.set_visible(paused.load(Ordering::SeqCst));
-        let ask = AskBar::new(asks);
+        let ask = AskBar::new(asks, agent_scripted);
         install_style(window);
 
         vbox.pack_start(&toolbar, false, false, 0);
@@ -259,6 +262,7 @@ impl Chrome {
             ask,
             new_tab,
             panel,
+            pages: stack.clone(),
             proxy,
             agent_tabs: RefCell::new(HashMap::new()),
         })
@@ -325,7 +329,7 @@ impl Chrome {
         if let Some(ask) = self.ask.ask_on(id) {
             text = format!("✋ {text}");
             if let Some(tab) = self.tabs.borrow().get(&id) {
-                let tip = format!("{} asks you: {}", ask.asker, ask.message);
+                let tip = format!("{} asks you: {}", ask.asker_line(), ask.message);
                 tab.title.set_tooltip_text(Some(&tip));
             }
         }
@@ -466,9 +470,11 @@ impl Chrome {
             "paused_bar": self.paused_bar.is_visible(),
             "paused_resume": rect(self.paused_resume.upcast_ref()),
             "ask_bar": self.ask.bar.is_visible().then(|| self.ask.text()),
+            "ask_warning": self.ask.warning(),
             "ask_note": rect(self.ask.note.upcast_ref()),
             "ask_done": rect(self.ask.done.upcast_ref()),
             "ask_cant": rect(self.ask.cant.upcast_ref()),
+            "pages": rect(self.pages.upcast_ref()),
             "identity": self.identity.text().to_string(),
             "downloads": self.downloads.text().to_string(),
             "nostr_prompts": self.nostr_bar.is_visible().then(|| self.nostr_text.text().to_string()),
@@ -509,7 +515,8 @@ fn install_style(window: &gtk::ApplicationWindow) {
     let rules = b".front-tab button label { font-weight: bold; }
 .front-tab { border-bottom: 3px solid #6a48f0; }
 .paused-bar { background-color: #fff4d6; color: #5c3c00; border-bottom: 1px solid #8a5a00; }
-.ask-bar { background-color: #e8e2ff; color: #24185c; border-bottom: 2px solid #6a48f0; }";
+.ask-bar { background-color: #e8e2ff; color: #24185c; border-bottom: 2px solid #6a48f0; }
+.ask-warning { color: #7a2e00; font-weight: bold; }";
     if let (Ok(()), Some(screen)) = (css.load_from_data(rules), WidgetExt::screen(window)) {
         gtk::StyleContext::add_provider_for_screen(
             &screen,

@@ -17,11 +17,14 @@ mod expiry;
 mod frames;
 mod front;
 pub mod input;
+mod message_reply;
 mod network;
 mod network_body;
 mod network_watch;
 mod nostr;
 mod person_input;
+mod person_typed;
+mod related;
 pub mod script;
 mod settings;
 pub mod tab;
@@ -79,6 +82,8 @@ pub struct BrowserOptions {
     pub asks: std::sync::Arc<crate::asks::Asks>,
     /// Where the pages' window.nostr calls go.
     pub nostr_calls: crate::base::page_event::PageCalls,
+    /// Tabs an agent ran its own script in (in a page's world): marked here.
+    pub agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
     /// Where the tabs' and downloads' state is published for tokio code.
     pub publisher: Publisher,
     /// Place the panel's window beside the browser's: a private display

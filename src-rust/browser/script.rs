@@ -51,6 +51,10 @@ const EVAL_CALL: &str = concat!(
     ")(script);"
 );
 
+/// The agent library's operation that runs the user's script in a frame
+/// page's own world (eval and wait_for_fn in a frame).
+const PAGE_WORLD_OP: &str = "eval";
+
 /// Calls `op` of the agent library with `args` (a JSON object).
 pub fn call_agent(
     view: &WebView,
@@ -63,6 +67,13 @@ pub fn call_agent(
     if let Some(error) = state.blocked() {
         let _ = reply.send(Err(error));
         return;
+    }
+    if op == PAGE_WORLD_OP {
+        if let Some(error) = super::person_typed::page_scripts_refused(state) {
+            let _ = reply.send(Err(error));
+            return;
+        }
+        state.related.mark_agent_scripted();
     }
     if let Value::Object(map) = &mut args {
         map.insert("floor".into(), state.ref_floor.get().into());
@@ -204,12 +215,18 @@ pub fn agent_outcome(reply: &Value) -> Result<Value, ToolError> {
     Err(ToolError::new(code, message))
 }
 
-/// Evaluates a user script in the page's own world.
+/// Evaluates a user script in the page's own world. The tab (with the
+/// tabs related to it) is marked first: from now on its pages' calls may be
+/// the agent's.
 pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply, limit: Duration) {
-    if let Some(error) = state.blocked() {
+    if let Some(error) = state
+        .blocked()
+        .or_else(|| super::person_typed::page_scripts_refused(state))
+    {
         let _ = reply.send(Err(error));
         return;
     }
+    state.related.mark_agent_scripted();
     let key = state.park(reply);
     let expiry = expire_parked(state, key, limit);
     let cancellable = expiry.cancellable().clone();

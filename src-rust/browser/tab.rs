@@ -5,6 +5,7 @@ use super::console::ConsoleLog;
 use super::delivery::Receipts;
 use super::frames::FrameRelay;
 use super::network::NetworkLog;
+use super::related::Related;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{
     BrowserState, DialogInfo, LoadFailure, NavCounters, NetworkInfo, TabId, TabInfo,
@@ -52,6 +53,8 @@ pub struct TabState {
     /// Shared with the tabs it opened or was opened by: WebKit delivers the
     /// script messages of related views to the opener's handlers.
     pub input: Rc<Receipts>,
+    /// The tabs related to it by opener, itself included (see `related`).
+    pub related: Rc<Related>,
     /// Requests of the tab's pages in flight, for waits on a quiet network.
     network: Cell<NetworkInfo>,
     /// A site's HTTP authentication challenge nobody answered: where, realm.
@@ -96,7 +99,13 @@ enum ErrorPage {
 
 impl TabState {
     /// A tab's state; `related` is the opener's, for a tab a page opened.
-    pub fn new(id: TabId, publisher: Publisher, related: Option<&TabState>) -> Self {
+    /// `marks` is where agents' scripts in page worlds are noted.
+    pub fn new(
+        id: TabId,
+        publisher: Publisher,
+        related: Option<&TabState>,
+        marks: &Arc<crate::agent_scripts::AgentScripted>,
+    ) -> Self {
         TabState {
             id,
             nav: Cell::new(NavCounters::default()),
@@ -109,6 +118,13 @@ impl TabState {
             crashed: Cell::new(false),
             frames: related.map_or_else(Rc::default, |r| r.frames.clone()),
             input: related.map_or_else(Rc::default, |r| r.input.clone()),
+            related: related.map_or_else(
+                || Related::new(id, marks),
+                |r| {
+                    r.related.join(id);
+                    r.related.clone()
+                },
+            ),
             network: Cell::new(NetworkInfo::default()),
             auth: RefCell::new(None),
             console: ConsoleLog::default(),
@@ -298,6 +314,8 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
                 *s.page_url.borrow_mut() = view.uri().map(|u| u.to_string()).unwrap_or_default();
                 // Refs of the old document must never name elements of the new one.
                 s.ref_floor.set(s.ref_next.get());
+                // What the person typed into the old page went with it.
+                s.related.page_left(s.id);
             }
             LoadEvent::Finished => {
                 nav.finished = nav.started;

@@ -3,8 +3,8 @@
 
 use super::tab::{Publisher, TabState};
 use super::{
-    chrome, console, delivery, downloads, frames, nostr, script, settings, tab, web_extension,
-    BrowserOptions, UserEvent,
+    chrome, console, delivery, downloads, frames, nostr, person_typed, script, settings, tab,
+    web_extension, BrowserOptions, UserEvent,
 };
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{TabId, TabInfo};
@@ -57,6 +57,10 @@ pub struct Browser {
     pub(super) web_extension: Option<PathBuf>,
     pub(super) nostr_scripts: nostr::NostrScripts,
     pub(super) nostr_calls: crate::base::page_event::PageCalls,
+    /// Where tabs an agent ran its own script in are marked.
+    pub(super) agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
+    /// Agents' requests for the person (ask_person).
+    pub(super) asks: std::sync::Arc<crate::asks::Asks>,
     pub(super) downloads: downloads::Downloads,
     /// The control panel's own window (not a tab: agents never see it).
     pub(super) panel: Option<(Window, wry::WebView)>,
@@ -101,6 +105,7 @@ impl Browser {
             proxy.clone(),
             options.paused.clone(),
             options.asks.clone(),
+            options.agent_scripted.clone(),
         );
 
         let context = WebContext::new(Some(options.web_data.clone()));
@@ -130,6 +135,8 @@ impl Browser {
                 .ok(),
             nostr_scripts: nostr::NostrScripts::new(),
             nostr_calls: options.nostr_calls.clone(),
+            agent_scripted: options.agent_scripted.clone(),
+            asks: options.asks.clone(),
             downloads: downloads::Downloads::new(
                 options.downloads.clone(),
                 proxy.clone(),
@@ -207,12 +214,14 @@ impl Browser {
             id,
             self.publisher.clone(),
             opener_state.as_deref(),
+            &self.agent_scripted,
         ));
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.settings.offline_script());
             manager.add_script(&self.console_script);
             manager.add_script(&self.input_script);
             delivery::listen(&manager, &state);
+            person_typed::listen(&manager, &state, self.asks.clone(), self.front.clone());
             frames::listen(&manager, &state);
             console::listen(&webkit, &manager, &state);
         }
@@ -400,6 +409,7 @@ impl Browser {
             .index_of(id)
             .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
         let tab = self.tabs.remove(index);
+        tab.state.related.leave(id);
         let _ = self
             .nostr_calls
             .send(crate::base::page_event::PageEvent::PageGone { tab: id });

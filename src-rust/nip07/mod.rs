@@ -5,11 +5,17 @@
 //! it). Each origin and capability needs a person's decision: a standing
 //! one from [`permissions`], or an answer to a prompt shown in the control
 //! panel and noted in the window. Unanswered prompts end as a rejection.
+//!
+//! A call from a tab an agent ran its own script in ([`AgentScripted`])
+//! may be the agent's: no standing "allow" answers it (a standing denial
+//! still does), its prompt says so, and only the person answers it, just
+//! this time.
 
 pub mod permissions;
 pub mod prompts;
 pub mod request;
 
+use crate::agent_scripts::AgentScripted;
 use crate::base::page_event::PageEvent;
 use crate::identity::IdentityState;
 use crate::identity::Signer;
@@ -32,14 +38,21 @@ pub struct Nip07 {
     pub permissions: Permissions,
     pub prompts: Prompts,
     pub prompt_timeout: Duration,
+    /// Tabs an agent ran its own script in (the browser marks them).
+    pub agent_scripted: Arc<AgentScripted>,
 }
 
 impl Nip07 {
-    pub fn new(permissions: Permissions, prompt_timeout: Duration) -> Nip07 {
+    pub fn new(
+        permissions: Permissions,
+        prompt_timeout: Duration,
+        agent_scripted: Arc<AgentScripted>,
+    ) -> Nip07 {
         Nip07 {
             permissions,
             prompts: Prompts::default(),
             prompt_timeout,
+            agent_scripted,
         }
     }
 
@@ -53,14 +66,18 @@ impl Nip07 {
         })
     }
 
-    /// Answers a waiting prompt; "always" is kept for its origin and capability.
-    pub fn answer(&self, id: &str, answer: Answer) -> Result<Value, String> {
+    /// Answers a waiting prompt, and tells whether the answer was kept:
+    /// "always" is kept for its origin and capability, unless the request
+    /// came from a tab an agent ran its own script in (then it was the
+    /// agent's, perhaps, not the site's: the answer holds this time only).
+    pub fn answer(&self, id: &str, answer: Answer) -> Result<(Value, bool), String> {
         let prompt = self.prompts.answer(id, answer)?;
-        if answer.remember {
+        let kept = answer.remember && !prompt.agent_scripted;
+        if kept {
             self.permissions
                 .remember(&prompt.origin, prompt.capability, answer.allow);
         }
-        Ok(prompt.to_json())
+        Ok((prompt.to_json(), kept))
     }
 }
 
@@ -134,9 +151,15 @@ pub async fn answer_page(
             capability.describe()
         ));
     }
+    let agent_scripted = call
+        .tab
+        .is_some_and(|tab| nip07.agent_scripted.contains(tab));
     let allowed = match nip07.permissions.decision(&call.origin, capability) {
-        Some(allow) => allow,
-        None => ask(nip07, &call, capability, request.clone()).await?,
+        // A denial holds whoever calls: an agent's script gets no more than the site.
+        Some(false) => false,
+        // An "allow" was given to the site; an agent's script is asked about.
+        Some(true) if !agent_scripted => true,
+        _ => ask(nip07, &call, capability, request.clone(), agent_scripted).await?,
     };
     if !allowed {
         return Err(format!(
@@ -227,6 +250,7 @@ async fn ask(
     call: &PageCall,
     capability: Capability,
     request: Request,
+    agent_scripted: bool,
 ) -> Result<bool, String> {
     let prompt = Prompt::new(
         call.origin.clone(),
@@ -235,12 +259,13 @@ async fn ask(
         request,
         nip07.prompt_timeout,
     )
-    .from_tab(call.tab);
+    .from_tab(call.tab)
+    .agent_scripted(agent_scripted);
     let (id, answer) = nip07
         .prompts
         .ask(prompt)
         .map_err(|why| format!("Sovereign Browser: {why}"))?;
-    tracing::info!(origin = %call.origin, capability = %capability.key(), prompt = %id, "window.nostr asks the person");
+    tracing::info!(origin = %call.origin, capability = %capability.key(), prompt = %id, agent_scripted, "window.nostr asks the person");
     match tokio::time::timeout(nip07.prompt_timeout, answer).await {
         Ok(Ok(answer)) => Ok(answer.allow),
         Ok(Err(_)) => Err("Sovereign Browser: the page went away before an answer".into()),
@@ -285,6 +310,49 @@ fn check_origin(origin: &str, top_origin: Option<&str>) -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_always_for_a_request_that_may_be_an_agents_is_not_kept() {
+        let nip07 = Nip07::new(
+            Permissions::load(None),
+            DEFAULT_PROMPT_TIMEOUT,
+            Arc::default(),
+        );
+        let always = Answer {
+            allow: true,
+            remember: true,
+        };
+        let asked = |scripted: bool| {
+            let prompt = Prompt::new(
+                "http://a.test:1".into(),
+                None,
+                Capability::Sign(1),
+                Request::GetPublicKey,
+                DEFAULT_PROMPT_TIMEOUT,
+            )
+            .agent_scripted(scripted);
+            nip07.prompts.ask(prompt).unwrap()
+        };
+        let (id, _waiting) = asked(true);
+        assert_eq!(nip07.prompts.agent_scripted(&id), Some(true));
+        let (shown, kept) = nip07.answer(&id, always).unwrap();
+        assert_eq!(
+            (shown["agent_scripted"].as_bool(), kept),
+            (Some(true), false)
+        );
+        assert!(nip07.permissions.list().is_empty());
+        let (id, _waiting) = asked(false);
+        assert!(
+            nip07.answer(&id, always).unwrap().1,
+            "the site's own request is kept"
+        );
+        assert_eq!(
+            nip07
+                .permissions
+                .decision("http://a.test:1", Capability::Sign(1)),
+            Some(true)
+        );
+    }
 
     #[test]
     fn only_secure_web_origins_are_served() {

@@ -39,6 +39,9 @@ pub struct Prompt {
     pub capability: Capability,
     /// The tab whose page asked, when known.
     tab: Option<u64>,
+    /// An agent ran its own script in that tab: the request may be the
+    /// agent's. Only the person answers it, and never "always".
+    pub agent_scripted: bool,
     request: Request,
     asked_at: Instant,
     timeout: Duration,
@@ -59,6 +62,7 @@ impl Prompt {
             top_origin,
             capability,
             tab: None,
+            agent_scripted: false,
             request,
             asked_at: Instant::now(),
             timeout,
@@ -68,6 +72,12 @@ impl Prompt {
     /// Notes the tab whose page asked.
     pub fn from_tab(mut self, tab: Option<u64>) -> Prompt {
         self.tab = tab;
+        self
+    }
+
+    /// Notes that an agent ran its own script in the asking tab.
+    pub fn agent_scripted(mut self, scripted: bool) -> Prompt {
+        self.agent_scripted = scripted;
         self
     }
 
@@ -81,6 +91,7 @@ impl Prompt {
             "method": self.request.method(),
             "capability": self.capability.key(),
             "asks_to": self.capability.describe(),
+            "agent_scripted": self.agent_scripted,
             "expires_in_ms": left.as_millis() as u64,
         });
         match &self.request {
@@ -119,7 +130,11 @@ impl Prompt {
             .origin
             .split_once("://")
             .map_or(self.origin.as_str(), |(_, h)| h);
-        format!("{host} asks to {}", self.capability.describe())
+        let line = format!("{host} asks to {}", self.capability.describe());
+        match self.agent_scripted {
+            true => format!("{line}, from a tab where an agent ran its own script"),
+            false => line,
+        }
     }
 }
 
@@ -256,6 +271,15 @@ impl Prompts {
 
     pub fn list(&self) -> Vec<Value> {
         self.lock().iter().map(|(p, _)| p.to_json()).collect()
+    }
+
+    /// Whether waiting prompt `id` came from a tab an agent ran its own
+    /// script in (none: no such prompt waits).
+    pub fn agent_scripted(&self, id: &str) -> Option<bool> {
+        self.lock()
+            .iter()
+            .find(|(p, _)| p.id == id)
+            .map(|(p, _)| p.agent_scripted)
     }
 
     /// Follows the window's one-line summary.

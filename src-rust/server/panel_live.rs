@@ -140,8 +140,11 @@ fn asks(app: &App) -> Vec<Value> {
         .into_iter()
         .map(|ask| {
             let left = ask.left().as_millis() as u64;
+            // An agent ran its own script in the tab: what the person types may reach it.
+            let scripted = app.nip07.agent_scripted.contains(ask.tab);
             let mut entry = json!(ask);
             entry["expires_in_ms"] = left.into();
+            entry["agent_scripted"] = scripted.into();
             entry
         })
         .collect()

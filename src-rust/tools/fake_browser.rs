@@ -72,7 +72,11 @@ impl FakeBrowser {
                 states_dir: dir.path.join("profile/states"),
                 files,
                 tools: Registry::new(),
-                nip07: Nip07::new(Permissions::load(None), Duration::from_secs(1)),
+                nip07: Nip07::new(
+                    Permissions::load(None),
+                    Duration::from_secs(1),
+                    Arc::default(),
+                ),
             },
         );
         (app, fake)

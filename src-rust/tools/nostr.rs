@@ -5,7 +5,7 @@
 
 use super::identity::NoParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
-use crate::base::error::ToolError;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::nip07::prompts::Answer;
 use crate::nip07::request::Capability;
 use crate::tools::app::App;
@@ -32,13 +32,13 @@ pub fn tools() -> Vec<ToolDef> {
                     allow: p.allow,
                     remember: p.remember.unwrap_or(false),
                 };
-                let prompt = ctx
+                let (prompt, kept) = ctx
                     .app
                     .nip07
                     .answer(&p.id, answer)
                     .map_err(ToolError::invalid_params)?;
-                tracing::info!(prompt = %p.id, allow = answer.allow, remember = answer.remember, "window.nostr prompt answered in the panel");
-                Ok(ToolOutput::json(json!({"answered": prompt, "allow": answer.allow, "remember": answer.remember})))
+                tracing::info!(prompt = %p.id, allow = answer.allow, remember = kept, "window.nostr prompt answered in the panel");
+                Ok(ToolOutput::json(json!({"answered": prompt, "allow": answer.allow, "remember": kept})))
             },
         )
         .ungated()
@@ -88,8 +88,14 @@ With id and allow: answer one, just this time. A person allowed assistants to do
                 let (Some(id), Some(allow)) = (p.id, p.allow) else {
                     return Ok(ToolOutput::json(json!({"prompts": nip07.prompts.list()})));
                 };
+                if nip07.prompts.agent_scripted(&id) == Some(true) {
+                    return Err(ToolError::new(
+                        ErrorCode::NotAllowed,
+                        "this request comes from a tab where an agent ran its own script, so it may be an agent's: only the person answers it, in the control panel",
+                    ));
+                }
                 let answer = Answer { allow, remember: false };
-                let prompt = nip07
+                let (prompt, _) = nip07
                     .answer(&id, answer)
                     .map_err(ToolError::invalid_params)?;
                 tracing::info!(prompt = %id, allow, session = %ctx.session.id, "window.nostr prompt answered by an assistant");

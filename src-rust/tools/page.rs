@@ -82,6 +82,7 @@ impl Ctx {
     /// the frame this session chose with frame_switch, if any. Gives
     /// `{"type": ..., "value": ...}`.
     pub async fn run_script(&self, tab: TabId, script: String) -> Result<Value, ToolError> {
+        super::person::check_page_scripts(self)?;
         if self.session.frame(tab).is_some() {
             return self.agent(tab, "eval", json!({ "script": script })).await;
         }

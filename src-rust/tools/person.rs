@@ -22,7 +22,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "ask_person",
-            "Hand this tab to the person (a CAPTCHA, a code, a password you must not see) and wait: window and panel show message with Done/Can't; tools on the tab answer PAUSED. Returns answer (done, declined, timed_out) and their note.",
+            "Hand this tab to the person (CAPTCHA, code, password) and wait for Done/Can't in window or panel; meanwhile tools on the tab and eval anywhere answer PAUSED; fields they type into stay unreadable on that page. Returns answer (done, declined, timed_out) and their note.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: AskParams| async move { ask(&ctx, tab, p).await },
         ),
@@ -102,10 +102,9 @@ async fn ask(ctx: &Ctx, tab: TabId, p: AskParams) -> ToolResult {
         ));
     }
     let timeout = Duration::from_millis(ms);
+    // The name is the client's own claim, unbounded: shown as one short line.
+    let asker = crate::asks::shown_name(&ctx.session.client_name().unwrap_or_default());
     let session = &ctx.session;
-    let asker = session
-        .client_name()
-        .unwrap_or_else(|| session.transport.as_str().to_string());
     let (id, answered) = ctx
         .app
         .asks
@@ -153,6 +152,23 @@ pub fn check_tab(ctx: &Ctx, tab: TabId) -> Result<(), ToolError> {
         Some(message) => Err(paused(&message)),
         None => Ok(()),
     }
+}
+
+/// PAUSED for an agent's script in a page's own world (eval, wait_for_fn)
+/// in any tab while the person handles a request: such a script could
+/// watch what they type, or reach it (through `window.opener`, storage or
+/// a BroadcastChannel of the same site).
+pub fn check_page_scripts(ctx: &Ctx) -> Result<(), ToolError> {
+    if ctx.session.transport.principal() == Principal::Person {
+        return Ok(());
+    }
+    let Some(ask) = ctx.app.asks.list().into_iter().next() else {
+        return Ok(());
+    };
+    Err(ToolError::new(
+        ErrorCode::Paused,
+        format!("the person is handling tab {} for an agent (\"{}\"): until they finish, agents' scripts in a page's own world (eval, wait_for_fn) answer PAUSED in every tab, so that none watches what they type. The other tools work on the other tabs.", ask.tab, ask.message),
+    ))
 }
 
 /// For an agent's call: the tab in front when the person handles it for

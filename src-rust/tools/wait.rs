@@ -155,6 +155,7 @@ fn is_final(error: &ToolError) -> bool {
             | ErrorCode::NoTab
             | ErrorCode::NotLoggedIn
             | ErrorCode::Paused
+            | ErrorCode::NotAllowed
     )
 }
 
@@ -356,6 +357,8 @@ async fn wait_for_fn(ctx: &Ctx, tab: TabId, p: WaitFnParams) -> ToolResult {
             Err(e) if e.message.contains("SyntaxError") => {
                 Err(ToolError::invalid_params(e.message))
             }
+            // Refused (PAUSED, NOT_ALLOWED...): no script runs to become truthy.
+            Err(e) if is_final(&e) => Err(e),
             Err(e) => Ok(Look::Seen(format!("an exception: {}", e.message))),
         }
     })

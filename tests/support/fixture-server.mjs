@@ -146,7 +146,7 @@ export const PIXEL_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==',
   'base64');
 
-async function handle(root, holds, req, res) {
+async function handle(root, holds, submitted, req, res) {
   const u = new URL(req.url, 'http://fixture.invalid');
 
   if (u.pathname === '/hold') {
@@ -162,6 +162,8 @@ async function handle(root, holds, req, res) {
   if (u.pathname === '/submit') {
     let params = u.searchParams;
     if (req.method === 'POST') params = new URLSearchParams(await readBody(req));
+    submitted.push(Object.fromEntries(params));
+    if (submitted.length > 20) submitted.shift();
     send(res, 200, TYPES['.html'], submittedPage(req.method, params));
     return;
   }
@@ -247,8 +249,9 @@ export async function closedPort() {
  */
 export async function startFixtureServer({ root = FIXTURES } = {}) {
   const holds = new Map();
+  const submitted = [];
   const server = http.createServer((req, res) => {
-    handle(root, holds, req, res).catch((err) => {
+    handle(root, holds, submitted, req, res).catch((err) => {
       if (!res.headersSent) send(res, 500, TYPES['.txt'], String(err) + '\n');
       else res.destroy();
     });
@@ -265,6 +268,8 @@ export async function startFixtureServer({ root = FIXTURES } = {}) {
     held: (name) => holdFor(holds, name).arrived,
     /** Answers the requests to /hold?name=NAME, now and later. */
     release: (name) => holdFor(holds, name).release(),
+    /** The fields of the last forms sent to /submit (at most 20), oldest first. */
+    submitted: () => [...submitted],
     close: () =>
       new Promise((resolve) => {
         for (const h of holds.values()) h.release();

@@ -1,0 +1,68 @@
+//! ask_person: what the person types while an agent's request waits stays
+//! theirs. While a request waits on a tab, agents' tools on it answer
+//! PAUSED, so the trusted input its pages receive is the person's. The
+//! agent library in each frame (`assets/agent/17-person-typed.js`) asks
+//! here about each form field that receives trusted input, and keeps the
+//! ones this answers "asked" for out of agents' reads for the rest of that
+//! document. A script an agent runs in a page's own world could still read
+//! them, so such scripts are refused in the tab, and in the tabs related to
+//! it by opener (which can reach it), until its page is left.
+
+use super::message_reply;
+use super::script::AGENT_WORLD;
+use super::tab::TabState;
+use crate::asks::Asks;
+use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::TabId;
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::Arc;
+use webkit2gtk::UserContentManager;
+
+/// The message handler the agent library posts to, in its world.
+const HANDLER: &str = "sovereignTyped";
+/// The answer for a field the person typed into during an ask.
+const ASKED: &str = "asked";
+
+/// Answers one tab's frames (and, as WebKit routes them, those of the tabs
+/// it opened): "asked" while a request for the person waits on a tab of
+/// its group. The page the person typed into is the one in front (their
+/// keys go there); failing that, the asked tab's.
+pub fn listen(
+    manager: &UserContentManager,
+    state: &Rc<TabState>,
+    asks: Arc<Asks>,
+    front: Rc<Cell<TabId>>,
+) {
+    let related = state.related.clone();
+    message_reply::listen(manager, HANDLER, AGENT_WORLD, move |_, answer| {
+        let members = related.members();
+        let asked: Vec<TabId> = members
+            .iter()
+            .copied()
+            .filter(|tab| asks.waiting_on(*tab).is_some())
+            .collect();
+        if asked.is_empty() {
+            answer.send("");
+            return;
+        }
+        let typed_in = match members.contains(&front.get()) {
+            true => vec![front.get()],
+            false => asked,
+        };
+        for tab in typed_in {
+            related.note_person_typed(tab);
+        }
+        answer.send(ASKED);
+    });
+}
+
+/// Why an agent's script may not run in a page's own world of `state`'s
+/// tab now, if it may not.
+pub fn page_scripts_refused(state: &TabState) -> Option<ToolError> {
+    let tab = state.related.person_typed_in()?;
+    Some(ToolError::new(
+        ErrorCode::NotAllowed,
+        format!("the person typed into tab {tab}'s page while an agent's request (ask_person) waited: until that page is left, agents' scripts in a page's own world (eval, wait_for_fn) are refused there and in the tabs related to it by opener. The other tools work; the fields the person typed into stay unreadable"),
+    ))
+}
