@@ -2,7 +2,8 @@
 //! browser carries it inside its binary, writes it into the profile's web
 //! data folder (owner-only, like the rest of the profile) and tells WebKit
 //! to load it into every web process of the context, with the network
-//! recorder's script (`assets/network.js`) it runs in every frame.
+//! recorder's and the console details' scripts (`assets/network.js`,
+//! `assets/console.js`) it runs in every frame.
 
 use glib::ToVariant as _;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use webkit2gtk::WebContextExt as _;
 const LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsovereign-web-extension.so"));
 const FILE_NAME: &str = "libsovereign-web-extension.so";
 const NETWORK_RECORDER: &str = include_str!("../../assets/network.js");
+const CONSOLE_DETAILS: &str = include_str!("../../assets/console.js");
 
 /// Writes the extension under `web_data`; returns its folder.
 pub fn install(web_data: &Path) -> std::io::Result<PathBuf> {
@@ -28,7 +30,9 @@ pub fn install(web_data: &Path) -> std::io::Result<PathBuf> {
 pub fn load_in(context: &webkit2gtk::WebContext, dir: &Path) {
     match dir.to_str() {
         Some(dir) => {
-            context.set_web_extensions_initialization_user_data(&NETWORK_RECORDER.to_variant());
+            context.set_web_extensions_initialization_user_data(
+                &(NETWORK_RECORDER, CONSOLE_DETAILS).to_variant(),
+            );
             context.set_web_extensions_directory(dir);
         }
         None => tracing::warn!(

@@ -110,13 +110,11 @@ static void on_report(GPtrArray *args, gpointer data) {
 }
 
 /* A new document in a frame: the recorder goes in before its scripts. */
-static void on_window_object_cleared(WebKitScriptWorld *world, WebKitWebPage *page,
-                                     WebKitFrame *frame, gpointer unused) {
-    (void)unused;
+void network_install(WebKitWebPage *page, WebKitFrame *frame, JSCContext *context) {
+    (void)frame;
     Store *store = g_object_get_data(G_OBJECT(page), STORE_KEY);
     if (!store || !recorder_source)
         return;
-    JSCContext *context = webkit_frame_get_js_context_for_script_world(frame, world);
     JSCValue *install =
         jsc_context_evaluate_with_source_uri(context, recorder_source, -1, "sovereign:network", 1);
     if (install && jsc_value_is_function(install)) {
@@ -129,9 +127,6 @@ static void on_window_object_cleared(WebKitScriptWorld *world, WebKitWebPage *pa
         g_object_unref(report);
     }
     g_clear_object(&install);
-    /* Whatever went wrong stays here: the page never sees it. */
-    jsc_context_clear_exception(context);
-    g_object_unref(context);
 }
 
 static GVariant *empty_body(void) {
@@ -178,13 +173,9 @@ static gboolean on_message(WebKitWebPage *page, WebKitUserMessage *message, gpoi
     return TRUE;
 }
 
-void network_start(WebKitWebExtension *extension, const char *recorder) {
-    (void)extension;
-    if (!recorder)
-        return;
-    recorder_source = g_strdup(recorder);
-    g_signal_connect(webkit_script_world_get_default(), "window-object-cleared",
-                     G_CALLBACK(on_window_object_cleared), NULL);
+void network_start(const char *recorder) {
+    if (recorder)
+        recorder_source = g_strdup(recorder);
 }
 
 void network_watch(WebKitWebPage *page) {
