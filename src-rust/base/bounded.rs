@@ -56,9 +56,15 @@ pub fn url(url: &str) -> Cow<'_, str> {
     cut(url, URL_MAX)
 }
 
-/// Whether [`url`] cut `url`.
+/// Whether [`url`] would cut `url`.
 pub fn url_is_cut(url: &str) -> bool {
     url.len() > URL_MAX
+}
+
+/// Whether a kept text is a cut one: it holds the marker's ellipsis (a URL
+/// as the engine gives it is ASCII, so a kept URL holds one only if cut).
+pub fn is_cut(kept: &str) -> bool {
+    kept.contains('…')
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! Console messages and uncaught errors of a tab's pages, from page start,
-//! for the console and errors tools. Both logs are bounded; what falls out
+//! for the console and errors tools. Both logs are bounded (entries and
+//! bytes per tab, and across tabs by `budget`); what falls out
 //! is counted.
 //!
 //! Every entry is one the engine recorded: the web process extension
@@ -13,6 +14,7 @@
 //! page-written, like the text itself; they never make an entry exist.
 //! Every field arrives cut to a bound (console.c) and is cut again here.
 
+use super::budget::{self, Budgeted};
 use super::tab::TabState;
 use crate::base::bounded;
 use serde_json::{json, Map, Value};
@@ -27,6 +29,10 @@ const CONSOLE_MESSAGE: &str = "sovereign-console";
 const CONSOLE_MAX: usize = 1000;
 const ERRORS_MAX: usize = 200;
 const TEXT_MAX: usize = 2000;
+/// Bytes of entries kept per tab (all tabs together: `budget`).
+const TAB_BYTES: usize = 4 << 20;
+/// What an entry costs beyond its JSON.
+const ENTRY_OVERHEAD: usize = 128;
 
 /// What the page's script saw of one call or error (see the module comment).
 #[derive(Default)]
@@ -124,15 +130,60 @@ impl EngineMessage {
     }
 }
 
+/// One kept entry: its place in the browser-wide sequence, its bytes.
+struct Kept {
+    seq: u64,
+    bytes: usize,
+    entry: Value,
+}
+
 #[derive(Default)]
 pub struct ConsoleLog {
-    messages: RefCell<VecDeque<Value>>,
-    errors: RefCell<VecDeque<Value>>,
+    messages: RefCell<VecDeque<Kept>>,
+    errors: RefCell<VecDeque<Kept>>,
     dropped_messages: Cell<u64>,
     dropped_errors: Cell<u64>,
+    /// The bytes both logs hold.
+    bytes: Cell<usize>,
+}
+
+impl Budgeted for ConsoleLog {
+    fn bytes(&self) -> usize {
+        self.bytes.get()
+    }
+
+    fn oldest(&self) -> Option<u64> {
+        let front = |log: &RefCell<VecDeque<Kept>>| log.borrow().front().map(|k| k.seq);
+        match (front(&self.messages), front(&self.errors)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn drop_oldest(&self) {
+        let front = |log: &RefCell<VecDeque<Kept>>| log.borrow().front().map(|k| k.seq);
+        let errors = match (front(&self.messages), front(&self.errors)) {
+            (Some(a), Some(b)) => b < a,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        self.drop_front(errors);
+    }
 }
 
 impl ConsoleLog {
+    fn drop_front(&self, errors: bool) {
+        let (log, dropped) = if errors {
+            (&self.errors, &self.dropped_errors)
+        } else {
+            (&self.messages, &self.dropped_messages)
+        };
+        if let Some(old) = log.borrow_mut().pop_front() {
+            self.bytes.set(self.bytes.get().saturating_sub(old.bytes));
+            dropped.set(dropped.get() + 1);
+        }
+    }
+
     /// Records one engine message.
     fn record(&self, mut message: EngineMessage) {
         let mut entry = Map::new();
@@ -176,17 +227,26 @@ impl ConsoleLog {
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         entry.insert("time".into(), ms.into());
-        let (log, cap, dropped) = if is_error {
-            (&self.errors, ERRORS_MAX, &self.dropped_errors)
-        } else {
-            (&self.messages, CONSOLE_MAX, &self.dropped_messages)
+        let entry = Value::Object(entry);
+        let kept = Kept {
+            seq: budget::next(),
+            bytes: ENTRY_OVERHEAD + entry.to_string().len(),
+            entry,
         };
-        let mut log = log.borrow_mut();
-        if log.len() >= cap {
-            log.pop_front();
-            dropped.set(dropped.get() + 1);
+        self.bytes.set(self.bytes.get() + kept.bytes);
+        let (log, cap) = if is_error {
+            (&self.errors, ERRORS_MAX)
+        } else {
+            (&self.messages, CONSOLE_MAX)
+        };
+        log.borrow_mut().push_back(kept);
+        if log.borrow().len() > cap {
+            self.drop_front(is_error);
         }
-        log.push_back(Value::Object(entry));
+        while self.bytes.get() > TAB_BYTES && self.oldest().is_some() {
+            self.drop_oldest();
+        }
+        budget::settle_console();
     }
 
     /// The newest `limit` entries (of `level` only, when given), oldest
@@ -200,6 +260,7 @@ impl ConsoleLog {
         let mut log = log.borrow_mut();
         let matching: Vec<&Value> = log
             .iter()
+            .map(|k| &k.entry)
             .filter(|e| level.is_none_or(|l| e["level"] == l))
             .collect();
         let total = matching.len();
@@ -215,7 +276,8 @@ impl ConsoleLog {
             "entries": entries,
         });
         if clear {
-            log.clear();
+            let freed: usize = log.drain(..).map(|k| k.bytes).sum();
+            self.bytes.set(self.bytes.get().saturating_sub(freed));
             dropped.set(0);
         }
         result

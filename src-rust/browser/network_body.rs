@@ -6,6 +6,7 @@
 //! process, until the tab leaves the site or newer bodies push them out.
 
 use super::network::{Entry, NetworkLog, Phase};
+use crate::base::bounded;
 use crate::base::error::ToolError;
 use crate::bridge::{Body, Output, Reply};
 use glib::ToVariant as _;
@@ -66,6 +67,12 @@ fn plan(entry: &Entry) -> Plan {
                 status, entry.method
             )),
         });
+    }
+    if bounded::is_cut(&entry.url) {
+        return none(format!(
+            "the URL was longer than {} characters, so the browser keeps no body for it",
+            bounded::URL_MAX
+        ));
     }
     match (entry.kind, &entry.resource) {
         ("fetch", _) => Plan::Page {
@@ -150,7 +157,7 @@ fn from_page(message: &UserMessage) -> Body {
             bytes: None,
             truncated: false,
             note: Some(
-                "the page's copy is gone: the tab left the site that made the request, or newer bodies pushed it out (the last 500, up to 64 MiB, are kept)".into(),
+                "the page's copy is gone: the tab left the site that made the request, or newer bodies pushed it out (each page keeps its last 500, up to 64 MiB, and a web process 1,000, up to 128 MiB)".into(),
             ),
         };
     }

@@ -198,6 +198,7 @@ impl Browser {
             self.publisher.clone(),
             opener_state.as_deref(),
         ));
+        super::budget::register(&state);
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.settings.offline_script());
             manager.add_script(&self.input_script);

@@ -88,18 +88,20 @@ async fn requests(
     if now.1.is_none() {
         return Some(json!({"tab": tab, "closed": true, "requests": []}));
     }
+    // Only the newest leave the main thread; each one's URL is cut already.
     let command = Command::NetworkList {
         tab,
         after: 0,
         all: true,
+        last: REQUESTS_SHOWN,
     };
     let mut log = app.browser.call_value(command).await.ok()?;
-    let all = log["requests"]
+    let shown = log["requests"]
         .as_array_mut()
         .map(std::mem::take)
         .unwrap_or_default();
-    let left_out = all.len().saturating_sub(REQUESTS_SHOWN);
-    let shown: Vec<Value> = all.into_iter().skip(left_out).collect();
+    let matched = log["matched"].as_u64().unwrap_or(0) as usize;
+    let left_out = matched.saturating_sub(shown.len());
     Some(json!({
         "tab": tab,
         "requests": shown,

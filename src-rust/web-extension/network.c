@@ -12,12 +12,20 @@
 /* Must match BODY_REQUEST in src-rust/browser/network_body.rs. */
 #define BODY_REQUEST "sovereign-network-body"
 #define STORE_KEY "sovereign-network-store"
-/* Per body (the recorder stops reading there), and per page. */
+/* Per body (the recorder stops reading there), per page, and for all the
+ * pages of this web process together (the oldest capture of any goes). */
 #define BODY_MAX (10 * 1024 * 1024)
 #define BODIES_MAX 500
 #define BYTES_MAX (64 * 1024 * 1024)
+#define PROCESS_BODIES_MAX 1000
+#define PROCESS_BYTES_MAX (128 * 1024 * 1024)
+/* Characters kept of a capture's method and URL (longer ones are never
+ * asked for: the browser keeps no body of a URL it cut at 2,048 characters). */
+#define METHOD_MAX 64
+#define URL_MAX 2048
 
 typedef struct {
+    guint64 seq; /* its place among this process's captures */
     char *kind; /* "fetch" or "xhr" */
     char *method;
     char *url;
@@ -33,6 +41,11 @@ typedef struct {
 } Store;
 
 static char *recorder_source;
+/* Every page's store, and what they hold together. */
+static GList *stores;
+static gsize process_bytes;
+static guint process_captures;
+static guint64 next_seq;
 
 static gsize body_size(const Capture *capture) {
     return capture->body ? g_bytes_get_size(capture->body) : 0;
@@ -49,21 +62,50 @@ static void capture_free(Capture *capture) {
 }
 
 static void store_clear(Store *store) {
+    process_bytes -= store->bytes;
+    process_captures -= store->captures.length;
+    stores = g_list_remove(stores, store);
     g_queue_clear_full(&store->captures, (GDestroyNotify)capture_free);
+}
+
+static void drop_oldest(Store *store) {
+    Capture *old = g_queue_pop_head(&store->captures);
+    store->bytes -= body_size(old);
+    process_bytes -= body_size(old);
+    process_captures--;
+    capture_free(old);
+}
+
+/* The store whose oldest capture is the oldest of all. */
+static Store *oldest_store(void) {
+    Store *oldest = NULL;
+    for (GList *l = stores; l; l = l->next) {
+        Store *store = l->data;
+        Capture *head = g_queue_peek_head(&store->captures);
+        if (head && (!oldest || head->seq < ((Capture *)g_queue_peek_head(&oldest->captures))->seq))
+            oldest = store;
+    }
+    return oldest;
 }
 
 static void store_release(gpointer store) {
     g_rc_box_release_full(store, (GDestroyNotify)store_clear);
 }
 
-/* Keeps `capture`, dropping the oldest past either bound. */
+/* Keeps `capture`, dropping the oldest past any bound. */
 static void store_add(Store *store, Capture *capture) {
+    capture->seq = ++next_seq;
     store->bytes += body_size(capture);
+    process_bytes += body_size(capture);
+    process_captures++;
     g_queue_push_tail(&store->captures, capture);
-    while (store->captures.length > BODIES_MAX || store->bytes > BYTES_MAX) {
-        Capture *old = g_queue_pop_head(&store->captures);
-        store->bytes -= body_size(old);
-        capture_free(old);
+    while (store->captures.length > BODIES_MAX || store->bytes > BYTES_MAX)
+        drop_oldest(store);
+    while (process_captures > PROCESS_BODIES_MAX || process_bytes > PROCESS_BYTES_MAX) {
+        Store *oldest = oldest_store();
+        if (!oldest)
+            break;
+        drop_oldest(oldest);
     }
 }
 
@@ -71,17 +113,25 @@ static JSCValue *arg(GPtrArray *args, guint i) {
     return i < args->len ? g_ptr_array_index(args, i) : NULL;
 }
 
-static char *string_arg(GPtrArray *args, guint i) {
+/* A string argument, NULL when it is none or longer than `max` bytes. */
+static char *string_arg(GPtrArray *args, guint i, gsize max) {
     JSCValue *value = arg(args, i);
-    return value && jsc_value_is_string(value) ? jsc_value_to_string(value) : NULL;
+    if (!value || !jsc_value_is_string(value))
+        return NULL;
+    char *text = jsc_value_to_string(value);
+    if (text && strlen(text) > max) {
+        g_free(text);
+        return NULL;
+    }
+    return text;
 }
 
 /* report(kind, method, url, started, body: Uint8Array | null, truncated, note) */
 static void on_report(GPtrArray *args, gpointer data) {
     Store *store = data;
-    char *kind = string_arg(args, 0);
-    char *method = string_arg(args, 1);
-    char *url = string_arg(args, 2);
+    char *kind = string_arg(args, 0, 8);
+    char *method = string_arg(args, 1, METHOD_MAX);
+    char *url = string_arg(args, 2, URL_MAX);
     JSCValue *started = arg(args, 3);
     if (!kind || !method || !url || !started || !jsc_value_is_number(started)) {
         g_free(kind);
@@ -105,7 +155,7 @@ static void on_report(GPtrArray *args, gpointer data) {
     JSCValue *truncated = arg(args, 5);
     if (truncated && jsc_value_to_boolean(truncated))
         capture->truncated = TRUE;
-    capture->note = string_arg(args, 6);
+    capture->note = string_arg(args, 6, 256);
     store_add(store, capture);
 }
 
@@ -181,6 +231,7 @@ void network_start(const char *recorder) {
 void network_watch(WebKitWebPage *page) {
     Store *store = g_rc_box_new0(Store);
     g_queue_init(&store->captures);
+    stores = g_list_prepend(stores, store);
     g_object_set_data_full(G_OBJECT(page), STORE_KEY, store, store_release);
     g_signal_connect(page, "user-message-received", G_CALLBACK(on_message), NULL);
 }
