@@ -194,10 +194,7 @@ impl ConsoleLog {
             let kind = if rejection { "rejection" } else { "error" };
             entry.insert("kind".into(), kind.into());
             entry.insert("text".into(), clip(&message.text).into());
-            entry.insert(
-                "source".into(),
-                non_empty(&bounded::url(&message.source_url)),
-            );
+            entry.insert("source".into(), non_empty(&kept_url(&message.source_url)));
             entry.insert("line".into(), non_zero(message.line));
             entry.insert("column".into(), detail.column.into());
             entry.insert("stack".into(), detail.stack.as_deref().map(clip).into());
@@ -207,7 +204,7 @@ impl ConsoleLog {
             } else {
                 &detail.frame_url
             };
-            entry.insert("url".into(), bounded::url(url).into_owned().into());
+            entry.insert("url".into(), kept_url(url).into());
         } else {
             let text = detail
                 .text
@@ -217,10 +214,7 @@ impl ConsoleLog {
             entry.insert("level".into(), message.level_name().into());
             entry.insert("source".into(), message.source_name().into());
             entry.insert("text".into(), clip(&text).into());
-            entry.insert(
-                "url".into(),
-                bounded::url(message.url()).into_owned().into(),
-            );
+            entry.insert("url".into(), kept_url(message.url()).into());
             entry.insert("line".into(), non_zero(message.line));
         }
         let ms = SystemTime::now()
@@ -281,6 +275,15 @@ impl ConsoleLog {
             dropped.set(0);
         }
         result
+    }
+}
+
+/// A URL as kept: cut already in the web process (with its marker), or here.
+fn kept_url(url: &str) -> String {
+    if bounded::is_cut(url) {
+        url.to_string()
+    } else {
+        bounded::url(url).into_owned()
     }
 }
 

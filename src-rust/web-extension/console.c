@@ -60,6 +60,16 @@ static char *valid_cut(const char *text, gsize max) {
     return g_utf8_make_valid(text, (gssize)length);
 }
 
+/* A URL cut to URL_MAX bytes says so, with its length. */
+static char *url_cut(const char *url) {
+    if (!url || strnlen(url, URL_MAX + 1) <= URL_MAX)
+        return valid_cut(url, URL_MAX);
+    char *start = valid_cut(url, URL_MAX);
+    char *cut = g_strdup_printf("%s…[URL of %zu bytes]", start, strlen(url));
+    g_free(start);
+    return cut;
+}
+
 static void detail_free(Detail *detail) {
     g_free(detail->frame_uri);
     g_free(detail->kind);
@@ -135,7 +145,7 @@ static void on_detail(GPtrArray *args, gpointer data) {
         detail->column = n > 0 && n < G_MAXUINT32 ? (guint32)n : 0;
     }
     detail->stack = arg_string(args, 5, TEXT_MAX);
-    detail->frame_uri = valid_cut(webkit_frame_get_uri(origin->frame), URL_MAX);
+    detail->frame_uri = url_cut(webkit_frame_get_uri(origin->frame));
     g_queue_push_tail(&pending->details, detail);
     while (pending->details.length > PENDING_MAX)
         detail_free(g_queue_pop_head(&pending->details));
@@ -205,8 +215,8 @@ static void on_console_message(WebKitWebPage *page, WebKitConsoleMessage *messag
                                gpointer unused) {
     (void)unused;
     char *text = valid_cut(webkit_console_message_get_text(message), TEXT_MAX);
-    char *source_id = valid_cut(webkit_console_message_get_source_id(message), URL_MAX);
-    char *page_uri = valid_cut(webkit_web_page_get_uri(page), URL_MAX);
+    char *source_id = url_cut(webkit_console_message_get_source_id(message));
+    char *page_uri = url_cut(webkit_web_page_get_uri(page));
     Detail *detail = take_detail(g_object_get_data(G_OBJECT(page), PENDING_KEY), message, text);
     /* (source, level, line, text, source_url, page_url,
      *  joined, frame_url, detail_text, detail_stack, column) */
