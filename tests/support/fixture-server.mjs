@@ -126,6 +126,11 @@ async function network(u, req, res) {
       res.end(line.repeat(Math.ceil(size / line.length)).slice(0, size));
       return;
     }
+    case '/net/cors':
+      // Readable from any origin: what a frame of another site can fetch too.
+      res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' });
+      res.end(JSON.stringify({ real: 'the server\'s bytes', query: u.search }));
+      return;
     case '/net/headers': {
       // Many long response headers (the memory test).
       const n = Math.min(Number(u.searchParams.get('n')) || 0, 100);
