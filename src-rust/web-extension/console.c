@@ -9,9 +9,9 @@
  * frame's page world and reports the formatted arguments and stacks to a
  * native function that only its closure holds, bound to that frame. The
  * script reports just before the engine records the message, in the same
- * turn of the frame's event loop: a detail joins the engine message that
- * follows it, carrying its frame's address, and one not joined by the end
- * of that turn is dropped. So no frame can prepare text for another's
+ * turn of the frame's event loop: a detail joins only the engine message
+ * that comes next, carrying its frame's address; one that message does not
+ * take, and one not joined by the end of that turn, is dropped. So no frame can prepare text for another's
  * message, and a detail never makes an entry.
  *
  * Every string goes out cut to a bound and made valid UTF-8 (a page can log
@@ -185,9 +185,11 @@ void console_install(WebKitWebPage *page, WebKitFrame *frame, JSCContext *contex
 
 G_GNUC_BEGIN_IGNORE_DEPRECATIONS
 
-/* The waiting detail that describes `message` (kind, key and level), taken. */
+/* The detail that describes `message` (kind, key and level), taken: only
+ * the newest may, as the script reports just before the engine's message. */
 static Detail *take_detail(Pending *pending, WebKitConsoleMessage *message, const char *text) {
-    if (!pending)
+    Detail *detail = pending ? g_queue_peek_tail(&pending->details) : NULL;
+    if (!detail)
         return NULL;
     WebKitConsoleMessageSource source = webkit_console_message_get_source(message);
     WebKitConsoleMessageLevel level = webkit_console_message_get_level(message);
@@ -199,16 +201,11 @@ static Detail *take_detail(Pending *pending, WebKitConsoleMessage *message, cons
         kind = "console";
     else
         return NULL;
-    for (GList *l = pending->details.head; l; l = l->next) {
-        Detail *detail = l->data;
-        if (strcmp(detail->kind, kind) != 0 || strcmp(detail->key, text) != 0)
-            continue;
-        if (strcmp(kind, "console") == 0 && detail->level != (int)level)
-            continue;
-        g_queue_delete_link(&pending->details, l);
-        return detail;
-    }
-    return NULL;
+    if (strcmp(detail->kind, kind) != 0 || strcmp(detail->key, text) != 0)
+        return NULL;
+    if (strcmp(kind, "console") == 0 && detail->level != (int)level)
+        return NULL;
+    return g_queue_pop_tail(&pending->details);
 }
 
 static void on_console_message(WebKitWebPage *page, WebKitConsoleMessage *message,
@@ -217,7 +214,12 @@ static void on_console_message(WebKitWebPage *page, WebKitConsoleMessage *messag
     char *text = valid_cut(webkit_console_message_get_text(message), TEXT_MAX);
     char *source_id = url_cut(webkit_console_message_get_source_id(message));
     char *page_uri = url_cut(webkit_web_page_get_uri(page));
-    Detail *detail = take_detail(g_object_get_data(G_OBJECT(page), PENDING_KEY), message, text);
+    Pending *pending = g_object_get_data(G_OBJECT(page), PENDING_KEY);
+    Detail *detail = take_detail(pending, message, text);
+    /* What was not joined by now never will be: a detail is reported just
+     * before its message, so an older one is stale. */
+    if (pending)
+        g_queue_clear_full(&pending->details, (GDestroyNotify)detail_free);
     /* (source, level, line, text, source_url, page_url,
      *  joined, frame_url, detail_text, detail_stack, column) */
     GVariant *fields = g_variant_new(
