@@ -68,6 +68,8 @@ describe('memory', { timeout: 900_000 }, () => {
       await waitFor(async () => (await call('tab_list')).tabs.length >= i + 2, `window ${i + 1} of the page`);
       await call('tab_switch', { index: 0 });
     }
+    await waitFor(async () => (await call('tab_list')).tabs.slice(1).every((tab) => tab.title === 'ready'),
+      'the three windows to be ready', 60_000);
     await call('click', { selector: '#start' });
     await waitFor(async () => {
       const tabs = (await call('tab_list')).tabs;
