@@ -38,7 +38,17 @@ fn build_web_extension(out: &Path) {
     let flags = pkg_config(&["--cflags", "--libs", "webkit2gtk-web-extension-4.1"]);
     let compiler = env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = Command::new(&compiler)
-        .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror", "-o"])
+        .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror"])
+        // Hardening: only the entry point WebKit looks up is exported
+        // (extension.c marks it), checked buffer functions, stack canaries,
+        // and relocations read-only once loaded.
+        .args([
+            "-fvisibility=hidden",
+            "-D_FORTIFY_SOURCE=2",
+            "-fstack-protector-strong",
+            "-Wl,-z,relro,-z,now",
+            "-o",
+        ])
         .arg(&library)
         .args(&sources)
         .args(flags.split_whitespace())

@@ -1,71 +1,89 @@
-// Sovereign Browser console details, injected at document start into every
-// frame, in the page's own world (that is where console calls and uncaught
-// errors happen). The engine itself reports each message to the browser,
-// keeping only a call's first argument and no stack; this script reports
-// the formatted arguments and the stacks, which the browser joins to the
-// engine's entry. A report here never makes an entry on its own.
+// Sovereign Browser console details. The web process extension
+// (src-rust/web-extension/console.c) evaluates this in each frame's page
+// world before any page script (that is where console calls and uncaught
+// errors happen) and calls the function it returns with `detail`, a native
+// function bound to the frame that only this closure holds. The engine
+// itself reports each message to the browser, keeping only a call's first
+// argument and no stack; this reports the formatted arguments and the
+// stacks, just before the engine's message, which the extension joins them
+// to. A report here never makes an entry on its own.
+//
+// Everything it calls is taken now, before page scripts can replace it.
 (function () {
   'use strict';
-  const handlers = window.webkit && window.webkit.messageHandlers;
-  const handler = handlers && handlers.sovereignConsole;
-  if (!handler) return;
-  // Bound now: a page that later replaces postMessage cannot hide its errors.
-  const post = handler.postMessage.bind(handler);
-  const stringify = JSON.stringify;
-  const TEXT_MAX = 2000;
+  return function install(detail) {
+    const W = window;
+    const apply = Reflect.apply;
+    const stringify = W.JSON.stringify;
+    const toText = W.String;
+    const ErrorEvent = W.ErrorEvent;
+    const isError = W.Error.isError || ((v) => v instanceof W.Error);
+    const slice = W.String.prototype.slice;
+    const push = W.Array.prototype.push;
+    const join = W.Array.prototype.join;
+    const trusted = Object.getOwnPropertyDescriptor(W.Event.prototype, 'isTrusted');
+    const isTrusted = trusted && trusted.get ? (e) => apply(trusted.get, e, []) : (e) => e.isTrusted;
+    const addListener = W.EventTarget.prototype.addEventListener;
+    const TEXT_MAX = 2000;
+    const cut = (text) => apply(slice, text, [0, TEXT_MAX]);
 
-  function show(value) {
-    if (typeof value === 'string') return value;
-    if (value instanceof Error) return value.stack ? `${value}\n${value.stack}` : String(value);
-    try {
-      const json = stringify(value);
-      return json === undefined ? String(value) : json;
-    } catch (_) {
-      return String(value);
+    function show(value) {
+      if (typeof value === 'string') return value;
+      try {
+        if (isError(value)) return value.stack ? `${value}\n${value.stack}` : toText(value);
+        const json = stringify(value);
+        return json === undefined ? toText(value) : json;
+      } catch (_) {
+        try { return toText(value); } catch (_) { return ''; }
+      }
     }
-  }
 
-  function send(detail) {
-    try {
-      post(stringify(detail));
-    } catch (_) {
-      // A detail that cannot be sent must never break the page.
+    function send(kind, level, key, text, column, stack) {
+      try {
+        detail(kind, level, key, text, column, stack);
+      } catch (_) {
+        // A detail that cannot be sent must never break the page.
+      }
     }
-  }
 
-  function stackOf(value) {
-    try {
-      return value && value.stack ? String(value.stack).slice(0, TEXT_MAX) : null;
-    } catch (_) {
-      return null;
+    function stackOf(value) {
+      try {
+        return value && value.stack ? cut(toText(value.stack)) : null;
+      } catch (_) {
+        return null;
+      }
     }
-  }
 
-  for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
-    const original = console[level];
-    if (typeof original !== 'function') continue;
-    console[level] = function (...args) {
-      // The key is the first argument as the engine records it.
+    const console = W.console;
+    for (const level of ['log', 'info', 'warn', 'error', 'debug']) {
+      const original = console[level];
+      if (typeof original !== 'function') continue;
+      console[level] = function (...args) {
+        // The key is the first argument as the engine records it.
+        let key = '';
+        try { key = args.length ? toText(args[0]) : ''; } catch (_) { key = ''; }
+        const shown = [];
+        for (let i = 0; i < args.length; i++) apply(push, shown, [show(args[i])]);
+        let text = '';
+        try { text = cut(apply(join, shown, [' '])); } catch (_) { text = ''; }
+        send('console', level, key, text, null, null);
+        return apply(original, this, args);
+      };
+    }
+
+    apply(addListener, W, ['error', (event) => {
+      // A failed image or script load is not an exception, nor is an event a page made.
+      if (!(event instanceof ErrorEvent) || !isTrusted(event)) return;
       let key = '';
-      try { key = args.length ? String(args[0]) : ''; } catch (_) { key = ''; }
-      send({ kind: 'console', level, key, text: args.map(show).join(' ').slice(0, TEXT_MAX) });
-      return original.apply(this, args);
-    };
-  }
+      try { key = toText(event.message); } catch (_) { key = ''; }
+      send('error', null, key, null, event.colno || null, stackOf(event.error));
+    }]);
 
-  addEventListener('error', (event) => {
-    if (!(event instanceof ErrorEvent)) return; // a failed image or script load, not an exception
-    send({
-      kind: 'error',
-      key: String(event.message),
-      column: event.colno || null,
-      stack: stackOf(event.error),
-    });
-  });
-
-  addEventListener('unhandledrejection', (event) => {
-    let reason = '';
-    try { reason = String(event.reason); } catch (_) { reason = ''; }
-    send({ kind: 'rejection', key: `Unhandled Promise Rejection: ${reason}`, stack: stackOf(event.reason) });
-  });
-})();
+    apply(addListener, W, ['unhandledrejection', (event) => {
+      if (!isTrusted(event)) return;
+      let reason = '';
+      try { reason = toText(event.reason); } catch (_) { reason = ''; }
+      send('rejection', null, `Unhandled Promise Rejection: ${reason}`, null, null, stackOf(event.reason));
+    }]);
+  };
+})()

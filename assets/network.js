@@ -9,7 +9,10 @@
 //
 // Everything the recorder calls is taken now, before page scripts can
 // replace it, and nothing it does may change what the page sees: the page
-// gets the same promise and response, and a failure here stays here.
+// gets the same promise and response, and a failure here stays here. It
+// uses no iteration protocol, no prototype getter looked up later, and no
+// method that consults a constructor the page could replace (species):
+// bytes are copied with indexed, captured operations only.
 (function () {
   'use strict';
   return function install(report, max) {
@@ -32,9 +35,14 @@
     const getReader = W.ReadableStream.prototype.getReader;
     const read = W.ReadableStreamDefaultReader.prototype.read;
     const cancel = W.ReadableStreamDefaultReader.prototype.cancel;
-    const arrayPush = Array.prototype.push;
-    const subarray = U8.prototype.subarray;
-    const typedSet = U8.prototype.set;
+    const TypedArray = Object.getPrototypeOf(U8.prototype);
+    const lengthOf = getter(TypedArray, 'length');
+    const bufferOf = getter(TypedArray, 'buffer');
+    const offsetOf = getter(TypedArray, 'byteOffset');
+    const typedSet = TypedArray.set;
+    const toText = W.String;
+    const isView = W.ArrayBuffer.isView;
+    const larger = W.Math.max;
     const encode = (() => {
       const encoder = new W.TextEncoder();
       const method = W.TextEncoder.prototype.encode;
@@ -49,14 +57,26 @@
       }
     }
 
-    function join(chunks, size) {
-      const all = new U8(size);
-      let at = 0;
-      for (const chunk of chunks) {
-        apply(typedSet, all, [chunk, at]);
-        at += chunk.length;
-      }
-      return all;
+    // The first `n` bytes of `bytes`, as a view: no species lookup.
+    const head = (bytes, n) => new U8(apply(bufferOf, bytes, []), apply(offsetOf, bytes, []), n);
+
+    // A body read chunk by chunk into one buffer that grows.
+    function collector() {
+      let all = new U8(0);
+      let size = 0;
+      return {
+        add(chunk, n) {
+          if (size + n > apply(lengthOf, all, [])) {
+            const grown = new U8(larger(size + n, apply(lengthOf, all, []) * 2));
+            apply(typedSet, grown, [all]);
+            all = grown;
+          }
+          apply(typedSet, all, [head(chunk, n), size]);
+          size += n;
+        },
+        size: () => size,
+        bytes: () => head(all, size),
+      };
     }
 
     // Reads a clone of the response to `max` bytes, then lets it go: the
@@ -76,20 +96,19 @@
         return;
       }
       const reader = apply(getReader, body, []);
-      const chunks = [];
-      let size = 0;
-      const finish = (truncated, note) => hand('fetch', method, url, started, join(chunks, size), truncated, note);
+      const kept = collector();
+      const finish = (truncated, note) => hand('fetch', method, url, started, kept.bytes(), truncated, note);
       const step = (result) => {
         if (result.done) return finish(false, '');
         const chunk = result.value;
-        if (size + chunk.length > max) {
-          apply(arrayPush, chunks, [apply(subarray, chunk, [0, max - size])]);
-          size = max;
+        if (!apply(isView, null, [chunk])) return finish(true, 'the body ended in an error');
+        const n = apply(lengthOf, chunk, []);
+        if (kept.size() + n > max) {
+          kept.add(chunk, max - kept.size());
           apply(cancel, reader, []);
           return finish(true, '');
         }
-        apply(arrayPush, chunks, [chunk]);
-        size += chunk.length;
+        kept.add(chunk, n);
         apply(then, apply(read, reader, []), [step, () => finish(true, 'the body ended in an error')]);
       };
       apply(then, apply(read, reader, []), [step, () => finish(true, 'the body ended in an error')]);
@@ -133,7 +152,7 @@
     const includes = Array.prototype.includes;
 
     function normalize(method) {
-      const text = String(method);
+      const text = toText(method);
       const up = apply(upper, text, []);
       return apply(includes, NORMALIZED, [up]) ? up : text;
     }
@@ -143,8 +162,8 @@
       if (!url || apply(xhrStatus, xhr, []) === 0) return; // failed: no response
       const type = apply(xhrType, xhr, []);
       const keep = (bytes, note) => {
-        const truncated = bytes.length > max;
-        hand('xhr', method, url, started, truncated ? apply(subarray, bytes, [0, max]) : bytes, truncated, note);
+        const truncated = apply(lengthOf, bytes, []) > max;
+        hand('xhr', method, url, started, truncated ? head(bytes, max) : bytes, truncated, note);
       };
       if (type === '' || type === 'text') {
         keep(encode(apply(xhrText, xhr, [])), 'the text the page decoded, as UTF-8');

@@ -283,11 +283,13 @@ pub enum Command {
         tab: TabId,
         action: DialogAction,
     },
-    /// The tab's requests after id `after`: of its current page, or all kept.
+    /// The tab's requests after id `after`: of its current page, or all
+    /// kept; the newest `last` of them.
     NetworkList {
         tab: TabId,
         after: u64,
         all: bool,
+        last: usize,
     },
     /// One recorded request, headers included.
     NetworkRequest {

@@ -144,6 +144,31 @@ describe('hostile pages', { timeout: 120_000 }, () => {
     assert.match(real.url, /console-forge\.html$/);
   }));
 
+  // Regression: details were not tied to their frame (a cross-origin frame
+  // could post, ahead of time, the text of the top page's next message), an
+  // uncaught error in a frame was filed under the tab's page, and a lone
+  // surrogate reached the extension's GVariant unchecked.
+  it('a frame cannot write another frame\'s console text, errors name their frame, a lone surrogate is kept', { timeout: 30_000 }, logged(async () => {
+    await call('console', { clear: true });
+    await call('errors', { clear: true });
+    await call('open', { url: suite.fixtures.url('console-frames.html') });
+    const top = /\/console-frames\.html$/;
+    const entries = async () => (await call('console', { limit: 1000 })).entries;
+    await waitFor(async () => (await entries()).some((e) => e.text === 'after the surrogate'), 'the page\'s last message');
+    await waitFor(async () => (await call('errors')).count > 0, 'the frame\'s uncaught error');
+    // The tab's web process lives on.
+    assert.equal((await call('eval', { script: '1 + 1' })).value, 2);
+    const log = await entries();
+    const mine = log.filter((e) => top.test(e.url));
+    assert.ok(mine.some((e) => /^\uFFFD+$/.test(e.text)), `the surrogate's entry: ${JSON.stringify(mine)}`);
+    const shared = mine.filter((e) => e.text.startsWith('shared key'));
+    assert.deepEqual(shared.map((e) => e.text), ['shared key the page\'s own words'], JSON.stringify(log));
+    assert.ok(!JSON.stringify(mine).includes('FORGED'), `nothing of the frame's in the page's entries: ${JSON.stringify(mine)}`);
+    const [thrown] = (await call('errors')).entries;
+    assert.match(thrown.text, /the frame threw/);
+    assert.match(thrown.url, /\/console-frames-inner\.html$/, 'the error names the frame it came from');
+  }));
+
   it('tool arguments reaching the page stay data, never code', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('form.html') });
     await call('eval', { script: 'window.pwned = false; 1' });

@@ -5,7 +5,7 @@ import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loggedInSuite } from './support/session.mjs';
-import { callError } from './support/mcp.mjs';
+import { callError, callText } from './support/mcp.mjs';
 import { PIXEL_PNG, closedPort, patternBytes } from './support/fixture-server.mjs';
 import { waitFor } from './support/wait.mjs';
 
@@ -236,5 +236,37 @@ describe('network', { timeout: 180_000 }, () => {
     const all = await call('network_requests');
     assert.ok(all.requests.every((r) => r.url.startsWith('http')), 'nothing made up in the page is listed');
     assert.equal(all.requests.filter((r) => r.url.includes('via=forged')).length, 1);
+  }));
+
+  // Regression: every frame of a tab reported into one store, matched by
+  // method, URL and nearest start, and the recorder read bytes through
+  // prototypes a realm can replace: a cross-origin frame could answer for
+  // the top page's request, or flood the real body out.
+  it('a cross-origin frame that poisons its realm and floods cannot answer for the top page\'s request', { timeout: 90_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('network-forge.html') });
+    await waitFor(async () => (await callText(suite.mcp, 'get_text', { selector: '#state' })).trim() === 'done',
+      'the frame to fetch the page\'s URL and flood', 60_000);
+    const got = (await call('eval', { script: 'document.getElementById("state").dataset.got' })).value;
+    const real = JSON.stringify({ real: 'the server\'s bytes', query: '?for=top' });
+    assert.equal(got, real, 'what the page itself received');
+    const seen = await waitFor(async () => {
+      const list = await call('network_requests', { url: '**/net/cors?for=top', limit: 1000 });
+      return list.requests.every((r) => !r.pending) && list;
+    }, 'the requests of the page\'s URL to end');
+    let top = 0;
+    let frames = 0;
+    for (const r of seen.requests) {
+      const detail = await call('network_request', { id: r.id });
+      assert.ok(!JSON.stringify(detail).includes('FORGED'), `nothing forged: ${JSON.stringify(detail).slice(0, 500)}`);
+      if (detail.request_headers.Origin) {
+        frames += 1;
+        continue;
+      }
+      top += 1;
+      assert.equal(detail.body, real, `the top page's request gets the real bytes: ${detail.body_note}`);
+      assert.match(detail.body_note, /in the main frame/);
+    }
+    assert.equal(top, 1, 'the top page fetched once');
+    assert.ok(frames >= 50, `the frame fetched it ${frames} times`);
   }));
 });

@@ -1,5 +1,7 @@
 //! The log of tool calls that the panel shows live: a bounded ring of the
-//! latest calls plus a broadcast of each new one.
+//! latest calls plus a broadcast of each new one. Every string in it is
+//! bounded: a call to a tool that does not exist is logged under
+//! [`UNKNOWN_TOOL`], never under the name the agent sent.
 
 use super::caller::Session;
 use super::tab::TabId;
@@ -12,6 +14,10 @@ use tokio::sync::broadcast;
 
 /// How many calls are kept for a panel that connects later.
 pub const KEPT: usize = 200;
+/// The name a call to no tool is logged under.
+pub const UNKNOWN_TOOL: &str = "(unknown tool)";
+/// Characters kept of a tool's and a client's name.
+const NAME_MAX: usize = 64;
 
 #[derive(Debug, Clone, Serialize)]
 pub struct CallRecord {
@@ -78,8 +84,10 @@ impl CallLog {
             time,
             session: session.id.clone(),
             transport: session.transport.as_str(),
-            client: session.client_name(),
-            tool: tool.to_string(),
+            client: session
+                .client_name()
+                .map(|c| super::bounded::one_line(&c, NAME_MAX)),
+            tool: super::bounded::one_line(tool, NAME_MAX),
             ms: (took.as_secs_f64() * 10_000.0).round() / 10.0,
             ok: code.is_none(),
             code,
@@ -141,6 +149,18 @@ mod tests {
             .unwrap()
             .get("requests")
             .is_none());
+    }
+
+    #[test]
+    fn names_are_kept_short_and_on_one_line() {
+        let log = CallLog::default();
+        let session = Session::for_tests();
+        log.record(&session, &"t\n".repeat(1 << 20), Duration::ZERO, None, None);
+        let kept = &log.recent()[0].tool;
+        assert!(
+            kept.chars().count() < NAME_MAX + 30 && !kept.contains('\n'),
+            "{kept}"
+        );
     }
 
     #[test]

@@ -2,15 +2,46 @@
 //! current tab, and the panel lists them. Clients of the stateless MCP
 //! revision have no session; each one seen (by its clientInfo) gets a
 //! record here too, so the panel and the call log can name it.
+//!
+//! All of it is bounded (docs/security.md, "Bounds"): a client's
+//! self-reported name, version and title are cut and kept on one line, the
+//! rest of its clientInfo is dropped; stateless records are found by a hash
+//! of those and the least recently used goes past [`STATELESS_MAX`];
+//! sessions and connections past [`SESSIONS_MAX`] are refused.
 
+use crate::base::bounded;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::profile::random_hex;
-use serde_json::{json, Value};
+use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use tokio::sync::watch;
+
+/// Characters kept of each of a client's name, version and title.
+pub const CLIENT_FIELD_MAX: usize = 64;
+/// Stateless clients' records kept; past it the least recently used goes.
+pub const STATELESS_MAX: usize = 256;
+/// Sessions open at once on each transport: MCP sessions opened by
+/// `initialize`, and `/agent` connections.
+pub const SESSIONS_MAX: usize = 64;
+
+/// The part of a clientInfo the browser keeps: name, version and title,
+/// each a string cut to [`CLIENT_FIELD_MAX`] characters on one line.
+pub fn kept_client_info(info: Option<&Value>) -> Value {
+    let mut kept = Map::new();
+    for field in ["name", "version", "title"] {
+        if let Some(text) = info.and_then(|i| i.get(field)).and_then(Value::as_str) {
+            kept.insert(
+                field.into(),
+                bounded::one_line(text, CLIENT_FIELD_MAX).into(),
+            );
+        }
+    }
+    Value::Object(kept)
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Transport {
@@ -193,8 +224,10 @@ impl Session {
             .and_then(|(info, _)| info["name"].as_str().map(String::from))
     }
 
-    pub fn set_client(&self, info: Value, protocol: String) {
-        *lock(&self.client) = Some((info, protocol));
+    /// Keeps what the client says of itself (see [`kept_client_info`]).
+    pub fn set_client(&self, info: &Value, protocol: &str) {
+        let protocol = bounded::one_line(protocol, CLIENT_FIELD_MAX);
+        *lock(&self.client) = Some((kept_client_info(Some(info)), protocol));
     }
 
     /// Resolves when the session ends.
@@ -228,8 +261,14 @@ impl Session {
     }
 }
 
+/// What finds a stateless client's record: its kept clientInfo and
+/// protocol version.
+type ClientKey = (String, String);
+
 pub struct Sessions {
     map: Mutex<HashMap<String, Arc<Session>>>,
+    /// Stateless records by client (their ids, in `map`).
+    stateless: Mutex<HashMap<ClientKey, String>>,
     idle_limit: Duration,
     /// Shared by MCP requests that carry no session id (lenient mode).
     lenient: Arc<Session>,
@@ -243,6 +282,7 @@ impl Sessions {
     pub fn new(idle_limit: Duration) -> Self {
         Sessions {
             map: Mutex::new(HashMap::new()),
+            stateless: Mutex::new(HashMap::new()),
             idle_limit,
             lenient: Arc::new(Session::new(Transport::Mcp)),
             stateless_memory: Arc::default(),
@@ -255,28 +295,41 @@ impl Sessions {
     /// and decides nothing). Created when first seen; expires when idle,
     /// as sessions do.
     pub fn stateless_client(&self, info: Option<&Value>, protocol: &str) -> Arc<Session> {
-        let info = info.cloned().unwrap_or(Value::Null);
+        let info = kept_client_info(info);
+        let key = (
+            info.to_string(),
+            bounded::one_line(protocol, CLIENT_FIELD_MAX),
+        );
+        // Locked in this order everywhere: the index, then the map.
+        let mut index = lock(&self.stateless);
         let mut map = lock(&self.map);
-        let known = map
-            .values()
-            .find(|s| {
-                s.stateless
-                    && lock(&s.client)
-                        .as_ref()
-                        .is_some_and(|c| c.0 == info && c.1 == protocol)
-            })
-            .cloned();
-        let session = known.unwrap_or_else(|| {
-            let session = Arc::new(Session {
-                stateless: true,
-                memory: self.stateless_memory.clone(),
-                ..Session::new(Transport::Mcp)
-            });
-            session.set_client(info, protocol.to_string());
-            map.insert(session.id.clone(), session.clone());
-            session
+        if let Some(session) = index.get(&key).and_then(|id| map.get(id)) {
+            session.touch();
+            return session.clone();
+        }
+        index.retain(|_, id| map.contains_key(id));
+        while index.len() >= STATELESS_MAX {
+            let Some((oldest, id)) = index
+                .iter()
+                .filter_map(|(k, id)| Some((k, id, map.get(id)?.idle_for())))
+                .max_by_key(|(_, _, idle)| *idle)
+                .map(|(k, id, _)| (k.clone(), id.clone()))
+            else {
+                break;
+            };
+            index.remove(&oldest);
+            if let Some(session) = map.remove(&id) {
+                session.close();
+            }
+        }
+        let session = Arc::new(Session {
+            stateless: true,
+            memory: self.stateless_memory.clone(),
+            ..Session::new(Transport::Mcp)
         });
-        session.touch();
+        *lock(&session.client) = Some((info, key.1.clone()));
+        map.insert(session.id.clone(), session.clone());
+        index.insert(key, session.id.clone());
         session
     }
 
@@ -290,10 +343,29 @@ impl Sessions {
         self.tool_list.subscribe()
     }
 
-    pub fn create(&self, transport: Transport) -> Arc<Session> {
+    /// A new session, unless [`SESSIONS_MAX`] of `transport`'s are open
+    /// (the panel's own are not counted).
+    pub fn create(&self, transport: Transport) -> Result<Arc<Session>, ToolError> {
+        let mut map = lock(&self.map);
+        if transport != Transport::Panel {
+            let open = map
+                .values()
+                .filter(|s| s.transport == transport && !s.stateless)
+                .count();
+            if open >= SESSIONS_MAX {
+                let what = match transport {
+                    Transport::Agent => "/agent connections",
+                    _ => "MCP sessions",
+                };
+                return Err(ToolError::new(
+                    ErrorCode::Busy,
+                    format!("{SESSIONS_MAX} {what} are open, the most the browser keeps; end one first (an idle MCP session ends after {} s)", self.idle_limit.as_secs()),
+                ));
+            }
+        }
         let session = Arc::new(Session::new(transport));
-        lock(&self.map).insert(session.id.clone(), session.clone());
-        session
+        map.insert(session.id.clone(), session.clone());
+        Ok(session)
     }
 
     /// A live session by id (and marks it active).
@@ -325,6 +397,9 @@ impl Sessions {
 
     pub fn remove(&self, id: &str) -> bool {
         let removed = lock(&self.map).remove(id);
+        if removed.as_ref().is_some_and(|s| s.stateless) {
+            lock(&self.stateless).retain(|_, kept| kept != id);
+        }
         if let Some(session) = &removed {
             session.close();
         }
@@ -354,6 +429,14 @@ impl Sessions {
         self.idle_limit
     }
 
+    /// Sessions open on `transport` (stateless records not counted).
+    pub fn open(&self, transport: Transport) -> usize {
+        lock(&self.map)
+            .values()
+            .filter(|s| s.transport == transport && !s.stateless)
+            .count()
+    }
+
     pub fn list(&self) -> Vec<Value> {
         lock(&self.map).values().map(|s| s.describe()).collect()
     }
@@ -366,8 +449,8 @@ mod tests {
     #[test]
     fn sessions_are_found_removed_and_expired() {
         let sessions = Sessions::new(Duration::from_millis(10));
-        let a = sessions.create(Transport::Mcp);
-        let b = sessions.create(Transport::Agent);
+        let a = sessions.create(Transport::Mcp).unwrap();
+        let b = sessions.create(Transport::Agent).unwrap();
         assert_ne!(a.id, b.id);
         assert_eq!(a.id.len(), 32);
         assert!(sessions.get(&a.id).is_some());
@@ -382,8 +465,8 @@ mod tests {
     #[test]
     fn each_session_has_its_own_tab() {
         let sessions = Sessions::new(Duration::from_secs(60));
-        let a = sessions.create(Transport::Mcp);
-        let b = sessions.create(Transport::Mcp);
+        let a = sessions.create(Transport::Mcp).unwrap();
+        let b = sessions.create(Transport::Mcp).unwrap();
         a.set_tab(Some(3));
         assert_eq!(a.tab(), Some(3));
         assert_eq!(b.tab(), None);
@@ -420,7 +503,7 @@ mod tests {
     #[test]
     fn a_session_acts_in_one_frame_at_a_time() {
         let sessions = Sessions::new(Duration::from_secs(60));
-        let s = sessions.create(Transport::Mcp);
+        let s = sessions.create(Transport::Mcp).unwrap();
         s.set_frame(1, Some("f1".into()));
         s.set_frame(2, Some("f2".into()));
         assert_eq!(s.frame(1), None);
@@ -432,12 +515,61 @@ mod tests {
     #[test]
     fn a_session_id_never_crosses_transports() {
         let sessions = Sessions::new(Duration::from_secs(60));
-        let panel = sessions.create(Transport::Panel);
+        let panel = sessions.create(Transport::Panel).unwrap();
         assert!(sessions.get_on(&panel.id, Transport::Mcp).is_none());
         assert!(!sessions.remove_on(&panel.id, Transport::Mcp));
         assert!(sessions.get_on(&panel.id, Transport::Panel).is_some());
-        let mcp = sessions.create(Transport::Mcp);
+        let mcp = sessions.create(Transport::Mcp).unwrap();
         assert!(sessions.get_on(&mcp.id, Transport::Mcp).is_some());
         assert!(sessions.remove_on(&mcp.id, Transport::Mcp));
+    }
+
+    #[test]
+    fn a_client_is_known_by_its_cut_name_version_and_title_and_the_rest_is_dropped() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let padded = json!({"name": "a\nb", "version": "1", "pad": "x".repeat(1 << 20)});
+        let first = sessions.stateless_client(Some(&padded), "2026-07-28");
+        let other_pad = json!({"name": "a\nb", "version": "1", "pad": "y"});
+        let again = sessions.stateless_client(Some(&other_pad), "2026-07-28");
+        assert_eq!(
+            first.id, again.id,
+            "what is dropped does not tell clients apart"
+        );
+        let described = first.describe();
+        assert_eq!(described["client"], json!({"name": "a b", "version": "1"}));
+        let long = json!({"name": "n".repeat(10_000)});
+        let named = sessions.stateless_client(Some(&long), "2026-07-28");
+        assert!(named.client_name().unwrap().chars().count() < CLIENT_FIELD_MAX + 30);
+    }
+
+    #[test]
+    fn stateless_records_are_bounded_and_the_least_recently_used_goes() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let client = |i: usize| json!({"name": "flood", "version": i.to_string()});
+        let first = sessions.stateless_client(Some(&client(0)), "2026-07-28");
+        for i in 1..STATELESS_MAX + 50 {
+            sessions.stateless_client(Some(&client(i)), "2026-07-28");
+            // The first client stays in use.
+            if i % 10 == 0 {
+                sessions.stateless_client(Some(&client(0)), "2026-07-28");
+            }
+        }
+        assert_eq!(sessions.list().len(), STATELESS_MAX);
+        let still = sessions.stateless_client(Some(&client(0)), "2026-07-28");
+        assert_eq!(still.id, first.id, "the client in use was kept");
+    }
+
+    #[test]
+    fn sessions_past_the_bound_are_refused_busy_and_the_panel_is_not_counted() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let open: Vec<_> = (0..SESSIONS_MAX)
+            .map(|_| sessions.create(Transport::Agent).unwrap())
+            .collect();
+        let refused = sessions.create(Transport::Agent).err().unwrap();
+        assert_eq!(refused.code, ErrorCode::Busy);
+        assert!(sessions.create(Transport::Mcp).is_ok());
+        assert!(sessions.create(Transport::Panel).is_ok());
+        sessions.remove(&open[0].id);
+        assert!(sessions.create(Transport::Agent).is_ok());
     }
 }

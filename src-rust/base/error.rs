@@ -25,6 +25,9 @@ pub enum ErrorCode {
     /// The person's, never an agent's: what they copied, for one.
     NotAllowed,
     Unsupported,
+    /// A bound on what agents may hold open is reached (sessions,
+    /// connections): end one and try again.
+    Busy,
     /// The client went away before the call ended (call log only: nobody
     /// is left to read it).
     Cancelled,
@@ -32,7 +35,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 18] = [
+    pub const ALL: [ErrorCode; 19] = [
         ErrorCode::NotLoggedIn,
         ErrorCode::InvalidParams,
         ErrorCode::UnknownTool,
@@ -49,6 +52,7 @@ impl ErrorCode {
         ErrorCode::Paused,
         ErrorCode::NotAllowed,
         ErrorCode::Unsupported,
+        ErrorCode::Busy,
         ErrorCode::Cancelled,
         ErrorCode::Internal,
     ];
@@ -71,6 +75,7 @@ impl ErrorCode {
             ErrorCode::Paused => "PAUSED",
             ErrorCode::NotAllowed => "NOT_ALLOWED",
             ErrorCode::Unsupported => "UNSUPPORTED",
+            ErrorCode::Busy => "BUSY",
             ErrorCode::Cancelled => "CANCELLED",
             ErrorCode::Internal => "INTERNAL",
         }

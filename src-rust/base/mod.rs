@@ -13,6 +13,7 @@
 //! 5. `tools` and `app`: the catalogue, its dispatch and the state it works on
 //! 6. `server`, `cli`, `headless`: the transports and front ends
 
+pub mod bounded;
 pub mod call_log;
 pub mod caller;
 pub mod error;

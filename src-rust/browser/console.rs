@@ -1,60 +1,48 @@
 //! Console messages and uncaught errors of a tab's pages, from page start,
-//! for the console and errors tools. Both logs are bounded; what falls out
+//! for the console and errors tools. Both logs are bounded (entries and
+//! bytes per tab, and across tabs by `budget`); what falls out
 //! is counted.
 //!
 //! Every entry is one the engine recorded: the web process extension
 //! (`src-rust/web-extension/console.c`) hands each console message to the
 //! browser with the engine's level, source, line and URL, on a channel no
 //! page script can post to. The engine keeps only a console call's first
-//! argument and no stack, so `assets/console.js` (in the page's world, where
-//! the calls happen) reports the formatted arguments and the stacks, and
-//! they are joined to the engine's entry they belong to. Those details are
+//! argument and no stack, so `assets/console.js` (in each frame's page
+//! world, where the calls happen) reports the formatted arguments and the
+//! stacks to the extension, which joins them to the engine's message that
+//! follows in the same frame, with that frame's address. Those details are
 //! page-written, like the text itself; they never make an entry exist.
+//! Every field arrives cut to a bound (console.c) and is cut again here.
 
+use super::budget::{self, Budgeted};
 use super::tab::TabState;
-use javascriptcore::ValueExt as _;
-use serde::Deserialize;
+use crate::base::bounded;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 use std::rc::Rc;
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use webkit2gtk::{
-    UserContentInjectedFrames, UserContentManager, UserContentManagerExt as _, UserMessage,
-    UserMessageExt as _, UserScript, UserScriptInjectionTime, WebView, WebViewExt as _,
-};
+use std::time::{SystemTime, UNIX_EPOCH};
+use webkit2gtk::{UserMessage, UserMessageExt as _, WebView, WebViewExt as _};
 
 /// The extension's message name (CONSOLE_MESSAGE in console.c).
 const CONSOLE_MESSAGE: &str = "sovereign-console";
-const HANDLER: &str = "sovereignConsole";
-const SOURCE: &str = include_str!("../../assets/console.js");
 const CONSOLE_MAX: usize = 1000;
 const ERRORS_MAX: usize = 200;
 const TEXT_MAX: usize = 2000;
-/// Page-side details wait this long, this many, for their engine entry.
-const DETAIL_WAIT: Duration = Duration::from_secs(10);
-const DETAILS_MAX: usize = 64;
+/// Bytes of entries kept per tab (all tabs together: `budget`).
+const TAB_BYTES: usize = 4 << 20;
+/// What an entry costs beyond its JSON.
+const ENTRY_OVERHEAD: usize = 128;
 
 /// What the page's script saw of one call or error (see the module comment).
-#[derive(Deserialize)]
+#[derive(Default)]
 struct Detail {
-    /// "console", "error" or "rejection".
-    kind: String,
-    /// A console call's level.
-    #[serde(default)]
-    level: Option<String>,
-    /// What the engine will have recorded: a call's first argument as a
-    /// string, or an error's message.
-    key: String,
+    /// The address of the frame that made the call, as the engine has it.
+    frame_url: String,
     /// A call's arguments, formatted.
-    #[serde(default)]
     text: Option<String>,
-    #[serde(default)]
     column: Option<u64>,
-    #[serde(default)]
     stack: Option<String>,
-    #[serde(skip, default = "Instant::now")]
-    seen: Instant,
 }
 
 /// One message as the engine recorded it.
@@ -65,14 +53,36 @@ struct EngineMessage {
     text: String,
     source_url: String,
     page_url: String,
+    /// The frame's details, when its script reported them.
+    detail: Option<Detail>,
 }
 
 impl EngineMessage {
-    /// The fields of the extension's `(uuusss)` message.
+    /// The fields of the extension's `(uuusssbsssu)` message.
     fn from_message(message: &UserMessage) -> Option<EngineMessage> {
         let fields = message.parameters()?;
-        let (source, level, line, text, source_url, page_url) =
-            fields.get::<(u32, u32, u32, String, String, String)>()?;
+        let (source, level, line, text, source_url, page_url) = (
+            fields.child_value(0).get::<u32>()?,
+            fields.child_value(1).get::<u32>()?,
+            fields.child_value(2).get::<u32>()?,
+            fields.child_value(3).get::<String>()?,
+            fields.child_value(4).get::<String>()?,
+            fields.child_value(5).get::<String>()?,
+        );
+        let some = |s: String| (!s.is_empty()).then_some(s);
+        let detail = fields
+            .child_value(6)
+            .get::<bool>()?
+            .then(|| -> Option<Detail> {
+                Some(Detail {
+                    frame_url: fields.child_value(7).get::<String>()?,
+                    text: some(fields.child_value(8).get::<String>()?),
+                    stack: some(fields.child_value(9).get::<String>()?),
+                    column: Some(u64::from(fields.child_value(10).get::<u32>()?))
+                        .filter(|&c| c > 0),
+                })
+            })
+            .flatten();
         Some(EngineMessage {
             source,
             level,
@@ -80,6 +90,7 @@ impl EngineMessage {
             text,
             source_url,
             page_url,
+            detail,
         })
     }
 
@@ -119,87 +130,117 @@ impl EngineMessage {
     }
 }
 
+/// One kept entry: its place in the browser-wide sequence, its bytes.
+struct Kept {
+    seq: u64,
+    bytes: usize,
+    entry: Value,
+}
+
 #[derive(Default)]
 pub struct ConsoleLog {
-    messages: RefCell<VecDeque<Value>>,
-    errors: RefCell<VecDeque<Value>>,
+    messages: RefCell<VecDeque<Kept>>,
+    errors: RefCell<VecDeque<Kept>>,
     dropped_messages: Cell<u64>,
     dropped_errors: Cell<u64>,
-    details: RefCell<VecDeque<Detail>>,
+    /// The bytes both logs hold.
+    bytes: Cell<usize>,
+}
+
+impl Budgeted for ConsoleLog {
+    fn bytes(&self) -> usize {
+        self.bytes.get()
+    }
+
+    fn oldest(&self) -> Option<u64> {
+        let front = |log: &RefCell<VecDeque<Kept>>| log.borrow().front().map(|k| k.seq);
+        match (front(&self.messages), front(&self.errors)) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    fn drop_oldest(&self) {
+        let front = |log: &RefCell<VecDeque<Kept>>| log.borrow().front().map(|k| k.seq);
+        let errors = match (front(&self.messages), front(&self.errors)) {
+            (Some(a), Some(b)) => b < a,
+            (None, Some(_)) => true,
+            _ => false,
+        };
+        self.drop_front(errors);
+    }
 }
 
 impl ConsoleLog {
-    /// Keeps a page-side detail until its engine entry arrives.
-    fn note_detail(&self, text: &str) {
-        let Ok(detail) = serde_json::from_str::<Detail>(text) else {
-            return;
+    fn drop_front(&self, errors: bool) {
+        let (log, dropped) = if errors {
+            (&self.errors, &self.dropped_errors)
+        } else {
+            (&self.messages, &self.dropped_messages)
         };
-        let mut details = self.details.borrow_mut();
-        details.retain(|d| d.seen.elapsed() < DETAIL_WAIT);
-        if details.len() >= DETAILS_MAX {
-            details.pop_front();
+        if let Some(old) = log.borrow_mut().pop_front() {
+            self.bytes.set(self.bytes.get().saturating_sub(old.bytes));
+            dropped.set(dropped.get() + 1);
         }
-        details.push_back(detail);
-    }
-
-    /// The oldest waiting detail for `message`, taken.
-    fn take_detail(&self, kind: &str, message: &EngineMessage) -> Option<Detail> {
-        let mut details = self.details.borrow_mut();
-        let level = message.level_name();
-        let at = details.iter().position(|d| {
-            d.kind == kind
-                && d.key == message.text
-                && (kind != "console" || d.level.as_deref() == Some(level))
-        })?;
-        details.remove(at)
     }
 
     /// Records one engine message.
-    fn record(&self, message: EngineMessage) {
+    fn record(&self, mut message: EngineMessage) {
         let mut entry = Map::new();
         let is_error = message.is_uncaught();
+        let detail = message.detail.take().unwrap_or_default();
         if is_error {
             let rejection = message.text.starts_with("Unhandled Promise Rejection:");
             let kind = if rejection { "rejection" } else { "error" };
-            let detail = self.take_detail(kind, &message);
             entry.insert("kind".into(), kind.into());
             entry.insert("text".into(), clip(&message.text).into());
-            entry.insert("source".into(), non_empty(&message.source_url));
+            entry.insert("source".into(), non_empty(&kept_url(&message.source_url)));
             entry.insert("line".into(), non_zero(message.line));
-            let (column, stack) = detail.map_or((None, None), |d| (d.column, d.stack));
-            entry.insert("column".into(), column.into());
-            entry.insert("stack".into(), stack.as_deref().map(clip).into());
-            entry.insert("url".into(), message.page_url.clone().into());
+            entry.insert("column".into(), detail.column.into());
+            entry.insert("stack".into(), detail.stack.as_deref().map(clip).into());
+            // The frame that threw, when its script saw it; else the tab's page.
+            let url = if detail.frame_url.is_empty() {
+                &message.page_url
+            } else {
+                &detail.frame_url
+            };
+            entry.insert("url".into(), kept_url(url).into());
         } else {
-            let detail = (message.source_name() == "console-api")
-                .then(|| self.take_detail("console", &message))
-                .flatten();
             let text = detail
-                .and_then(|d| d.text)
-                .filter(|t| t.starts_with(&message.text))
+                .text
+                .filter(|t| message.source_name() == "console-api" && t.starts_with(&message.text))
                 .unwrap_or_else(|| message.text.clone());
             entry.insert("kind".into(), "console".into());
             entry.insert("level".into(), message.level_name().into());
             entry.insert("source".into(), message.source_name().into());
             entry.insert("text".into(), clip(&text).into());
-            entry.insert("url".into(), message.url().to_string().into());
+            entry.insert("url".into(), kept_url(message.url()).into());
             entry.insert("line".into(), non_zero(message.line));
         }
         let ms = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_millis() as u64);
         entry.insert("time".into(), ms.into());
-        let (log, cap, dropped) = if is_error {
-            (&self.errors, ERRORS_MAX, &self.dropped_errors)
-        } else {
-            (&self.messages, CONSOLE_MAX, &self.dropped_messages)
+        let entry = Value::Object(entry);
+        let kept = Kept {
+            seq: budget::next(),
+            bytes: ENTRY_OVERHEAD + entry.to_string().len(),
+            entry,
         };
-        let mut log = log.borrow_mut();
-        if log.len() >= cap {
-            log.pop_front();
-            dropped.set(dropped.get() + 1);
+        self.bytes.set(self.bytes.get() + kept.bytes);
+        let (log, cap) = if is_error {
+            (&self.errors, ERRORS_MAX)
+        } else {
+            (&self.messages, CONSOLE_MAX)
+        };
+        log.borrow_mut().push_back(kept);
+        if log.borrow().len() > cap {
+            self.drop_front(is_error);
         }
-        log.push_back(Value::Object(entry));
+        while self.bytes.get() > TAB_BYTES && self.oldest().is_some() {
+            self.drop_oldest();
+        }
+        budget::settle_console();
     }
 
     /// The newest `limit` entries (of `level` only, when given), oldest
@@ -213,6 +254,7 @@ impl ConsoleLog {
         let mut log = log.borrow_mut();
         let matching: Vec<&Value> = log
             .iter()
+            .map(|k| &k.entry)
             .filter(|e| level.is_none_or(|l| e["level"] == l))
             .collect();
         let total = matching.len();
@@ -228,18 +270,25 @@ impl ConsoleLog {
             "entries": entries,
         });
         if clear {
-            log.clear();
+            let freed: usize = log.drain(..).map(|k| k.bytes).sum();
+            self.bytes.set(self.bytes.get().saturating_sub(freed));
             dropped.set(0);
         }
         result
     }
 }
 
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(TEXT_MAX) {
-        Some((at, _)) => text[..at].to_string(),
-        None => text.to_string(),
+/// A URL as kept: cut already in the web process (with its marker), or here.
+fn kept_url(url: &str) -> String {
+    if bounded::is_cut(url) {
+        url.to_string()
+    } else {
+        bounded::url(url).into_owned()
     }
+}
+
+fn clip(text: &str) -> String {
+    bounded::cut(text, TEXT_MAX).into_owned()
 }
 
 fn non_empty(text: &str) -> Value {
@@ -258,20 +307,8 @@ fn non_zero(n: u32) -> Value {
     }
 }
 
-/// The details script for a tab's pages (every frame, the page's world).
-pub fn script() -> UserScript {
-    UserScript::new(
-        SOURCE,
-        UserContentInjectedFrames::AllFrames,
-        UserScriptInjectionTime::Start,
-        &[],
-        &[],
-    )
-}
-
-/// Hears one tab: the engine's messages from the extension, the details
-/// from the page's script.
-pub fn listen(view: &WebView, manager: &UserContentManager, state: &Rc<TabState>) {
+/// Hears one tab's engine messages, from the extension.
+pub fn listen(view: &WebView, state: &Rc<TabState>) {
     let engine = state.clone();
     view.connect_user_message_received(move |_, message| {
         if message.name().as_deref() != Some(CONSOLE_MESSAGE) {
@@ -281,15 +318,6 @@ pub fn listen(view: &WebView, manager: &UserContentManager, state: &Rc<TabState>
             engine.console.record(message);
         }
         true
-    });
-    manager.register_script_message_handler(HANDLER);
-    let page = state.clone();
-    manager.connect_script_message_received(Some(HANDLER), move |_, result| {
-        if let Some(value) = result.js_value() {
-            if value.is_string() {
-                page.console.note_detail(&value.to_str());
-            }
-        }
     });
 }
 
@@ -305,7 +333,13 @@ mod tests {
             text: text.into(),
             source_url: "http://a.test/app.js".into(),
             page_url: "http://a.test/".into(),
+            detail: None,
         }
+    }
+
+    fn with(mut message: EngineMessage, detail: Detail) -> EngineMessage {
+        message.detail = Some(detail);
+        message
     }
 
     #[test]
@@ -324,51 +358,62 @@ mod tests {
     }
 
     #[test]
-    fn details_join_only_the_engine_entry_they_describe() {
+    fn a_detail_gives_the_text_only_when_it_starts_with_the_engines() {
         let log = ConsoleLog::default();
-        log.note_detail(
-            r#"{"kind":"console","level":"log","key":"user","text":"user {\"id\":1}"}"#,
-        );
-        // A detail with no engine entry makes none.
-        log.note_detail(r#"{"kind":"console","level":"error","key":"forged","text":"forged"}"#);
-        // Another level, or a text that does not start with the engine's, joins nothing.
-        log.record(engine(2, 2, "user"));
-        log.record(engine(2, 1, "user"));
-        log.note_detail(r#"{"kind":"console","level":"log","key":"x","text":"y"}"#);
-        log.record(engine(2, 1, "x"));
+        let detail = |text: &str| Detail {
+            text: Some(text.into()),
+            ..Detail::default()
+        };
+        log.record(with(engine(2, 1, "user"), detail(r#"user {"id":1}"#)));
+        log.record(with(engine(2, 1, "x"), detail("y")));
+        // Only a console call's detail gives text.
+        log.record(with(engine(1, 3, "404"), detail("404 forged")));
         let read = log.read(false, None, 100, false);
         let texts: Vec<_> = read["entries"]
             .as_array()
             .unwrap()
             .iter()
-            .map(|e| format!("{} {}", e["level"], e["text"]))
+            .map(|e| e["text"].as_str().unwrap().to_string())
             .collect();
-        assert_eq!(
-            texts,
-            [
-                r#""warn" "user""#,
-                r#""log" "user {\"id\":1}""#,
-                r#""log" "x""#
-            ]
-        );
+        assert_eq!(texts, [r#"user {"id":1}"#, "x", "404"]);
         assert_eq!(read["entries"][0]["source"], "console-api");
         assert_eq!(read["entries"][0]["line"], 7);
     }
 
     #[test]
-    fn uncaught_errors_take_their_stack_and_others_stay_in_the_console() {
+    fn uncaught_errors_take_their_frames_stack_and_url_and_others_stay_in_the_console() {
         let log = ConsoleLog::default();
-        log.note_detail(r#"{"kind":"error","key":"TypeError: x","column":3,"stack":"at f"}"#);
-        log.record(engine(0, 3, "TypeError: x"));
+        let thrown = Detail {
+            frame_url: "http://b.test/frame.html".into(),
+            column: Some(3),
+            stack: Some("at f".into()),
+            text: None,
+        };
+        log.record(with(engine(0, 3, "TypeError: x"), thrown));
         log.record(engine(0, 3, "Unhandled Promise Rejection: no"));
         log.record(engine(1, 3, "Failed to load resource: 404"));
         let errors = log.read(true, None, 100, false);
         assert_eq!(errors["count"], 2);
         assert_eq!(errors["entries"][0]["stack"], "at f");
         assert_eq!(errors["entries"][0]["column"], 3);
+        assert_eq!(errors["entries"][0]["url"], "http://b.test/frame.html");
         assert_eq!(errors["entries"][1]["kind"], "rejection");
         assert_eq!(errors["entries"][1]["stack"], Value::Null);
+        assert_eq!(errors["entries"][1]["url"], "http://a.test/");
         let console = log.read(false, Some("error"), 100, false);
         assert_eq!(console["entries"][0]["source"], "network");
+    }
+
+    #[test]
+    fn long_text_and_urls_are_cut_with_a_marker() {
+        let log = ConsoleLog::default();
+        let mut message = engine(2, 1, &"x".repeat(5000));
+        message.source_url = format!("data:text/javascript,{}", "y".repeat(100_000));
+        log.record(message);
+        let entry = &log.read(false, None, 1, false)["entries"][0];
+        let text = entry["text"].as_str().unwrap();
+        assert!(text.ends_with("…[cut: 3000 more bytes]"), "{text}");
+        let url = entry["url"].as_str().unwrap();
+        assert!(url.len() < 200 && url.contains("[data: URL of "), "{url}");
     }
 }

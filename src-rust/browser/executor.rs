@@ -68,8 +68,13 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, l
             let read = t.state.console.read(errors, level.as_deref(), limit, clear);
             let _ = reply.send(Ok(Output::Value(read)));
         }),
-        Command::NetworkList { tab, after, all } => on_tab(browser, tab, reply, |t, reply| {
-            let _ = reply.send(Ok(Output::Value(t.state.requests.list(after, all))));
+        Command::NetworkList {
+            tab,
+            after,
+            all,
+            last,
+        } => on_tab(browser, tab, reply, |t, reply| {
+            let _ = reply.send(Ok(Output::Value(t.state.requests.list(after, all, last))));
         }),
         Command::NetworkRequest { tab, id } => on_tab(browser, tab, reply, |t, reply| {
             let log = &t.state.requests;

@@ -4,6 +4,7 @@
 //! command starts work and a GLib callback sends the reply.
 
 mod ask_bar;
+mod budget;
 pub mod capture;
 pub mod chrome;
 mod chrome_actions;

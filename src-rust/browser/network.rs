@@ -3,7 +3,15 @@
 //! `network_watch` feeds it from WebKit's resource signals, and
 //! `network_body` reads a response's body back. Nothing a page script does
 //! makes an entry: only the engine's own loads do.
+//!
+//! What a page chooses is cut before it is kept (see docs/security.md,
+//! "Bounds"): URLs to `bounded::URL_MAX` characters (a `data:` URL keeps
+//! its type, its start and its length), each header value, the number of
+//! headers and their bytes. Entries are bounded per tab in number and
+//! bytes, and across tabs by `budget`.
 
+use super::budget::{self, Budgeted};
+use crate::base::bounded;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
@@ -12,6 +20,19 @@ use webkit2gtk::WebResource;
 
 /// Requests kept per tab; older ones fall out, counted.
 const KEPT: usize = 1000;
+/// Bytes of entries kept per tab (all tabs together: `budget`).
+const TAB_BYTES: usize = 16 << 20;
+/// Headers kept of a request or a response, their bytes, and the
+/// characters kept of a name and of a value.
+const HEADERS_MAX: usize = 64;
+const HEADER_BYTES: usize = 16 * 1024;
+const HEADER_NAME_MAX: usize = 256;
+const HEADER_VALUE_MAX: usize = 2048;
+/// Characters kept of a MIME type and of a failure's reason.
+const SHORT_MAX: usize = 256;
+const REASON_MAX: usize = 1024;
+/// What an entry costs beyond its strings (the struct, the handle).
+const ENTRY_OVERHEAD: usize = 256;
 
 /// Headers as the engine gave them, in order.
 pub type Headers = Vec<(String, String)>;
@@ -28,6 +49,10 @@ pub enum Phase {
 
 pub struct Entry {
     pub id: u64,
+    /// Its place in the browser-wide sequence (`budget`).
+    seq: u64,
+    /// What it holds, counted when kept or changed.
+    bytes: usize,
     /// Which page of the tab (main-frame document) it belongs to.
     pub page: u64,
     pub method: String,
@@ -107,6 +132,25 @@ impl Entry {
         self.failure.is_some() || self.status.is_some_and(|s| s >= 400)
     }
 
+    /// What the entry holds, for the bounds.
+    fn count_bytes(&self) -> usize {
+        ENTRY_OVERHEAD
+            + self.method.len()
+            + self.url.len()
+            + self.mime.as_ref().map_or(0, String::len)
+            + self.failure.as_ref().map_or(0, String::len)
+            + headers_bytes(&self.request_headers)
+            + headers_bytes(&self.response_headers)
+    }
+
+    /// Drops WebKit's handle when what it holds is more than the entry
+    /// keeps (a cut URL or headers): the handle keeps them whole.
+    fn keep_handle_only_if_whole(&mut self, whole: bool) {
+        if !whole {
+            self.resource = None;
+        }
+    }
+
     fn end(&mut self, phase: Phase) {
         self.phase = phase;
         self.ms = Some((self.started_at.elapsed().as_secs_f64() * 10_000.0).round() / 10.0);
@@ -115,6 +159,36 @@ impl Entry {
             self.resource = None;
         }
     }
+}
+
+/// Headers as kept: each name and value cut, at most [`HEADERS_MAX`] of
+/// them and [`HEADER_BYTES`] in all; what is left out is said in a last
+/// header named `…`.
+pub fn cut_headers(headers: Headers) -> (Headers, bool) {
+    let total = headers.len();
+    let mut kept = Vec::with_capacity(total.min(HEADERS_MAX));
+    let mut bytes = 0;
+    let mut cut = false;
+    for (name, value) in headers {
+        let name = bounded::cut(&name, HEADER_NAME_MAX).into_owned();
+        let value = bounded::cut(&value, HEADER_VALUE_MAX).into_owned();
+        cut |= name.contains("…[cut: ") || value.contains("…[cut: ");
+        if kept.len() == HEADERS_MAX || bytes + name.len() + value.len() > HEADER_BYTES {
+            break;
+        }
+        bytes += name.len() + value.len();
+        kept.push((name, value));
+    }
+    if kept.len() < total {
+        let left = total - kept.len();
+        kept.push(("…".to_string(), format!("{left} more headers cut")));
+        cut = true;
+    }
+    (kept, cut)
+}
+
+fn headers_bytes(headers: &Headers) -> usize {
+    headers.iter().map(|(n, v)| n.len() + v.len() + 48).sum()
 }
 
 /// Headers as an object; a repeated name keeps every value, joined as
@@ -173,6 +247,25 @@ pub struct NetworkLog {
     next_id: Cell<u64>,
     page: Cell<u64>,
     dropped: Cell<u64>,
+    /// The bytes its entries hold.
+    bytes: Cell<usize>,
+}
+
+impl Budgeted for NetworkLog {
+    fn bytes(&self) -> usize {
+        self.bytes.get()
+    }
+
+    fn oldest(&self) -> Option<u64> {
+        self.entries.borrow().front().map(|e| e.seq)
+    }
+
+    fn drop_oldest(&self) {
+        if let Some(old) = self.entries.borrow_mut().pop_front() {
+            self.bytes.set(self.bytes.get().saturating_sub(old.bytes));
+            self.dropped.set(self.dropped.get() + 1);
+        }
+    }
 }
 
 /// What a request's start tells.
@@ -196,12 +289,16 @@ impl NetworkLog {
     fn push(&self, request: Started, redirected_from: Option<u64>) -> u64 {
         let id = self.next_id.get() + 1;
         self.next_id.set(id);
-        let entry = Entry {
+        let whole_url = !bounded::url_is_cut(&request.url);
+        let (headers, headers_cut) = cut_headers(request.headers);
+        let mut entry = Entry {
             id,
+            seq: budget::next(),
+            bytes: 0,
             page: self.page.get(),
-            kind: kind_of(&request.headers, request.main_document),
-            method: request.method,
-            url: request.url,
+            kind: kind_of(&headers, request.main_document),
+            method: bounded::cut(&request.method, SHORT_MAX).into_owned(),
+            url: bounded::url(&request.url).into_owned(),
             started: unix_ms(),
             started_at: Instant::now(),
             ms: None,
@@ -212,41 +309,65 @@ impl NetworkLog {
             failure: None,
             redirected_from,
             redirected_to: None,
-            request_headers: request.headers,
+            request_headers: headers,
             response_headers: Vec::new(),
             main_document: request.main_document,
             resource: request.resource,
         };
-        let mut entries = self.entries.borrow_mut();
-        if entries.len() >= KEPT {
-            entries.pop_front();
-            self.dropped.set(self.dropped.get() + 1);
-        }
-        entries.push_back(entry);
+        entry.keep_handle_only_if_whole(whole_url && !headers_cut);
+        entry.bytes = entry.count_bytes();
+        self.bytes.set(self.bytes.get() + entry.bytes);
+        self.entries.borrow_mut().push_back(entry);
+        self.settle();
         id
+    }
+
+    /// Keeps this tab's log within its bounds, then all tabs' within theirs.
+    fn settle(&self) {
+        while self.entries.borrow().len() > KEPT || self.bytes.get() > TAB_BYTES {
+            if self.entries.borrow().len() <= 1 {
+                break;
+            }
+            self.drop_oldest();
+        }
+        budget::settle_network();
     }
 
     /// Changes entry `id`, if it is still kept.
     fn with(&self, id: u64, change: impl FnOnce(&mut Entry)) {
-        if let Some(entry) = self.entries.borrow_mut().iter_mut().find(|e| e.id == id) {
+        let grew = {
+            let mut entries = self.entries.borrow_mut();
+            let Some(entry) = entries.iter_mut().find(|e| e.id == id) else {
+                return;
+            };
             change(entry);
+            let bytes = entry.count_bytes();
+            let before = std::mem::replace(&mut entry.bytes, bytes);
+            self.bytes.set((self.bytes.get() - before) + bytes);
+            bytes > before
+        };
+        if grew {
+            self.settle();
         }
     }
 
     /// The headers the request went out with (the engine adds a few at
     /// sending: the fetch metadata among them).
     pub fn sent(&self, id: u64, headers: Headers) {
+        let (headers, cut) = cut_headers(headers);
         self.with(id, |entry| {
             if entry.kind == "other" {
                 entry.kind = kind_of(&headers, entry.main_document);
             }
             entry.request_headers = headers;
+            entry.keep_handle_only_if_whole(!cut);
         });
     }
 
     /// A redirect answered `id`; the next hop is a new entry, whose id this gives.
     pub fn redirect(&self, id: u64, status: u32, headers: Headers, next: Started) -> u64 {
         let mut main_document = false;
+        let (headers, _) = cut_headers(headers);
         self.with(id, |entry| {
             entry.status = Some(status);
             entry.response_headers = headers;
@@ -272,11 +393,13 @@ impl NetworkLog {
         size: u64,
         headers: Headers,
     ) {
+        let (headers, cut) = cut_headers(headers);
         self.with(id, |entry| {
             entry.status = (status > 0).then_some(status);
-            entry.mime = mime;
+            entry.mime = mime.map(|m| bounded::cut(&m, SHORT_MAX).into_owned());
             entry.size = (size > 0).then_some(size);
             entry.response_headers = headers;
+            entry.keep_handle_only_if_whole(!cut);
         });
     }
 
@@ -290,23 +413,30 @@ impl NetworkLog {
 
     pub fn fail(&self, id: u64, reason: String) {
         self.with(id, |entry| {
-            entry.failure = Some(reason);
+            entry.failure = Some(bounded::cut(&reason, REASON_MAX).into_owned());
             entry.end(Phase::Failed);
         });
     }
 
     /// Requests after `after` (a mark: the newest id an agent had seen),
-    /// of the current page unless `all`; oldest first.
-    pub fn list(&self, after: u64, all: bool) -> Value {
+    /// of the current page unless `all`; oldest first; the newest `last`
+    /// of them, with the number that matched.
+    pub fn list(&self, after: u64, all: bool, last: usize) -> Value {
         let page = self.page.get();
         let entries = self.entries.borrow();
-        let requests: Vec<Value> = entries
+        let matching: Vec<&Entry> = entries
             .iter()
             .filter(|e| e.id > after && (all || e.page == page))
+            .collect();
+        let matched = matching.len();
+        let requests: Vec<Value> = matching
+            .into_iter()
+            .skip(matched.saturating_sub(last))
             .map(Entry::summary)
             .collect();
         json!({
             "requests": requests,
+            "matched": matched,
             "newest": self.next_id.get(),
             "dropped": self.dropped.get(),
         })
@@ -356,7 +486,7 @@ mod tests {
         log.start(request("http://a.test/app.js", "script", false));
         log.start(request("http://b.test/", "document", true));
         let img = log.start(request("http://b.test/i.png", "image", false));
-        let list = log.list(0, false);
+        let list = log.list(0, false, usize::MAX);
         let urls: Vec<&str> = list["requests"]
             .as_array()
             .unwrap()
@@ -364,8 +494,17 @@ mod tests {
             .map(|r| r["url"].as_str().unwrap())
             .collect();
         assert_eq!(urls, ["http://b.test/", "http://b.test/i.png"]);
-        assert_eq!(log.list(0, true)["requests"].as_array().unwrap().len(), 4);
-        assert_eq!(log.list(img - 1, false)["requests"][0]["type"], "image");
+        assert_eq!(
+            log.list(0, true, usize::MAX)["requests"]
+                .as_array()
+                .unwrap()
+                .len(),
+            4
+        );
+        assert_eq!(
+            log.list(img - 1, false, usize::MAX)["requests"][0]["type"],
+            "image"
+        );
         assert_eq!(list["newest"], img);
     }
 
@@ -381,7 +520,7 @@ mod tests {
         );
         log.response(second, 200, Some("application/json".into()), 12, vec![]);
         log.finish(second);
-        let list = log.list(0, true);
+        let list = log.list(0, true, usize::MAX);
         assert_eq!(list["requests"][0]["status"], 302);
         assert_eq!(list["requests"][0]["redirected_to"], second);
         assert_eq!(list["requests"][1]["status"], 200);
@@ -396,14 +535,14 @@ mod tests {
         let id = log.start(request("http://127.0.0.1:1/", "empty", false));
         log.fail(id, "Could not connect".into());
         assert_eq!(
-            log.list(0, true)["requests"][0]["failure"],
+            log.list(0, true, usize::MAX)["requests"][0]["failure"],
             "Could not connect"
         );
         assert!(log.read(id, Entry::is_failed).unwrap());
         for i in 0..KEPT {
             log.start(request(&format!("http://a.test/{i}"), "image", false));
         }
-        let list = log.list(0, true);
+        let list = log.list(0, true, usize::MAX);
         assert_eq!(list["dropped"], 1);
         assert_eq!(list["requests"].as_array().unwrap().len(), KEPT);
         assert!(log.read(id, |_| ()).is_none());
@@ -431,5 +570,64 @@ mod tests {
         let json = headers_json(&headers);
         assert_eq!(json["Set-Cookie"], "a=1\nb=2");
         assert_eq!(json["Vary"], "Accept, Origin");
+    }
+
+    #[test]
+    fn page_chosen_urls_and_headers_are_cut_and_a_cut_entry_keeps_no_handle() {
+        let log = NetworkLog::default();
+        let data = format!("data:image/gif;base64,{}", "A".repeat(2_000_000));
+        let id = log.start(request(&data, "image", false));
+        let many: Headers = (0..500)
+            .map(|i| (format!("X-{i}"), "v".repeat(10_000)))
+            .collect();
+        log.response(id, 200, Some("image/gif".into()), 0, many);
+        let (url, headers, bytes) = log
+            .read(id, |e| (e.url.clone(), e.response_headers.clone(), e.bytes))
+            .unwrap();
+        assert!(url.starts_with("data:image/gif;base64,AAAA"));
+        assert!(url.ends_with(&format!("[data: URL of {} bytes]", data.len())));
+        assert!(headers.len() <= HEADERS_MAX + 1);
+        assert!(
+            headers[0].1.ends_with("…[cut: 7952 more bytes]"),
+            "{}",
+            headers[0].1
+        );
+        assert_eq!(headers.last().unwrap().0, "…");
+        assert!(headers.last().unwrap().1.ends_with("more headers cut"));
+        assert!(bytes < 40_000, "{bytes}");
+        assert_eq!(log.bytes(), bytes);
+    }
+
+    #[test]
+    fn a_tab_keeps_its_bytes_bound_and_all_tabs_the_budget_oldest_first() {
+        let big = |log: &NetworkLog, tag: &str| {
+            let url = format!("http://a.test/{tag}?{}", "q".repeat(2000));
+            let id = log.start(request(&url, "image", false));
+            let headers: Headers = (0..8)
+                .map(|i| (format!("X-{i}"), "v".repeat(2000)))
+                .collect();
+            log.response(id, 200, None, 0, headers);
+        };
+        let one = NetworkLog::default();
+        for i in 0..KEPT {
+            big(&one, &i.to_string());
+        }
+        assert!(one.bytes() <= TAB_BYTES);
+        let (a, b) = (NetworkLog::default(), NetworkLog::default());
+        for i in 0..100 {
+            big(&a, &format!("a{i}"));
+            big(&b, &format!("b{i}"));
+        }
+        let per = a.bytes() / 100;
+        budget::settle(&[&a, &b], per * 150);
+        // The oldest went, taken from both logs in the order they came.
+        let dropped = |log: &NetworkLog| log.list(0, true, usize::MAX)["dropped"].as_u64().unwrap();
+        let (from_a, from_b) = (dropped(&a), dropped(&b));
+        assert!(
+            (50..=52).contains(&(from_a + from_b)),
+            "{from_a} + {from_b}"
+        );
+        assert!(from_a.abs_diff(from_b) <= 1, "{from_a} and {from_b}");
+        assert!(a.bytes() + b.bytes() <= per * 150);
     }
 }

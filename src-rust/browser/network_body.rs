@@ -6,6 +6,7 @@
 //! process, until the tab leaves the site or newer bodies push them out.
 
 use super::network::{Entry, NetworkLog, Phase};
+use crate::base::bounded;
 use crate::base::error::ToolError;
 use crate::bridge::{Body, Output, Reply};
 use glib::ToVariant as _;
@@ -23,10 +24,12 @@ enum Plan {
         resource: WebResource,
         one_byte: bool,
     },
-    /// The page's copy of a fetch() or XMLHttpRequest response.
+    /// The page's copy of a fetch() or XMLHttpRequest response, made in a
+    /// document of `origin` ("": not known, the main frame's only).
     Page {
         method: String,
         url: String,
+        origin: String,
         started: f64,
     },
     /// Known without asking.
@@ -67,10 +70,17 @@ fn plan(entry: &Entry) -> Plan {
             )),
         });
     }
+    if bounded::is_cut(&entry.url) {
+        return none(format!(
+            "the URL was longer than {} characters, so the browser keeps no body for it",
+            bounded::URL_MAX
+        ));
+    }
     match (entry.kind, &entry.resource) {
         ("fetch", _) => Plan::Page {
             method: entry.method.clone(),
             url: without_fragment(&entry.url).to_string(),
+            origin: made_from(entry),
             started: entry.started,
         },
         ("frame", _) => none("WebKit keeps no copy of a frame's document; read the frame with frame_switch and get_html"),
@@ -80,6 +90,43 @@ fn plan(entry: &Entry) -> Plan {
         },
         (_, None) => none("WebKit kept no copy of this body"),
     }
+}
+
+/// The origin `entry`'s request was made from, as headers no script can
+/// set tell it: `Origin`, else the URL's own origin when `Sec-Fetch-Site`
+/// says same-origin, else the `Referer`'s (a script may only name its own
+/// origin there). "" when none tells.
+fn made_from(entry: &Entry) -> String {
+    let header = |name: &str| {
+        entry
+            .request_headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    };
+    if let Some(origin) = header("Origin").filter(|o| *o != "null") {
+        return origin.to_string();
+    }
+    if header("Sec-Fetch-Site") == Some("same-origin") {
+        return origin_of(&entry.url);
+    }
+    header("Referer").map(origin_of).unwrap_or_default()
+}
+
+/// The origin of a URL as WebKit writes it (what precedes its path), as
+/// the web extension computes it (`origin_of` in network.c).
+fn origin_of(url: &str) -> String {
+    let Some((scheme, rest)) = url.split_once("://") else {
+        return String::new();
+    };
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    if host.is_empty() {
+        return String::new();
+    }
+    format!("{scheme}://{host}")
 }
 
 fn without_fragment(url: &str) -> &str {
@@ -113,10 +160,13 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, reply: Reply) {
         Plan::Page {
             method,
             url,
+            origin,
             started,
         } => {
-            let message =
-                UserMessage::new(BODY_REQUEST, Some(&(method, url, started).to_variant()));
+            let message = UserMessage::new(
+                BODY_REQUEST,
+                Some(&(method, url, origin, started).to_variant()),
+            );
             view.send_message_to_page(&message, None::<&gio::Cancellable>, move |result| {
                 answer(match result {
                     Ok(message) => from_page(&message),
@@ -139,7 +189,7 @@ fn gone() -> Body {
     }
 }
 
-/// The extension's answer: (found, kind, captured, truncated, note, bytes).
+/// The extension's answer: (found, kind, captured, truncated, note, frame, bytes).
 fn from_page(message: &UserMessage) -> Body {
     let Some(params) = message.parameters() else {
         return gone();
@@ -150,7 +200,7 @@ fn from_page(message: &UserMessage) -> Body {
             bytes: None,
             truncated: false,
             note: Some(
-                "the page's copy is gone: the tab left the site that made the request, or newer bodies pushed it out (the last 500, up to 64 MiB, are kept)".into(),
+                "the page's copy is gone: the tab left the site that made the request, or newer bodies pushed it out (each page keeps its last 500, up to 64 MiB, and a web process 1,000, up to 128 MiB), or no frame of the origin that made the request kept one".into(),
             ),
         };
     }
@@ -158,9 +208,10 @@ fn from_page(message: &UserMessage) -> Body {
     let captured = params.child_value(2).get::<bool>().unwrap_or(false);
     let truncated = params.child_value(3).get::<bool>().unwrap_or(false);
     let note = params.child_value(4).get::<String>().unwrap_or_default();
+    let frame = params.child_value(5).get::<String>().unwrap_or_default();
     let bytes = captured.then(|| {
         params
-            .child_value(5)
+            .child_value(6)
             .fixed_array::<u8>()
             .map(<[u8]>::to_vec)
             .unwrap_or_default()
@@ -170,7 +221,7 @@ fn from_page(message: &UserMessage) -> Body {
     } else {
         "fetch()"
     };
-    let mut notes = vec![format!("as the page's {reader} received it")];
+    let mut notes = vec![format!("as the page's {reader} received it, in {frame}")];
     if !note.is_empty() {
         notes.push(note);
     }
@@ -196,4 +247,64 @@ pub fn not_kept(log: &NetworkLog, id: u64) -> ToolError {
             "this tab's network log has no request {id} ({kept}); list them with network_requests"
         ),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::browser::network::{NetworkLog, Started};
+
+    fn entry_with(url: &str, headers: &[(&str, &str)]) -> String {
+        let log = NetworkLog::default();
+        let id = log.start(Started {
+            method: "GET".into(),
+            url: url.into(),
+            headers: headers
+                .iter()
+                .map(|(n, v)| (n.to_string(), v.to_string()))
+                .collect(),
+            main_document: false,
+            resource: None,
+        });
+        log.read(id, made_from).unwrap()
+    }
+
+    #[test]
+    fn a_request_is_known_by_the_origin_it_was_made_from() {
+        let api = "http://api.test:8080/data?x=1";
+        assert_eq!(
+            entry_with(
+                api,
+                &[
+                    ("Origin", "http://a.test"),
+                    ("Sec-Fetch-Site", "cross-site")
+                ]
+            ),
+            "http://a.test"
+        );
+        assert_eq!(
+            entry_with(
+                api,
+                &[
+                    ("Sec-Fetch-Site", "same-origin"),
+                    ("Referer", "http://x.test/")
+                ]
+            ),
+            "http://api.test:8080"
+        );
+        assert_eq!(
+            entry_with(
+                api,
+                &[
+                    ("Sec-Fetch-Site", "cross-site"),
+                    ("Referer", "http://u:p@b.test/p")
+                ]
+            ),
+            "http://b.test"
+        );
+        assert_eq!(entry_with(api, &[("Sec-Fetch-Site", "cross-site")]), "");
+        assert_eq!(entry_with(api, &[("Origin", "null")]), "");
+        assert_eq!(origin_of("about:blank"), "");
+        assert_eq!(origin_of("http://[::1]:9/a"), "http://[::1]:9");
+    }
 }

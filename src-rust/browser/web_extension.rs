@@ -2,7 +2,8 @@
 //! browser carries it inside its binary, writes it into the profile's web
 //! data folder (owner-only, like the rest of the profile) and tells WebKit
 //! to load it into every web process of the context, with the network
-//! recorder's script (`assets/network.js`) it runs in every frame.
+//! recorder's and the console details' scripts (`assets/network.js`,
+//! `assets/console.js`) it runs in every frame.
 
 use glib::ToVariant as _;
 use std::path::{Path, PathBuf};
@@ -11,6 +12,7 @@ use webkit2gtk::WebContextExt as _;
 const LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsovereign-web-extension.so"));
 const FILE_NAME: &str = "libsovereign-web-extension.so";
 const NETWORK_RECORDER: &str = include_str!("../../assets/network.js");
+const CONSOLE_DETAILS: &str = include_str!("../../assets/console.js");
 
 /// Writes the extension under `web_data`; returns its folder.
 pub fn install(web_data: &Path) -> std::io::Result<PathBuf> {
@@ -28,11 +30,55 @@ pub fn install(web_data: &Path) -> std::io::Result<PathBuf> {
 pub fn load_in(context: &webkit2gtk::WebContext, dir: &Path) {
     match dir.to_str() {
         Some(dir) => {
-            context.set_web_extensions_initialization_user_data(&NETWORK_RECORDER.to_variant());
+            context.set_web_extensions_initialization_user_data(
+                &(NETWORK_RECORDER, CONSOLE_DETAILS).to_variant(),
+            );
             context.set_web_extensions_directory(dir);
         }
         None => tracing::warn!(
             "the web extension folder is not UTF-8: console capture and fetch bodies are off"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::LIBRARY;
+    use std::process::Command;
+
+    /// `nm -D` of the built extension: (defined, undefined) symbol names.
+    fn dynamic_symbols() -> (Vec<String>, Vec<String>) {
+        let path =
+            std::env::temp_dir().join(format!("sb-extension-{}.so", crate::profile::random_hex(4)));
+        std::fs::write(&path, LIBRARY).expect("the library written");
+        let run = |flag: &str| {
+            let output = Command::new("nm")
+                .args(["-D", flag])
+                .arg(&path)
+                .output()
+                .expect("nm runs (binutils)");
+            assert!(output.status.success(), "nm -D {flag} failed");
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .filter_map(|line| line.split_whitespace().last().map(String::from))
+                .collect::<Vec<_>>()
+        };
+        let symbols = (run("--defined-only"), run("--undefined-only"));
+        let _ = std::fs::remove_file(&path);
+        symbols
+    }
+
+    #[test]
+    fn the_extension_exports_only_its_entry_point_and_is_hardened() {
+        let (defined, undefined) = dynamic_symbols();
+        assert_eq!(
+            defined,
+            ["webkit_web_extension_initialize_with_user_data"],
+            "only the entry point WebKit looks up may be exported"
+        );
+        assert!(
+            undefined.iter().any(|s| s.starts_with("__stack_chk_fail")),
+            "built with -fstack-protector-strong: {undefined:?}"
+        );
     }
 }

@@ -52,7 +52,6 @@ pub struct Browser {
     pub(super) proxy: EventLoopProxy<UserEvent>,
     pub(super) agent_script: UserScript,
     pub(super) input_script: UserScript,
-    pub(super) console_script: UserScript,
     /// The web extension's folder, until the first tab hands it to WebKit.
     pub(super) web_extension: Option<PathBuf>,
     pub(super) nostr_scripts: nostr::NostrScripts,
@@ -127,7 +126,6 @@ impl Browser {
             proxy: proxy.clone(),
             agent_script,
             input_script: delivery::script(),
-            console_script: console::script(),
             web_extension: web_extension::install(&options.web_data)
                 .inspect_err(|e| {
                     tracing::warn!("cannot write the web extension ({e}): console capture is off")
@@ -216,15 +214,15 @@ impl Browser {
             opener_state.as_deref(),
             &self.agent_scripted,
         ));
+        super::budget::register(&state);
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.settings.offline_script());
-            manager.add_script(&self.console_script);
             manager.add_script(&self.input_script);
             delivery::listen(&manager, &state);
             person_typed::listen(&manager, &state, self.asks.clone(), self.front.clone());
             frames::listen(&manager, &state);
-            console::listen(&webkit, &manager, &state);
         }
+        console::listen(&webkit, &state);
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         self.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state, self.server_port.clone());

@@ -1,5 +1,7 @@
 //! `/agent`: one JSON object per WebSocket message, several requests in
 //! flight, replies carry their id. Same dispatch, same errors as MCP.
+//! Each connection is bounded: requests in flight, replies queued (past
+//! either it stops reading), and the connections themselves.
 
 use super::MAX_BODY;
 use crate::base::caller::Transport;
@@ -10,24 +12,56 @@ use crate::tools::dispatch;
 use axum::body::Bytes;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
 use axum::extract::State;
-use axum::response::Response;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse as _, Response};
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use std::sync::Arc;
-use tokio::sync::mpsc;
+use tokio::sync::{mpsc, Semaphore};
+
+/// Requests of one connection being handled at once; while this many are,
+/// the connection's next message is not read (the client waits).
+pub const IN_FLIGHT_MAX: usize = 16;
+/// Replies of one connection waiting to be written; while this many wait,
+/// finished requests wait for room, and so reading stops too.
+pub const REPLIES_MAX: usize = 32;
+/// Characters of a tool name: a longer one names no tool.
+const TOOL_NAME_MAX: usize = 64;
 
 pub async fn upgrade(State(app): State<Arc<App>>, ws: WebSocketUpgrade) -> Response {
+    // Refused before the upgrade while the connections are all taken.
+    if app.sessions.open(Transport::Agent) >= crate::base::caller::SESSIONS_MAX {
+        let why = format!(
+            "BUSY: {} /agent connections are open, the most the browser keeps; close one first",
+            crate::base::caller::SESSIONS_MAX
+        );
+        return (StatusCode::SERVICE_UNAVAILABLE, why).into_response();
+    }
     ws.max_message_size(MAX_BODY)
         .on_upgrade(move |socket| connection(app, socket, Transport::Agent))
 }
 
 /// One WebSocket connection: requests in, replies (and, for the panel,
 /// live pushes) out, until the client leaves or the session is ended.
+/// Bounded: at most [`IN_FLIGHT_MAX`] requests handled and
+/// [`REPLIES_MAX`] replies queued; past that it stops reading.
 pub async fn connection(app: Arc<App>, socket: WebSocket, transport: Transport) {
-    let session = app.sessions.create(transport);
-    tracing::info!(session = %session.id, transport = transport.as_str(), "WebSocket connection opened");
     let (mut sink, mut incoming) = socket.split();
-    let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+    let session = match app.sessions.create(transport) {
+        Ok(session) => session,
+        Err(error) => {
+            // Taken between the upgrade's check and now.
+            let _ = sink
+                .send(Message::Text(
+                    error_reply(Value::Null, &error).to_string().into(),
+                ))
+                .await;
+            let _ = sink.close().await;
+            return;
+        }
+    };
+    tracing::info!(session = %session.id, transport = transport.as_str(), "WebSocket connection opened");
+    let (tx, mut rx) = mpsc::channel::<String>(REPLIES_MAX);
     let writer = tokio::spawn(async move {
         while let Some(text) = rx.recv().await {
             if sink.send(Message::Text(text.into())).await.is_err() {
@@ -42,7 +76,14 @@ pub async fn connection(app: Arc<App>, socket: WebSocket, transport: Transport) 
             tx.clone(),
         ))
     });
+    let in_flight = Arc::new(Semaphore::new(IN_FLIGHT_MAX));
     loop {
+        // Room for one more request first: until then nothing is read.
+        let permit = tokio::select! {
+            permit = in_flight.clone().acquire_owned() => permit,
+            _ = session.closed() => break,
+        };
+        let Ok(permit) = permit else { break };
         let message = tokio::select! {
             message = incoming.next() => message,
             // Ended from the panel.
@@ -53,7 +94,13 @@ pub async fn connection(app: Arc<App>, socket: WebSocket, transport: Transport) 
             Message::Text(text) => Bytes::from(text),
             Message::Binary(_) => {
                 let error = ToolError::invalid_params("send JSON text messages, not binary");
-                let _ = tx.send(error_reply(Value::Null, &error).to_string());
+                if tx
+                    .send(error_reply(Value::Null, &error).to_string())
+                    .await
+                    .is_err()
+                {
+                    break;
+                }
                 continue;
             }
             Message::Close(_) => break,
@@ -62,7 +109,8 @@ pub async fn connection(app: Arc<App>, socket: WebSocket, transport: Transport) 
         let (app, session, tx) = (app.clone(), session.clone(), tx.clone());
         tokio::spawn(async move {
             let reply = handle(&app, &session, text).await;
-            let _ = tx.send(reply.to_string());
+            let _ = tx.send(reply.to_string()).await;
+            drop(permit);
         });
     }
     app.sessions.remove(&session.id);
@@ -115,11 +163,15 @@ pub fn parse_request(text: &str) -> Result<AgentRequest, (Value, ToolError)> {
     // A refused message is wiped too (its params may hold a login's nsec).
     let mut request = Wiped(request);
     let id = request.get("id").cloned().unwrap_or(Value::Null);
-    let Some(tool) = request
-        .get("tool")
-        .and_then(Value::as_str)
-        .map(str::to_string)
-    else {
+    let Some(tool) = request.get("tool").and_then(Value::as_str).map(|tool| {
+        // No tool has a longer name: keep none of it (the call log and the
+        // refusal say it was unknown).
+        if tool.chars().count() > TOOL_NAME_MAX {
+            crate::base::call_log::UNKNOWN_TOOL.to_string()
+        } else {
+            tool.to_string()
+        }
+    }) else {
         let error = ToolError::invalid_params(
             "message needs \"tool\" (a tool name) and optional \"params\"",
         );

@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::broadcast::error::RecvError;
-use tokio::sync::mpsc::UnboundedSender;
+use tokio::sync::mpsc::Sender;
 
 /// How often the state is looked at, and the longest silence between pushes.
 const CHECK_EVERY: Duration = Duration::from_millis(500);
@@ -23,13 +23,16 @@ const REQUESTS_SHOWN: usize = 300;
 /// ask, and the tab's requests' state then (none once it closed).
 type RequestsSeen = Option<((TabId, u64), Option<NetworkInfo>)>;
 
-pub async fn push(app: Arc<App>, me: Arc<Session>, out: UnboundedSender<String>) {
+/// Pushes to the panel's connection; each push waits for room in its
+/// bounded queue (a panel that stops reading is sent nothing more).
+pub async fn push(app: Arc<App>, me: Arc<Session>, out: Sender<String>) {
     let send = |event: &str, data: Value| {
-        out.send(json!({"event": event, "data": data}).to_string())
-            .is_ok()
+        let out = out.clone();
+        let text = json!({"event": event, "data": data}).to_string();
+        async move { out.send(text).await.is_ok() }
     };
     let mut calls = app.calls.subscribe();
-    if !send("calls", json!(app.calls.recent())) {
+    if !send("calls", json!(app.calls.recent())).await {
         return;
     }
     let mut last_seen = Value::Null;
@@ -42,21 +45,21 @@ pub async fn push(app: Arc<App>, me: Arc<Session>, out: UnboundedSender<String>)
                 let state = state(&app, &me).await;
                 let seen = without_clocks(&state);
                 if seen != last_seen || last_sent.elapsed() >= REFRESH_EVERY {
-                    if !send("state", state) {
+                    if !send("state", state).await {
                         return;
                     }
                     last_seen = seen;
                     last_sent = Instant::now();
                 }
                 if let Some(update) = requests(&app, me.watched_requests(), &mut requests_seen).await {
-                    if !send("requests", update) {
+                    if !send("requests", update).await {
                         return;
                     }
                 }
             }
             call = calls.recv() => match call {
                 Ok(call) => {
-                    if !send("call", json!(call)) {
+                    if !send("call", json!(call)).await {
                         return;
                     }
                 }
@@ -88,18 +91,20 @@ async fn requests(
     if now.1.is_none() {
         return Some(json!({"tab": tab, "closed": true, "requests": []}));
     }
+    // Only the newest leave the main thread; each one's URL is cut already.
     let command = Command::NetworkList {
         tab,
         after: 0,
         all: true,
+        last: REQUESTS_SHOWN,
     };
     let mut log = app.browser.call_value(command).await.ok()?;
-    let all = log["requests"]
+    let shown = log["requests"]
         .as_array_mut()
         .map(std::mem::take)
         .unwrap_or_default();
-    let left_out = all.len().saturating_sub(REQUESTS_SHOWN);
-    let shown: Vec<Value> = all.into_iter().skip(left_out).collect();
+    let matched = log["matched"].as_u64().unwrap_or(0) as usize;
+    let left_out = matched.saturating_sub(shown.len());
     Some(json!({
         "tab": tab,
         "requests": shown,

@@ -6,7 +6,7 @@ use super::app::App;
 use super::declaration::{reject_nul, TAB_PARAM};
 use super::Ctx;
 use super::ToolResult;
-use crate::base::call_log::RequestRange;
+use crate::base::call_log::{RequestRange, UNKNOWN_TOOL};
 use crate::base::caller::{Principal, Session};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::secret::Wiped;
@@ -122,21 +122,27 @@ fn call<'a>(
         let elapsed = started.elapsed();
         app.calls.record(
             session,
-            name,
+            logged_name(app, name),
             elapsed,
             result.as_ref().err().map(|e| e.code),
             requests,
         );
         match &result {
             Ok(_) => {
-                tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
+                tracing::debug!(tool = logged_name(app, name), session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
             }
             Err(e) => {
-                tracing::debug!(tool = name, session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
+                tracing::debug!(tool = logged_name(app, name), session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
             }
         }
         Call { result, tab }
     })
+}
+
+/// The name a call is logged under: the tool's, or for a name that is no
+/// tool's a fixed placeholder (the agent chose it, of any length).
+fn logged_name<'a>(app: &'a App, name: &'a str) -> &'a str {
+    app.tools.get(name).map_or(UNKNOWN_TOOL, |def| def.name)
 }
 
 /// Logs a call that ended without a result (cancelled) when dropped armed.
@@ -165,12 +171,12 @@ impl Drop for Unfinished<'_> {
         let elapsed = self.started.elapsed();
         self.app.calls.record(
             self.session,
-            self.name,
+            logged_name(self.app, self.name),
             elapsed,
             Some(ErrorCode::Cancelled),
             None,
         );
-        tracing::debug!(tool = self.name, session = %self.session.id, ms = elapsed.as_millis() as u64, "tool call cancelled");
+        tracing::debug!(tool = logged_name(self.app, self.name), session = %self.session.id, ms = elapsed.as_millis() as u64, "tool call cancelled");
     }
 }
 
@@ -303,6 +309,21 @@ mod tests {
             .unwrap_err();
         assert_eq!(error.code, ErrorCode::NotLoggedIn);
         assert!(fake.sent().is_empty(), "{:?}", fake.sent());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_call_to_no_tool_is_logged_under_the_placeholder_and_refused_briefly() {
+        let (app, _fake, session) = logged_in();
+        let name = "x".repeat(4 << 20);
+        let error = dispatch(&app, &session, &name, json!({}))
+            .await
+            .unwrap_err();
+        assert_eq!(error.code, ErrorCode::UnknownTool);
+        assert!(error.message.len() < 200, "{}", error.message.len());
+        let logged = app.calls.recent();
+        assert_eq!(logged.last().unwrap().tool, UNKNOWN_TOOL);
+        dispatch(&app, &session, "get_url", json!({})).await.ok();
+        assert_eq!(app.calls.recent().last().unwrap().tool, "get_url");
     }
 
     #[tokio::test(start_paused = true)]

@@ -146,7 +146,9 @@ pub fn log_in(app: &App) {
 }
 
 pub fn agent_session(app: &App) -> Arc<Session> {
-    app.sessions.create(Transport::Mcp)
+    app.sessions
+        .create(Transport::Mcp)
+        .expect("a test opens few sessions")
 }
 
 /// A folder removed when the last handle goes.

@@ -193,6 +193,7 @@ async fn list(ctx: &Ctx, tab: TabId, p: ListParams) -> ToolResult {
             tab,
             after: mark,
             all,
+            last: usize::MAX,
         })
         .await?;
     let matching: Vec<&Value> = log["requests"]

@@ -119,6 +119,7 @@ impl Registry {
         if self.tools.iter().any(|t| t.name == name) {
             format!("tool {name} is not offered: the browser was started with a --tools list without it")
         } else {
+            let name = crate::base::bounded::one_line(name, 64);
             format!("unknown tool: {name}")
         }
     }

@@ -126,6 +126,21 @@ async function network(u, req, res) {
       res.end(line.repeat(Math.ceil(size / line.length)).slice(0, size));
       return;
     }
+    case '/net/cors':
+      // Readable from any origin: what a frame of another site can fetch too.
+      res.writeHead(200, { ...headers, 'Content-Type': 'application/json', 'Access-Control-Allow-Origin': '*' });
+      res.end(JSON.stringify({ real: 'the server\'s bytes', query: u.search }));
+      return;
+    case '/net/headers': {
+      // Many long response headers (the memory test).
+      const n = Math.min(Number(u.searchParams.get('n')) || 0, 100);
+      const size = Math.min(Number(u.searchParams.get('size')) || 0, 8192);
+      const many = { ...headers, 'Content-Type': 'application/json' };
+      for (let i = 0; i < n; i++) many[`X-Long-${i}`] = 'h'.repeat(size);
+      res.writeHead(200, many);
+      res.end('{}');
+      return;
+    }
     case '/net/pixel.png':
       res.writeHead(200, { ...headers, 'Content-Type': 'image/png' });
       res.end(PIXEL_PNG);

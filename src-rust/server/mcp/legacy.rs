@@ -27,6 +27,10 @@ pub const PROTOCOL_VERSIONS: [&str; 4] = super::LEGACY_VERSIONS;
 const LATEST: &str = "2025-11-25";
 const SESSION_HEADER: &str = "mcp-session-id";
 
+/// JSON-RPC error code of an `initialize` refused because the sessions
+/// are all taken.
+const SERVER_BUSY: i64 = -32000;
+
 /// JSON-RPC error code of a request naming a session that has ended.
 const SESSION_NOT_FOUND: i64 = -32001;
 
@@ -40,9 +44,16 @@ pub(super) async fn post(
 ) -> Response {
     let sse = accepts_sse(headers);
     if method == "initialize" {
-        let session = app.sessions.create(Transport::Mcp);
+        let session = match app.sessions.create(Transport::Mcp) {
+            Ok(session) => session,
+            Err(error) => {
+                let why = format!("{}: {}", error.code, error.message);
+                let data = Some(json!({"code": error.code}));
+                return rpc_error(StatusCode::SERVICE_UNAVAILABLE, id, SERVER_BUSY, &why, data);
+            }
+        };
         let result = initialize(&session, &params);
-        tracing::info!(session = %session.id, client = %params["clientInfo"]["name"], "MCP session started");
+        tracing::info!(session = %session.id, client = ?session.client_name(), "MCP session started");
         let mut response = reply(sse, json!({"jsonrpc": "2.0", "id": id, "result": result}));
         if let Ok(value) = HeaderValue::from_str(&session.id) {
             response.headers_mut().insert(SESSION_HEADER, value);
@@ -128,7 +139,7 @@ fn initialize(session: &Session, params: &Value) -> Value {
     } else {
         LATEST
     };
-    session.set_client(params["clientInfo"].clone(), version.to_string());
+    session.set_client(&params["clientInfo"], version);
     json!({
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": true}, "logging": {}},
