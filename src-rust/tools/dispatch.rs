@@ -343,7 +343,10 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn the_identity_is_the_persons_while_they_hold_the_browser() {
         let (app, _fake, agent) = logged_in();
-        let person = app.sessions.create(crate::base::caller::Transport::Panel);
+        let person = app
+            .sessions
+            .create(crate::base::caller::Transport::Panel)
+            .unwrap();
         let before = app.identity.status().await;
         let calls = [
             ("logout", json!({})),
