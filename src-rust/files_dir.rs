@@ -8,9 +8,6 @@
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-/// The profile's folder for downloads: the files folder unless one is given.
-pub const DOWNLOADS: &str = "downloads";
-
 pub struct FilesDir {
     /// Canonical (symbolic links resolved), so that prefixes compare.
     root: PathBuf,
@@ -36,7 +33,8 @@ impl FilesDir {
                 profile.display()
             )));
         }
-        if root.starts_with(&profile) && !root.starts_with(profile.join(DOWNLOADS)) {
+        if root.starts_with(&profile) && !root.starts_with(profile.join(crate::profile::DOWNLOADS))
+        {
             return Err(io::Error::other(format!(
                 "the files folder {} is inside the profile {}; choose a folder outside it",
                 root.display(),

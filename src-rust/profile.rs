@@ -6,6 +6,9 @@ use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
 /// Where the browser keeps its state, and whether to remove it on exit.
+/// The profile's folder for downloads (see `downloads_dir`).
+pub const DOWNLOADS: &str = "downloads";
+
 #[derive(Debug)]
 pub struct Profile {
     pub dir: PathBuf,
@@ -30,8 +33,9 @@ impl Profile {
         self.dir.join("webdata")
     }
 
+    /// Where downloads land, and the files folder unless one is given.
     pub fn downloads_dir(&self) -> PathBuf {
-        self.dir.join(crate::files_dir::DOWNLOADS)
+        self.dir.join(DOWNLOADS)
     }
 
     /// Identities the person chose to remember (public parts, ncryptsec keys).

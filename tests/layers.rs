@@ -11,6 +11,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("base", 1),
     ("address", 2),
     ("activity", 2),
+    ("agent_scripts", 2),
     ("asks", 2),
     ("config", 2),
     ("files_dir", 2),

@@ -161,22 +161,7 @@ unsafe fn child_of_root(
 ) -> Option<xlib::Window> {
     // Nesting is shallow (root, frame, toplevel): a bound instead of trust.
     for _ in 0..16 {
-        let (mut root_return, mut parent) = (0, 0);
-        let (mut list, mut count) = (std::ptr::null_mut(), 0);
-        if (x11.xlib.XQueryTree)(
-            xdisplay,
-            window,
-            &mut root_return,
-            &mut parent,
-            &mut list,
-            &mut count,
-        ) == 0
-        {
-            return None;
-        }
-        if !list.is_null() {
-            (x11.xlib.XFree)(list.cast());
-        }
+        let (parent, _) = query_tree(x11, xdisplay, window)?;
         if parent == root {
             return Some(window);
         }
@@ -191,6 +176,15 @@ unsafe fn children(
     xdisplay: *mut Display,
     window: xlib::Window,
 ) -> Option<Vec<xlib::Window>> {
+    query_tree(x11, xdisplay, window).map(|(_, children)| children)
+}
+
+/// The parent of `window` and its children, bottom of the stacking order first.
+unsafe fn query_tree(
+    x11: &Libraries,
+    xdisplay: *mut Display,
+    window: xlib::Window,
+) -> Option<(xlib::Window, Vec<xlib::Window>)> {
     let (mut root_return, mut parent) = (0, 0);
     let (mut list, mut count) = (std::ptr::null_mut(), 0);
     if (x11.xlib.XQueryTree)(
@@ -205,11 +199,11 @@ unsafe fn children(
         return None;
     }
     if list.is_null() {
-        return Some(Vec::new());
+        return Some((parent, Vec::new()));
     }
-    let found = std::slice::from_raw_parts(list, count as usize).to_vec();
+    let children = std::slice::from_raw_parts(list, count as usize).to_vec();
     (x11.xlib.XFree)(list.cast());
-    Some(found)
+    Some((parent, children))
 }
 
 /// Whether the X window is this program's drag-and-drop icon.
