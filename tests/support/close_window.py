@@ -6,6 +6,7 @@ destroy windows, which is not what a person's close does."""
 
 import ctypes
 import ctypes.util
+import os
 import sys
 
 
@@ -38,8 +39,7 @@ def main() -> int:
     x11.XInternAtom.restype = ctypes.c_ulong
     x11.XInternAtom.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int]
     x11.XSendEvent.argtypes = [ctypes.c_void_p, ctypes.c_ulong, ctypes.c_int, ctypes.c_long, ctypes.POINTER(Event)]
-    x11.XFlush.argtypes = [ctypes.c_void_p]
-    x11.XCloseDisplay.argtypes = [ctypes.c_void_p]
+    x11.XSync.argtypes = [ctypes.c_void_p, ctypes.c_int]
     display = x11.XOpenDisplay(None)
     if not display:
         print("close_window: cannot open the display", file=sys.stderr)
@@ -52,9 +52,13 @@ def main() -> int:
     event.xclient.data[0] = x11.XInternAtom(display, b"WM_DELETE_WINDOW", 0)
     event.xclient.data[1] = CURRENT_TIME
     x11.XSendEvent(display, window, 0, 0, ctypes.byref(event))
-    x11.XFlush(display)
-    x11.XCloseDisplay(display)
-    return 0
+    # Once the server has answered the sync, it has delivered the event.
+    # Then leave without closing the connection: the browser may end at
+    # once, taking its private display with it, and Xlib exits with an
+    # error on a connection that breaks under it.
+    x11.XSync(display, 0)
+    sys.stdout.flush()
+    os._exit(0)
 
 
 if __name__ == "__main__":
