@@ -9,6 +9,7 @@ use tokio::sync::{oneshot, watch};
 
 pub use crate::base::tab::TabId;
 use crate::base::tab::{BrowserState, NavCounters, TabInfo};
+use crate::page_protocol::{Args, PageOp};
 
 /// What a browser command gives back.
 #[derive(Debug)]
@@ -95,6 +96,68 @@ pub enum MouseAction {
         dx: f64,
         dy: f64,
     },
+}
+
+/// An input on an element, as `Command::Act` does it.
+#[derive(Debug, Clone)]
+pub enum ElementInput {
+    /// Left clicks (2: a double click); on an option of a drop-down
+    /// <select>, the option is chosen as from its menu.
+    Click {
+        count: u32,
+    },
+    Hover,
+    /// Replace a field's value (fill).
+    Fill {
+        value: String,
+    },
+    /// Type after a field's value, key by key.
+    Type {
+        text: String,
+    },
+    /// Choose options of a <select> (the `select` op's arguments are in the target).
+    Select,
+    ScrollIntoView,
+    /// Only wait until the element could take a pointer action (a drag's ends).
+    Point,
+}
+
+/// What an element must be before an input reaches it (see
+/// `assets/agent/57-actionable.js`).
+pub mod check {
+    pub const VISIBLE: &str = "visible";
+    pub const STABLE: &str = "stable";
+    pub const ENABLED: &str = "enabled";
+    pub const EDITABLE: &str = "editable";
+    /// The topmost element at the input's point is it or inside it.
+    pub const HIT: &str = "hit";
+}
+
+impl ElementInput {
+    /// The checks that must pass before this input is sent, as Playwright
+    /// makes them for the same actions.
+    pub fn checks(&self) -> &'static [&'static str] {
+        use check::*;
+        match self {
+            ElementInput::Click { .. } => &[VISIBLE, STABLE, ENABLED, HIT],
+            ElementInput::Hover | ElementInput::Point => &[VISIBLE, STABLE, HIT],
+            ElementInput::Fill { .. } | ElementInput::Type { .. } => &[VISIBLE, ENABLED, EDITABLE],
+            // A native <select> hidden under a custom drop-down is still chosen.
+            ElementInput::Select => &[ENABLED],
+            ElementInput::ScrollIntoView => &[VISIBLE, STABLE],
+        }
+    }
+
+    /// The page operation that runs in the same turn as the last check.
+    pub fn then(&self) -> Option<PageOp> {
+        match self {
+            ElementInput::Fill { .. } => Some(PageOp::PrepareFill),
+            ElementInput::Type { .. } => Some(PageOp::PrepareType),
+            ElementInput::Select => Some(PageOp::Select),
+            ElementInput::ScrollIntoView => Some(PageOp::ScrollIntoView),
+            ElementInput::Click { .. } | ElementInput::Hover | ElementInput::Point => None,
+        }
+    }
 }
 
 /// A box drawn on an annotated screenshot, with its label.
@@ -200,8 +263,17 @@ pub enum Command {
     /// An operation of the agent library, in its isolated world.
     Agent {
         tab: TabId,
-        op: &'static str,
-        args: Value,
+        op: PageOp,
+        args: Args,
+    },
+    /// An input on an element, done whole on the main thread: the page
+    /// waits (up to `wait`) until the element can take it, and the input
+    /// follows in the same turn of the event loop.
+    Act {
+        tab: TabId,
+        target: Args,
+        input: ElementInput,
+        wait: Duration,
     },
     /// A user script in the page's own world.
     Eval {
@@ -463,6 +535,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::CloseTab { .. } => "closing the tab",
         Command::Navigate { .. } => "starting the navigation",
         Command::Agent { .. } => "the page operation",
+        Command::Act { .. } => "the input",
         Command::Eval { .. } => "the script",
         Command::Mouse { .. } => "the mouse action",
         Command::Clipboard { .. } => "the clipboard",

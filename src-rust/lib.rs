@@ -18,6 +18,7 @@ pub mod files_dir;
 pub mod headless;
 pub mod identity;
 pub mod nip07;
+pub mod page_protocol;
 pub mod profile;
 pub mod server;
 pub mod tools;

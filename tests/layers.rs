@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("asks", 2),
     ("config", 2),
     ("files_dir", 2),
+    ("page_protocol", 2),
     ("bridge", 3),
     ("browser", 4),
     ("identity", 4),

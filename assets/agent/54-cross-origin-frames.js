@@ -14,7 +14,10 @@
   const FRAME_MARK = '\u0001frame ';
   const FRAME_REQUEST_MAX_AGE_MS = 60000;
   // Ops that need the frame on screen: it is scrolled into view before they are forwarded.
-  const GEOMETRY_OPS = new Set(['point', 'focus', 'prepare_fill', 'prepare_type', 'scroll']);
+  const GEOMETRY_OPS = new Set(['actionable', 'focus', 'prepare_fill', 'prepare_type', 'scroll']);
+  // Ops that may wait for long (a user script, an input waiting for its element): the
+  // browser waits for their answer as long as for the call.
+  const WAITING_OPS = new Set(['eval', 'actionable']);
   // f2e7 is element 7 of the frame numbered 2 here; f2f1e7 goes one frame deeper.
   const FRAME_REF = /^\[?(?:ref=)?@?f(\d{1,9})((?:f\d{1,9})*e\d{1,9})\]?$/;
 
@@ -86,7 +89,7 @@
       if (!isFullyInView(rect, view)) scrollIntoViewInstant(frame);
     }
     const args = Object.assign({}, params, { ref: routed.rest, floor: Math.max(Number(params.next) || 0, table.next) });
-    return { __forwarded: askFrame(frame, table, op, args) };
+    return { __forwarded: askFrame(frame, table, op, args), script: WAITING_OPS.has(op) };
   }
 
   // frame_switch: a session's tools act in a frame. A same-origin frame is searched in
@@ -106,7 +109,7 @@
       }
       args.floor = Math.max(Number(params.next) || 0, table.next);
       // A user script may await for long: the browser waits for it as in the top document.
-      return { __forwarded: askFrame(frame, table, op, args), script: op === 'eval' };
+      return { __forwarded: askFrame(frame, table, op, args), script: WAITING_OPS.has(op) };
     }
     const outer = table.scope;
     table.scope = inner;

@@ -1,4 +1,4 @@
-  // Clicking and focusing (opPoint, opFocus): where a click lands and what it reaches.
+  // Pointing and focusing: where a click lands and what it reaches (for opActionable), opFocus.
 
   function isFullyInView(rect, view) {
     return rect.top >= 0 && rect.left >= 0 && rect.bottom <= view.height && rect.right <= view.width;
@@ -132,53 +132,6 @@
     const half = (v) => Math.round(v * 2) / 2;
     const top = { x: half((shown.left + shown.right) / 2), y: half((shown.top + shown.bottom) / 2) };
     return { x: top.x - shown.dx, y: top.y - shown.dy, top };
-  }
-
-  function opPoint(args, table) {
-    const target = resolveTarget(args, table);
-    const tag = target.localName;
-    const select = tag === 'option' ? target.closest('select') : null;
-    if (select && roleOf(select, 'select') === 'combobox') {
-      // Its menu is the browser's, not the page's: pick it as a person would from it.
-      if (args.choose) return { chosen: chooseOptions(select, [target]) };
-      throw fail('NOT_INTERACTABLE',
-        "an option of a drop-down <select> has no place on the page; click it or use select with its ref");
-    }
-    let clicked = target;
-    if (visibilityOf(target) !== VISIBLE || !sizedRectOf(target)) {
-      clicked = visibleLabelFor(target);
-      if (!clicked) throw fail('NOT_INTERACTABLE', 'element is hidden (not displayed or zero size)');
-    }
-    if (isDisabled(target, tag)) throw fail('NOT_INTERACTABLE', 'element is disabled');
-    const doc = target.ownerDocument;
-    const chain = frameChain(doc, table.doc) || [];
-    let point = locate(clicked, doc, chain, false);
-    let hit = point && deepElementFromPoint(doc, point.x, point.y);
-    if (!hit || !hitReaches(target, clicked, hit)) {
-      // Maybe clipped by a scrolling container: centre it and look again once.
-      scrollIntoViewInstant(clicked);
-      revealInFrames(clicked, chain);
-      point = locate(clicked, doc, chain, true);
-      hit = point && deepElementFromPoint(doc, point.x, point.y);
-    }
-    if (!point || !hit) {
-      throw fail('NOT_INTERACTABLE', 'element is outside the visible area and could not be scrolled into view');
-    }
-    if (!hitReaches(target, clicked, hit)) {
-      throw fail('NOT_INTERACTABLE',
-        `element is covered by ${shortDescription(hit)}; close or dismiss that first, or scroll`);
-    }
-    const role = roleOf(target, tag) || 'generic';
-    return {
-      x: point.top.x + place.x,
-      y: point.top.y + place.y,
-      vw: place.vw || innerWidth,
-      vh: place.vh || innerHeight,
-      tag,
-      role,
-      draggable: isDraggable(target),
-      name: nameOf(target, role, newContext(table)),
-    };
   }
 
   // Starts an HTML drag: draggable="true" on it or an ancestor, or a link or image.

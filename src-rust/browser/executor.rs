@@ -4,7 +4,8 @@
 use super::front::{with_chord, with_front_tab};
 use super::window::Tab;
 use super::{
-    capture, clipboard, cookies, delivery, input, network_body, script, tab, xtest, SharedBrowser,
+    act, capture, clipboard, cookies, delivery, input, network_body, script, tab, xtest,
+    SharedBrowser,
 };
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
@@ -52,6 +53,12 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, l
         Command::Agent { tab, op, args } => on_tab(browser, tab, reply, |t, reply| {
             script::call_agent(&t.webkit, &t.state, op, args, reply, limit)
         }),
+        Command::Act {
+            tab,
+            target,
+            input,
+            wait,
+        } => act::run(browser, tab, target, input, wait, reply, limit),
         Command::Eval {
             tab,
             script: source,

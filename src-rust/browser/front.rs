@@ -1,13 +1,15 @@
 //! Trusted input goes to the tab in front: a mapped, allocated view. The
 //! command answers once the page has handled every event it sent.
 
+use super::tab::TabState;
 use super::{clipboard, delivery, input, SharedBrowser};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{Output, Reply};
 use serde_json::Value;
+use std::rc::Rc;
 use std::time::Duration;
-use webkit2gtk::WebViewExt as _;
+use webkit2gtk::{WebView, WebViewExt as _};
 
 /// [`with_front_tab`] for a key chord, refused before anything happens
 /// when it does not parse.
@@ -26,43 +28,80 @@ pub(super) fn with_chord(
     }
 }
 
-/// Runs trusted input on a tab, bringing it to the front first (input needs
-/// a mapped, allocated view; give GTK a moment to lay it out), and answers
-/// once the page has handled every event the input sent.
+/// Runs trusted input on a tab, bringing it to the front first, and
+/// answers once the page has handled every event the input sent.
 pub(super) fn with_front_tab(
     browser: &SharedBrowser,
     tab: TabId,
     reply: Reply,
     action: impl FnOnce(&webkit2gtk::WebView) -> Result<Value, ToolError> + 'static,
 ) {
-    let (view, state, was_front) = {
-        let mut b = browser.borrow_mut();
-        let (view, state) = match b.tab(tab) {
-            Ok(t) => (t.webkit.clone(), t.state.clone()),
-            Err(e) => {
-                let _ = reply.send(Err(e));
-                return;
-            }
+    let forward = bring_forward(browser, tab);
+    glib::MainContext::default().spawn_local(async move {
+        let answer = match forward.await {
+            Ok((view, state)) => deliver(view, state, action).await,
+            Err(error) => Err(error),
         };
-        if let Some(error) = b.tab(tab).ok().and_then(|t| t.state.blocked()) {
-            let _ = reply.send(Err(error));
-            return;
-        }
-        let was_front = b.front.get() == tab;
+        let _ = reply.send(answer.map(Output::Value));
+    });
+}
+
+/// Brings a tab to the front for input (input needs a mapped, allocated
+/// view: GTK is given a moment to lay out one that was behind). Refused
+/// while the tab is blocked (a dialog), or when it would take the front
+/// from a tab the person works in for an agent.
+pub(super) fn bring_forward(
+    browser: &SharedBrowser,
+    tab: TabId,
+) -> impl std::future::Future<Output = Result<(WebView, Rc<TabState>), ToolError>> {
+    let shown = show_for_input(browser, tab);
+    async move {
+        let (view, state, was_front) = shown?;
         if !was_front {
-            // Input would bring this tab to the front, over the one the
-            // person works in for an agent.
-            if let Some(message) = b.chrome.ask_waiting(b.front.get()) {
-                let _ = reply.send(Err(ToolError::new(
-                    ErrorCode::Paused,
-                    format!("the person is working in the tab in front for an agent (\"{message}\"); input on another tab would take it from them. Wait until they finish."),
-                )));
-                return;
-            }
-            b.show(tab);
+            glib::timeout_future(LAYOUT_PAUSE).await;
         }
-        (view, state, was_front)
+        Ok((view, state))
+    }
+}
+
+/// How long a tab brought to the front gets to be laid out before input.
+const LAYOUT_PAUSE: Duration = Duration::from_millis(60);
+
+fn show_for_input(
+    browser: &SharedBrowser,
+    tab: TabId,
+) -> Result<(WebView, Rc<TabState>, bool), ToolError> {
+    let mut b = browser.borrow_mut();
+    let (view, state) = {
+        let t = b.tab(tab)?;
+        (t.webkit.clone(), t.state.clone())
     };
+    if let Some(error) = state.blocked() {
+        return Err(error);
+    }
+    let was_front = b.front.get() == tab;
+    if !was_front {
+        // Input would bring this tab to the front, over the one the
+        // person works in for an agent.
+        if let Some(message) = b.chrome.ask_waiting(b.front.get()) {
+            return Err(ToolError::new(
+                ErrorCode::Paused,
+                format!("the person is working in the tab in front for an agent (\"{message}\"); input on another tab would take it from them. Wait until they finish."),
+            ));
+        }
+        b.show(tab);
+    }
+    Ok((view, state, was_front))
+}
+
+/// Sends `action`'s input to a tab in front, and answers once the page has
+/// handled every event it sent.
+pub(super) async fn deliver(
+    view: WebView,
+    state: Rc<TabState>,
+    action: impl FnOnce(&WebView) -> Result<Value, ToolError> + 'static,
+) -> Result<Value, ToolError> {
+    let (reply, answer) = tokio::sync::oneshot::channel();
     // A tab's first blank page has no user scripts: give it the receipts.
     let blank = view.uri().is_none_or(|uri| uri == "about:blank");
     let target = view.clone();
@@ -80,11 +119,11 @@ pub(super) fn with_front_tab(
                 };
                 delivery::after_input(&view, &state, sent, move |arrived| {
                     clipboard::attribute_since(copies, move || {
-                        let answer = match arrived {
-                            true => Ok(Output::Value(value)),
-                            false => Err(not_received()),
-                        };
-                        let _ = reply.send(answer);
+                        let _ = reply.send(if arrived {
+                            Ok(value)
+                        } else {
+                            Err(not_received())
+                        });
                     })
                 });
             }
@@ -95,16 +134,14 @@ pub(super) fn with_front_tab(
     };
     // A key that would paste is checked against a copy the person just made.
     let run = move || clipboard::when_counted(run);
-    let run: Box<dyn FnOnce()> = if blank {
-        Box::new(move || delivery::ensure_listening(&target, run))
+    if blank {
+        delivery::ensure_listening(&target, run);
     } else {
-        Box::new(run)
-    };
-    if was_front {
         run();
-    } else {
-        glib::timeout_add_local_once(Duration::from_millis(60), run);
     }
+    answer
+        .await
+        .unwrap_or_else(|_| Err(ToolError::internal("the input was dropped on its way")))
 }
 
 /// The input was sent but the page did not report it within the limit.

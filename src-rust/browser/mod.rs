@@ -3,6 +3,7 @@
 //! only), and one file per concern it routes to. Nothing here blocks: a
 //! command starts work and a GLib callback sends the reply.
 
+mod act;
 mod ask_bar;
 mod budget;
 pub mod capture;

@@ -7,6 +7,7 @@ use super::frames;
 use super::tab::TabState;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Output, Reply};
+use crate::page_protocol::{Args, PageOp};
 use javascriptcore::ValueExt as _;
 use serde_json::Value;
 use std::rc::Rc;
@@ -51,16 +52,12 @@ const EVAL_CALL: &str = concat!(
     ")(script);"
 );
 
-/// The agent library's operation that runs the user's script in a frame
-/// page's own world (eval and wait_for_fn in a frame).
-const PAGE_WORLD_OP: &str = "eval";
-
-/// Calls `op` of the agent library with `args` (a JSON object).
+/// Calls `op` of the agent library with `args`.
 pub fn call_agent(
     view: &WebView,
     state: &Rc<TabState>,
-    op: &str,
-    mut args: Value,
+    op: PageOp,
+    mut args: Args,
     reply: Reply,
     limit: Duration,
 ) {
@@ -68,33 +65,56 @@ pub fn call_agent(
         let _ = reply.send(Err(error));
         return;
     }
-    if op == PAGE_WORLD_OP {
+    // The operation that runs the user's script in a frame page's own
+    // world (eval and wait_for_fn in a frame).
+    if op == PageOp::Eval {
         if let Some(error) = super::person_typed::page_scripts_refused(state) {
             let _ = reply.send(Err(error));
             return;
         }
         state.related.mark_agent_scripted();
     }
-    if let Value::Object(map) = &mut args {
-        map.insert("floor".into(), state.ref_floor.get().into());
-        map.insert("next".into(), state.ref_next.get().into());
-    }
+    args.insert("floor".into(), state.ref_floor.get().into());
+    args.insert("next".into(), state.ref_next.get().into());
     let key = state.park(reply);
     let call = AgentCall {
         key,
-        op: op.to_string(),
-        args: args.to_string(),
+        op,
+        args: Value::Object(args).to_string(),
         expiry: Rc::new(expire_parked(state, key, limit)),
     };
     run_agent(view.clone(), state.clone(), call, false);
 }
 
+/// [`call_agent`] for work on the main thread: the reply as a future.
+pub fn agent_value(
+    view: &WebView,
+    state: &Rc<TabState>,
+    op: PageOp,
+    args: Args,
+    limit: Duration,
+) -> impl std::future::Future<Output = Result<Value, ToolError>> {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    call_agent(view, state, op, args, reply, limit);
+    async move {
+        match answer.await {
+            Ok(Ok(Output::Value(value))) => Ok(value),
+            Ok(Ok(other)) => Err(ToolError::internal(format!(
+                "{} answered {other:?}",
+                op.name()
+            ))),
+            Ok(Err(error)) => Err(error),
+            Err(_) => Err(ToolError::internal("the page operation was dropped")),
+        }
+    }
+}
+
 /// Calls `op` of the agent library in the tab's main frame with nobody
 /// waiting for the answer (answers of frames it asks land in the relay).
-pub fn tell_agent(view: &WebView, op: &str, args: &Value) {
+pub fn tell_agent(view: &WebView, op: PageOp, args: Args) {
     let dict = glib::VariantDict::new(None);
-    dict.insert("op", op);
-    dict.insert("args", args.to_string().as_str());
+    dict.insert("op", op.name());
+    dict.insert("args", Value::Object(args).to_string().as_str());
     view.call_async_javascript_function(
         AGENT_CALL,
         Some(&dict.end()),
@@ -124,14 +144,14 @@ fn expire_parked(state: &Rc<TabState>, key: u64, limit: Duration) -> Expiry {
 /// when WebKit gives up on it.
 struct AgentCall {
     key: u64,
-    op: String,
+    op: PageOp,
     args: String,
     expiry: Rc<Expiry>,
 }
 
 fn run_agent(view: WebView, state: Rc<TabState>, call: AgentCall, retried: bool) {
     let dict = glib::VariantDict::new(None);
-    dict.insert("op", call.op.as_str());
+    dict.insert("op", call.op.name());
     dict.insert("args", call.args.as_str());
     let arguments = dict.end();
     let view2 = view.clone();

@@ -5,6 +5,7 @@
 use super::tab::TabState;
 use crate::base::error::ToolError;
 use crate::bridge::SiteCredentials;
+use crate::page_protocol::{Args, PageOp};
 use glib::translate::ToGlibPtr;
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -92,7 +93,8 @@ impl AgentSettings {
                     scripts.remove_script(&old);
                     scripts.add_script(&new);
                 }
-                super::script::tell_agent(view, "network", &json!({ "offline": offline }));
+                let args = Args::from_iter([("offline".into(), offline.into())]);
+                super::script::tell_agent(view, PageOp::Network, args);
             }
             *self.offline_script.borrow_mut() = Some(new);
         }

@@ -5,6 +5,7 @@ use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
+use crate::page_protocol::PageOp;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -17,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "console",
-            "Console messages of this tab's pages and frames: level, source, text, URL, line, time. The newest limit, oldest first.",
+            "Console messages of this tab's pages and frames: level, source, text, URL, line, time; newest limit, oldest first.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: ConsoleParams| async move {
                 read(&ctx, tab, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await
@@ -35,7 +36,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: HighlightParams| async move {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"ms": p.ms}));
-                Ok(ToolOutput::json(ctx.agent(tab, "highlight", args).await?))
+                Ok(ToolOutput::json(ctx.agent(tab, PageOp::Highlight, args).await?))
             },
         ),
     ]

@@ -6,10 +6,10 @@ use super::identity::NoParams;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction};
+use crate::page_protocol::{self, PageOp, View};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -43,7 +43,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "clipboard_read",
-            "The clipboard's text when agents put it there (clipboard_write, clipboard_copy, a page's copy on their click); the person's copies are NOT_ALLOWED.",
+            "The clipboard's text if agents put it there (clipboard_write/copy, a page's copy on their click); the person's copies: NOT_ALLOWED.",
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write: None }).await?))
@@ -149,25 +149,21 @@ async fn wheel(ctx: &Ctx, tab: TabId, p: WheelParams) -> ToolResult {
             action,
         })
         .await?;
-    // The page scrolls smoothly after the event: report where it comes to rest.
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    let mut info = ctx.page_info(tab).await?;
-    for _ in 0..20 {
-        tokio::time::sleep(Duration::from_millis(50)).await;
-        let now = ctx.page_info(tab).await?;
-        let still = now["scrollX"] == info["scrollX"] && now["scrollY"] == info["scrollY"];
-        info = now;
-        if still {
-            break;
-        }
-    }
+    // The page scrolls after the event, perhaps smoothly: report where it
+    // comes to rest, as its scroll events tell.
+    let args = page_protocol::args(json!({"start_ms": SCROLL_START, "limit_ms": SCROLL_LIMIT}));
+    let view: View = ctx.page(tab, PageOp::Settle, args).await?;
     Ok(ToolOutput::json(json!({
         "dx": dx,
         "dy": dy,
-        "scrollX": info["scrollX"],
-        "scrollY": info["scrollY"],
+        "scrollX": view.scroll_x,
+        "scrollY": view.scroll_y,
     })))
 }
+
+/// How long after a wheel turn a scroll may take to begin, and to end (ms).
+const SCROLL_START: u64 = 250;
+const SCROLL_LIMIT: u64 = 3000;
 
 async fn edit(ctx: &Ctx, tab: TabId, command: &'static str) -> ToolResult {
     ctx.app

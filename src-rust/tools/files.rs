@@ -8,6 +8,7 @@ use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, Mark};
+use crate::page_protocol::{Annotations, Args, ChosenFiles, FileInput, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -86,14 +87,14 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
         })
         .collect();
     let args = with(target(&p.r#ref, &p.selector)?, json!({"expect": expect}));
-    let input = ctx.agent(tab, "file_input", args).await?;
-    if files.len() > 1 && input["multiple"] != true {
+    let input: FileInput = ctx.page(tab, PageOp::FileInput, args).await?;
+    if files.len() > 1 && !input.multiple {
         return Err(ToolError::invalid_params(format!(
             "this file input takes one file, and {} were given",
             files.len()
         )));
     }
-    let control = json!({"ref": input["ref"]});
+    let control = Args::from_iter([("ref".into(), input.r#ref.clone().into())]);
     let arm = |files| {
         ctx.app
             .browser
@@ -101,7 +102,7 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
     };
     arm(Some(files.clone())).await?;
     // A person's click opens the chooser; the armed files answer it.
-    let clicked = click_target(ctx, tab, control.clone(), 1).await;
+    let clicked = click_target(ctx, tab, control.clone(), 1, None).await;
     let deadline = tokio::time::Instant::now() + CHOOSER_WAIT;
     let opened = clicked.is_ok()
         && ctx
@@ -125,27 +126,26 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
     }
     // The input takes the files a moment after the chooser is answered:
     // answer once it holds them and the page has heard its change event.
-    let chosen = ctx.agent(tab, "chosen_files", control).await?;
+    let chosen: ChosenFiles = ctx.page(tab, PageOp::ChosenFiles, control).await?;
     Ok(ToolOutput::json(
-        json!({"ref": input["ref"], "files": chosen["files"]}),
+        json!({"ref": input.r#ref, "files": chosen.files}),
     ))
 }
 
 async fn annotated(ctx: &Ctx, tab: TabId) -> ToolResult {
-    let found = ctx.agent(tab, "annotations", json!({})).await?;
-    let items = found["marks"].as_array().cloned().unwrap_or_default();
-    let number = |v: &Value, k: &str| v[k].as_f64().unwrap_or(0.0);
-    let marks: Vec<Mark> = items
+    let found: Annotations = ctx.page(tab, PageOp::Annotations, Args::new()).await?;
+    let marks: Vec<Mark> = found
+        .marks
         .iter()
         .map(|m| Mark {
-            label: m["ref"].as_str().unwrap_or_default().to_string(),
-            x: number(m, "x"),
-            y: number(m, "y"),
-            width: number(m, "width"),
-            height: number(m, "height"),
+            label: m.r#ref.clone(),
+            x: m.x,
+            y: m.y,
+            width: m.width,
+            height: m.height,
         })
         .collect();
-    let legend: Vec<&str> = items.iter().filter_map(|m| m["line"].as_str()).collect();
+    let legend: Vec<&str> = found.marks.iter().map(|m| m.line.as_str()).collect();
     let legend = if legend.is_empty() {
         "(no interactive elements in view)".to_string()
     } else {

@@ -4,6 +4,7 @@
 
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::tab::TabId;
+use crate::page_protocol::{self, Object, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -38,15 +39,15 @@ pub fn tools() -> Vec<ToolDef> {
             let what = format!("data-testid {:?}", p.testid);
             find(&ctx, tab, json!({"by": "testid", "testid": p.testid, "what": what})).await
         }),
-        tab_tool("find_first", "The first element matching a CSS selector: its ref, role, name, selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
+        tab_tool("find_first", "The first element matching a CSS selector: ref, role, name, selector, visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "first", "selector": p.selector, "what": what})).await
         }),
-        tab_tool("find_last", "The last element matching a CSS selector: its ref, role, name, selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
+        tab_tool("find_last", "The last element matching a CSS selector: ref, role, name, selector, visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "last", "selector": p.selector, "what": what})).await
         }),
-        tab_tool("find_nth", "The n-th element (from 0) matching a CSS selector: its ref, role, name, selector and visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: NthParams| async move {
+        tab_tool("find_nth", "The n-th element (from 0) matching a CSS selector: ref, role, name, selector, visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: NthParams| async move {
             let what = format!("selector {:?}", p.selector);
             find(&ctx, tab, json!({"by": "nth", "n": p.n, "selector": p.selector, "what": what})).await
         }),
@@ -54,11 +55,11 @@ pub fn tools() -> Vec<ToolDef> {
 }
 
 async fn find(ctx: &Ctx, tab: TabId, args: Value) -> ToolResult {
-    let mut found = ctx.agent(tab, "find", args).await?;
-    if let Value::Object(map) = &mut found {
-        map.remove("next");
-    }
-    Ok(ToolOutput::json(found))
+    let mut found: Object = ctx
+        .page(tab, PageOp::Find, page_protocol::args(args))
+        .await?;
+    found.remove("next");
+    Ok(ToolOutput::json(Value::Object(found)))
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -1,11 +1,13 @@
 //! select, check, uncheck: form controls set as a person sets them.
 
 use super::inspection::TargetParams;
-use super::interaction::click_target;
+use super::interaction::{act, click_target};
 use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
+use crate::bridge::ElementInput;
+use crate::page_protocol::{Args, Checkable, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -14,7 +16,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "select",
-            "Choose a <select>'s options by value or visible text, or an option by ref; its events are untrusted (trusted_events: false). Returns the choice.",
+            "Choose a <select>'s options by value or text, or an option by ref (events untrusted: trusted_events false). Returns the choice.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: SelectParams| async move {
                 let values = p.value.map(|value| match value {
@@ -22,10 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
                     OneOrMany::Many(list) => list,
                 });
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"values": values}));
-                let mut chosen = ctx.agent(tab, "select", args).await?;
-                // Script-set options: the page's input and change events are not trusted ones.
-                chosen["trusted_events"] = false.into();
-                Ok(ToolOutput::json(chosen))
+                Ok(ToolOutput::json(act(&ctx, tab, args, ElementInput::Select, None).await?))
             },
         ),
         tab_tool(
@@ -63,34 +62,33 @@ pub struct SelectParams {
 }
 
 async fn set_checked(ctx: &Ctx, tab: TabId, p: &TargetParams, want: bool) -> ToolResult {
-    let before = ctx
-        .agent(tab, "checkable", target(&p.r#ref, &p.selector)?)
+    let before: Checkable = ctx
+        .page(tab, PageOp::Checkable, target(&p.r#ref, &p.selector)?)
         .await?;
-    if before["checked"] == json!(want) {
+    if before.checked == json!(want) {
         return Ok(ToolOutput::json(json!({"checked": want, "changed": false})));
     }
-    if !want && before["radio"] == true {
+    if !want && before.radio {
         return Err(ToolError::invalid_params(
             "a radio button cannot be unchecked by clicking it; check another option of its group",
         ));
     }
     // The control itself (a label was given, perhaps): its ref from the agent.
-    let control = json!({"ref": before["ref"]});
-    let clicked = click_target(ctx, tab, control.clone(), 1).await?;
-    if clicked["navigated"] == true {
-        return Ok(ToolOutput::json(with(
-            clicked,
-            json!({"checked": Value::Null, "changed": true}),
-        )));
+    let control = Args::from_iter([("ref".into(), before.r#ref.into())]);
+    let mut clicked = click_target(ctx, tab, control.clone(), 1, None).await?;
+    if clicked.get("navigated") == Some(&Value::Bool(true)) {
+        clicked.insert("checked".into(), Value::Null);
+        clicked.insert("changed".into(), true.into());
+        return Ok(ToolOutput::json(Value::Object(clicked)));
     }
-    let after = ctx.agent(tab, "checkable", control).await?;
-    if after["checked"] != json!(want) {
+    let after: Checkable = ctx.page(tab, PageOp::Checkable, control).await?;
+    if after.checked != json!(want) {
         let verb = if want { "check" } else { "uncheck" };
         return Err(ToolError::new(
             ErrorCode::NotInteractable,
             format!(
                 "clicking did not {verb} it (a page script may have undone it); it is now {}",
-                after["checked"]
+                after.checked
             ),
         ));
     }

@@ -5,8 +5,11 @@ use super::identity::NoParams;
 use super::inspection::TargetParams;
 use super::page::target;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION};
+use crate::base::error::ToolError;
 use crate::base::tab::TabId;
+use crate::page_protocol::{Object, PageOp};
 use serde_json::json;
+use serde_json::Value;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -15,10 +18,12 @@ pub fn tools() -> Vec<ToolDef> {
             "Make every tool act inside an iframe, cross-origin ones too, until frame_main or a new page.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let frame = ctx.agent(tab, "frame_target", target(&p.r#ref, &p.selector)?).await?;
-                let reference = frame["ref"].as_str().unwrap_or_default().to_string();
-                ctx.session.set_frame(tab, Some(reference));
-                Ok(ToolOutput::json(frame))
+                let frame: Object = ctx.page(tab, PageOp::FrameTarget, target(&p.r#ref, &p.selector)?).await?;
+                let Some(reference) = frame.get("ref").and_then(Value::as_str) else {
+                    return Err(ToolError::internal("the page's answer to frame_target has no ref"));
+                };
+                ctx.session.set_frame(tab, Some(reference.to_string()));
+                Ok(ToolOutput::json(Value::Object(frame)))
             },
         ),
         tab_tool(

@@ -6,6 +6,7 @@ use super::snapshot_diff;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
+use crate::page_protocol::{self, PageOp, Snapshot};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -14,20 +15,19 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "snapshot",
-            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5]. Element tools take the ref (e5); snapshot again after changes.",
+            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5]. Element tools take the ref; snapshot again after changes.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SnapshotParams| async move {
-                let args = json!({
+                let args = page_protocol::args(json!({
                     "interactive": p.interactive.unwrap_or(true),
                     "compact": p.compact.unwrap_or(true),
                     "selector": p.selector,
                     "max_chars": p.max_chars,
                     "depth": p.depth,
-                });
-                let snap = ctx.agent(tab, "snapshot", args).await?;
+                }));
+                let snap: Snapshot = ctx.page(tab, PageOp::Snapshot, args).await?;
                 let summary = ctx.page_summary(tab).await?;
-                let tree = snap["text"].as_str().unwrap_or_default().to_string();
-                let document = snap["document"].as_str().unwrap_or_default();
+                let (tree, document) = (snap.text, snap.document.as_str());
                 let previous = ctx.session.remember_snapshot(tab, document, &tree);
                 let body = match (p.diff.unwrap_or(false), previous) {
                     (true, Some((before, previous))) if before == document => {
@@ -51,8 +51,8 @@ pub fn tools() -> Vec<ToolDef> {
             "An element's visible text (an input's value).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let text = ctx.agent(tab, "text", target(&p.r#ref, &p.selector)?).await?;
-                Ok(ToolOutput::Text(text.as_str().unwrap_or_default().to_string()))
+                let text: String = ctx.page(tab, PageOp::Text, target(&p.r#ref, &p.selector)?).await?;
+                Ok(ToolOutput::Text(text))
             },
         ),
         tab_tool(
@@ -60,8 +60,8 @@ pub fn tools() -> Vec<ToolDef> {
             "An element's inner HTML.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let html = ctx.agent(tab, "html", target(&p.r#ref, &p.selector)?).await?;
-                Ok(ToolOutput::Text(html.as_str().unwrap_or_default().to_string()))
+                let html: String = ctx.page(tab, PageOp::Html, target(&p.r#ref, &p.selector)?).await?;
+                Ok(ToolOutput::Text(html))
             },
         ),
         tab_tool(
@@ -70,12 +70,12 @@ pub fn tools() -> Vec<ToolDef> {
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: AttrParams| async move {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"attr": p.attr}));
-                Ok(ToolOutput::json(ctx.agent(tab, "attr", args).await?))
+                Ok(ToolOutput::json(ctx.agent(tab, PageOp::Attr, args).await?))
             },
         ),
         tab_tool(
             "eval",
-            "Run JavaScript in the page; returns the last value (promises awaited, exceptions JS_ERROR). For input, prefer the input tools.",
+            "Run JavaScript in the page; returns the last value (promises awaited, exceptions JS_ERROR).",
             ACTION,
             |ctx: Ctx, tab: TabId, p: EvalParams| async move {
                 Ok(ToolOutput::json(ctx.run_script(tab, p.script).await?))

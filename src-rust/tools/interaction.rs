@@ -1,11 +1,11 @@
 //! click, fill, type, press, scroll, hover, focus: real (trusted) input.
 
 use super::inspection::TargetParams;
-use super::page::{target, with, START_GRACE};
+use super::page::{target, with, Before, START_GRACE};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::BUTTON_LEFT;
-use crate::bridge::{Command, MouseAction, TabId};
+use crate::bridge::{Command, ElementInput, MouseAction, TabId, BUTTON_LEFT};
+use crate::page_protocol::{self, ActionPoint, Args, Object, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -15,19 +15,19 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "click",
-            "Click an element with a real mouse; waits for a navigation it starts and reports it and new tabs. On a select's option, chooses it.",
+            "Click with a real mouse once visible, stable, enabled and on top (waits timeout ms, 5000); reports navigation and new tabs. A select's option is chosen.",
             ACTION,
-            |ctx: Ctx, tab: TabId, p: TargetParams| async move { click(&ctx, tab, target(&p.r#ref, &p.selector)?).await },
+            |ctx: Ctx, tab: TabId, p: ActParams| async move { click(&ctx, tab, &p).await },
         ),
         tab_tool(
             "fill",
-            "Clear a field and type a value; selects and date/time/color/range inputs are set by script (trusted_events: false). Returns the value.",
+            "Clear a field (once visible, enabled, editable) and type a value; selects, date/time/color/range inputs set by script (trusted_events: false). Returns the value.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         ),
         tab_tool(
             "type",
-            "Type text key by key into a field, after its value. Returns the value.",
+            "Type text key by key into a field (waits as fill), after its value. Returns the value.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { type_text(&ctx, tab, &p).await },
         ),
@@ -42,43 +42,42 @@ pub fn tools() -> Vec<ToolDef> {
             "Scroll the page. Returns the scroll position.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ScrollParams| async move {
-                let args = json!({"direction": p.direction, "amount": p.amount.unwrap_or(500)});
-                Ok(ToolOutput::json(ctx.agent(tab, "scroll", args).await?))
+                let args = page_protocol::args(json!({"direction": p.direction, "amount": p.amount.unwrap_or(500)}));
+                Ok(ToolOutput::json(ctx.agent(tab, PageOp::Scroll, args).await?))
             },
         ),
         tab_tool(
             "hover",
-            "Move the mouse over an element (hover effects run).",
+            "Move the mouse over an element (waits as click; hover effects run).",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let point = ctx.agent(tab, "point", target(&p.r#ref, &p.selector)?).await?;
-                mouse(&ctx, tab, &point, MouseAction::Move).await?;
+                act(&ctx, tab, target(&p.r#ref, &p.selector)?, ElementInput::Hover, None).await?;
                 Ok(ToolOutput::json(json!({"hovered": true})))
             },
         ),
         tab_tool(
             "dblclick",
-            "Double-click an element with a real mouse. Reports a navigation it starts.",
+            "Double-click an element with a real mouse (waits as click). Reports a navigation it starts.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, 2).await?;
-                result["double_clicked"] = true.into();
-                Ok(ToolOutput::json(result))
+                let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, 2, None).await?;
+                result.insert("double_clicked".into(), true.into());
+                Ok(ToolOutput::json(Value::Object(result)))
             },
         ),
         tab_tool(
             "drag",
-            "Drag with a real mouse from src_ref/src_selector onto tgt_ref/tgt_selector: drag and drop, sliders, sortable lists.",
+            "Drag with a real mouse from src_ref/src_selector onto tgt_ref/tgt_selector (waits as click): drag and drop, sliders, lists.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: DragParams| async move { drag(&ctx, tab, p).await },
         ),
         tab_tool(
             "scroll_into_view",
-            "Scroll an element to the middle of the view (scrolling boxes too). Returns its box.",
+            "Scroll an element to the middle of the view (scrolling boxes too) once visible. Returns its box.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let args = target(&p.r#ref, &p.selector)?;
-                Ok(ToolOutput::json(ctx.agent(tab, "scroll_into_view", args).await?))
+                let shown = act(&ctx, tab, target(&p.r#ref, &p.selector)?, ElementInput::ScrollIntoView, None).await?;
+                Ok(ToolOutput::json(shown))
             },
         ),
         tab_tool(
@@ -86,10 +85,28 @@ pub fn tools() -> Vec<ToolDef> {
             "Focus an element.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                Ok(ToolOutput::json(ctx.agent(tab, "focus", target(&p.r#ref, &p.selector)?).await?))
+                Ok(ToolOutput::json(ctx.agent(tab, PageOp::Focus, target(&p.r#ref, &p.selector)?).await?))
             },
         ),
     ]
+}
+
+/// An element an input goes to, and how long it may wait for it.
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ActParams {
+    #[serde(default)]
+    pub r#ref: Option<String>,
+    #[serde(default)]
+    pub selector: Option<String>,
+    #[serde(default)]
+    pub timeout: Option<u64>,
+}
+
+impl ActParams {
+    pub fn target(&self) -> Result<Args, ToolError> {
+        target(&self.r#ref, &self.selector)
+    }
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -100,6 +117,8 @@ pub struct ValueParams {
     #[serde(default)]
     selector: Option<String>,
     value: String,
+    #[serde(default)]
+    timeout: Option<u64>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -141,34 +160,50 @@ pub struct ScrollParams {
 
 const SETTLE_LIMIT: Duration = Duration::from_secs(20);
 
-pub async fn mouse(
+/// How long an input waits for its element unless told otherwise.
+pub const INPUT_WAIT: Duration = Duration::from_secs(5);
+/// What an input may take once its element is ready (the page handling it).
+const INPUT_MARGIN: Duration = Duration::from_secs(10);
+
+/// Runs `input` on the element `target` names, as one step of the browser:
+/// it waits (up to `timeout` ms) until the element can take it, then sends it.
+pub async fn act(
     ctx: &Ctx,
     tab: TabId,
-    point: &Value,
-    action: MouseAction,
-) -> Result<(), ToolError> {
-    let (x, y) = (
-        point["x"].as_f64().unwrap_or(0.0),
-        point["y"].as_f64().unwrap_or(0.0),
-    );
+    mut target: Args,
+    input: ElementInput,
+    timeout: Option<u64>,
+) -> Result<Value, ToolError> {
+    ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
+    if let Some(frame) = ctx.session.frame(tab) {
+        target.insert("frame".into(), frame.into());
+    }
+    let wait = timeout.map_or(INPUT_WAIT, Duration::from_millis);
+    let command = Command::Act {
+        tab,
+        target,
+        input,
+        wait,
+    };
     ctx.app
         .browser
-        .call_value(Command::Mouse {
-            tab,
-            at: Some((x, y)),
-            action,
-        })
-        .await?;
-    Ok(())
+        .call_with_timeout(command, wait + INPUT_MARGIN)
+        .await?
+        .into_value()
 }
 
 /// Runs an input action, then reports the navigation and new tabs it caused.
-pub async fn act_and_settle<F>(ctx: &Ctx, tab: TabId, action: F) -> Result<Value, ToolError>
+pub async fn act_and_settle<F>(ctx: &Ctx, tab: TabId, action: F) -> Result<Object, ToolError>
 where
     F: std::future::Future<Output = Result<(), ToolError>>,
 {
     let before = ctx.before(tab)?;
     action.await?;
+    settle_after(ctx, tab, before).await
+}
+
+/// What an input that began at `before` caused: a navigation, new tabs, downloads.
+async fn settle_after(ctx: &Ctx, tab: TabId, before: Before) -> Result<Object, ToolError> {
     let navigated = ctx
         .settle(tab, &before, START_GRACE, SETTLE_LIMIT)
         .await
@@ -189,40 +224,44 @@ where
         .map(|t| json!({"index": t.index, "url": t.url}))
         .collect();
     let summary = ctx.page_summary(tab).await?;
-    let mut result = json!({"navigated": navigated, "url": summary["url"], "title": summary["title"], "new_tabs": new_tabs});
+    let mut result = Object::from_iter([
+        ("navigated".into(), navigated.into()),
+        ("url".into(), summary["url"].clone()),
+        ("title".into(), summary["title"].clone()),
+        ("new_tabs".into(), new_tabs.into()),
+    ]);
     let downloads = ctx.downloads_since(before.downloads, SETTLE_LIMIT).await;
     if !downloads.is_empty() {
-        result["downloads"] = json!(downloads);
+        result.insert("downloads".into(), json!(downloads));
     }
     Ok(result)
 }
 
-async fn click(ctx: &Ctx, tab: TabId, target: Value) -> ToolResult {
-    let mut result = click_target(ctx, tab, target, 1).await?;
-    result["clicked"] = true.into();
-    Ok(ToolOutput::json(result))
+async fn click(ctx: &Ctx, tab: TabId, p: &ActParams) -> ToolResult {
+    let mut result = click_target(ctx, tab, p.target()?, 1, p.timeout).await?;
+    result.insert("clicked".into(), true.into());
+    Ok(ToolOutput::json(Value::Object(result)))
 }
 
-/// Clicks `count` times (2: a double click) where the agent says the
-/// element is, and reports what the clicks caused.
+/// Clicks `count` times (2: a double click) once the element can take it,
+/// and reports what the clicks caused.
 pub async fn click_target(
     ctx: &Ctx,
     tab: TabId,
-    target: Value,
+    target: Args,
     count: u32,
-) -> Result<Value, ToolError> {
+    timeout: Option<u64>,
+) -> Result<Object, ToolError> {
+    let before = ctx.before(tab)?;
+    let done = act(ctx, tab, target, ElementInput::Click { count }, timeout).await?;
     // An option of a drop-down <select> is chosen, as from its menu.
-    let point = ctx
-        .agent(tab, "point", with(target, json!({"choose": true})))
-        .await?;
-    if let Some(chosen) = point.get("chosen") {
-        return Ok(json!({"chosen": chosen, "trusted_events": false}));
+    if let Some(chosen) = done.get("chosen") {
+        return Ok(Object::from_iter([
+            ("chosen".into(), chosen.clone()),
+            ("trusted_events".into(), false.into()),
+        ]));
     }
-    let click = MouseAction::Click {
-        button: BUTTON_LEFT,
-        count,
-    };
-    act_and_settle(ctx, tab, mouse(ctx, tab, &point, click)).await
+    settle_after(ctx, tab, before).await
 }
 
 /// Moves a drag makes between press and release: enough for pages that
@@ -235,25 +274,21 @@ async fn drag(ctx: &Ctx, tab: TabId, p: DragParams) -> ToolResult {
         .map_err(|e| ToolError::invalid_params(format!("source: {}", e.message)))?;
     let goal_target = target(&p.tgt_ref, &p.tgt_selector)
         .map_err(|e| ToolError::invalid_params(format!("target: {}", e.message)))?;
+    let ready = |t: Args| act(ctx, tab, t, ElementInput::Point, None);
+    let as_point = |v: Value| page_protocol::parse::<ActionPoint>(PageOp::Actionable, v);
     // Scroll the target into view first, then find the source: both must be on screen.
-    ctx.agent(tab, "point", goal_target.clone()).await?;
-    let source = ctx.agent(tab, "point", source_target).await?;
-    let goal = ctx.agent(tab, "point", goal_target).await?;
-    let at = |v: &Value, axis: &str| v[axis].as_f64().unwrap_or(0.0);
-    let (sx, sy, gx, gy) = (
-        at(&source, "x"),
-        at(&source, "y"),
-        at(&goal, "x"),
-        at(&goal, "y"),
-    );
+    ready(goal_target.clone()).await?;
+    let source = as_point(ready(source_target).await?)?;
+    let goal = as_point(ready(goal_target).await?)?;
+    let (sx, sy, gx, gy) = (source.x, source.y, goal.x, goal.y);
     let mut note = None;
-    if source["draggable"] == true {
+    if source.draggable {
         // GTK's drag and drop follows the X pointer itself: move the real one.
         match real_drag(ctx, tab, (sx, sy), (gx, gy)).await {
             Ok(mut result) => {
-                result["dragged"] = true.into();
-                result["input"] = "xtest".into();
-                return Ok(ToolOutput::json(result));
+                result.insert("dragged".into(), true.into());
+                result.insert("input".into(), "xtest".into());
+                return Ok(ToolOutput::json(Value::Object(result)));
             }
             Err(error) => {
                 note = Some(format!(
@@ -265,29 +300,44 @@ async fn drag(ctx: &Ctx, tab: TabId, p: DragParams) -> ToolResult {
     }
     let action = async {
         let button = BUTTON_LEFT;
-        mouse(ctx, tab, &source, MouseAction::Down { button }).await?;
+        mouse(ctx, tab, (sx, sy), MouseAction::Down { button }).await?;
         let moved = async {
             for step in 1..=DRAG_STEPS {
                 tokio::time::sleep(DRAG_STEP_PAUSE).await;
                 let f = f64::from(step) / f64::from(DRAG_STEPS);
-                let point = json!({"x": sx + (gx - sx) * f, "y": sy + (gy - sy) * f});
-                mouse(ctx, tab, &point, MouseAction::Move).await?;
+                let point = (sx + (gx - sx) * f, sy + (gy - sy) * f);
+                mouse(ctx, tab, point, MouseAction::Move).await?;
             }
             tokio::time::sleep(DRAG_STEP_PAUSE).await;
             Ok::<(), ToolError>(())
         }
         .await;
         // Never leave the button held, whatever happened on the way.
-        let released = mouse(ctx, tab, &goal, MouseAction::Up { button }).await;
+        let released = mouse(ctx, tab, (gx, gy), MouseAction::Up { button }).await;
         moved.and(released)
     };
     let mut result = act_and_settle(ctx, tab, action).await?;
-    result["dragged"] = true.into();
-    result["input"] = "gdk".into();
+    result.insert("dragged".into(), true.into());
+    result.insert("input".into(), "gdk".into());
     if let Some(note) = note {
-        result["note"] = note.into();
+        result.insert("note".into(), note.into());
     }
-    Ok(ToolOutput::json(result))
+    Ok(ToolOutput::json(Value::Object(result)))
+}
+
+/// A mouse action at viewport point `at` (CSS pixels).
+async fn mouse(
+    ctx: &Ctx,
+    tab: TabId,
+    at: (f64, f64),
+    action: MouseAction,
+) -> Result<(), ToolError> {
+    let command = Command::Mouse {
+        tab,
+        at: Some(at),
+        action,
+    };
+    ctx.app.browser.call_value(command).await.map(|_| ())
 }
 
 /// A drag with the X server's pointer, in steps the drag machinery sees.
@@ -296,7 +346,7 @@ async fn real_drag(
     tab: TabId,
     (sx, sy): (f64, f64),
     (gx, gy): (f64, f64),
-) -> Result<Value, ToolError> {
+) -> Result<Object, ToolError> {
     let pointer = |x: f64, y: f64, button: Option<(u32, bool)>| {
         ctx.app
             .browser
@@ -335,47 +385,20 @@ async fn press(ctx: &Ctx, tab: TabId, key: String) -> ToolResult {
             .map(|_| ())
     };
     let mut result = act_and_settle(ctx, tab, action).await?;
-    result["key"] = key.into();
-    Ok(ToolOutput::json(result))
+    result.insert("key".into(), key.into());
+    Ok(ToolOutput::json(Value::Object(result)))
 }
 
 async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     let args = with(target(&p.r#ref, &p.selector)?, json!({"value": p.value}));
-    let prepared = ctx.agent(tab, "prepare_fill", args.clone()).await?;
-    if prepared["mode"] == "text" {
-        // The engine's own text insertion: trusted beforeinput/input events.
-        let (command, argument) = if p.value.is_empty() {
-            ("Delete", None)
-        } else {
-            ("InsertText", Some(p.value.clone()))
-        };
-        ctx.app
-            .browser
-            .call_value(Command::Edit {
-                tab,
-                command,
-                argument,
-            })
-            .await?;
-    }
-    let mut value = ctx.agent(tab, "value", args).await?;
-    if prepared["mode"] != "text" {
-        // Set by script (as select does): the page's input and change events are not trusted ones.
-        value["trusted_events"] = false.into();
-    }
-    Ok(ToolOutput::json(value))
+    let value = p.value.clone();
+    let filled = act(ctx, tab, args, ElementInput::Fill { value }, p.timeout).await?;
+    Ok(ToolOutput::json(filled))
 }
 
 async fn type_text(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     let args = target(&p.r#ref, &p.selector)?;
-    ctx.agent(tab, "prepare_type", args.clone()).await?;
-    ctx.app
-        .browser
-        .call_value(Command::TypeText {
-            tab,
-            text: p.value.clone(),
-        })
-        .await?;
-    // The command answers once the page has handled every key.
-    Ok(ToolOutput::json(ctx.agent(tab, "value", args).await?))
+    let text = p.value.clone();
+    let typed = act(ctx, tab, args, ElementInput::Type { text }, p.timeout).await?;
+    Ok(ToolOutput::json(typed))
 }

@@ -6,6 +6,7 @@ use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
+use crate::page_protocol::{Args, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -46,7 +47,7 @@ pub struct TextParams {
 }
 
 async fn focused(ctx: &Ctx, tab: u64) -> Result<Value, ToolError> {
-    ctx.agent(tab, "focused", json!({})).await
+    ctx.agent(tab, PageOp::Focused, Args::new()).await
 }
 
 async fn keyboard_type(ctx: &Ctx, tab: TabId, text: String) -> ToolResult {

@@ -20,13 +20,13 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "network_requests",
-            "Requests of this tab and its frames since its last navigation (or your mark): id, method, URL, type (fetch includes XHR), status, failure, size, ms; the newest limit, oldest first.",
+            "This tab's requests (frames too) since its last navigation or your mark: id, method, URL, type, status, failure, size, ms; newest limit, oldest first.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: ListParams| async move { list(&ctx, tab, p).await },
         ),
         tab_tool(
             "network_request",
-            "A request's headers (not those the network layer adds, like Cookie) and response body: text, or a file in the files folder if binary or cut. WebKit gives no request bodies.",
+            "A request's headers (not Cookie and others the network layer adds) and response body: text, or a file in the files folder if binary or cut. No request bodies.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: RequestParams| async move { request(&ctx, tab, p).await },
         ),

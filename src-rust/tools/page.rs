@@ -5,6 +5,8 @@ use super::Ctx;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{BrowserState, DownloadInfo, DownloadState, NavCounters, TabInfo};
 use crate::bridge::{tab_closed, Command, TabId};
+use crate::page_protocol::{self, Args, PageInfo, PageOp};
+use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::time::Duration;
 
@@ -62,20 +64,25 @@ impl Ctx {
 
     /// Runs an agent-library operation once the page is ready for it, in
     /// the frame this session chose with frame_switch, if any.
-    pub async fn agent(
-        &self,
-        tab: TabId,
-        op: &'static str,
-        mut args: Value,
-    ) -> Result<Value, ToolError> {
+    pub async fn agent(&self, tab: TabId, op: PageOp, mut args: Args) -> Result<Value, ToolError> {
         self.wait_until_loaded(tab, Duration::from_secs(10)).await?;
-        if let (Some(frame), Value::Object(map)) = (self.session.frame(tab), &mut args) {
-            map.insert("frame".into(), frame.into());
+        if let Some(frame) = self.session.frame(tab) {
+            args.insert("frame".into(), frame.into());
         }
         self.app
             .browser
             .call_value(Command::Agent { tab, op, args })
             .await
+    }
+
+    /// [`Ctx::agent`], its reply read as `R` (INTERNAL when it is not one).
+    pub async fn page<R: DeserializeOwned>(
+        &self,
+        tab: TabId,
+        op: PageOp,
+        args: Args,
+    ) -> Result<R, ToolError> {
+        page_protocol::parse(op, self.agent(tab, op, args).await?)
     }
 
     /// Runs a user script (eval, wait_for_fn) in the page's own world, in
@@ -84,7 +91,8 @@ impl Ctx {
     pub async fn run_script(&self, tab: TabId, script: String) -> Result<Value, ToolError> {
         super::person::check_page_scripts(self)?;
         if self.session.frame(tab).is_some() {
-            return self.agent(tab, "eval", json!({ "script": script })).await;
+            let args = Args::from_iter([("script".into(), script.into())]);
+            return self.agent(tab, PageOp::Eval, args).await;
         }
         self.app
             .browser
@@ -179,13 +187,15 @@ impl Ctx {
     }
 
     /// The document's URL, title and readyState, asked at once (even mid-load).
-    pub async fn page_info(&self, tab: TabId) -> Result<Value, ToolError> {
-        let args = json!({});
-        let op = "page_info";
-        self.app
+    pub async fn page_info(&self, tab: TabId) -> Result<PageInfo, ToolError> {
+        let op = PageOp::PageInfo;
+        let args = Args::new();
+        let reply = self
+            .app
             .browser
             .call_value(Command::Agent { tab, op, args })
-            .await
+            .await?;
+        page_protocol::parse(op, reply)
     }
 
     /// URL and title of the tab's current page.
@@ -195,7 +205,7 @@ impl Ctx {
         if title.is_empty() {
             // The title notification can lag the load; ask the document.
             if let Ok(page) = self.page_info(tab).await {
-                title = page["title"].as_str().unwrap_or_default().to_string();
+                title = page.title;
             }
         }
         Ok(json!({"url": info.url, "title": title}))
@@ -269,10 +279,11 @@ fn settled(
 }
 
 /// The element a tool acts on: a snapshot ref or a CSS selector.
-pub fn target(reference: &Option<String>, selector: &Option<String>) -> Result<Value, ToolError> {
+pub fn target(reference: &Option<String>, selector: &Option<String>) -> Result<Args, ToolError> {
+    let one = |key: &str, value: &str| Args::from_iter([(key.into(), value.into())]);
     match (reference.as_deref(), selector.as_deref()) {
-        (Some(r), None) => Ok(json!({"ref": r})),
-        (None, Some(s)) => Ok(json!({"selector": s})),
+        (Some(r), None) => Ok(one("ref", r)),
+        (None, Some(s)) => Ok(one("selector", s)),
         (Some(_), Some(_)) => Err(ToolError::invalid_params(
             "give either ref or selector, not both",
         )),
@@ -282,10 +293,10 @@ pub fn target(reference: &Option<String>, selector: &Option<String>) -> Result<V
     }
 }
 
-/// Adds `extra` fields to a target object.
-pub fn with(mut target: Value, extra: Value) -> Value {
-    if let (Value::Object(t), Value::Object(e)) = (&mut target, extra) {
-        t.extend(e);
+/// Adds `extra` fields (a JSON object) to a target.
+pub fn with(mut target: Args, extra: Value) -> Args {
+    if let Value::Object(e) = extra {
+        target.extend(e);
     }
     target
 }
@@ -299,11 +310,11 @@ mod tests {
     #[test]
     fn target_needs_exactly_one_of_ref_and_selector() {
         assert_eq!(
-            target(&Some("@e1".into()), &None).unwrap(),
+            Value::Object(target(&Some("@e1".into()), &None).unwrap()),
             json!({"ref": "@e1"})
         );
         assert_eq!(
-            target(&None, &Some("#a".into())).unwrap(),
+            Value::Object(target(&None, &Some("#a".into())).unwrap()),
             json!({"selector": "#a"})
         );
         assert!(target(&None, &None).is_err());

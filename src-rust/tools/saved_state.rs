@@ -6,6 +6,7 @@
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, CookieOp, CookieSpec, Navigation, TabId};
+use crate::page_protocol::{self, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -21,7 +22,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "state_save",
-            "Save all cookies, and localStorage, sessionStorage and IndexedDB of open tabs' origins, to a state file (name default \"default\"). Lists cookies_only and not_saved.",
+            "Save cookies, and open tabs' origins' localStorage, sessionStorage and IndexedDB, to a state file (name default \"default\"). Lists cookies_only, not_saved.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { save(&ctx, tab, p).await },
         ),
@@ -146,10 +147,10 @@ impl SiteData {
         }
         self.read.push(origin.clone());
         merge_items(&mut self.local, &origin, &local["items"]);
-        let args = json!({"action": "dump"});
+        let args = page_protocol::args(json!({"action": "dump"}));
         let command = Command::Agent {
             tab,
-            op: "indexeddb",
+            op: PageOp::IndexedDb,
             args,
         };
         match ctx.app.browser.call_value(command).await {
@@ -182,12 +183,12 @@ fn note(notes: &mut Map<String, Value>, origin: &str, why: String) {
 }
 
 async fn storage_get(ctx: &Ctx, tab: TabId, area: &str) -> Result<Value, ToolError> {
-    let args = json!({"area": area, "action": "get"});
+    let args = page_protocol::args(json!({"area": area, "action": "get"}));
     ctx.app
         .browser
         .call_value(Command::Agent {
             tab,
-            op: "storage",
+            op: PageOp::Storage,
             args,
         })
         .await
@@ -326,10 +327,12 @@ async fn restore_session(
         }
         for tab in tabs {
             for (key, value) in items.as_object().into_iter().flatten() {
-                let args = json!({"area": "session", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()});
+                let args = page_protocol::args(
+                    json!({"area": "session", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()}),
+                );
                 let command = Command::Agent {
                     tab,
-                    op: "storage",
+                    op: PageOp::Storage,
                     args,
                 };
                 ctx.app.browser.call_value(command).await?;
@@ -403,12 +406,12 @@ async fn restore_storage(
             };
             ctx.settle(tab, &before, Duration::from_secs(3), Duration::from_secs(10)).await?;
             for (key, value) in local.get(origin).and_then(Value::as_object).into_iter().flatten() {
-                let args = json!({"area": "local", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()});
-                ctx.app.browser.call_value(Command::Agent { tab, op: "storage", args }).await?;
+                let args = page_protocol::args(json!({"area": "local", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()}));
+                ctx.app.browser.call_value(Command::Agent { tab, op: PageOp::Storage, args }).await?;
             }
             if let Some(databases) = indexeddb.get(origin) {
-                let args = json!({"action": "restore", "databases": databases});
-                let done = ctx.app.browser.call_value(Command::Agent { tab, op: "indexeddb", args }).await;
+                let args = page_protocol::args(json!({"action": "restore", "databases": databases}));
+                let done = ctx.app.browser.call_value(Command::Agent { tab, op: PageOp::IndexedDb, args }).await;
                 match done {
                     Ok(done) => {
                         let failed = done["failed"].as_array().filter(|f| !f.is_empty());

@@ -5,10 +5,10 @@ use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, SettingsChange, SiteCredentials};
+use crate::page_protocol::{self, PageOp, View};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use std::time::{Duration, Instant};
 
 /// Sizes a viewport may take.
 const VIEWPORT_MIN: u32 = 200;
@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "set_offline",
-            "Take all tabs offline (requests fail, navigator.onLine false, offline/online events in every frame) or back online.",
+            "Take all tabs offline (requests fail, navigator.onLine false, offline/online events) or back online.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
         ),
@@ -145,20 +145,13 @@ async fn set_viewport(ctx: &Ctx, tab: TabId, p: ViewportParams) -> ToolResult {
         .browser
         .call_value(Command::Settings { tab, change })
         .await?;
-    // The window resizes asynchronously: wait (bounded) until the page sees it.
-    let start = Instant::now();
-    loop {
-        let info = ctx.page_info(tab).await?;
-        let seen = (info["width"].as_u64(), info["height"].as_u64());
-        if seen == (Some(width.into()), Some(height.into()))
-            || start.elapsed() > Duration::from_secs(3)
-        {
-            return Ok(ToolOutput::json(
-                json!({"width": info["width"], "height": info["height"]}),
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(30)).await;
-    }
+    // The window resizes asynchronously: wait (bounded) until the page's
+    // resize event says it has the size.
+    let args = page_protocol::args(json!({"width": width, "height": height, "limit_ms": 3000}));
+    let view: View = ctx.page(tab, PageOp::Settle, args).await?;
+    Ok(ToolOutput::json(
+        json!({"width": view.width, "height": view.height}),
+    ))
 }
 
 async fn set_headers(ctx: &Ctx, tab: TabId, p: HeadersParams) -> ToolResult {

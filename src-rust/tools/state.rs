@@ -7,6 +7,7 @@ use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::ErrorCode;
 use crate::base::tab::TabId;
+use crate::page_protocol::{self, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -24,8 +25,8 @@ pub fn tools() -> Vec<ToolDef> {
             "How many elements match a CSS selector.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: CountParams| async move {
-                let args = json!({"what": "count", "selector": p.selector});
-                Ok(ToolOutput::json(ctx.agent(tab, "state", args).await?))
+                let args = page_protocol::args(json!({"what": "count", "selector": p.selector}));
+                Ok(ToolOutput::json(ctx.agent(tab, PageOp::State, args).await?))
             },
         ),
         tab_tool(
@@ -96,8 +97,8 @@ async fn element_state(
     extra: Value,
 ) -> ToolResult {
     let args = with(
-        target(&p.r#ref, &p.selector)?,
-        with(json!({"what": what}), extra),
+        with(target(&p.r#ref, &p.selector)?, json!({"what": what})),
+        extra,
     );
-    Ok(ToolOutput::json(ctx.agent(tab, "state", args).await?))
+    Ok(ToolOutput::json(ctx.agent(tab, PageOp::State, args).await?))
 }

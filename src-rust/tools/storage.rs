@@ -7,6 +7,7 @@ use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, CookieOp, CookieSpec};
+use crate::page_protocol::{self, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -261,8 +262,13 @@ fn host_of(url: &str) -> Option<String> {
 }
 
 async fn storage(ctx: &Ctx, tab: TabId, area: &str, action: &str, extra: Value) -> ToolResult {
-    let args = super::page::with(json!({"area": area, "action": action}), extra);
-    Ok(ToolOutput::json(ctx.agent(tab, "storage", args).await?))
+    let args = super::page::with(
+        page_protocol::args(json!({"area": area, "action": action})),
+        extra,
+    );
+    Ok(ToolOutput::json(
+        ctx.agent(tab, PageOp::Storage, args).await?,
+    ))
 }
 
 #[cfg(test)]

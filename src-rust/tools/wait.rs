@@ -10,6 +10,7 @@ use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabInfo;
 use crate::bridge::{tab_closed, TabId};
+use crate::page_protocol::{self, HasText, PageOp, Query};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -54,7 +55,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "wait_for_load",
-            "Wait for load, domcontentloaded or networkidle (500 ms without requests); at once when already there, so after a script navigates, wait_for_url first.",
+            "Wait for load, domcontentloaded or networkidle (500 ms quiet); at once if already there (after a script navigates, wait_for_url first).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitLoadParams| async move { wait_for_load(&ctx, tab, p).await },
         ),
@@ -96,7 +97,7 @@ pub struct WaitTextParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitUrlParams {
-    /// A regex searched in the URL (its text matches too), or /regex/i; with * and no other regex syntax, a glob of the whole URL (* within a segment, ** across, ? a character).
+    /// A regex searched in the URL, /regex/i, or a glob of the whole URL (* in a segment, ** across, ? one character).
     url_pattern: String,
     #[serde(default)]
     #[schemars(extend("default" = 10000))]
@@ -197,11 +198,11 @@ where
 
 async fn wait_for(ctx: &Ctx, tab: TabId, p: WaitForParams) -> ToolResult {
     let what = format!("no visible element matched {:?}", p.selector);
-    let args = json!({"selector": p.selector});
+    let args = page_protocol::args(json!({"selector": p.selector}));
     poll(limit(p.timeout), POLL * 2, &what, || async {
-        let found = ctx.agent(tab, "query", args.clone()).await?;
-        Ok(match (found["found"] == true, found["visible"] == true) {
-            (true, true) => Look::Done(json!({"found": true, "ref": found["ref"]})),
+        let found: Query = ctx.page(tab, PageOp::Query, args.clone()).await?;
+        Ok(match (found.found, found.visible) {
+            (true, true) => Look::Done(json!({"found": true, "ref": found.r#ref})),
             (true, false) => Look::Seen("present but hidden".into()),
             _ => Look::Seen("absent".into()),
         })
@@ -211,16 +212,15 @@ async fn wait_for(ctx: &Ctx, tab: TabId, p: WaitForParams) -> ToolResult {
 
 async fn wait_for_text(ctx: &Ctx, tab: TabId, p: WaitTextParams) -> ToolResult {
     let what = format!("the page did not show {:?}", p.text);
-    let args = json!({"text": p.text});
+    let args = page_protocol::args(json!({"text": p.text}));
     poll(limit(p.timeout), POLL * 2, &what, || async {
-        let seen = ctx.agent(tab, "has_text", args.clone()).await?;
-        Ok(if seen["found"] == true {
+        let seen: HasText = ctx.page(tab, PageOp::HasText, args.clone()).await?;
+        Ok(if seen.found {
             Look::Done(json!({"found": true}))
         } else {
             Look::Seen(format!(
                 "{} characters of text, starting {:?}",
-                seen["length"],
-                seen["start"].as_str().unwrap_or_default()
+                seen.length, seen.start
             ))
         })
     })
@@ -273,24 +273,25 @@ async fn wait_for_load(ctx: &Ctx, tab: TabId, p: WaitLoadParams) -> ToolResult {
     poll_state(ctx, tab, limit(p.timeout), every, &what, |info| {
         let name = name.clone();
         async move {
-        let loaded = !info.is_busy() && !info.loading;
-        let reached = match state {
-            LoadState::Load => loaded,
-            LoadState::Networkidle => {
-                loaded && info.network.quiet_for() >= Duration::from_millis(NETWORK_IDLE_MS)
+            let loaded = !info.is_busy() && !info.loading;
+            let reached = match state {
+                LoadState::Load => loaded,
+                LoadState::Networkidle => {
+                    loaded && info.network.quiet_for() >= Duration::from_millis(NETWORK_IDLE_MS)
+                }
+                LoadState::Domcontentloaded => {
+                    loaded
+                        || matches!(ctx.page_info(tab).await, Ok(page) if page.ready != "loading")
+                }
+            };
+            if reached {
+                Look::Done(json!({"state": name, "url": info.url}))
+            } else {
+                Look::Seen(format!(
+                    "loading {}, {} requests in flight",
+                    !loaded, info.network.inflight
+                ))
             }
-            LoadState::Domcontentloaded => {
-                loaded || matches!(ctx.page_info(tab).await, Ok(page) if page["ready"] != "loading")
-            }
-        };
-        if reached {
-            Look::Done(json!({"state": name, "url": info.url}))
-        } else {
-            Look::Seen(format!(
-                "loading {}, {} requests in flight",
-                !loaded, info.network.inflight
-            ))
-        }
         }
     })
     .await

@@ -1,0 +1,185 @@
+  // Actionability (opActionable): an input waits until its element can take it.
+
+  // ---------------------------------------------------------------------------------------
+  // Before an input, its element must be visible, stable (the same box on two animation
+  // frames), enabled, editable (text input) and the topmost element at the point the input
+  // goes to: `args.checks` says which of these the action needs. Each animation frame looks
+  // again until `args.wait_ms` has passed, scrolling the element into view (through its
+  // frames); then the op fails with NOT_INTERACTABLE saying what stood in the way, the
+  // covering element named by role, name and selector. `args.then`, another op of this
+  // library, runs in the same turn as the last look, so that nothing moves in between.
+
+  const ACTION_CHECKS = new Set(['visible', 'stable', 'enabled', 'editable', 'hit']);
+  const ACTION_WAIT_MAX_MS = 120000;
+  // A page that is not painted gets no animation frames: look again after this at most.
+  const FRAME_WAIT_MS = 50;
+  // Boxes closer than this (CSS px) are the same box.
+  const STABLE_EPSILON = 0.5;
+
+  // What stopped an input this time; it may be gone on the next frame.
+  // `again`: this look cannot be the last (it could not tell yet).
+  class NotYet {
+    constructor(why, again = false) {
+      this.why = why;
+      this.again = again;
+    }
+  }
+
+  function nextFrame() {
+    return new Promise((resolve) => {
+      let done = false;
+      const go = () => {
+        if (!done) {
+          done = true;
+          resolve();
+        }
+      };
+      requestAnimationFrame(go);
+      setTimeout(go, FRAME_WAIT_MS);
+    });
+  }
+
+  // role "name" (selector): how an agent recognises an element in a snapshot or a query.
+  function describeElement(el, table) {
+    const role = roleOf(el, el.localName) || 'generic';
+    const name = clamp(nameOf(el, role, newContext(table)), 60);
+    return `${role}${name ? ` "${quote(name)}"` : ''} (${uniqueSelector(el)})`;
+  }
+
+  function sameBox(a, b) {
+    return !!a && !!b && ['left', 'top', 'width', 'height'].every((k) => Math.abs(a[k] - b[k]) < STABLE_EPSILON);
+  }
+
+  function isReadOnly(el) {
+    return el.readOnly === true || el.getAttribute('aria-readonly') === 'true';
+  }
+
+  // One look: the point the input goes to (null when the action needs none), or NotYet.
+  function actionLook(args, table, checks, seen) {
+    const target = resolveTarget(args, table);
+    const tag = target.localName;
+    const select = tag === 'option' ? target.closest('select') : null;
+    if (select && roleOf(select, 'select') === 'combobox') {
+      if (checks.has('enabled') && isDisabled(select, 'select')) throw new NotYet('disabled');
+      // The op that follows (select) takes the option as it is.
+      if (args.then) return null;
+      // Its menu is the browser's, not the page's: pick it as a person would from it.
+      if (!args.choose) {
+        throw fail('NOT_INTERACTABLE',
+          "an option of a drop-down <select> has no place on the page; click it or use select with its ref");
+      }
+      return { chosen: chooseOptions(select, [target]) };
+    }
+    let clicked = target;
+    if (visibilityOf(target) !== VISIBLE || !sizedRectOf(target)) {
+      clicked = visibleLabelFor(target) || target;
+      if (clicked === target && checks.has('visible')) throw new NotYet('hidden (not displayed, or zero size)');
+    }
+    if (checks.has('enabled') && isDisabled(target, tag)) throw new NotYet('disabled');
+    if (checks.has('editable') && isReadOnly(target)) throw new NotYet('read-only');
+    if (!checks.has('stable') && !checks.has('hit')) return null;
+    const doc = clicked.ownerDocument;
+    const chain = frameChain(doc, table.doc) || [];
+    let point = locate(clicked, doc, chain, false);
+    let hit = point && checks.has('hit') && deepElementFromPoint(doc, point.x, point.y);
+    if (checks.has('hit') && (!hit || !hitReaches(target, clicked, hit))) {
+      // Maybe clipped by a scrolling container: centre it and look again.
+      scrollIntoViewInstant(clicked);
+      revealInFrames(clicked, chain);
+      point = locate(clicked, doc, chain, true);
+      hit = point && deepElementFromPoint(doc, point.x, point.y);
+    }
+    if (!point) throw new NotYet('outside the visible area, and scrolling did not bring it in');
+    let moving = null;
+    if (checks.has('stable')) {
+      const box = sizedRectOf(clicked);
+      // The first look has nothing to compare with: it always takes a second one.
+      if (!sameBox(box, seen.box)) moving = new NotYet('moving (its box changed between two animation frames)', !seen.box);
+      seen.box = box;
+    }
+    if (checks.has('hit')) {
+      if (!hit) throw new NotYet('outside the visible area, and scrolling did not bring it in', !!moving && moving.again);
+      if (!hitReaches(target, clicked, hit)) throw new NotYet(`covered by ${describeElement(hit, table)}`, !!moving && moving.again);
+    }
+    if (moving) throw moving;
+    const role = roleOf(target, tag) || 'generic';
+    return {
+      x: point.top.x + place.x,
+      y: point.top.y + place.y,
+      vw: place.vw || innerWidth,
+      vh: place.vh || innerHeight,
+      tag,
+      role,
+      draggable: isDraggable(target),
+      name: nameOf(target, role, newContext(table)),
+    };
+  }
+
+  // Whether a failed look may succeed later: the element is not there yet (a selector), or
+  // a check did not pass.
+  function mayPassLater(error, args) {
+    if (error instanceof NotYet) return true;
+    return error instanceof AgentError && error.code === 'ELEMENT_NOT_FOUND' && !args.ref;
+  }
+
+  function opActionable(args, table) {
+    const checks = new Set((Array.isArray(args.checks) ? args.checks : []).filter((c) => ACTION_CHECKS.has(c)));
+    const wait = Math.max(0, Math.min(Number(args.wait_ms) || 0, ACTION_WAIT_MAX_MS));
+    const then = args.then ? OPS.get(args.then) : null;
+    if (args.then && (!then || args.then === 'actionable')) {
+      throw fail('INTERNAL', `actionable cannot run "${String(args.then)}" after its checks`);
+    }
+    const started = performance.now();
+    // Where this document sits, and the frame chosen with frame_switch: both are set only
+    // while the op is called, and later looks need them again.
+    const here = place;
+    const scope = table.scope;
+    const seen = { box: null };
+    const look = () => {
+      const [outerPlace, outerScope] = [place, table.scope];
+      place = here;
+      table.scope = scope;
+      try {
+        const point = actionLook(args, table, checks, seen);
+        if (!then || (point && point.chosen)) return { done: point };
+        return { done: { point, result: then(args, table) } };
+      } catch (error) {
+        if (!mayPassLater(error, args)) throw error;
+        return { notYet: error };
+      } finally {
+        place = outerPlace;
+        table.scope = outerScope;
+      }
+    };
+    return new Promise((resolve, reject) => {
+      const step = () => {
+        let outcome;
+        try {
+          outcome = look();
+        } catch (error) {
+          reject(error);
+          return;
+        }
+        if (outcome.done !== undefined) {
+          resolve(outcome.done);
+          return;
+        }
+        const waited = Math.round(performance.now() - started);
+        if (waited >= wait && !outcome.notYet.again) {
+          reject(whyNot(outcome.notYet, waited));
+          return;
+        }
+        nextFrame().then(step);
+      };
+      step();
+    });
+  }
+
+  function whyNot(error, waited) {
+    const after = waited > 0 ? ` (waited ${waited} ms)` : '';
+    if (error instanceof NotYet) {
+      const hint = error.why.startsWith('covered') ? '; close or dismiss that first, or scroll' : '';
+      return fail('NOT_INTERACTABLE', `element is ${error.why}${after}${hint}`);
+    }
+    return fail(error.code, `${error.message}${after}`);
+  }

@@ -1,0 +1,178 @@
+//! An input on an element as one step of the main thread: the page waits
+//! until the element can take it (the `actionable` checks, retried on each
+//! animation frame), and the input follows at once, with no crossing back
+//! to the tools in between.
+
+use super::front::{bring_forward, deliver};
+use super::tab::TabState;
+use super::{delivery, input, script, SharedBrowser};
+use crate::base::error::ToolError;
+use crate::base::tab::TabId;
+use crate::bridge::{ElementInput, MouseAction, Output, Reply, BUTTON_LEFT};
+use crate::page_protocol::{self, ActionPoint, Args, Object, PageOp, PointOrChosen, Prepared};
+use serde::Deserialize;
+use serde_json::{json, Value};
+use std::rc::Rc;
+use std::time::Duration;
+use webkit2gtk::WebView;
+
+/// Starts `input` on the element `target` names; answers `reply` once the
+/// page has handled the input (or the element never became ready).
+pub(super) fn run(
+    browser: &SharedBrowser,
+    tab: TabId,
+    target: Args,
+    input: ElementInput,
+    wait: Duration,
+    reply: Reply,
+    limit: Duration,
+) {
+    let browser = browser.clone();
+    glib::MainContext::default().spawn_local(async move {
+        let answer = match place_for(&browser, tab, &input).await {
+            Ok((view, state)) => act(view, state, target, input, wait, limit).await,
+            Err(error) => Err(error),
+        };
+        let _ = reply.send(answer.map(Output::Value));
+    });
+}
+
+/// The tab, brought to the front for inputs that need it (pointer and
+/// keys); a field filled or an option chosen by script stays where it is.
+async fn place_for(
+    browser: &SharedBrowser,
+    tab: TabId,
+    input: &ElementInput,
+) -> Result<(WebView, Rc<TabState>), ToolError> {
+    match input {
+        ElementInput::Fill { .. } | ElementInput::Select | ElementInput::ScrollIntoView => browser
+            .borrow()
+            .tab(tab)
+            .map(|t| (t.webkit.clone(), t.state.clone())),
+        _ => bring_forward(browser, tab).await,
+    }
+}
+
+/// What `actionable` answers when another op ran after its checks.
+#[derive(Deserialize)]
+struct After<T> {
+    result: T,
+}
+
+async fn act(
+    view: WebView,
+    state: Rc<TabState>,
+    target: Args,
+    input: ElementInput,
+    wait: Duration,
+    limit: Duration,
+) -> Result<Value, ToolError> {
+    let op = PageOp::Actionable;
+    let mut args = target.clone();
+    args.insert("checks".into(), json!(input.checks()));
+    args.insert("wait_ms".into(), (wait.as_millis() as u64).into());
+    if let Some(then) = input.then() {
+        args.insert("then".into(), then.name().into());
+    }
+    if matches!(input, ElementInput::Click { .. }) {
+        args.insert("choose".into(), true.into());
+    }
+    let ready = script::agent_value(&view, &state, op, args, limit).await?;
+    match input {
+        ElementInput::Click { count } => match page_protocol::parse(op, ready)? {
+            PointOrChosen::Chosen { chosen } => {
+                Ok(json!({"chosen": chosen, "trusted_events": false}))
+            }
+            PointOrChosen::Point(point) => {
+                let click = MouseAction::Click {
+                    button: BUTTON_LEFT,
+                    count,
+                };
+                pointer(view, state, point, click).await
+            }
+        },
+        ElementInput::Hover => {
+            let point: ActionPoint = page_protocol::parse(op, ready)?;
+            pointer(view, state, point, MouseAction::Move).await
+        }
+        ElementInput::Point => Ok(ready),
+        ElementInput::Fill { value } => {
+            let prepared: After<Prepared> = page_protocol::parse(op, ready)?;
+            let typed = prepared.result.mode == "text";
+            if typed {
+                // The engine's own text insertion: trusted beforeinput/input events.
+                let (command, argument) = match value.is_empty() {
+                    true => ("Delete", None),
+                    false => ("InsertText", Some(value)),
+                };
+                edit(&view, command, argument).await?;
+            }
+            let mut reply = field_value(&view, &state, target, limit).await?;
+            if !typed {
+                // Set by script: the page's input and change events are not trusted ones.
+                reply.insert("trusted_events".into(), false.into());
+            }
+            Ok(Value::Object(reply))
+        }
+        ElementInput::Type { text } => {
+            let _: After<Prepared> = page_protocol::parse(op, ready)?;
+            deliver(view.clone(), state.clone(), move |view| {
+                input::focus(view)?;
+                input::type_text(view, &text).map(|_| json!({}))
+            })
+            .await?;
+            // The input answers once the page has handled every key.
+            Ok(Value::Object(
+                field_value(&view, &state, target, limit).await?,
+            ))
+        }
+        ElementInput::Select => {
+            let chosen: After<Object> = page_protocol::parse(op, ready)?;
+            let mut reply = chosen.result;
+            // Script-set options: the page's input and change events are not trusted ones.
+            reply.insert("trusted_events".into(), false.into());
+            Ok(Value::Object(reply))
+        }
+        ElementInput::ScrollIntoView => {
+            let shown: After<Object> = page_protocol::parse(op, ready)?;
+            Ok(Value::Object(shown.result))
+        }
+    }
+}
+
+/// A mouse action at the point the checks found, sent at once.
+async fn pointer(
+    view: WebView,
+    state: Rc<TabState>,
+    point: ActionPoint,
+    action: MouseAction,
+) -> Result<Value, ToolError> {
+    let at = json!({"x": point.x, "y": point.y});
+    deliver(view, state, move |view| {
+        input::mouse(view, point.x, point.y, &action).map(|_| at)
+    })
+    .await
+}
+
+async fn field_value(
+    view: &WebView,
+    state: &Rc<TabState>,
+    target: Args,
+    limit: Duration,
+) -> Result<Object, ToolError> {
+    let value = script::agent_value(view, state, PageOp::Value, target, limit).await?;
+    page_protocol::parse(PageOp::Value, value)
+}
+
+async fn edit(
+    view: &WebView,
+    command: &'static str,
+    argument: Option<String>,
+) -> Result<(), ToolError> {
+    let (reply, answer) = tokio::sync::oneshot::channel();
+    delivery::edit(view, command, argument, reply);
+    match answer.await {
+        Ok(result) => result.map(|_| ()),
+        Err(_) => Err(ToolError::internal("the editing command was dropped")),
+    }
+}
