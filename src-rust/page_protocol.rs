@@ -26,6 +26,8 @@ pub enum PageOp {
     Attr,
     /// Waits until an element can take an input (see `assets/agent/57-actionable.js`).
     Actionable,
+    /// What the last checked click reached instead of its target.
+    Intercepted,
     Focus,
     PrepareFill,
     PrepareType,
@@ -61,6 +63,7 @@ impl PageOp {
         PageOp::Html,
         PageOp::Attr,
         PageOp::Actionable,
+        PageOp::Intercepted,
         PageOp::Focus,
         PageOp::PrepareFill,
         PageOp::PrepareType,
@@ -95,6 +98,7 @@ impl PageOp {
             PageOp::Html => "html",
             PageOp::Attr => "attr",
             PageOp::Actionable => "actionable",
+            PageOp::Intercepted => "intercepted",
             PageOp::Focus => "focus",
             PageOp::PrepareFill => "prepare_fill",
             PageOp::PrepareType => "prepare_type",
@@ -157,7 +161,13 @@ pub struct ActionPoint {
     pub draggable: bool,
 }
 
-/// What `point` (or `actionable`) with `choose` answers: a point, or the
+/// `intercepted`: what a click reached instead of its target, if it did.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Intercepted {
+    pub missed: Option<String>,
+}
+
+/// What `actionable` with `choose` answers: a point, or the
 /// options of a drop-down chosen in its place.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(untagged)]

@@ -102,6 +102,7 @@
       if (!hitReaches(target, clicked, hit)) throw new NotYet(`covered by ${describeElement(hit, table)}`, !!moving && moving.again);
     }
     if (moving) throw moving;
+    if (args.intercept) armInterceptor(target, clicked, table, args.count);
     const role = roleOf(target, tag) || 'generic';
     return {
       x: point.top.x + place.x,
@@ -182,4 +183,61 @@
       return fail('NOT_INTERACTABLE', `element is ${error.why}${after}${hint}`);
     }
     return fail(error.code, `${error.message}${after}`);
+  }
+
+  // ---------------------------------------------------------------------------------------
+  // The input goes to the point just checked, at once; yet a page may move something there
+  // as the pointer arrives (a button that jumps on hover). Until the browser has asked
+  // opIntercepted, the interceptor lets a pointer press, release or click through only when
+  // it reaches the target; any other it stops before the page hears of it, and remembers
+  // what it would have reached, so that the click is tried again (Playwright intercepts the
+  // hit target the same way).
+
+  const POINTER_EVENTS = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'];
+  // An interceptor nobody asks about (the input never came) goes after this.
+  const INTERCEPT_MAX_MS = 2000;
+  let interceptor = null;
+  // What the last interceptor saw, kept for opIntercepted once it is gone.
+  let intercepted = { missed: null };
+
+  // Armed for one click (count 2: a double click); it goes once the page had them.
+  function armInterceptor(target, clicked, table, count) {
+    disarmInterceptor();
+    const win = target.ownerDocument.defaultView;
+    const state = { missed: null, clicksLeft: Math.max(1, Number(count) || 1) };
+    const reaches = (el) => composedContains(target, el) || composedContains(clicked, el) || hitReaches(target, clicked, el);
+    const check = (event) => {
+      if (!event.isTrusted) return;
+      const el = event.composedPath()[0];
+      const through = !state.missed && el && el.nodeType === ELEMENT_NODE && reaches(el);
+      if (!through) {
+        if (!state.missed) state.missed = el && el.nodeType === ELEMENT_NODE ? describeElement(el, table) : 'nothing';
+        event.preventDefault();
+        event.stopImmediatePropagation();
+      }
+      // The page's own click handler may open a dialog: be gone before it runs.
+      if (event.type === 'click' && --state.clicksLeft <= 0 && interceptor === state) disarmInterceptor();
+    };
+    for (const type of POINTER_EVENTS) win.addEventListener(type, check, true);
+    const timer = setTimeout(() => interceptor === state && disarmInterceptor(), INTERCEPT_MAX_MS);
+    state.remove = () => {
+      clearTimeout(timer);
+      for (const type of POINTER_EVENTS) win.removeEventListener(type, check, true);
+    };
+    interceptor = state;
+    intercepted = state;
+  }
+
+  function disarmInterceptor() {
+    const state = interceptor;
+    interceptor = null;
+    if (state) state.remove();
+  }
+
+  // What the last click would have reached instead of its target (null: it reached it).
+  function opIntercepted() {
+    disarmInterceptor();
+    const missed = intercepted.missed;
+    intercepted = { missed: null };
+    return { missed };
   }

@@ -9,6 +9,7 @@
     ['html', opHtml],
     ['attr', opAttr],
     ['actionable', opActionable],
+    ['intercepted', opIntercepted],
     ['focus', opFocus],
     ['prepare_fill', opPrepareFill],
     ['prepare_type', opPrepareType],

@@ -6,14 +6,16 @@
 use super::front::{bring_forward, deliver};
 use super::tab::TabState;
 use super::{delivery, input, script, SharedBrowser};
-use crate::base::error::ToolError;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{ElementInput, MouseAction, Output, Reply, BUTTON_LEFT};
-use crate::page_protocol::{self, ActionPoint, Args, Object, PageOp, PointOrChosen, Prepared};
+use crate::page_protocol::{
+    self, ActionPoint, Args, Intercepted, Object, PageOp, PointOrChosen, Prepared,
+};
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::rc::Rc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use webkit2gtk::WebView;
 
 /// Starts `input` on the element `target` names; answers `reply` once the
@@ -67,37 +69,21 @@ async fn act(
     wait: Duration,
     limit: Duration,
 ) -> Result<Value, ToolError> {
+    let ready = |input: &ElementInput| {
+        let args = actionable_args(&target, input, wait);
+        script::agent_value(&view, &state, PageOp::Actionable, args, limit)
+    };
     let op = PageOp::Actionable;
-    let mut args = target.clone();
-    args.insert("checks".into(), json!(input.checks()));
-    args.insert("wait_ms".into(), (wait.as_millis() as u64).into());
-    if let Some(then) = input.then() {
-        args.insert("then".into(), then.name().into());
-    }
-    if matches!(input, ElementInput::Click { .. }) {
-        args.insert("choose".into(), true.into());
-    }
-    let ready = script::agent_value(&view, &state, op, args, limit).await?;
     match input {
-        ElementInput::Click { count } => match page_protocol::parse(op, ready)? {
-            PointOrChosen::Chosen { chosen } => {
-                Ok(json!({"chosen": chosen, "trusted_events": false}))
-            }
-            PointOrChosen::Point(point) => {
-                let click = MouseAction::Click {
-                    button: BUTTON_LEFT,
-                    count,
-                };
-                pointer(view, state, point, click).await
-            }
-        },
+        ElementInput::Click { count } => click(view, state, target, count, wait, limit).await,
         ElementInput::Hover => {
-            let point: ActionPoint = page_protocol::parse(op, ready)?;
+            let point: ActionPoint = page_protocol::parse(op, ready(&input).await?)?;
             pointer(view, state, point, MouseAction::Move).await
         }
-        ElementInput::Point => Ok(ready),
-        ElementInput::Fill { value } => {
-            let prepared: After<Prepared> = page_protocol::parse(op, ready)?;
+        ElementInput::Point => ready(&input).await,
+        ElementInput::Fill { ref value } => {
+            let prepared: After<Prepared> = page_protocol::parse(op, ready(&input).await?)?;
+            let value = value.clone();
             let typed = prepared.result.mode == "text";
             if typed {
                 // The engine's own text insertion: trusted beforeinput/input events.
@@ -114,8 +100,9 @@ async fn act(
             }
             Ok(Value::Object(reply))
         }
-        ElementInput::Type { text } => {
-            let _: After<Prepared> = page_protocol::parse(op, ready)?;
+        ElementInput::Type { ref text } => {
+            let _: After<Prepared> = page_protocol::parse(op, ready(&input).await?)?;
+            let text = text.clone();
             deliver(view.clone(), state.clone(), move |view| {
                 input::focus(view)?;
                 input::type_text(view, &text).map(|_| json!({}))
@@ -127,15 +114,89 @@ async fn act(
             ))
         }
         ElementInput::Select => {
-            let chosen: After<Object> = page_protocol::parse(op, ready)?;
+            let chosen: After<Object> = page_protocol::parse(op, ready(&input).await?)?;
             let mut reply = chosen.result;
             // Script-set options: the page's input and change events are not trusted ones.
             reply.insert("trusted_events".into(), false.into());
             Ok(Value::Object(reply))
         }
         ElementInput::ScrollIntoView => {
-            let shown: After<Object> = page_protocol::parse(op, ready)?;
+            let shown: After<Object> = page_protocol::parse(op, ready(&input).await?)?;
             Ok(Value::Object(shown.result))
+        }
+    }
+}
+
+/// How long the page may take to say what the click reached.
+const ASK_LIMIT: Duration = Duration::from_secs(2);
+
+/// The arguments of `actionable` for `input` on `target`.
+fn actionable_args(target: &Args, input: &ElementInput, wait: Duration) -> Args {
+    let mut args = target.clone();
+    args.insert("checks".into(), json!(input.checks()));
+    args.insert("wait_ms".into(), (wait.as_millis() as u64).into());
+    if let Some(then) = input.then() {
+        args.insert("then".into(), then.name().into());
+    }
+    if matches!(input, ElementInput::Click { .. }) {
+        args.insert("choose".into(), true.into());
+        args.insert("intercept".into(), true.into());
+        if let ElementInput::Click { count } = input {
+            args.insert("count".into(), (*count).into());
+        }
+    }
+    args
+}
+
+/// Clicks once the element is ready; a click the page moved another
+/// element under (the interceptor stopped it) is tried again while time is left.
+async fn click(
+    view: WebView,
+    state: Rc<TabState>,
+    target: Args,
+    count: u32,
+    wait: Duration,
+    limit: Duration,
+) -> Result<Value, ToolError> {
+    let op = PageOp::Actionable;
+    let input = ElementInput::Click { count };
+    let deadline = Instant::now() + wait;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let args = actionable_args(&target, &input, left);
+        let ready = script::agent_value(&view, &state, op, args, limit).await?;
+        let point = match page_protocol::parse(op, ready)? {
+            PointOrChosen::Chosen { chosen } => {
+                return Ok(json!({"chosen": chosen, "trusted_events": false}))
+            }
+            PointOrChosen::Point(point) => point,
+        };
+        let action = MouseAction::Click {
+            button: BUTTON_LEFT,
+            count,
+        };
+        let clicked = pointer(view.clone(), state.clone(), point, action).await?;
+        if state.blocked().is_some() {
+            // The click opened a dialog: it reached the page's handler.
+            return Ok(clicked);
+        }
+        let asked = PageOp::Intercepted;
+        let reply = script::agent_value(&view, &state, asked, target.clone(), ASK_LIMIT).await;
+        // No answer: the document the click reached is going (it navigated):
+        // an interceptor dies with its document, and a stopped click navigates nowhere.
+        let missed = match reply.and_then(|r| page_protocol::parse::<Intercepted>(asked, r)) {
+            Ok(Intercepted { missed }) => missed,
+            Err(_) => None,
+        };
+        match missed {
+            None => return Ok(clicked),
+            Some(_) if Instant::now() < deadline => {}
+            Some(other) => {
+                return Err(ToolError::new(
+                    ErrorCode::NotInteractable,
+                    format!("the click would have reached {other}: the page moved it there as the pointer came, so the click was stopped before the page saw it (waited {} ms)", wait.as_millis()),
+                ))
+            }
         }
     }
 }
