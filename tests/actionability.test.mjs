@@ -90,6 +90,21 @@ describe('actionability', { timeout: 180_000 }, () => {
     assert.deepEqual(await hits(), ['box target', 'frame target']);
   }));
 
+  it('a ref still reaches its element after the page rendered it anew, and not after it was deleted', logged(async () => {
+    await open('rerender.html');
+    const snapshot = await callText(mcp, 'snapshot');
+    const refs = Object.fromEntries(['Alpha', 'Beta'].map((name) => [name, new RegExp(`button "${name}" \\[ref=(\\w+)\\]`).exec(snapshot)?.[1]]));
+    assert.ok(refs.Alpha && refs.Beta, snapshot);
+    const seen = (await call('eval', { script: 'window.renders' })).value;
+    await call('wait_for_fn', { script: `window.renders > ${seen} + 1` });
+    await call('click', { ref: refs.Beta });
+    assert.deepEqual(await hits(), ['Beta']);
+    // A row deleted: its ref must not move to another row.
+    await call('eval', { script: "clearInterval(window.ticker); document.querySelector('#list li').remove(); 1" });
+    await callError(mcp, 'click', { ref: refs.Alpha }, 'STALE_REF');
+    assert.deepEqual(await hits(), ['Beta']);
+  }));
+
   it('a selector waits for its element to appear', logged(async () => {
     await open('enabled-later.html');
     await call('eval', { script: "setTimeout(() => document.body.insertAdjacentHTML('beforeend', '<button id=late data-hit=late>Late</button>'), 300); 1" });

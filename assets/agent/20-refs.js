@@ -54,10 +54,67 @@
     const weak = table.byNumber.get(n);
     const el = weak && weak.deref();
     if (el && el.isConnected && (el.ownerDocument === table.doc || frameChain(el.ownerDocument, table.doc))) return el;
+    const again = el && rendered(table, el);
+    if (again) {
+      table.byNumber.set(n, makeWeak(again));
+      if (!table.byElement.has(again)) table.byElement.set(again, n);
+      return again;
+    }
     if (n < table.next) {
       throw fail('STALE_REF', `ref ${refText(n)} no longer exists (the page changed); take a new snapshot`);
     }
     throw fail('ELEMENT_NOT_FOUND', `unknown ref ${refText(n)}: no element has it; take a snapshot to get refs`);
+  }
+
+  // A framework that renders a list anew replaces its nodes with equal ones: a ref whose
+  // element left the document stands for the one element now there that is the same
+  // subtree rendered again: the removed subtree's root and the element (tag, the
+  // attributes that name them, their text) and the path between them all alike. A row
+  // deleted leaves no such element (its text is gone), so its ref stays stale.
+  function rendered(table, gone) {
+    const doc = gone.ownerDocument;
+    if (!doc || !doc.defaultView || (doc !== table.doc && !frameChain(doc, table.doc))) return null;
+    const path = [];
+    let root = gone;
+    while (root.parentElement) {
+      path.push(indexAmongSiblings(root));
+      root = root.parentElement;
+    }
+    if (root.parentNode) return null; // still in a document (a shadow tree): not a re-render
+    const [print, rootPrint] = [fingerprint(gone), fingerprint(root)];
+    let found = null;
+    for (const el of doc.getElementsByTagName(gone.localName)) {
+      if (fingerprint(el) !== print) continue;
+      let up = el;
+      let same = true;
+      for (const index of path) {
+        if (!up.parentElement || indexAmongSiblings(up) !== index) {
+          same = false;
+          break;
+        }
+        up = up.parentElement;
+      }
+      if (!same || fingerprint(up) !== rootPrint) continue;
+      if (found) return null;
+      found = el;
+    }
+    return found;
+  }
+
+  function indexAmongSiblings(el) {
+    let i = 0;
+    for (let n = el.previousElementSibling; n; n = n.previousElementSibling) i += 1;
+    return i;
+  }
+
+  const FINGERPRINT_ATTRIBUTES = ['type', 'name', 'role', 'aria-label', 'href', 'placeholder', 'title', 'value'];
+  const FINGERPRINT_TEXT_MAX = 200;
+
+  function fingerprint(el) {
+    const parts = [el.localName];
+    for (const a of FINGERPRINT_ATTRIBUTES) parts.push(el.getAttribute(a) || '');
+    parts.push(String(el.textContent || '').replace(/\s+/g, ' ').trim().slice(0, FINGERPRINT_TEXT_MAX));
+    return parts.join('\u0000');
   }
 
   function querySelectorChecked(root, selector) {
