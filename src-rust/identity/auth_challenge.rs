@@ -1,0 +1,34 @@
+//! The `auth_url` a NIP-46 bunker asks the person to open: set by the
+//! relay conversation (`bunker_link`), read by the signer and the login.
+
+use std::sync::{Arc, Mutex};
+use tokio::sync::watch;
+
+/// The latest `auth_url` the bunker asked the person to open.
+#[derive(Debug, Clone, Default)]
+pub struct AuthChallenge {
+    url: Arc<Mutex<Option<String>>>,
+    notify: Arc<watch::Sender<Option<String>>>,
+}
+
+impl AuthChallenge {
+    pub fn current(&self) -> Option<String> {
+        self.url.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub fn subscribe(&self) -> watch::Receiver<Option<String>> {
+        self.notify.subscribe()
+    }
+
+    /// The bunker asks the person to open `url` before it answers. The
+    /// URL may carry a one-time token: the log says only that it came.
+    pub(super) fn ask(&self, url: String) {
+        tracing::info!("the bunker asks for approval at an auth_url (login_status shows it)");
+        *self.url.lock().unwrap_or_else(|e| e.into_inner()) = Some(url.clone());
+        self.notify.send_replace(Some(url));
+    }
+
+    pub(super) fn clear(&self) {
+        *self.url.lock().unwrap_or_else(|e| e.into_inner()) = None;
+    }
+}
