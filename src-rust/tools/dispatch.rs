@@ -457,7 +457,7 @@ mod tests {
         let (app, fake, session) = logged_in();
         fake.answer_with(|_, command, reply| {
             let answer = match command {
-                Command::Agent { .. } => json!({"x": 10.0, "y": 20.0}),
+                Command::Act { .. } => json!({"x": 10.0, "y": 20.0}),
                 _ => json!({}),
             };
             let _ = reply.send(Ok(Output::Value(answer)));
@@ -469,7 +469,8 @@ mod tests {
                 .unwrap(),
         );
         assert_eq!(clicked["navigated"], false);
-        assert_eq!(fake.sent(), ["Agent", "Mouse"]);
+        // The checks and the click are one command to the browser.
+        assert_eq!(fake.sent(), ["Act"]);
         assert_eq!(Instant::now(), start, "no grace was waited");
     }
 
@@ -478,8 +479,7 @@ mod tests {
         let (app, fake, session) = logged_in();
         fake.answer_with(|fake, command, reply| {
             let answer = match command {
-                Command::Agent { .. } => json!({"x": 10.0, "y": 20.0}),
-                Command::Mouse { tab, .. } => {
+                Command::Act { tab, .. } => {
                     // The gesture asked for a navigation; it loads later.
                     fake.update_tab(tab, |t| t.nav.requested += 1);
                     let state = fake.state.clone();
