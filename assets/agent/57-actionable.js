@@ -205,7 +205,10 @@
     disarmInterceptor();
     const win = target.ownerDocument.defaultView;
     const state = { missed: null, clicksLeft: Math.max(1, Number(count) || 1) };
-    const reaches = (el) => composedContains(target, el) || composedContains(clicked, el) || hitReaches(target, clicked, el);
+    // A target the page rendered anew meanwhile (an equal node in its place) is still it.
+    const current = () => (target.isConnected ? target : rendered(table, target) || target);
+    const reaches = (el) => composedContains(target, el) || composedContains(clicked, el) ||
+      hitReaches(target, clicked, el) || composedContains(current(), el);
     const check = (event) => {
       if (!event.isTrusted) return;
       const el = event.composedPath()[0];
