@@ -1,12 +1,11 @@
 //! What the agents are doing, for the window's indicator: tools record
-//! here (a cheap lock), and each change is published on a watch channel
-//! the window awaits, so it redraws when, and only when, something changed.
+//! here (a cheap lock, no wake-up of the main thread); the window looks a
+//! few times a second and redraws only when something changed.
 
 use crate::base::error::ErrorCode;
 use crate::base::tab::TabId;
 use std::collections::HashMap;
 use std::sync::Mutex;
-use tokio::sync::watch;
 
 #[derive(Default)]
 struct State {
@@ -22,8 +21,6 @@ struct State {
 #[derive(Default)]
 pub struct Activity {
     state: Mutex<State>,
-    /// The version of each change, for whoever shows it.
-    changes: watch::Sender<u64>,
 }
 
 /// What the window shows.
@@ -47,7 +44,6 @@ impl Activity {
             s.tabs.insert(tab, client.to_string());
         }
         s.version += 1;
-        self.changes.send_replace(s.version);
     }
 
     /// A call ended: with its error's code when it failed.
@@ -60,12 +56,6 @@ impl Activity {
             s.last = Some((client, tool, failed));
         }
         s.version += 1;
-        self.changes.send_replace(s.version);
-    }
-
-    /// Wakes at each change (the window awaits it on the main loop).
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.changes.subscribe()
     }
 
     /// The indicator's text and the marked tabs, with a version to skip
@@ -118,17 +108,5 @@ mod tests {
         a.start("s1", "claude-code", "click", Some(3));
         a.finish("s1", Some(3), Some(ErrorCode::StaleRef));
         assert_eq!(a.seen().label, "claude-code: click failed (STALE_REF)");
-    }
-
-    #[test]
-    fn every_change_is_published() {
-        let a = Activity::default();
-        let mut changes = a.subscribe();
-        assert!(!changes.has_changed().unwrap_or(true));
-        a.start("s1", "claude-code", "click", Some(3));
-        assert!(changes.has_changed().unwrap_or(false));
-        assert_eq!(*changes.borrow_and_update(), a.seen().version);
-        a.finish("s1", Some(3), None);
-        assert_eq!(*changes.borrow_and_update(), a.seen().version);
     }
 }

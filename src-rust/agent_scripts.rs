@@ -7,14 +7,13 @@
 //! applies no standing "allow" to a call from a marked tab, and marks its
 //! prompt as possibly the agent's; the ask bar warns the person.
 //!
-//! A cheap lock like `asks`: each change moves the version, published on
-//! a watch channel the window awaits. Bounded by the open tabs: a closed tab
+//! A cheap lock like `asks`: the window looks a few times a second and
+//! redraws when the version moved. Bounded by the open tabs: a closed tab
 //! is forgotten.
 
 use crate::base::tab::TabId;
 use std::collections::HashSet;
 use std::sync::Mutex;
-use tokio::sync::watch;
 
 #[derive(Default)]
 struct State {
@@ -25,8 +24,6 @@ struct State {
 #[derive(Default)]
 pub struct AgentScripted {
     state: Mutex<State>,
-    /// The version of each change, for the window's ask bar.
-    changes: watch::Sender<u64>,
 }
 
 impl AgentScripted {
@@ -43,7 +40,6 @@ impl AgentScripted {
         }
         if changed {
             s.version += 1;
-            self.changes.send_replace(s.version);
         }
     }
 
@@ -57,13 +53,7 @@ impl AgentScripted {
         let mut s = self.lock();
         if s.tabs.remove(&tab) {
             s.version += 1;
-            self.changes.send_replace(s.version);
         }
-    }
-
-    /// Wakes at each change (the window awaits it on the main loop).
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.changes.subscribe()
     }
 
     /// Moves whenever a tab is marked or forgotten.

@@ -7,15 +7,15 @@
 //! the agent; the fields they typed into stay theirs on that page
 //! (`browser/person_typed.rs`).
 //!
-//! A cheap lock like `activity`: each change moves the version, published
-//! on a watch channel the window awaits.
+//! A cheap lock like `activity`: the window looks a few times a second and
+//! redraws when the version moved.
 
 use crate::base::tab::TabId;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-use tokio::sync::{oneshot, watch};
+use tokio::sync::oneshot;
 
 /// Longest note kept of what the person typed for the agent.
 pub const NOTE_MAX: usize = 2000;
@@ -112,8 +112,6 @@ struct State {
 #[derive(Default)]
 pub struct Asks {
     state: Mutex<State>,
-    /// The version of each change, for whoever shows the requests.
-    changes: watch::Sender<u64>,
 }
 
 impl Asks {
@@ -151,7 +149,6 @@ impl Asks {
         };
         s.waiting.insert(tab, Waiting { ask, reply });
         s.version += 1;
-        self.changes.send_replace(s.version);
         Ok((id, answered))
     }
 
@@ -170,7 +167,6 @@ impl Asks {
             return false;
         };
         s.version += 1;
-        self.changes.send_replace(s.version);
         // The caller may have gone at this very moment: then nobody hears it.
         waiting.reply.send(reply).is_ok()
     }
@@ -181,7 +177,6 @@ impl Asks {
         if s.waiting.get(&tab).is_some_and(|w| w.ask.id == id) {
             s.waiting.remove(&tab);
             s.version += 1;
-            self.changes.send_replace(s.version);
         }
     }
 
@@ -205,11 +200,6 @@ impl Asks {
     /// Moves whenever a request starts or ends.
     pub fn version(&self) -> u64 {
         self.lock().version
-    }
-
-    /// Wakes at each change (the window awaits it on the main loop).
-    pub fn subscribe(&self) -> watch::Receiver<u64> {
-        self.changes.subscribe()
     }
 }
 

@@ -119,6 +119,11 @@ impl AskBar {
         }
     }
 
+    /// Moves when a request starts or ends, or a tab is marked.
+    pub fn version(&self) -> u64 {
+        self.asks.version() + self.agent_scripted.version()
+    }
+
     pub fn text(&self) -> String {
         self.text.text().to_string()
     }

@@ -1,20 +1,41 @@
 //! The window's chrome for the person beside the agents: toolbar (back,
 //! forward, reload/stop, address bar), agent activity and pause, the
 //! identity in use, a button for the panel, a tab strip and a downloads bar.
-//! Widgets only post [`ChromeAction`]s (see `event`); the event loop carries them out.
+//! Widgets only post [`ChromeAction`]s; the event loop carries them out.
 
 use super::ask_bar::AskBar;
-use super::event::{ChromeAction, UserEvent};
-use super::input;
+use super::UserEvent;
 use crate::asks::Asks;
 use crate::bridge::TabId;
 use gtk::prelude::*;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tao::event_loop::EventLoopProxy;
+
+/// What a person asked for through the chrome.
+#[derive(Debug, Clone)]
+pub enum ChromeAction {
+    Back,
+    Forward,
+    ReloadOrStop,
+    Navigate(String),
+    NewTab,
+    Select(TabId),
+    Close(TabId),
+    CloseFront,
+    Cycle(i32),
+    FocusAddress,
+    OpenPanel,
+}
+
+thread_local! {
+    /// Set while the agents' own (synthesised) input is being delivered, so
+    /// that their key presses never trigger the window's shortcuts.
+    pub static AGENT_INPUT: Cell<bool> = const { Cell::new(false) };
+}
 
 struct TabButton {
     row: gtk::Box,
@@ -201,8 +222,8 @@ impl Chrome {
         paused_resume.connect_clicked(move |_| toggle.set_active(false));
         let p = proxy.clone();
         window.connect_key_press_event(move |window, event| {
-            let agents = input::is_agents_key(event);
-            if agents && !input::delivering() {
+            let agents = event.state().bits() & super::input::AGENT_KEY_MARK != 0;
+            if agents && !AGENT_INPUT.with(Cell::get) {
                 return handed_back(window.upcast_ref(), event);
             }
             match shortcut(event) {
@@ -214,8 +235,8 @@ impl Chrome {
             }
         });
         window.connect_key_release_event(|window, event| {
-            let agents = input::is_agents_key(event);
-            if agents && !input::delivering() {
+            let agents = event.state().bits() & super::input::AGENT_KEY_MARK != 0;
+            if agents && !AGENT_INPUT.with(Cell::get) {
                 handed_back(window.upcast_ref(), event)
             } else {
                 glib::Propagation::Proceed
@@ -383,6 +404,10 @@ impl Chrome {
     }
 
     /// Moves whenever an agent's request for the person starts or ends.
+    pub fn asks_version(&self) -> u64 {
+        self.ask.version()
+    }
+
     pub fn set_paused(&self, paused: bool) {
         if self.pause.is_active() != paused {
             self.pause.set_active(paused);

@@ -1,12 +1,10 @@
 //! The window and its tabs: creating, showing and closing tabs, the
 //! control panel's own window, and the state the tab strip publishes.
 
-use super::event::UserEvent;
-use super::options::BrowserOptions;
 use super::tab::{Publisher, TabState};
 use super::{
-    agent_world, chrome, console, downloads, frame_relay, input, network_watch, nostr,
-    person_typed, receipts, script, settings, tab, web_extension,
+    chrome, console, delivery, downloads, frames, nostr, person_typed, script, settings, tab,
+    web_extension, BrowserOptions, UserEvent,
 };
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{TabId, TabInfo};
@@ -114,7 +112,7 @@ impl Browser {
             script::agent_source(),
             UserContentInjectedFrames::AllFrames,
             UserScriptInjectionTime::Start,
-            agent_world::AGENT_WORLD,
+            script::AGENT_WORLD,
             &[],
             &[],
         );
@@ -127,7 +125,7 @@ impl Browser {
             next_id: 1,
             proxy: proxy.clone(),
             agent_script,
-            input_script: receipts::script(),
+            input_script: delivery::script(),
             web_extension: web_extension::install(&options.web_data)
                 .inspect_err(|e| {
                     tracing::warn!("cannot write the web extension ({e}): console capture is off")
@@ -154,7 +152,7 @@ impl Browser {
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
-        watch_activity(&browser, &options);
+        watch_activity(&browser, options.activity.clone());
         let first = browser.borrow_mut().add_tab(None)?;
         configure_network(&browser.borrow(), first, &options);
         if let Ok(tab) = browser.borrow().tab(first) {
@@ -216,20 +214,18 @@ impl Browser {
             opener_state.as_deref(),
             &self.agent_scripted,
         ));
-        super::budget::register(&state.requests, &state.console);
+        super::budget::register(&state);
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.settings.offline_script());
             manager.add_script(&self.input_script);
-            receipts::listen(&manager, &state.input);
+            delivery::listen(&manager, &state);
             person_typed::listen(&manager, &state, self.asks.clone(), self.front.clone());
-            frame_relay::listen(&manager, &state.frames);
+            frames::listen(&manager, &state);
         }
-        console::listen(&webkit, &state.console);
+        console::listen(&webkit, &state);
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         self.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state, self.server_port.clone());
-        network_watch::watch(&webkit, &state);
-        webkit.connect_context_menu(|_, _, event, _| input::context_menu_is_agents(event));
         self.connect_window_signals(&webkit, id);
         self.chrome.add_tab(id, self.tabs.len());
         self.tabs.push(Tab {
@@ -558,60 +554,38 @@ impl Browser {
     }
 }
 
-/// Shows what the agents do and what they ask of the person, each time it
-/// changes: the registries publish a version on a watch channel, awaited
-/// here on the main loop, so nothing wakes while nothing changes.
-fn watch_activity(browser: &SharedBrowser, options: &BrowserOptions) {
-    let activity = options.activity.clone();
-    redraw_on(browser, activity.subscribe(), move |b| {
-        let seen = activity.seen();
-        b.chrome.show_activity(&seen.label, &seen.tabs);
-        for id in seen.tabs.keys() {
-            b.refresh_chrome(*id);
-        }
-    });
-    // A request for the person started or ended, or a tab was marked as
-    // scripted by an agent: every tab's mark, and the bar over the front tab.
-    let every_tab = |b: &Browser| {
-        for tab in &b.tabs {
-            b.refresh_chrome(tab.state.id);
-        }
-    };
-    redraw_on(browser, options.asks.subscribe(), every_tab);
-    redraw_on(browser, options.agent_scripted.subscribe(), every_tab);
-}
-
-/// Calls `show` on the main loop after each change `changes` announces,
-/// for as long as the browser lives.
-fn redraw_on(
-    browser: &SharedBrowser,
-    mut changes: tokio::sync::watch::Receiver<u64>,
-    show: impl Fn(&Browser) + 'static,
-) {
+/// A few times a second, shows what the agents do (only when it changed).
+fn watch_activity(browser: &SharedBrowser, activity: std::sync::Arc<crate::activity::Activity>) {
     let weak = Rc::downgrade(browser);
-    glib::MainContext::default().spawn_local(async move {
-        while changes.changed().await.is_ok() {
-            if !with_browser(&weak, &show).await {
-                return;
+    let mut shown = 0;
+    let mut asks_shown = 0;
+    glib::timeout_add_local(Duration::from_millis(250), move || {
+        let Some(browser) = weak.upgrade() else {
+            return glib::ControlFlow::Break;
+        };
+        let seen = activity.seen();
+        if seen.version != shown {
+            shown = seen.version;
+            if let Ok(b) = browser.try_borrow() {
+                b.chrome.show_activity(&seen.label, &seen.tabs);
+                for id in seen.tabs.keys() {
+                    b.refresh_chrome(*id);
+                }
             }
         }
-    });
-}
-
-/// Runs `show` with the browser once no handler holds it mutably (a change
-/// can arrive while one does); false when the browser is gone.
-async fn with_browser(weak: &Weak<RefCell<Browser>>, show: impl Fn(&Browser)) -> bool {
-    loop {
-        let Some(browser) = weak.upgrade() else {
-            return false;
-        };
+        // A request for the person started or ended: every tab's mark, and
+        // the bar over the tab in front.
         if let Ok(b) = browser.try_borrow() {
-            show(&b);
-            return true;
+            let asks = b.chrome.asks_version();
+            if asks != asks_shown {
+                asks_shown = asks;
+                for tab in &b.tabs {
+                    b.refresh_chrome(tab.state.id);
+                }
+            }
         }
-        drop(browser);
-        glib::timeout_future(Duration::from_millis(10)).await;
-    }
+        glib::ControlFlow::Continue
+    });
 }
 
 /// Settings of the shared network session, reached through the first view.
