@@ -315,15 +315,19 @@ async function clickAndSnapshot(mcp, url) {
  * window.nostr.signEvent as a web app sees it: measured in the page, from the
  * call to the signed event, once the origin is always allowed (local key).
  * The calls are the app's own (tests/fixtures/nostr-app.html at `url`): an
- * agent's eval would be asked about each time.
+ * agent's eval would be asked about each time. They run in a tab of their
+ * own, since the earlier steps' evals marked the session's tab as one where
+ * an agent ran its own script (and "always" is not offered there).
  */
 async function nostrSigning(browser, mcp, url) {
   const site = siteCalls(mcp, url);
   const panel = await connectPanel(browser);
+  await callJson(mcp, 'tab_new', { url: 'about:blank' });
   try {
     const sign = 'window.nostr.signEvent({ kind: 1, content: "bench", tags: [] })';
     const first = site.call(sign);
     const prompt = await waitFor(async () => (await panel.call('nostr_permissions')).result.prompts[0], 'the prompt');
+    if (prompt.agent_scripted) throw new Error('the signing tab is marked as agent-scripted: the bench would time an agent\'s calls, not the site\'s');
     await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
     await first;
     const script = `(async () => {
@@ -341,6 +345,8 @@ async function nostrSigning(browser, mcp, url) {
     return { calls: NOSTR_CALLS, meanMs: round(total / NOSTR_CALLS, 2), p50Ms: round(median(times), 2), p99Ms: round(percentile(times, 99), 2),
       note: 'in the page, call to signed event, origin always allowed, local key; WebKit rounds performance.now() to 1 ms, so the mean is the finer figure' };
   } finally {
+    await callJson(mcp, 'tab_close').catch(() => {});
+    await callJson(mcp, 'tab_switch', { index: 0 }).catch(() => {});
     await panel.close();
   }
 }
