@@ -16,6 +16,7 @@ pub mod cli;
 pub mod config;
 pub mod files_dir;
 pub mod headless;
+pub mod hold;
 pub mod identity;
 pub mod nip07;
 pub mod page_protocol;

@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("files_dir", 2),
     ("page_protocol", 2),
     ("bridge", 3),
+    ("hold", 3),
     ("browser", 4),
     ("identity", 4),
     ("nip07", 5),

@@ -7,7 +7,8 @@
 //!
 //! 1. `base`, and the plain helpers `profile`, `address`, `files_dir`,
 //!    `config`, `activity`, `asks`, `agent_scripts`
-//! 2. `bridge`: the commands tokio code sends to the main thread
+//! 2. `bridge`: the commands tokio code sends to the main thread; `hold`:
+//!    whether the person holds what an agent's call would reach
 //! 3. `browser` (the main thread's window and tabs) and `identity` (signers)
 //! 4. `nip07`: pages' `window.nostr` calls, answered with an identity
 //! 5. `tools` and `app`: the catalogue, its dispatch and the state it works on

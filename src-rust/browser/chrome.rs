@@ -7,6 +7,7 @@ use super::ask_bar::AskBar;
 use super::UserEvent;
 use crate::asks::Asks;
 use crate::bridge::TabId;
+use crate::hold::Holds;
 use gtk::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -70,6 +71,9 @@ pub struct Chrome {
     proxy: EventLoopProxy<UserEvent>,
     /// Tabs agents act on, with who acts.
     agent_tabs: RefCell<HashMap<TabId, String>>,
+    /// What the person holds (the pause, the requests they handle).
+    paused: Arc<AtomicBool>,
+    asks: Arc<Asks>,
 }
 
 fn post(proxy: &EventLoopProxy<UserEvent>, action: ChromeAction) {
@@ -165,7 +169,7 @@ impl Chrome {
         let paused_bar = notice_bar("agents-paused", "⏸", &paused_text, &paused_resume);
         paused_bar.style_context().add_class("paused-bar");
         paused_bar.set_visible(paused.load(Ordering::SeqCst));
-        let ask = AskBar::new(asks, agent_scripted);
+        let ask = AskBar::new(asks.clone(), agent_scripted);
         install_style(window);
 
         vbox.pack_start(&toolbar, false, false, 0);
@@ -265,6 +269,8 @@ impl Chrome {
             pages: stack.clone(),
             proxy,
             agent_tabs: RefCell::new(HashMap::new()),
+            paused,
+            asks,
         })
     }
 
@@ -398,9 +404,12 @@ impl Chrome {
         *self.agent_tabs.borrow_mut() = tabs.clone();
     }
 
-    /// The message of an agent's request for the person on `tab`.
-    pub fn ask_waiting(&self, tab: TabId) -> Option<String> {
-        self.ask.ask_on(tab).map(|a| a.message)
+    /// What the person holds now, for the checks made on this thread.
+    pub fn holds(&self) -> Holds<'_> {
+        Holds {
+            paused: &self.paused,
+            asks: &self.asks,
+        }
     }
 
     /// Moves whenever an agent's request for the person starts or ends.

@@ -3,9 +3,11 @@
 
 use super::tab::TabState;
 use super::{clipboard, delivery, input, SharedBrowser};
-use crate::base::error::{ErrorCode, ToolError};
+use crate::base::caller::Principal;
+use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Output, Reply};
+use crate::hold::Reach;
 use serde_json::Value;
 use std::rc::Rc;
 use std::time::Duration;
@@ -83,12 +85,10 @@ fn show_for_input(
     if !was_front {
         // Input would bring this tab to the front, over the one the
         // person works in for an agent.
-        if let Some(message) = b.chrome.ask_waiting(b.front.get()) {
-            return Err(ToolError::new(
-                ErrorCode::Paused,
-                format!("the person is working in the tab in front for an agent (\"{message}\"); input on another tab would take it from them. Wait until they finish."),
-            ));
-        }
+        let front = b.front.get();
+        b.chrome
+            .holds()
+            .check(Principal::Agent, Reach::Front { front, to: tab })?;
         b.show(tab);
     }
     Ok((view, state, was_front))

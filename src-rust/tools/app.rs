@@ -3,6 +3,7 @@
 use crate::base::call_log::CallLog;
 use crate::base::caller::Sessions;
 use crate::bridge::BrowserHandle;
+use crate::hold::Holds;
 use crate::identity::remembered::RememberedStore;
 use crate::identity::IdentityState;
 use crate::tools::Registry;
@@ -84,5 +85,13 @@ impl App {
             files: setup.files,
             nip07: Arc::new(setup.nip07),
         })
+    }
+
+    /// What the person holds now (see [`crate::hold`]).
+    pub fn holds(&self) -> Holds<'_> {
+        Holds {
+            paused: &self.paused,
+            asks: &self.asks,
+        }
     }
 }

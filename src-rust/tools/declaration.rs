@@ -150,11 +150,7 @@ where
                     let mut params = Wiped(params);
                     let handle = take_tab(&mut params)?;
                     let params: P = parse_params(std::mem::take(&mut *params))?;
-                    let tab = ctx.tab_for(handle).await?;
-                    ctx.acted_on(tab);
-                    // The person works in a tab an agent handed them; the
-                    // person's own calls (the panel) still reach it.
-                    super::person::check_tab(&ctx, tab)?;
+                    let tab = ctx.call_tab(handle).await?;
                     handler(ctx, tab, params).await
                 })
             }),

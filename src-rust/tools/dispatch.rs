@@ -4,13 +4,14 @@
 
 use super::app::App;
 use super::declaration::{reject_nul, TAB_PARAM};
-use super::Ctx;
 use super::ToolResult;
+use super::{Ctx, Found, ToolDef};
 use crate::base::call_log::{RequestRange, UNKNOWN_TOOL};
 use crate::base::caller::{Principal, Session};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
+use crate::hold::Reach;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 use std::sync::Arc;
@@ -52,17 +53,19 @@ pub async fn dispatch(
     name: &str,
     params: Value,
 ) -> ToolResult {
-    call(app, session, name, params, 0).await.result
+    let named = app.tools.find(name).ok_or(name);
+    call(app, session, named, params, 0).await.result
 }
 
-/// [`dispatch`], telling also which tab the call acted on.
-pub async fn dispatch_call(
+/// [`dispatch`] for a tool the transport found already (MCP refuses an
+/// unknown name as a protocol error), telling also which tab it acted on.
+pub async fn dispatch_found(
     app: &Arc<App>,
     session: &Arc<Session>,
-    name: &str,
+    found: Found,
     params: Value,
 ) -> Call {
-    call(app, session, name, params, 0).await
+    call(app, session, Ok(found), params, 0).await
 }
 
 /// [`dispatch`] for a call `depth` batches deep (boxed: a batch calls it again).
@@ -73,41 +76,60 @@ pub fn dispatch_at<'a>(
     params: Value,
     depth: u32,
 ) -> BoxFuture<'a, ToolResult> {
-    Box::pin(async move { call(app, session, name, params, depth).await.result })
+    Box::pin(async move {
+        let named = app.tools.find(name).ok_or(name);
+        call(app, session, named, params, depth).await.result
+    })
 }
 
+/// Runs the tool found, or refuses a name no offered tool has.
 fn call<'a>(
     app: &'a Arc<App>,
     session: &'a Arc<Session>,
-    name: &'a str,
+    named: Result<Found, &'a str>,
     params: Value,
     depth: u32,
 ) -> BoxFuture<'a, Call> {
     Box::pin(async move {
         let started = Instant::now();
+        let def = named.ok().map(|found| app.tools.def(found));
+        // Logged under the tool's name, or for a name that is no tool's
+        // under a fixed placeholder (the agent chose it, of any length).
+        let logged = def.map_or(UNKNOWN_TOOL, |def| def.name);
         // The window shows which agent works on which tab (it reads this itself).
-        let shown = app.tools.get(name).is_some_and(|d| d.gated);
+        let shown = def.is_some_and(|d| d.gated);
         let named_tab = params.get(TAB_PARAM).and_then(Value::as_u64);
         if shown {
             let who = session
                 .client_name()
                 .unwrap_or_else(|| session.transport.as_str().to_string());
             app.activity
-                .start(&session.id, &who, name, named_tab.or(session.tab()));
+                .start(&session.id, &who, logged, named_tab.or(session.tab()));
         }
         // A call dropped midway (its client went away) is still logged,
         // and the window stops showing it.
         let mut unfinished = Unfinished {
             app,
             session,
-            name,
+            logged,
             started,
             shown,
             armed: true,
         };
         let ctx = Ctx::new(app.clone(), session.clone(), depth);
         let requests_before = app.browser.newest_requests();
-        let result = run(&ctx, name, params).await;
+        let result = match def {
+            Some(def) => run(&ctx, def, params).await,
+            None => {
+                // They may hold secrets all the same.
+                drop(Wiped(params));
+                let name = named.err().unwrap_or_default();
+                Err(ToolError::new(
+                    ErrorCode::UnknownTool,
+                    app.tools.why_missing(name),
+                ))
+            }
+        };
         unfinished.armed = false;
         let tab = ctx.acted_tab();
         let requests = tab.and_then(|tab| {
@@ -122,34 +144,28 @@ fn call<'a>(
         let elapsed = started.elapsed();
         app.calls.record(
             session,
-            logged_name(app, name),
+            logged,
             elapsed,
             result.as_ref().err().map(|e| e.code),
             requests,
         );
         match &result {
             Ok(_) => {
-                tracing::debug!(tool = logged_name(app, name), session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
+                tracing::debug!(tool = logged, session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
             }
             Err(e) => {
-                tracing::debug!(tool = logged_name(app, name), session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
+                tracing::debug!(tool = logged, session = %session.id, ms = elapsed.as_millis() as u64, code = %e.code, "tool failed")
             }
         }
         Call { result, tab }
     })
 }
 
-/// The name a call is logged under: the tool's, or for a name that is no
-/// tool's a fixed placeholder (the agent chose it, of any length).
-fn logged_name<'a>(app: &'a App, name: &'a str) -> &'a str {
-    app.tools.get(name).map_or(UNKNOWN_TOOL, |def| def.name)
-}
-
 /// Logs a call that ended without a result (cancelled) when dropped armed.
 struct Unfinished<'a> {
     app: &'a Arc<App>,
     session: &'a Arc<Session>,
-    name: &'a str,
+    logged: &'static str,
     started: Instant,
     shown: bool,
     armed: bool,
@@ -171,25 +187,22 @@ impl Drop for Unfinished<'_> {
         let elapsed = self.started.elapsed();
         self.app.calls.record(
             self.session,
-            logged_name(self.app, self.name),
+            self.logged,
             elapsed,
             Some(ErrorCode::Cancelled),
             None,
         );
-        tracing::debug!(tool = logged_name(self.app, self.name), session = %self.session.id, ms = elapsed.as_millis() as u64, "tool call cancelled");
+        tracing::debug!(tool = self.logged, session = %self.session.id, ms = elapsed.as_millis() as u64, "tool call cancelled");
     }
 }
 
-async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
+async fn run(ctx: &Ctx, def: &ToolDef, params: Value) -> ToolResult {
     // Arguments may hold secrets: wiped if the call is refused before its
     // handler (which reads and wipes them itself) takes them.
     let mut params = Wiped(params);
     let app = &ctx.app;
     let session = &ctx.session;
-    let def = app
-        .tools
-        .get(name)
-        .ok_or_else(|| ToolError::new(ErrorCode::UnknownTool, app.tools.why_missing(name)))?;
+    let name = def.name;
     if def.person_only && session.transport.principal() != Principal::Person {
         return Err(ToolError::new(
             ErrorCode::UnknownTool,
@@ -210,14 +223,11 @@ async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
             "no identity is logged in; call login first (method local with an nsec, or readonly with an npub)",
         ));
     }
-    if def.gated && app.paused.load(std::sync::atomic::Ordering::SeqCst) {
-        return Err(ToolError::new(
-            ErrorCode::Paused,
-            "a person has taken over the browser and paused the agents; nothing reaches the pages until they resume. Wait and try again later.",
-        ));
+    if def.gated {
+        ctx.check_hold(Reach::Browser)?;
     }
-    if def.changes_identity && session.transport.principal() != Principal::Person {
-        held_by_person(app)?;
+    if def.changes_identity {
+        ctx.check_hold(Reach::Identity)?;
     }
     reject_nul(&params)?;
     let limit = call_limit(&params);
@@ -238,22 +248,24 @@ async fn run(ctx: &Ctx, name: &str, params: Value) -> ToolResult {
     result
 }
 
-/// PAUSED while the person holds the browser (paused agents, or a request
-/// for the person waiting): the identity is theirs to change then.
-fn held_by_person(app: &App) -> Result<(), ToolError> {
-    if app.paused.load(std::sync::atomic::Ordering::SeqCst) {
-        return Err(ToolError::new(
-            ErrorCode::Paused,
-            "a person has taken over the browser and paused the agents; logging in, logging out and switching identity are theirs until they resume. Wait and try again later.",
-        ));
+impl Ctx {
+    /// PAUSED when the person holds what this call would reach: the one
+    /// check of the pause and of the tab they handle for an agent.
+    pub fn check_hold(&self, reach: Reach) -> Result<(), ToolError> {
+        self.app
+            .holds()
+            .check(self.session.transport.principal(), reach)
     }
-    if let Some(ask) = app.asks.list().into_iter().next() {
-        return Err(ToolError::new(
-            ErrorCode::Paused,
-            format!("the person is handling a tab for an agent (\"{}\"); logging in, logging out and switching identity wait until they finish. Wait and try again later.", ask.message),
-        ));
+
+    /// The tab a tab tool's call acts on, resolved once before its handler
+    /// runs: named in the call's result, and refused while the person
+    /// handles it for an agent.
+    pub(super) async fn call_tab(&self, handle: Option<TabId>) -> Result<TabId, ToolError> {
+        let tab = self.tab_for(handle).await?;
+        self.acted_on(tab);
+        self.check_hold(Reach::Tab(tab))?;
+        Ok(tab)
     }
-    Ok(())
 }
 
 fn timed_out(name: &str, limit: Duration) -> ToolError {
@@ -335,6 +347,22 @@ mod tests {
             .unwrap_err();
         assert_eq!(error.code, ErrorCode::Paused);
         assert!(fake.sent().is_empty(), "{:?}", fake.sent());
+    }
+
+    // Regression: the pause held the panel too, so the person's own view
+    // of the network (network_watch) failed while they had paused agents.
+    #[tokio::test(start_paused = true)]
+    async fn the_persons_own_calls_go_through_while_agents_are_paused() {
+        let (app, _fake, agent) = logged_in();
+        let person = app
+            .sessions
+            .create(crate::base::caller::Transport::Panel)
+            .unwrap();
+        app.paused.store(true, std::sync::atomic::Ordering::SeqCst);
+        let refused = dispatch(&app, &agent, "get_url", json!({})).await;
+        assert_eq!(refused.unwrap_err().code, ErrorCode::Paused);
+        let url = dispatch(&app, &person, "get_url", json!({})).await.unwrap();
+        assert_eq!(value(url)["url"], "http://127.0.0.1:9/page.html");
     }
 
     // Regression: login, logout and switch_identity were ungated, so an

@@ -43,6 +43,6 @@ mod url_pattern;
 pub mod wait;
 
 pub use declaration::{tab_tool, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, READ_ONLY};
-pub use dispatch::{dispatch, dispatch_at, dispatch_call, Call, DEFAULT_TOOL_TIMEOUT};
+pub use dispatch::{dispatch, dispatch_at, dispatch_found, Call, DEFAULT_TOOL_TIMEOUT};
 pub use output::ToolOutput;
-pub use registry::{Registry, CORE_TOOLS};
+pub use registry::{Found, Registry, CORE_TOOLS};

@@ -89,7 +89,7 @@ impl Ctx {
     /// the frame this session chose with frame_switch, if any. Gives
     /// `{"type": ..., "value": ...}`.
     pub async fn run_script(&self, tab: TabId, script: String) -> Result<Value, ToolError> {
-        super::person::check_page_scripts(self)?;
+        self.check_hold(crate::hold::Reach::PageScripts)?;
         if self.session.frame(tab).is_some() {
             let args = Args::from_iter([("script".into(), script.into())]);
             return self.agent(tab, PageOp::Eval, args).await;

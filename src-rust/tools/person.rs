@@ -4,7 +4,6 @@
 
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::asks::{Answer, Reply};
-use crate::base::caller::Principal;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{tab_closed, Command};
@@ -109,7 +108,7 @@ async fn ask(ctx: &Ctx, tab: TabId, p: AskParams) -> ToolResult {
         .app
         .asks
         .start(tab, message, (&asker, &session.id), timeout)
-        .map_err(|waiting| paused(&waiting))?;
+        .map_err(|waiting| ToolError::new(ErrorCode::Paused, crate::hold::tab_held(&waiting)))?;
     let _pending = Pending { ctx, tab, id };
     // The person sees the tab the request is about, unless they already
     // work in another one for an agent (its mark in the tab strip tells).
@@ -143,48 +142,13 @@ async fn ask(ctx: &Ctx, tab: TabId, p: AskParams) -> ToolResult {
     })))
 }
 
-/// PAUSED for an agent's call on `tab` while the person handles it.
-pub fn check_tab(ctx: &Ctx, tab: TabId) -> Result<(), ToolError> {
-    if ctx.session.transport.principal() == Principal::Person {
-        return Ok(());
-    }
-    match ctx.app.asks.waiting_on(tab) {
-        Some(message) => Err(paused(&message)),
-        None => Ok(()),
-    }
-}
-
-/// PAUSED for an agent's script in a page's own world (eval, wait_for_fn)
-/// in any tab while the person handles a request: such a script could
-/// watch what they type, or reach it (through `window.opener`, storage or
-/// a BroadcastChannel of the same site).
-pub fn check_page_scripts(ctx: &Ctx) -> Result<(), ToolError> {
-    if ctx.session.transport.principal() == Principal::Person {
-        return Ok(());
-    }
-    let Some(ask) = ctx.app.asks.list().into_iter().next() else {
-        return Ok(());
-    };
-    Err(ToolError::new(
-        ErrorCode::Paused,
-        format!("the person is handling tab {} for an agent (\"{}\"): until they finish, agents' scripts in a page's own world (eval, wait_for_fn) answer PAUSED in every tab, so that none watches what they type. The other tools work on the other tabs.", ask.tab, ask.message),
-    ))
-}
-
 /// For an agent's call: the tab in front when the person handles it for
 /// an agent, with the request's message. It stays in front.
 pub fn person_front(ctx: &Ctx) -> Option<(TabId, String)> {
-    if ctx.session.transport.principal() == Principal::Person {
-        return None;
-    }
-    let front = ctx.app.browser.state().tabs.iter().find(|t| t.front)?.id;
-    Some((front, ctx.app.asks.waiting_on(front)?))
-}
-
-/// What agents' tools on a tab get while the person handles a request there.
-pub fn paused(message: &str) -> ToolError {
-    ToolError::new(
-        ErrorCode::Paused,
-        format!("the person is handling this tab for an agent (\"{message}\"); its browser tools answer PAUSED until they finish. Other tabs still work."),
-    )
+    let front = ctx.app.browser.state().front()?.id;
+    let message = ctx
+        .app
+        .holds()
+        .held_front(ctx.session.transport.principal(), front)?;
+    Some((front, message))
 }

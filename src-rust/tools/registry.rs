@@ -37,6 +37,10 @@ pub const CORE_TOOLS: [&str; 30] = [
     "screenshot",
 ];
 
+/// A tool [`Registry::find`] found in this registry, by its place.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Found(usize);
+
 /// Every tool, in catalogue order, and which of them are offered.
 pub struct Registry {
     tools: Vec<ToolDef>,
@@ -131,10 +135,20 @@ impl Registry {
     }
 
     pub fn get(&self, name: &str) -> Option<&ToolDef> {
+        self.find(name).map(|found| self.def(found))
+    }
+
+    /// The offered tool called `name`, to be run without a second lookup.
+    pub fn find(&self, name: &str) -> Option<Found> {
         self.tools
             .iter()
-            .find(|t| t.name == name)
-            .filter(|t| self.is_offered(t))
+            .position(|t| t.name == name && self.is_offered(t))
+            .map(Found)
+    }
+
+    /// The tool [`Registry::find`] found.
+    pub fn def(&self, found: Found) -> &ToolDef {
+        &self.tools[found.0]
     }
 
     pub fn all(&self) -> &[ToolDef] {

@@ -9,6 +9,7 @@ use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_O
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::NavCounters;
 use crate::bridge::{Command, TabId};
+use crate::hold::Reach;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -28,7 +29,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, _: NoParams| async move {
                 for tab in ctx.tab_ids() {
-                    person::check_tab(&ctx, tab)?;
+                    ctx.check_hold(Reach::Tab(tab))?;
                 }
                 let mut closed = 0;
                 for tab in ctx.tab_ids() {
@@ -100,10 +101,9 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, p: IndexParams| async move {
                 let tab = tab_at(&ctx, p.index).await?;
-                if let Some((front, message)) = person::person_front(&ctx) {
-                    if front != tab {
-                        return Err(person::paused(&message));
-                    }
+                let front = ctx.app.browser.state().front().map(|t| t.id);
+                if let Some(front) = front {
+                    ctx.check_hold(Reach::Front { front, to: tab })?;
                 }
                 ctx.app
                     .browser
@@ -122,7 +122,7 @@ pub fn tools() -> Vec<ToolDef> {
                     Some(index) => tab_at(&ctx, index).await?,
                     None => ctx.tab().await?,
                 };
-                person::check_tab(&ctx, tab)?;
+                ctx.check_hold(Reach::Tab(tab))?;
                 close(&ctx, tab).await
             },
         ),

@@ -6,7 +6,8 @@
 use super::super::jsonrpc::{INVALID_REQUEST, METHOD_NOT_FOUND};
 use super::long_call::{self, Progress};
 use super::{
-    accepts_sse, call_tool, describe_call, reply, rpc_error, server_info, tools_list, INSTRUCTIONS,
+    accepts_sse, call_tool, describe_call, named_tool, reply, rpc_error, server_info, tools_list,
+    INSTRUCTIONS,
 };
 use crate::base::caller::{Session, Transport};
 use crate::base::secret::Wiped;
@@ -93,19 +94,23 @@ async fn long_tool_call(
     id: Value,
     mut params: Wiped,
 ) -> Response {
-    let tool = params["name"].as_str().unwrap_or_default().to_string();
+    let found = match named_tool(app, &params) {
+        Ok(found) => found,
+        Err((code, message)) => {
+            let error =
+                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
+            return reply(true, error);
+        }
+    };
+    let tool = app.tools.def(found).name;
     let progress = long_call::progress_token(&params).map(|token| Progress {
         token,
-        describe: describe_call(app, &session, &tool),
+        describe: describe_call(app, &session, tool),
     });
     let app = app.clone();
     let work: BoxFuture<'static, Vec<Value>> = Box::pin(async move {
-        vec![match call_tool(&app, &session, &mut params, false).await {
-            Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
-            Err((code, message)) => {
-                json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-            }
-        }]
+        let result = call_tool(&app, &session, found, &mut params, false).await;
+        vec![json!({"jsonrpc": "2.0", "id": id, "result": result})]
     });
     long_call::respond(work, progress, true).await
 }
@@ -157,7 +162,10 @@ async fn handle(
     match method {
         "ping" | "logging/setLevel" => Ok(json!({})),
         "tools/list" => Ok(json!({"tools": tools_list(app, false)})),
-        "tools/call" => call_tool(app, session, &mut params, false).await,
+        "tools/call" => {
+            let found = named_tool(app, &params)?;
+            Ok(call_tool(app, session, found, &mut params, false).await)
+        }
         "resources/list" => Ok(json!({"resources": []})),
         "resources/templates/list" => Ok(json!({"resourceTemplates": []})),
         "prompts/list" => Ok(json!({"prompts": []})),

@@ -9,6 +9,7 @@ use super::envelope::Envelope;
 use super::{error_result, server_info};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::tools::app::App;
+use crate::tools::ToolDef;
 use serde_json::{json, Value};
 
 /// The key of the one input this server asks for.
@@ -27,8 +28,12 @@ pub(super) enum Instead {
 }
 
 /// What to answer instead of running the call, if anything. None: run it.
-pub(super) fn before_call(app: &App, envelope: &Envelope, params: &Value) -> Option<Instead> {
-    let tool = app.tools.get(params["name"].as_str()?)?;
+pub(super) fn before_call(
+    app: &App,
+    envelope: &Envelope,
+    tool: &ToolDef,
+    params: &Value,
+) -> Option<Instead> {
     if !tool.gated || app.identity.is_logged_in() {
         return None;
     }

@@ -17,7 +17,7 @@ use crate::base::caller::Session;
 use crate::base::error::ToolError;
 use crate::base::secret::Wiped;
 use crate::tools::app::App;
-use crate::tools::{dispatch_call, ToolOutput};
+use crate::tools::{dispatch_found, Found, ToolOutput};
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -124,24 +124,17 @@ fn tools_list(app: &App, tab_handles: bool) -> Vec<Value> {
 async fn call_tool(
     app: &Arc<App>,
     session: &Arc<Session>,
+    found: Found,
     params: &mut Value,
     tab_handles: bool,
-) -> Result<Value, (i64, String)> {
-    let name = params["name"]
-        .as_str()
-        .ok_or((INVALID_PARAMS, "tools/call needs params.name".to_string()))?
-        .to_string();
-    let name = name.as_str();
-    if app.tools.get(name).is_none() {
-        return Err((INVALID_PARAMS, app.tools.why_missing(name)));
-    }
+) -> Value {
     let arguments = params
         .get_mut("arguments")
         .map(Value::take)
         .unwrap_or(Value::Null);
-    let call = dispatch_call(app, session, name, arguments).await;
+    let call = dispatch_found(app, session, found, arguments).await;
     let tab = call.tab.filter(|_| tab_handles);
-    Ok(match call.result {
+    match call.result {
         Ok(ToolOutput::Json(mut map)) if tab.is_some() => {
             map.insert("tab".into(), tab.into());
             ToolOutput::Json(map).to_mcp()
@@ -154,7 +147,18 @@ async fn call_tool(
             result
         }
         Err(error) => error_result(&error),
-    })
+    }
+}
+
+/// The tool a tools/call names, looked up once for the whole call. No
+/// name, or one no offered tool has, is a JSON-RPC error, not a result.
+fn named_tool(app: &App, params: &Value) -> Result<Found, (i64, String)> {
+    let name = params["name"]
+        .as_str()
+        .ok_or((INVALID_PARAMS, "tools/call needs params.name".to_string()))?;
+    app.tools
+        .find(name)
+        .ok_or_else(|| (INVALID_PARAMS, app.tools.why_missing(name)))
 }
 
 /// The `_meta` key naming the tab a text or image result comes from.
@@ -289,7 +293,8 @@ mod tests {
         let npub = "npub16sdj9zv4f8sl85e45vgq9n7nsgt5qphpvmf7vk8r5hhvmdjxx4es8rq74h";
         let mut params =
             json!({"name": "login", "arguments": {"method": "readonly", "npub": npub}});
-        let result = call_tool(&app, &session, &mut params, false).await.unwrap();
+        let found = named_tool(&app, &params).unwrap();
+        let result = call_tool(&app, &session, found, &mut params, false).await;
         assert_eq!(result["structuredContent"]["npub"], npub, "{result}");
         assert_eq!(
             params["arguments"],

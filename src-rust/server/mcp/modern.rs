@@ -11,7 +11,8 @@ use super::envelope::{self, Envelope, Refusal, RoutingHeaders, LOG_LEVELS};
 use super::login_wait::{self, Instead};
 use super::long_call::{self, json_response, Progress};
 use super::{
-    call_tool, listen, rpc_error, server_info, tools_list, INSTRUCTIONS, TAB_INSTRUCTIONS,
+    call_tool, listen, named_tool, rpc_error, server_info, tools_list, INSTRUCTIONS,
+    TAB_INSTRUCTIONS,
 };
 use crate::base::caller::Session;
 use crate::base::secret::Wiped;
@@ -174,49 +175,40 @@ async fn call(
     id: Value,
     mut params: Wiped,
 ) -> Response {
-    if let Err((code, message)) = check_call(&app, &params) {
-        let refusal = Refusal {
-            code,
-            message,
-            data: None,
-        };
-        return refuse(id, refusal);
-    }
-    match login_wait::before_call(&app, &envelope, &params) {
+    let found = match named_tool(&app, &params) {
+        Ok(found) => found,
+        Err((code, message)) => {
+            let refusal = Refusal {
+                code,
+                message,
+                data: None,
+            };
+            return refuse(id, refusal);
+        }
+    };
+    match login_wait::before_call(&app, &envelope, app.tools.def(found), &params) {
         Some(Instead::Ask(question)) => {
             return json_response(&json!({"jsonrpc": "2.0", "id": id, "result": question}))
         }
         Some(Instead::Refuse(error)) => return complete(id, error),
         None => {}
     }
-    let tool = params["name"].as_str().unwrap_or_default().to_string();
+    let tool = app.tools.def(found).name;
     let progress = long_call::progress_token(&params).map(|token| Progress {
         token,
-        describe: super::describe_call(&app, &session, &tool),
+        describe: super::describe_call(&app, &session, tool),
     });
     let log_level = envelope.log_level;
     let work: BoxFuture<'static, Vec<Value>> = Box::pin(async move {
         let started = Instant::now();
-        let outcome = call_tool(&app, &session, &mut params, true)
-            .await
-            .map(finished);
-        let mut messages = log_messages(&tool, &outcome, started.elapsed(), log_level);
+        let outcome = Ok(finished(
+            call_tool(&app, &session, found, &mut params, true).await,
+        ));
+        let mut messages = log_messages(tool, &outcome, started.elapsed(), log_level);
         messages.push(response(&id, outcome));
         messages
     });
     long_call::respond(work, progress, false).await
-}
-
-/// Refusals of a tool call that are JSON-RPC errors, not tool results:
-/// no name, or a tool that does not exist.
-fn check_call(app: &App, params: &Value) -> Result<(), (i64, String)> {
-    let name = params["name"]
-        .as_str()
-        .ok_or((INVALID_PARAMS, "tools/call needs params.name".to_string()))?;
-    if app.tools.get(name).is_none() {
-        return Err((INVALID_PARAMS, app.tools.why_missing(name)));
-    }
-    Ok(())
 }
 
 /// A call's result, or the JSON-RPC error it ended in.
