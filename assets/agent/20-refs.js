@@ -12,7 +12,7 @@
   function tableFor(doc) {
     let table = tables.get(doc);
     if (!table) {
-      table = { doc, next: 1, byNumber: new Map(), byElement: new WeakMap(), pruneAt: 4096 };
+      table = { doc, next: 1, byNumber: new Map(), byElement: new WeakMap(), pinned: new Map(), pruneAt: 4096 };
       tables.set(doc, table);
     }
     return table;
@@ -31,7 +31,20 @@
       table.byNumber.set(n, makeWeak(el));
       if (table.byNumber.size >= table.pruneAt) pruneRefs(table);
     }
+    pin(table, n, el);
     return n;
+  }
+
+  // The elements of the refs handed out last are held, not only weakly: a list the page
+  // renders anew drops the old nodes, and a collected one could no longer lead to the
+  // equal node now in its place (Playwright keeps its last snapshot's elements the same
+  // way). Bounded: the oldest pin goes first, then only a weak reference is left.
+  const PINNED_MAX = 10000;
+
+  function pin(table, n, el) {
+    table.pinned.delete(n);
+    table.pinned.set(n, el);
+    if (table.pinned.size > PINNED_MAX) table.pinned.delete(table.pinned.keys().next().value);
   }
 
   // Drop entries whose element was collected; the counter alone remembers they were issued.
@@ -58,6 +71,7 @@
     if (again) {
       table.byNumber.set(n, makeWeak(again));
       if (!table.byElement.has(again)) table.byElement.set(again, n);
+      if (table.pinned.has(n)) table.pinned.set(n, again);
       return again;
     }
     if (n < table.next) {
