@@ -1,7 +1,8 @@
 //! What the agents are doing, for the window's indicator: tools record
-//! here (a cheap lock, no wake-up of the main thread); the window looks a
-//! few times a second and redraws only when something changed.
+//! here (a cheap lock), and the window, woken by the change, redraws (at
+//! most a few times a second however many calls run).
 
+use crate::base::changes::Changes;
 use crate::base::error::ErrorCode;
 use crate::base::tab::TabId;
 use std::collections::HashMap;
@@ -15,12 +16,12 @@ struct State {
     last: Option<(String, String, Option<ErrorCode>)>,
     /// Tabs agents act on, with who acts.
     tabs: HashMap<TabId, String>,
-    version: u64,
 }
 
 #[derive(Default)]
 pub struct Activity {
     state: Mutex<State>,
+    changes: Changes,
 }
 
 /// What the window shows.
@@ -43,7 +44,8 @@ impl Activity {
         if let Some(tab) = tab {
             s.tabs.insert(tab, client.to_string());
         }
-        s.version += 1;
+        drop(s);
+        self.changes.bump();
     }
 
     /// A call ended: with its error's code when it failed.
@@ -55,7 +57,13 @@ impl Activity {
             }
             s.last = Some((client, tool, failed));
         }
-        s.version += 1;
+        drop(s);
+        self.changes.bump();
+    }
+
+    /// Wakes whenever what [`Activity::seen`] shows may have changed.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.watch()
     }
 
     /// The indicator's text and the marked tabs, with a version to skip
@@ -78,7 +86,7 @@ impl Activity {
         Seen {
             label,
             tabs: s.tabs.clone(),
-            version: s.version,
+            version: self.changes.version(),
         }
     }
 }

@@ -7,58 +7,58 @@
 //! applies no standing "allow" to a call from a marked tab, and marks its
 //! prompt as possibly the agent's; the ask bar warns the person.
 //!
-//! A cheap lock like `asks`: the window looks a few times a second and
-//! redraws when the version moved. Bounded by the open tabs: a closed tab
+//! A cheap lock like `asks`, and a signal at each change for the window
+//! and the panel. Bounded by the open tabs: a closed tab
 //! is forgotten.
 
+use crate::base::changes::Changes;
 use crate::base::tab::TabId;
 use std::collections::HashSet;
 use std::sync::Mutex;
 
 #[derive(Default)]
-struct State {
-    tabs: HashSet<TabId>,
-    version: u64,
-}
-
-#[derive(Default)]
 pub struct AgentScripted {
-    state: Mutex<State>,
+    tabs: Mutex<HashSet<TabId>>,
+    changes: Changes,
 }
 
 impl AgentScripted {
-    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashSet<TabId>> {
+        self.tabs.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// Marks `tabs` (a tab and the tabs related to it).
     pub fn mark(&self, tabs: impl IntoIterator<Item = TabId>) {
-        let mut s = self.lock();
+        let mut marked = self.lock();
         let mut changed = false;
         for tab in tabs {
-            changed |= s.tabs.insert(tab);
+            changed |= marked.insert(tab);
         }
         if changed {
-            s.version += 1;
+            self.changes.bump();
         }
     }
 
     /// Whether an agent may have run its own script in `tab`'s page world.
     pub fn contains(&self, tab: TabId) -> bool {
-        self.lock().tabs.contains(&tab)
+        self.lock().contains(&tab)
     }
 
     /// Forgets a tab that closed (tab ids are never reused).
     pub fn forget(&self, tab: TabId) {
-        let mut s = self.lock();
-        if s.tabs.remove(&tab) {
-            s.version += 1;
+        if self.lock().remove(&tab) {
+            self.changes.bump();
         }
     }
 
     /// Moves whenever a tab is marked or forgotten.
     pub fn version(&self) -> u64 {
-        self.lock().version
+        self.changes.version()
+    }
+
+    /// Wakes whenever a tab is marked or forgotten.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.watch()
     }
 }
 

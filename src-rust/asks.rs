@@ -7,9 +7,10 @@
 //! the agent; the fields they typed into stay theirs on that page
 //! (`browser/person_typed.rs`).
 //!
-//! A cheap lock like `activity`: the window looks a few times a second and
-//! redraws when the version moved.
+//! A cheap lock, and a signal at each start and end for the window and the
+//! panel.
 
+use crate::base::changes::Changes;
 use crate::base::tab::TabId;
 use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
@@ -106,12 +107,12 @@ struct Waiting {
 struct State {
     waiting: HashMap<TabId, Waiting>,
     next_id: u64,
-    version: u64,
 }
 
 #[derive(Default)]
 pub struct Asks {
     state: Mutex<State>,
+    changes: Changes,
 }
 
 impl Asks {
@@ -148,7 +149,7 @@ impl Asks {
             deadline: Instant::now() + timeout,
         };
         s.waiting.insert(tab, Waiting { ask, reply });
-        s.version += 1;
+        self.changes.bump();
         Ok((id, answered))
     }
 
@@ -166,7 +167,7 @@ impl Asks {
         let Some(waiting) = s.waiting.remove(&tab) else {
             return false;
         };
-        s.version += 1;
+        self.changes.bump();
         // The caller may have gone at this very moment: then nobody hears it.
         waiting.reply.send(reply).is_ok()
     }
@@ -176,7 +177,7 @@ impl Asks {
         let mut s = self.lock();
         if s.waiting.get(&tab).is_some_and(|w| w.ask.id == id) {
             s.waiting.remove(&tab);
-            s.version += 1;
+            self.changes.bump();
         }
     }
 
@@ -199,7 +200,12 @@ impl Asks {
 
     /// Moves whenever a request starts or ends.
     pub fn version(&self) -> u64 {
-        self.lock().version
+        self.changes.version()
+    }
+
+    /// Wakes whenever a request starts or ends.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.watch()
     }
 }
 

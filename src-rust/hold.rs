@@ -11,8 +11,8 @@
 use crate::asks::Asks;
 use crate::base::caller::Principal;
 use crate::base::error::{ErrorCode, ToolError};
+use crate::base::pause::Pause;
 use crate::base::tab::TabId;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What an agent's call would reach.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub enum Reach {
 
 /// What the person holds now: the pause and the requests they handle.
 pub struct Holds<'a> {
-    pub paused: &'a AtomicBool,
+    pub paused: &'a Pause,
     pub asks: &'a Asks,
 }
 
@@ -44,7 +44,7 @@ impl Holds<'_> {
         if principal == Principal::Person {
             return Ok(());
         }
-        let paused = self.paused.load(Ordering::SeqCst);
+        let paused = self.paused.is_paused();
         let refusal = match reach {
             Reach::Browser if paused => Some(PAUSED_AGENTS.to_string()),
             Reach::Browser => None,
@@ -104,7 +104,8 @@ mod tests {
 
     #[test]
     fn the_pause_holds_the_browser_and_the_identity_not_the_persons_calls() {
-        let (paused, asks) = (AtomicBool::new(true), Asks::default());
+        let (paused, asks) = (Pause::default(), Asks::default());
+        paused.set(true);
         let holds = Holds {
             paused: &paused,
             asks: &asks,
@@ -121,14 +122,14 @@ mod tests {
         for reach in [Reach::Browser, Reach::Identity] {
             assert!(holds.check(Principal::Person, reach).is_ok());
         }
-        paused.store(false, Ordering::SeqCst);
+        paused.set(false);
         assert_eq!(refused(&holds, Reach::Browser), None);
         assert_eq!(refused(&holds, Reach::Identity), None);
     }
 
     #[test]
     fn a_request_holds_its_tab_page_scripts_everywhere_and_the_front() {
-        let (paused, asks) = (AtomicBool::new(false), Asks::default());
+        let (paused, asks) = (Pause::default(), Asks::default());
         let holds = Holds {
             paused: &paused,
             asks: &asks,

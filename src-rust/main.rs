@@ -121,7 +121,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
 
     let event_loop = EventLoopBuilder::<UserEvent>::with_user_event().build();
     // A person pausing the agents, from the window or the panel.
-    let paused = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let paused = Arc::<sovereign_browser::base::pause::Pause>::default();
     let activity = Arc::new(sovereign_browser::activity::Activity::default());
     let asks = Arc::new(sovereign_browser::asks::Asks::default());
     let agent_scripted = Arc::new(sovereign_browser::agent_scripts::AgentScripted::default());

@@ -10,6 +10,7 @@
 //! sessions and connections past [`SESSIONS_MAX`] are refused.
 
 use crate::base::bounded;
+use crate::base::changes::Changes;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::profile::random_hex;
@@ -109,6 +110,8 @@ pub struct Session {
     /// session), and how many times it asked: each ask gets a fresh push.
     watched_requests: Mutex<(Option<TabId>, u64)>,
     closed: watch::Sender<bool>,
+    /// The sessions' signal to the panel (what it lists of this one changed).
+    changes: Arc<Changes>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -116,7 +119,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
-    fn new(transport: Transport) -> Session {
+    fn new(transport: Transport, changes: Arc<Changes>) -> Session {
         Session {
             // 128 random bits: unguessable.
             id: random_hex(16),
@@ -130,12 +133,13 @@ impl Session {
             client: Mutex::new(None),
             watched_requests: Mutex::new((None, 0)),
             closed: watch::channel(false).0,
+            changes,
         }
     }
 
     #[cfg(test)]
     pub fn for_tests() -> Session {
-        Session::new(Transport::Mcp)
+        Session::new(Transport::Mcp, Arc::default())
     }
 
     pub fn tab(&self) -> Option<TabId> {
@@ -188,8 +192,11 @@ impl Session {
     }
 
     pub fn watch_requests(&self, tab: Option<TabId>) {
-        let mut watched = lock(&self.watched_requests);
-        *watched = (tab, watched.1 + 1);
+        {
+            let mut watched = lock(&self.watched_requests);
+            *watched = (tab, watched.1 + 1);
+        }
+        self.changes.bump();
     }
 
     /// The newest request id this client marked on `tab` (0: none).
@@ -207,6 +214,7 @@ impl Session {
     pub fn record_call(&self) {
         self.calls.fetch_add(1, Ordering::Relaxed);
         self.touch();
+        self.changes.bump();
     }
 
     pub fn touch(&self) {
@@ -228,6 +236,7 @@ impl Session {
     pub fn set_client(&self, info: &Value, protocol: &str) {
         let protocol = bounded::one_line(protocol, CLIENT_FIELD_MAX);
         *lock(&self.client) = Some((kept_client_info(Some(info)), protocol));
+        self.changes.bump();
     }
 
     /// Resolves when the session ends.
@@ -276,18 +285,27 @@ pub struct Sessions {
     stateless_memory: Arc<TabMemory>,
     /// Bumped when the tools offered change (MCP notifies its clients).
     tool_list: watch::Sender<u64>,
+    /// Bumped when what [`Sessions::list`] shows changes (not idle times).
+    changes: Arc<Changes>,
 }
 
 impl Sessions {
     pub fn new(idle_limit: Duration) -> Self {
+        let changes = Arc::<Changes>::default();
         Sessions {
             map: Mutex::new(HashMap::new()),
             stateless: Mutex::new(HashMap::new()),
             idle_limit,
-            lenient: Arc::new(Session::new(Transport::Mcp)),
+            lenient: Arc::new(Session::new(Transport::Mcp, changes.clone())),
             stateless_memory: Arc::default(),
             tool_list: watch::channel(0).0,
+            changes,
         }
+    }
+
+    /// Wakes whenever what [`Sessions::list`] shows changes.
+    pub fn watch(&self) -> watch::Receiver<u64> {
+        self.changes.watch()
     }
 
     /// The record of a stateless MCP client, by the clientInfo it sends
@@ -325,11 +343,12 @@ impl Sessions {
         let session = Arc::new(Session {
             stateless: true,
             memory: self.stateless_memory.clone(),
-            ..Session::new(Transport::Mcp)
+            ..Session::new(Transport::Mcp, self.changes.clone())
         });
         *lock(&session.client) = Some((info, key.1.clone()));
         map.insert(session.id.clone(), session.clone());
         index.insert(key, session.id.clone());
+        self.changes.bump();
         session
     }
 
@@ -363,8 +382,9 @@ impl Sessions {
                 ));
             }
         }
-        let session = Arc::new(Session::new(transport));
+        let session = Arc::new(Session::new(transport, self.changes.clone()));
         map.insert(session.id.clone(), session.clone());
+        self.changes.bump();
         Ok(session)
     }
 
@@ -402,6 +422,7 @@ impl Sessions {
         }
         if let Some(session) = &removed {
             session.close();
+            self.changes.bump();
         }
         removed.is_some()
     }

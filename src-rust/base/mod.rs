@@ -17,7 +17,9 @@
 pub mod bounded;
 pub mod call_log;
 pub mod caller;
+pub mod changes;
 pub mod error;
 pub mod page_event;
+pub mod pause;
 pub mod secret;
 pub mod tab;

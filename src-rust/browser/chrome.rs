@@ -6,13 +6,13 @@
 use super::ask_bar::AskBar;
 use super::UserEvent;
 use crate::asks::Asks;
+use crate::base::pause::Pause;
 use crate::bridge::TabId;
 use crate::hold::Holds;
 use gtk::prelude::*;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use tao::event_loop::EventLoopProxy;
 
@@ -72,7 +72,7 @@ pub struct Chrome {
     /// Tabs agents act on, with who acts.
     agent_tabs: RefCell<HashMap<TabId, String>>,
     /// What the person holds (the pause, the requests they handle).
-    paused: Arc<AtomicBool>,
+    paused: Arc<Pause>,
     asks: Arc<Asks>,
 }
 
@@ -94,7 +94,7 @@ impl Chrome {
         vbox: &gtk::Box,
         stack: &gtk::Stack,
         proxy: EventLoopProxy<UserEvent>,
-        paused: Arc<AtomicBool>,
+        paused: Arc<Pause>,
         asks: Arc<Asks>,
         agent_scripted: Arc<crate::agent_scripts::AgentScripted>,
     ) -> Rc<Chrome> {
@@ -168,7 +168,7 @@ impl Chrome {
         );
         let paused_bar = notice_bar("agents-paused", "⏸", &paused_text, &paused_resume);
         paused_bar.style_context().add_class("paused-bar");
-        paused_bar.set_visible(paused.load(Ordering::SeqCst));
+        paused_bar.set_visible(paused.is_paused());
         let ask = AskBar::new(asks.clone(), agent_scripted);
         install_style(window);
 
@@ -209,11 +209,11 @@ impl Chrome {
         panel.connect_clicked(move |_| post(&p, ChromeAction::OpenPanel));
         let p = proxy.clone();
         nostr_review.connect_clicked(move |_| post(&p, ChromeAction::OpenPanel));
-        pause.set_active(paused.load(Ordering::SeqCst));
+        pause.set_active(paused.is_paused());
         let flag = paused.clone();
         let bar = paused_bar.clone();
         pause.connect_toggled(move |b| {
-            flag.store(b.is_active(), Ordering::SeqCst);
+            flag.set(b.is_active());
             bar.set_visible(b.is_active());
             b.set_label(if b.is_active() {
                 "Resume agents"
@@ -448,8 +448,12 @@ impl Chrome {
         self.downloads.show();
     }
 
-    /// Where the parts a test clicks are, in window coordinates.
+    /// Where the parts a test clicks are, in window coordinates, as the
+    /// person's pointer meets them: a bar just shown is given its room
+    /// first (GTK would do it at the next frame), so nothing is measured
+    /// where it was before.
     pub fn layout(&self, window: &gtk::ApplicationWindow) -> serde_json::Value {
+        window.check_resize();
         let rect = |w: &gtk::Widget| {
             let (x, y) = w.translate_coordinates(window, 0, 0).unwrap_or((0, 0));
             let a = w.allocation();

@@ -77,7 +77,7 @@ pub struct BrowserOptions {
     /// Search page for address-bar text that is not an address (`%s` = the words).
     pub search_url: Option<String>,
     /// Set while a person has paused the agents.
-    pub paused: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    pub paused: std::sync::Arc<crate::base::pause::Pause>,
     /// What the agents are doing (shown in the toolbar).
     pub activity: std::sync::Arc<crate::activity::Activity>,
     /// Agents' requests for the person: shown over their tab, answered here.

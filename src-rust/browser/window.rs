@@ -152,7 +152,7 @@ impl Browser {
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
-        watch_activity(&browser, options.activity.clone());
+        watch_activity(&browser, &options);
         let first = browser.borrow_mut().add_tab(None)?;
         configure_network(&browser.borrow(), first, &options);
         if let Ok(tab) = browser.borrow().tab(first) {
@@ -554,37 +554,60 @@ impl Browser {
     }
 }
 
-/// A few times a second, shows what the agents do (only when it changed).
-fn watch_activity(browser: &SharedBrowser, activity: std::sync::Arc<crate::activity::Activity>) {
+/// The shortest gap between two redraws of what the agents do: calls in a
+/// loop redraw the toolbar a few times a second, not at each call.
+const REDRAW_GAP: Duration = Duration::from_millis(100);
+
+/// Shows what the agents do, and each tab's mark and the bar of a request
+/// for the person, when one of them changes (woken by its signal).
+fn watch_activity(browser: &SharedBrowser, options: &BrowserOptions) {
     let weak = Rc::downgrade(browser);
-    let mut shown = 0;
-    let mut asks_shown = 0;
-    glib::timeout_add_local(Duration::from_millis(250), move || {
-        let Some(browser) = weak.upgrade() else {
-            return glib::ControlFlow::Break;
-        };
-        let seen = activity.seen();
-        if seen.version != shown {
-            shown = seen.version;
-            if let Ok(b) = browser.try_borrow() {
-                b.chrome.show_activity(&seen.label, &seen.tabs);
-                for id in seen.tabs.keys() {
-                    b.refresh_chrome(*id);
+    let activity = options.activity.clone();
+    let mut signals = [
+        activity.watch(),
+        options.asks.watch(),
+        options.agent_scripted.watch(),
+    ];
+    glib::MainContext::default().spawn_local(async move {
+        let (mut shown, mut asks_shown) = (None, None);
+        loop {
+            let waits = signals.iter_mut().map(|s| Box::pin(s.changed()));
+            if futures_util::future::select_all(waits).await.0.is_err() {
+                return;
+            }
+            glib::timeout_future(REDRAW_GAP).await;
+            signals.iter_mut().for_each(|s| s.mark_unchanged());
+            // Drawn once the window is free (never skipped: no later change
+            // may come to draw it).
+            loop {
+                let Some(browser) = weak.upgrade() else {
+                    return;
+                };
+                let Ok(b) = browser.try_borrow() else {
+                    drop(browser);
+                    glib::timeout_future(REDRAW_GAP).await;
+                    continue;
+                };
+                let seen = activity.seen();
+                if shown != Some(seen.version) {
+                    shown = Some(seen.version);
+                    b.chrome.show_activity(&seen.label, &seen.tabs);
+                    for id in seen.tabs.keys() {
+                        b.refresh_chrome(*id);
+                    }
                 }
+                // A request for the person started or ended: every tab's
+                // mark, and the bar over the tab in front.
+                let asks = b.chrome.asks_version();
+                if asks_shown != Some(asks) {
+                    asks_shown = Some(asks);
+                    for tab in &b.tabs {
+                        b.refresh_chrome(tab.state.id);
+                    }
+                }
+                break;
             }
         }
-        // A request for the person started or ended: every tab's mark, and
-        // the bar over the tab in front.
-        if let Ok(b) = browser.try_borrow() {
-            let asks = b.chrome.asks_version();
-            if asks != asks_shown {
-                asks_shown = asks;
-                for tab in &b.tabs {
-                    b.refresh_chrome(tab.state.id);
-                }
-            }
-        }
-        glib::ControlFlow::Continue
     });
 }
 

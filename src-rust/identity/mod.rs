@@ -11,6 +11,7 @@ pub mod remembered;
 pub mod seed;
 pub mod unlock;
 
+use crate::base::changes::Changes;
 use futures_util::future::BoxFuture;
 use nostr::{Event, PublicKey, ToBech32, UnsignedEvent};
 use serde::{Deserialize, Serialize};
@@ -111,6 +112,9 @@ pub struct IdentityState {
     generation: std::sync::atomic::AtomicU64,
     /// A short public summary ("Private key · npub1abc…xyz") for the window.
     summary: tokio::sync::watch::Sender<String>,
+    /// Bumped when what [`IdentityState::status`] shows changes, but for
+    /// a remote signer's reachability (read when asked).
+    changes: Arc<Changes>,
 }
 
 impl Default for IdentityState {
@@ -120,6 +124,7 @@ impl Default for IdentityState {
             pending: RwLock::default(),
             generation: Default::default(),
             summary: tokio::sync::watch::channel(LOGGED_OUT.to_string()).0,
+            changes: Arc::default(),
         }
     }
 }
@@ -166,6 +171,18 @@ impl IdentityState {
         }
         self.summary.send_replace(summary(signer.as_deref()));
         *slot = signer;
+        drop(slot);
+        self.changes.bump();
+    }
+
+    /// Wakes whenever what [`IdentityState::status`] shows changes.
+    pub fn watch_status(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.watch()
+    }
+
+    /// A NIP-46 auth challenge whose URL shows in the status.
+    pub fn auth_challenge(&self) -> nip46::AuthChallenge {
+        nip46::AuthChallenge::new(self.changes.clone())
     }
 
     /// Follows the public summary of the identity in use.
@@ -176,6 +193,7 @@ impl IdentityState {
     /// Records a login waiting for approval; returns its generation.
     pub fn begin_pending(&self, pending: PendingLogin) -> u64 {
         *self.pending.write().unwrap_or_else(|e| e.into_inner()) = Some(pending);
+        self.changes.bump();
         self.generation.load(std::sync::atomic::Ordering::SeqCst)
     }
 
@@ -187,7 +205,10 @@ impl IdentityState {
         }
         match signer {
             Some(signer) => self.set(Some(signer)),
-            None => *self.pending.write().unwrap_or_else(|e| e.into_inner()) = None,
+            None => {
+                *self.pending.write().unwrap_or_else(|e| e.into_inner()) = None;
+                self.changes.bump();
+            }
         }
         true
     }

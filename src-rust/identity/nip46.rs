@@ -5,6 +5,7 @@
 
 use super::bunker_link::BunkerLink;
 use super::{Method, Signer, SignerError, SignerResult};
+use crate::base::changes::Changes;
 use futures_util::future::BoxFuture;
 use nostr::nips::nip46::{NostrConnectRequest, NostrConnectURI, ResponseResult};
 use nostr::{Event, EventId, PublicKey, UnsignedEvent};
@@ -54,9 +55,19 @@ pub fn without_secret(uri: &NostrConnectURI) -> String {
 pub struct AuthChallenge {
     url: Arc<Mutex<Option<String>>>,
     notify: Arc<watch::Sender<Option<String>>>,
+    /// The identity's signal: login_status shows the URL.
+    changes: Arc<Changes>,
 }
 
 impl AuthChallenge {
+    /// A challenge whose URL, when it comes or goes, is a change of `changes`.
+    pub fn new(changes: Arc<Changes>) -> Self {
+        AuthChallenge {
+            changes,
+            ..AuthChallenge::default()
+        }
+    }
+
     pub fn current(&self) -> Option<String> {
         self.url.lock().unwrap_or_else(|e| e.into_inner()).clone()
     }
@@ -71,10 +82,12 @@ impl AuthChallenge {
         tracing::info!("the bunker asks for approval at an auth_url (login_status shows it)");
         *self.url.lock().unwrap_or_else(|e| e.into_inner()) = Some(url.clone());
         self.notify.send_replace(Some(url));
+        self.changes.bump();
     }
 
     fn clear(&self) {
         *self.url.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        self.changes.bump();
     }
 }
 

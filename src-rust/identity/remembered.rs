@@ -3,6 +3,7 @@
 //! private key only as a NIP-49 `ncryptsec` under the person's password.
 
 use super::Method;
+use crate::base::changes::Changes;
 use nostr::nips::nip49::{EncryptedSecretKey, KeySecurity};
 use nostr::{FromBech32, SecretKey, ToBech32};
 use serde::{Deserialize, Serialize};
@@ -92,6 +93,8 @@ pub struct RememberedStore {
     damaged: Mutex<Option<String>>,
     /// Wrong passwords per identity, to slow guessing down.
     pub unlocks: super::unlock::Unlocks,
+    /// Bumped after each write, and when a damaged file is kept aside.
+    changes: Changes,
 }
 
 impl RememberedStore {
@@ -101,7 +104,13 @@ impl RememberedStore {
             lock: Mutex::new(()),
             damaged: Mutex::new(None),
             unlocks: Default::default(),
+            changes: Changes::default(),
         }
+    }
+
+    /// Wakes whenever the remembered identities (or the damage notice) change.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.watch()
     }
 
     /// The remembered identities. A file that cannot be read is never
@@ -144,6 +153,7 @@ impl RememberedStore {
         };
         tracing::warn!("{notice}");
         *damaged = Some(notice);
+        self.changes.bump();
     }
 
     /// What the person should know about a damaged file, if there was one.
@@ -202,8 +212,10 @@ impl RememberedStore {
 
     fn write(&self, all: &[Remembered]) -> Result<(), String> {
         let text = serde_json::to_vec_pretty(all).map_err(|e| e.to_string())?;
-        crate::profile::write_private(&self.path, &text)
-            .map_err(|e| format!("cannot save remembered identities: {e}"))
+        let written = crate::profile::write_private(&self.path, &text)
+            .map_err(|e| format!("cannot save remembered identities: {e}"));
+        self.changes.bump();
+        written
     }
 }
 

@@ -3,6 +3,7 @@
 //! may answer prompts. Decisions "just this time" are never stored.
 
 use super::request::Capability;
+use crate::base::changes::Changes;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -32,6 +33,8 @@ pub struct Permissions {
     path: Option<PathBuf>,
     decisions: Mutex<BTreeMap<(String, Capability), Decision>>,
     assistant_answers: Mutex<bool>,
+    /// Bumped at each change (each one is saved).
+    changes: Changes,
 }
 
 impl Permissions {
@@ -59,7 +62,13 @@ impl Permissions {
             path,
             decisions: Mutex::new(decisions),
             assistant_answers: Mutex::new(stored.assistant_answers),
+            changes: Changes::default(),
         }
+    }
+
+    /// Wakes whenever a decision or the assistants' switch changes.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.watch()
     }
 
     /// The standing decision for `origin` and `capability`: allow, deny, or none (ask).
@@ -125,6 +134,7 @@ impl Permissions {
     }
 
     fn save(&self) {
+        self.changes.bump();
         let Some(path) = &self.path else { return };
         let stored = Stored {
             decisions: self.list(),

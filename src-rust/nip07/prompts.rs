@@ -3,6 +3,7 @@
 //! settles the other waiting requests for the same origin and capability.
 
 use super::request::{Capability, Request};
+use crate::base::changes::Changes;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -156,6 +157,8 @@ pub struct Prompts {
     asked: Mutex<HashMap<String, VecDeque<Instant>>>,
     /// One line for the window ("" when nothing waits).
     summary: watch::Sender<String>,
+    /// Bumped whenever a prompt comes or goes.
+    changes: Changes,
 }
 
 impl Default for Prompts {
@@ -164,6 +167,7 @@ impl Default for Prompts {
             waiting: Mutex::default(),
             asked: Mutex::default(),
             summary: watch::channel(String::new()).0,
+            changes: Changes::default(),
         }
     }
 }
@@ -297,6 +301,12 @@ impl Prompts {
             }
         };
         self.summary.send_replace(line);
+        self.changes.bump();
+    }
+
+    /// Wakes whenever a prompt comes or goes.
+    pub fn watch_list(&self) -> watch::Receiver<u64> {
+        self.changes.watch()
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<(Prompt, oneshot::Sender<Answer>)>> {

@@ -1,21 +1,29 @@
 //! What the control panel sees live: the state (identity, sessions, tabs,
 //! remembered identities, server addresses) when it changes, every tool
 //! call as it happens, and the requests of the tab it watches. Pushed over
-//! the panel's own WebSocket.
+//! the panel's own WebSocket, woken by each part's own signal.
 
 use crate::base::caller::Session;
-use crate::base::tab::{NetworkInfo, TabId};
+use crate::base::tab::{BrowserState, NetworkInfo, TabId};
 use crate::bridge::Command;
 use crate::tools::app::App;
+use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tokio::sync::broadcast::error::RecvError;
 use tokio::sync::mpsc::Sender;
+use tokio::sync::watch;
+use tokio::time::Instant;
 
-/// How often the state is looked at, and the longest silence between pushes.
-const CHECK_EVERY: Duration = Duration::from_millis(500);
+/// How often what has no signal of its own is looked at (a remote
+/// signer's reachability), and the longest silence between pushes (the
+/// idle times and the time requests have left move on their own).
+const LOOK_EVERY: Duration = Duration::from_secs(2);
 const REFRESH_EVERY: Duration = Duration::from_secs(5);
+/// The shortest gap between two looks at the state: a burst of changes
+/// (an agent's calls in a loop) costs the panel at most this many looks.
+const LOOK_GAP: Duration = Duration::from_millis(50);
 /// The newest requests of a watched tab that a push carries.
 const REQUESTS_SHOWN: usize = 300;
 
@@ -23,8 +31,10 @@ const REQUESTS_SHOWN: usize = 300;
 /// ask, and the tab's requests' state then (none once it closed).
 type RequestsSeen = Option<((TabId, u64), Option<NetworkInfo>)>;
 
-/// Pushes to the panel's connection; each push waits for room in its
-/// bounded queue (a panel that stops reading is sent nothing more).
+/// Pushes to the panel's connection: the state each time a part of it
+/// changes, each call as it is logged. Each push waits for room in its
+/// bounded queue (a panel that stops reading is sent nothing more), and
+/// changes made meanwhile are pushed as one.
 pub async fn push(app: Arc<App>, me: Arc<Session>, out: Sender<String>) {
     let send = |event: &str, data: Value| {
         let out = out.clone();
@@ -35,38 +45,104 @@ pub async fn push(app: Arc<App>, me: Arc<Session>, out: Sender<String>) {
     if !send("calls", json!(app.calls.recent())).await {
         return;
     }
+    let mut signals = Signals::new(&app);
     let mut last_seen = Value::Null;
     let mut last_sent = Instant::now() - REFRESH_EVERY;
     let mut requests_seen: RequestsSeen = None;
-    let mut tick = tokio::time::interval(CHECK_EVERY);
+    let mut look = tokio::time::interval(LOOK_EVERY);
+    look.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut looked = Instant::now() - LOOK_GAP;
     loop {
         tokio::select! {
-            _ = tick.tick() => {
-                let state = state(&app, &me).await;
-                let seen = without_clocks(&state);
-                if seen != last_seen || last_sent.elapsed() >= REFRESH_EVERY {
-                    if !send("state", state).await {
-                        return;
+            () = signals.changed() => {}
+            _ = look.tick() => {}
+            call = calls.recv() => {
+                match call {
+                    Ok(call) => {
+                        if !send("call", json!(call)).await {
+                            return;
+                        }
                     }
-                    last_seen = seen;
-                    last_sent = Instant::now();
+                    Err(RecvError::Lagged(_)) => {}
+                    Err(RecvError::Closed) => return,
                 }
-                if let Some(update) = requests(&app, me.watched_requests(), &mut requests_seen).await {
-                    if !send("requests", update).await {
-                        return;
-                    }
-                }
+                continue;
             }
-            call = calls.recv() => match call {
-                Ok(call) => {
-                    if !send("call", json!(call)).await {
-                        return;
-                    }
-                }
-                Err(RecvError::Lagged(_)) => continue,
-                Err(RecvError::Closed) => return,
-            },
         }
+        tokio::time::sleep_until(looked + LOOK_GAP).await;
+        looked = Instant::now();
+        // Whatever changed up to now is in what follows.
+        signals.mark_seen();
+        let state = state(&app, &me).await;
+        let seen = without_clocks(&state);
+        if seen != last_seen || last_sent.elapsed() >= REFRESH_EVERY {
+            if !send("state", state).await {
+                return;
+            }
+            last_seen = seen;
+            last_sent = Instant::now();
+        }
+        if let Some(update) = requests(&app, me.watched_requests(), &mut requests_seen).await {
+            if !send("requests", update).await {
+                return;
+            }
+        }
+    }
+}
+
+/// The signals of everything the panel's state shows.
+struct Signals {
+    /// Tabs and their requests, as the main thread publishes them.
+    browser: watch::Receiver<BrowserState>,
+    paused: watch::Receiver<bool>,
+    /// The identity, sessions, remembered identities, agents' requests for
+    /// the person, window.nostr prompts and decisions, agent-scripted tabs.
+    counters: Vec<watch::Receiver<u64>>,
+}
+
+impl Signals {
+    fn new(app: &App) -> Signals {
+        Signals {
+            browser: app.browser.watch(),
+            paused: app.paused.watch(),
+            counters: vec![
+                app.identity.watch_status(),
+                app.sessions.watch(),
+                app.remembered.watch(),
+                app.asks.watch(),
+                app.nip07.prompts.watch_list(),
+                app.nip07.permissions.watch(),
+                app.nip07.agent_scripted.watch(),
+            ],
+        }
+    }
+
+    /// Resolves at the next change of any of them (one not yet seen counts).
+    async fn changed(&mut self) {
+        let mut waits: Vec<BoxFuture<'_, ()>> = vec![
+            Box::pin(changed(&mut self.browser)),
+            Box::pin(changed(&mut self.paused)),
+        ];
+        waits.extend(
+            self.counters
+                .iter_mut()
+                .map(|c| Box::pin(changed(c)) as BoxFuture<'_, ()>),
+        );
+        futures_util::future::select_all(waits).await;
+    }
+
+    /// Marks every change so far as seen.
+    fn mark_seen(&mut self) {
+        self.browser.mark_unchanged();
+        self.paused.mark_unchanged();
+        self.counters.iter_mut().for_each(|c| c.mark_unchanged());
+    }
+}
+
+/// The next change of one signal; never, once its owner is gone.
+async fn changed<T>(signal: &mut watch::Receiver<T>) {
+    if signal.changed().await.is_err() {
+        std::future::pending::<()>().await;
     }
 }
 
@@ -132,7 +208,7 @@ async fn state(app: &App, me: &Session) -> Value {
             "agent_token": app.security.token,
         },
         "you": me.id,
-        "paused": app.paused.load(std::sync::atomic::Ordering::SeqCst),
+        "paused": app.paused.is_paused(),
         "asks": asks(app),
         "nostr": app.nip07.state(),
     })
@@ -171,5 +247,58 @@ fn remove_from_each(list: &mut Value, field: &str) {
         if let Value::Object(map) = item {
             map.remove(field);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::base::caller::Transport;
+    use crate::tools::fake_browser::FakeBrowser;
+    use tokio::sync::mpsc;
+
+    /// The next push of `event`, and how long it took to come.
+    async fn next(pushed: &mut mpsc::Receiver<String>, event: &str) -> (Value, Duration) {
+        let start = tokio::time::Instant::now();
+        loop {
+            let message: Value = serde_json::from_str(&pushed.recv().await.unwrap()).unwrap();
+            if message["event"] == event {
+                return (message["data"].clone(), start.elapsed());
+            }
+        }
+    }
+
+    // The panel's state was rebuilt and compared every 500 ms; now each
+    // part's change wakes the push itself.
+    #[tokio::test(start_paused = true)]
+    async fn a_change_is_pushed_when_it_happens_not_at_the_next_look() {
+        let (app, _fake) = FakeBrowser::app();
+        let me = app.sessions.create(Transport::Panel).unwrap();
+        let (out, mut pushed) = mpsc::channel(16);
+        tokio::spawn(push(app.clone(), me, out));
+        let (first, _) = next(&mut pushed, "state").await;
+        assert_eq!(first["paused"], false);
+
+        app.paused.set(true);
+        let (state, took) = next(&mut pushed, "state").await;
+        assert_eq!(state["paused"], true);
+        assert!(took <= LOOK_GAP, "pushed after {took:?}");
+
+        let (_id, _answer) = app
+            .asks
+            .start(
+                1,
+                "Enter the code",
+                ("asker", "s1"),
+                Duration::from_secs(60),
+            )
+            .unwrap();
+        let (state, took) = next(&mut pushed, "state").await;
+        assert_eq!(state["asks"][0]["message"], "Enter the code");
+        assert!(took <= LOOK_GAP, "pushed after {took:?}");
+
+        // Nothing changes: the next push is the refresh, not sooner.
+        let (_, took) = next(&mut pushed, "state").await;
+        assert!(took >= REFRESH_EVERY - LOOK_EVERY, "pushed after {took:?}");
     }
 }

@@ -19,7 +19,7 @@ pub struct App {
     pub tools: Registry,
     pub security: Security,
     /// Set while a person has taken over: browser tools answer PAUSED.
-    pub paused: Arc<std::sync::atomic::AtomicBool>,
+    pub paused: Arc<crate::base::pause::Pause>,
     /// What the agents are doing, for the window.
     pub activity: Arc<crate::activity::Activity>,
     /// Agents' requests for the person (ask_person), shown by the window too.
@@ -45,7 +45,7 @@ pub struct Security {
 /// What the window shares with the tools (each side reads it itself).
 pub struct Shared {
     /// Set while a person has taken over: browser tools answer PAUSED.
-    pub paused: Arc<std::sync::atomic::AtomicBool>,
+    pub paused: Arc<crate::base::pause::Pause>,
     pub activity: Arc<crate::activity::Activity>,
     pub asks: Arc<crate::asks::Asks>,
 }

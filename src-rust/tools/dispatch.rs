@@ -341,7 +341,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn paused_agents_reach_no_page() {
         let (app, fake, session) = logged_in();
-        app.paused.store(true, std::sync::atomic::Ordering::SeqCst);
+        app.paused.set(true);
         let error = dispatch(&app, &session, "click", json!({"ref": "@e1"}))
             .await
             .unwrap_err();
@@ -358,7 +358,7 @@ mod tests {
             .sessions
             .create(crate::base::caller::Transport::Panel)
             .unwrap();
-        app.paused.store(true, std::sync::atomic::Ordering::SeqCst);
+        app.paused.set(true);
         let refused = dispatch(&app, &agent, "get_url", json!({})).await;
         assert_eq!(refused.unwrap_err().code, ErrorCode::Paused);
         let url = dispatch(&app, &person, "get_url", json!({})).await.unwrap();
@@ -388,7 +388,7 @@ mod tests {
             ),
         ];
         let batch = json!({"commands": [{"tool": "logout"}]});
-        app.paused.store(true, std::sync::atomic::Ordering::SeqCst);
+        app.paused.set(true);
         for (name, params) in calls.clone() {
             let error = dispatch(&app, &agent, name, params).await.unwrap_err();
             assert_eq!(error.code, ErrorCode::Paused, "{name}: {error}");
@@ -407,7 +407,7 @@ mod tests {
             before,
             "unchanged while paused"
         );
-        app.paused.store(false, std::sync::atomic::Ordering::SeqCst);
+        app.paused.set(false);
 
         let (id, _answer) = app
             .asks

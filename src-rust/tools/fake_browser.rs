@@ -13,7 +13,6 @@ use crate::identity::local::KeySigner;
 use crate::identity::remembered::RememberedStore;
 use crate::nip07::permissions::Permissions;
 use crate::nip07::Nip07;
-use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -63,7 +62,7 @@ impl FakeBrowser {
             },
             RememberedStore::new(dir.path.join("profile/remembered.json")),
             Shared {
-                paused: Arc::new(AtomicBool::new(false)),
+                paused: Arc::default(),
                 activity: Arc::new(Activity::default()),
                 asks: Arc::default(),
             },

@@ -459,7 +459,7 @@ async fn nip46_signer(
         .collect::<Vec<_>>()
         .join(", ");
     let public_url = nip46::without_secret(&uri);
-    let challenge = nip46::AuthChallenge::default();
+    let challenge = app.identity.auth_challenge();
     let mut asked = challenge.subscribe();
     let generation = app.identity.begin_pending(PendingLogin {
         method: Method::Nip46,

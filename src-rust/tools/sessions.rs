@@ -35,7 +35,7 @@ pub fn tools() -> Vec<ToolDef> {
         "Pause (paused: true) or resume the agents' browser tools; while paused they answer PAUSED.",
         ACTION,
         |ctx: Ctx, p: PauseParams| async move {
-            ctx.app.paused.store(p.paused, std::sync::atomic::Ordering::SeqCst);
+            ctx.app.paused.set(p.paused);
             ctx.app.browser.notify(Command::SetPaused { paused: p.paused });
             tracing::info!(paused = p.paused, by = %ctx.session.id, "agents paused from the panel");
             Ok(ToolOutput::json(json!({"paused": p.paused})))
