@@ -5,7 +5,6 @@
 //! tab's `dropped`. Entries are numbered in one sequence across tabs, so
 //! "oldest" means the same in every log. Main thread only.
 
-use super::tab::TabState;
 use std::cell::{Cell, RefCell};
 use std::rc::{Rc, Weak};
 
@@ -25,7 +24,9 @@ pub trait Budgeted {
 }
 
 thread_local! {
-    static TABS: RefCell<Vec<Weak<TabState>>> = const { RefCell::new(Vec::new()) };
+    /// Every tab's network log and console log, while the tab lives.
+    static NETWORK: RefCell<Vec<Weak<dyn Budgeted>>> = const { RefCell::new(Vec::new()) };
+    static CONSOLE: RefCell<Vec<Weak<dyn Budgeted>>> = const { RefCell::new(Vec::new()) };
     static SEQUENCE: Cell<u64> = const { Cell::new(0) };
 }
 
@@ -37,29 +38,37 @@ pub fn next() -> u64 {
     })
 }
 
-/// Counts `state`'s logs in the budget from now on (until the tab is gone).
-pub fn register(state: &Rc<TabState>) {
-    TABS.with(|tabs| {
-        let mut tabs = tabs.borrow_mut();
-        tabs.retain(|t| t.strong_count() > 0);
-        tabs.push(Rc::downgrade(state));
+/// Counts a tab's two logs in the budget from now on (until they are gone).
+pub fn register(network: &Rc<impl Budgeted + 'static>, console: &Rc<impl Budgeted + 'static>) {
+    keep(&NETWORK, network.clone());
+    keep(&CONSOLE, console.clone());
+}
+
+fn keep(
+    pool: &'static std::thread::LocalKey<RefCell<Vec<Weak<dyn Budgeted>>>>,
+    log: Rc<dyn Budgeted>,
+) {
+    pool.with(|logs| {
+        let mut logs = logs.borrow_mut();
+        logs.retain(|l| l.strong_count() > 0);
+        logs.push(Rc::downgrade(&log));
     });
 }
 
 /// After a tab's network log grew: keeps all tabs' within the budget.
 pub fn settle_network() {
-    settle_tabs(|t| &t.requests, NETWORK_BYTES);
+    settle_pool(&NETWORK, NETWORK_BYTES);
 }
 
 /// After a tab's console log grew: keeps all tabs' within the budget.
 pub fn settle_console() {
-    settle_tabs(|t| &t.console, CONSOLE_BYTES);
+    settle_pool(&CONSOLE, CONSOLE_BYTES);
 }
 
-fn settle_tabs<L: Budgeted>(log: impl Fn(&TabState) -> &L, max: usize) {
-    let tabs: Vec<Rc<TabState>> =
-        TABS.with(|tabs| tabs.borrow().iter().filter_map(Weak::upgrade).collect());
-    let logs: Vec<&dyn Budgeted> = tabs.iter().map(|t| log(t) as &dyn Budgeted).collect();
+fn settle_pool(pool: &'static std::thread::LocalKey<RefCell<Vec<Weak<dyn Budgeted>>>>, max: usize) {
+    let logs: Vec<Rc<dyn Budgeted>> =
+        pool.with(|logs| logs.borrow().iter().filter_map(Weak::upgrade).collect());
+    let logs: Vec<&dyn Budgeted> = logs.iter().map(|l| l.as_ref()).collect();
     settle(&logs, max);
 }
 

@@ -1,42 +1,21 @@
 //! The window's chrome for the person beside the agents: toolbar (back,
 //! forward, reload/stop, address bar), agent activity and pause, the
 //! identity in use, a button for the panel, a tab strip and a downloads bar.
-//! Widgets only post [`ChromeAction`]s; the event loop carries them out.
+//! Widgets only post [`ChromeAction`]s (see `event`); the event loop carries them out.
 
 use super::ask_bar::AskBar;
-use super::UserEvent;
+use super::event::{ChromeAction, UserEvent};
+use super::input;
 use crate::asks::Asks;
 use crate::base::pause::Pause;
 use crate::bridge::TabId;
 use crate::hold::Holds;
 use gtk::prelude::*;
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 use tao::event_loop::EventLoopProxy;
-
-/// What a person asked for through the chrome.
-#[derive(Debug, Clone)]
-pub enum ChromeAction {
-    Back,
-    Forward,
-    ReloadOrStop,
-    Navigate(String),
-    NewTab,
-    Select(TabId),
-    Close(TabId),
-    CloseFront,
-    Cycle(i32),
-    FocusAddress,
-    OpenPanel,
-}
-
-thread_local! {
-    /// Set while the agents' own (synthesised) input is being delivered, so
-    /// that their key presses never trigger the window's shortcuts.
-    pub static AGENT_INPUT: Cell<bool> = const { Cell::new(false) };
-}
 
 struct TabButton {
     row: gtk::Box,
@@ -226,8 +205,8 @@ impl Chrome {
         paused_resume.connect_clicked(move |_| toggle.set_active(false));
         let p = proxy.clone();
         window.connect_key_press_event(move |window, event| {
-            let agents = event.state().bits() & super::input::AGENT_KEY_MARK != 0;
-            if agents && !AGENT_INPUT.with(Cell::get) {
+            let agents = input::is_agents_key(event);
+            if agents && !input::delivering() {
                 return handed_back(window.upcast_ref(), event);
             }
             match shortcut(event) {
@@ -239,8 +218,8 @@ impl Chrome {
             }
         });
         window.connect_key_release_event(|window, event| {
-            let agents = event.state().bits() & super::input::AGENT_KEY_MARK != 0;
-            if agents && !AGENT_INPUT.with(Cell::get) {
+            let agents = input::is_agents_key(event);
+            if agents && !input::delivering() {
                 handed_back(window.upcast_ref(), event)
             } else {
                 glib::Propagation::Proceed

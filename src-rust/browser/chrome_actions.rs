@@ -1,7 +1,8 @@
 //! What the person does with the window's chrome: the toolbar's buttons,
 //! the address bar, the tab strip and the keyboard shortcuts.
 
-use super::{chrome, SharedBrowser, UserEvent};
+use super::event::{ChromeAction, UserEvent};
+use super::window::SharedBrowser;
 use crate::bridge::Navigation;
 use gtk::prelude::*;
 use tao::event_loop::EventLoopWindowTarget;
@@ -10,10 +11,10 @@ use webkit2gtk::WebViewExt as _;
 /// Carries out what the person asked for in the chrome.
 pub(super) fn run(
     browser: &SharedBrowser,
-    action: chrome::ChromeAction,
+    action: ChromeAction,
     target: &EventLoopWindowTarget<UserEvent>,
 ) {
-    use chrome::ChromeAction as A;
+    use ChromeAction as A;
     let front = browser.borrow().front.get();
     match action {
         A::Back => {

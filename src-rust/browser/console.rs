@@ -15,7 +15,6 @@
 //! Every field arrives cut to a bound (console.c) and is cut again here.
 
 use super::budget::{self, Budgeted};
-use super::tab::TabState;
 use crate::base::bounded;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
@@ -308,14 +307,14 @@ fn non_zero(n: u32) -> Value {
 }
 
 /// Hears one tab's engine messages, from the extension.
-pub fn listen(view: &WebView, state: &Rc<TabState>) {
-    let engine = state.clone();
+pub fn listen(view: &WebView, log: &Rc<ConsoleLog>) {
+    let log = log.clone();
     view.connect_user_message_received(move |_, message| {
         if message.name().as_deref() != Some(CONSOLE_MESSAGE) {
             return false;
         }
         if let Some(message) = EngineMessage::from_message(message) {
-            engine.console.record(message);
+            log.record(message);
         }
         true
     });

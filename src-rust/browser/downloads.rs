@@ -1,8 +1,8 @@
 //! Downloads: saved in the profile's downloads folder, recorded so the
 //! tool that caused one can report where the file went.
 
+use super::event::UserEvent;
 use super::tab::Publisher;
-use super::UserEvent;
 use crate::base::tab::{DownloadInfo, DownloadState};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};

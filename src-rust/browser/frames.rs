@@ -8,19 +8,14 @@
 //! request (a forwarded element operation, or a snapshot with frame markers)
 //! is completed from these answers before it goes back to the tool.
 
-use super::script::{agent_outcome, AGENT_WORLD};
+use super::frame_relay::{Outcome, Then};
 use super::tab::TabState;
-use crate::base::error::{ErrorCode, ToolError};
-use javascriptcore::ValueExt as _;
 use serde_json::Value;
 use std::cell::{Cell, RefCell};
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::rc::Rc;
 use std::time::Duration;
-use webkit2gtk::{UserContentManager, UserContentManagerExt as _};
 
-/// The message handler's name, as `agent.js` calls it.
-const FRAME_HANDLER: &str = "sovereignFrame";
 /// How a snapshot marks the place of a cross-origin frame's lines.
 const FRAME_MARK: &str = "\u{1}frame ";
 /// An element operation runs at once in the frame; a frame that does not
@@ -30,83 +25,6 @@ const FORWARD_TIMEOUT: Duration = Duration::from_secs(5);
 const SCRIPT_TIMEOUT: Duration = crate::bridge::DEFAULT_COMMAND_TIMEOUT;
 /// A frame left out of a snapshot must not hold the whole page's snapshot up.
 const SNAPSHOT_TIMEOUT: Duration = Duration::from_millis(2500);
-/// Answers nobody waits for yet (they can beat the main frame's own reply).
-const UNCLAIMED_MAX: usize = 64;
-
-type Outcome = Result<Value, ToolError>;
-type Then = Box<dyn FnOnce(Outcome)>;
-
-/// Frame answers of one tab, matched to their requests by nonce.
-#[derive(Default)]
-pub struct FrameRelay {
-    waiting: RefCell<HashMap<String, Then>>,
-    unclaimed: RefCell<VecDeque<(String, Outcome)>>,
-}
-
-impl FrameRelay {
-    /// An answer posted by a frame's agent: `{"nonce": "...", "reply": {"ok": ...}}`.
-    fn deliver(&self, text: &str) {
-        let Ok(message) = serde_json::from_str::<Value>(text) else {
-            return;
-        };
-        let Some(nonce) = message["nonce"].as_str() else {
-            return;
-        };
-        let outcome = agent_outcome(&message["reply"]);
-        let waiter = self.waiting.borrow_mut().remove(nonce);
-        match waiter {
-            Some(then) => then(outcome),
-            None => {
-                let mut unclaimed = self.unclaimed.borrow_mut();
-                if unclaimed.len() >= UNCLAIMED_MAX {
-                    unclaimed.pop_front();
-                }
-                unclaimed.push_back((nonce.to_string(), outcome));
-            }
-        }
-    }
-
-    /// Calls `then` with the answer to `nonce`, or with a timeout error.
-    fn expect(self: &Rc<Self>, nonce: String, timeout: Duration, then: Then) {
-        let early = {
-            let mut unclaimed = self.unclaimed.borrow_mut();
-            let index = unclaimed.iter().position(|(n, _)| *n == nonce);
-            index.and_then(|i| unclaimed.remove(i))
-        };
-        if let Some((_, outcome)) = early {
-            then(outcome);
-            return;
-        }
-        self.waiting.borrow_mut().insert(nonce.clone(), then);
-        let relay = Rc::downgrade(self);
-        glib::timeout_add_local_once(timeout, move || {
-            let Some(relay) = relay.upgrade() else {
-                return;
-            };
-            let waiter = relay.waiting.borrow_mut().remove(&nonce);
-            if let Some(then) = waiter {
-                then(Err(ToolError::new(
-                    ErrorCode::Timeout,
-                    "the frame did not answer (it may be loading or gone); take a new snapshot",
-                )));
-            }
-        });
-    }
-}
-
-/// Hears the frames' agents of one tab.
-pub fn listen(manager: &UserContentManager, state: &Rc<TabState>) {
-    manager.register_script_message_handler_in_world(FRAME_HANDLER, AGENT_WORLD);
-    let relay = state.frames.clone();
-    manager.connect_script_message_received(Some(FRAME_HANDLER), move |_, result| {
-        if let Some(value) = result.js_value() {
-            if value.is_string() {
-                relay.deliver(&value.to_str());
-            }
-        }
-    });
-}
-
 /// Completes an agent's value: follows a forwarded operation to the frame
 /// that runs it, and fills a snapshot's frame markers with the frames' own
 /// snapshots (which may have frames of their own).

@@ -2,7 +2,7 @@
 //! see real user actions (`isTrusted`, text typed into fields, focus moves).
 
 use super::clipboard::{self, Selection};
-use super::delivery::{Kind, Tally};
+use super::receipts::{Kind, Tally};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::MouseAction;
 use glib::translate::{from_glib_full, ToGlibPtr};
@@ -59,6 +59,23 @@ fn count(kind: Kind) {
         tally.add(kind);
         sent.set(tally);
     });
+}
+
+thread_local! {
+    /// Set while an agent's event is in `gtk::main_do_event`: the window
+    /// then sees it first-hand, and must not take it for a shortcut.
+    static DELIVERING: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether an agent's event is being handed to GTK right now (the window's
+/// key handlers ask, so that agents' keys never trigger its shortcuts).
+pub fn delivering() -> bool {
+    DELIVERING.with(Cell::get)
+}
+
+/// Whether a key event is an agent's: sent now, or handed back by the page.
+pub fn is_agents_key(event: &gdk::EventKey) -> bool {
+    event.state().bits() & AGENT_KEY_MARK != 0
 }
 
 thread_local! {
@@ -237,9 +254,9 @@ fn dispatch(mut event: gdk::Event) {
         DIVERTED.with(|n| n.set(n.get() + 1));
     }
     // Agents' keys must not trigger the window's shortcuts (Ctrl+W...).
-    super::chrome::AGENT_INPUT.with(|flag| flag.set(true));
+    DELIVERING.with(|flag| flag.set(true));
     gtk::main_do_event(&mut event);
-    super::chrome::AGENT_INPUT.with(|flag| flag.set(false));
+    DELIVERING.with(|flag| flag.set(false));
     match event.event_type() {
         gdk::EventType::ButtonPress | gdk::EventType::DoubleButtonPress => {
             count(button_kind(&event, Kind::MouseDown))

@@ -4,6 +4,7 @@
 //! command starts work and a GLib callback sends the reply.
 
 mod act;
+mod agent_world;
 mod ask_bar;
 mod budget;
 pub mod capture;
@@ -14,8 +15,10 @@ mod console;
 mod cookies;
 mod delivery;
 pub mod downloads;
+mod event;
 mod executor;
 mod expiry;
+mod frame_relay;
 mod frames;
 mod front;
 pub mod input;
@@ -24,8 +27,10 @@ mod network;
 mod network_body;
 mod network_watch;
 mod nostr;
+mod options;
 mod person_input;
 mod person_typed;
+mod receipts;
 mod related;
 pub mod script;
 mod settings;
@@ -35,63 +40,12 @@ mod window;
 mod x11;
 mod xtest;
 
-use crate::base::tab::TabId;
-use crate::bridge::{Command, Reply};
+pub use event::UserEvent;
 use gtk::prelude::*;
-use std::path::PathBuf;
-use tab::Publisher;
+pub use options::BrowserOptions;
 use tao::event_loop::EventLoopWindowTarget;
 use tao::platform::unix::WindowExtUnix;
 pub use window::{Browser, SharedBrowser, PANEL_WINDOW_SIZE};
-
-/// Events the tao loop receives from other threads and from signal handlers.
-pub enum UserEvent {
-    /// A command, its reply and the time it may take.
-    Command(Command, Reply, std::time::Duration),
-    /// A page called `window.close()`.
-    TabClosedByPage(TabId),
-    /// A tab's title, address or loading state changed.
-    TabChanged(TabId),
-    /// The person used the window's chrome.
-    Chrome(chrome::ChromeAction),
-    /// The identity in use changed (method and short npub, or "Not logged in").
-    Identity(String),
-    /// window.nostr requests wait for the person ("" when none does).
-    NostrPrompts(String),
-    /// A download ended: path, and whether it succeeded.
-    DownloadDone(String, bool),
-    Shutdown,
-}
-
-pub struct BrowserOptions {
-    pub web_data: PathBuf,
-    pub start_url: String,
-    pub downloads: PathBuf,
-    pub window_size: (u32, u32),
-    /// Accept invalid TLS certificates (for testing only).
-    pub ignore_certificate_errors: bool,
-    /// Let tabs open file: URLs (off: agents would read local files).
-    pub allow_file_urls: bool,
-    /// Proxy for all requests, e.g. http://127.0.0.1:3128 or socks5://...
-    pub proxy: Option<String>,
-    /// Search page for address-bar text that is not an address (`%s` = the words).
-    pub search_url: Option<String>,
-    /// Set while a person has paused the agents.
-    pub paused: std::sync::Arc<crate::base::pause::Pause>,
-    /// What the agents are doing (shown in the toolbar).
-    pub activity: std::sync::Arc<crate::activity::Activity>,
-    /// Agents' requests for the person: shown over their tab, answered here.
-    pub asks: std::sync::Arc<crate::asks::Asks>,
-    /// Where the pages' window.nostr calls go.
-    pub nostr_calls: crate::base::page_event::PageCalls,
-    /// Tabs an agent ran its own script in (in a page's world): marked here.
-    pub agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
-    /// Where the tabs' and downloads' state is published for tokio code.
-    pub publisher: Publisher,
-    /// Place the panel's window beside the browser's: a private display
-    /// has no window manager, and would stack it over the tabs.
-    pub panel_beside: bool,
-}
 
 /// Handles one event of the loop.
 pub fn handle_event(

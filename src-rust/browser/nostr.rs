@@ -5,8 +5,8 @@
 //! handler's reply resolves the bridge's post in that very frame, so an
 //! answer reaches the frame that asked, cross-origin frames included.
 
+use super::agent_world::AGENT_WORLD;
 use super::message_reply;
-use super::script::AGENT_WORLD;
 use crate::base::page_event::{PageCalls, PageEvent};
 use crate::bridge::TabId;
 use serde_json::json;

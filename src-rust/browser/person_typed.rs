@@ -8,8 +8,8 @@
 //! them, so such scripts are refused in the tab, and in the tabs related to
 //! it by opener (which can reach it), until its page is left.
 
+use super::agent_world::AGENT_WORLD;
 use super::message_reply;
-use super::script::AGENT_WORLD;
 use super::tab::TabState;
 use crate::asks::Asks;
 use crate::base::error::{ErrorCode, ToolError};

@@ -2,6 +2,7 @@
 //! isolated world, and user scripts in the page's world. Arguments travel
 //! as a GVariant dictionary, never spliced into source.
 
+use super::agent_world::{agent_outcome, AGENT_WORLD};
 use super::expiry::Expiry;
 use super::frames;
 use super::tab::TabState;
@@ -15,9 +16,6 @@ use std::sync::OnceLock;
 use std::time::Duration;
 use webkit2gtk::WebView;
 use webkit2gtk::WebViewExt as _;
-
-/// The isolated script world the agent library lives in.
-pub const AGENT_WORLD: &str = "sovereign";
 
 /// The agent library as written (`assets/agent/*.js`, joined by build.rs);
 /// `agent_source` is what runs.
@@ -216,23 +214,6 @@ pub fn parse_agent_reply(text: &str) -> Result<Value, ToolError> {
         )
     })?;
     agent_outcome(&reply)
-}
-
-/// The agent's `{"ok":...}` reply as a value or a tool error.
-pub fn agent_outcome(reply: &Value) -> Result<Value, ToolError> {
-    if reply.get("ok").and_then(Value::as_bool) == Some(true) {
-        return Ok(reply.get("value").cloned().unwrap_or(Value::Null));
-    }
-    let code = reply
-        .get("code")
-        .and_then(Value::as_str)
-        .and_then(ErrorCode::parse)
-        .unwrap_or(ErrorCode::JsError);
-    let message = reply
-        .get("message")
-        .and_then(Value::as_str)
-        .unwrap_or("the page operation failed");
-    Err(ToolError::new(code, message))
 }
 
 /// Evaluates a user script in the page's own world. The tab (with the

@@ -2,9 +2,9 @@
 //! (navigation counters, refs, a pending dialog, calls awaiting a reply).
 
 use super::console::ConsoleLog;
-use super::delivery::Receipts;
-use super::frames::FrameRelay;
+use super::frame_relay::FrameRelay;
 use super::network::NetworkLog;
+use super::receipts::Receipts;
 use super::related::Related;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{
@@ -59,8 +59,8 @@ pub struct TabState {
     network: Cell<NetworkInfo>,
     /// A site's HTTP authentication challenge nobody answered: where, realm.
     pub auth: RefCell<Option<String>>,
-    pub console: ConsoleLog,
-    pub requests: NetworkLog,
+    pub console: Rc<ConsoleLog>,
+    pub requests: Rc<NetworkLog>,
     /// Files for the next file chooser this tab opens (the upload tool).
     pub upload: RefCell<Option<Vec<String>>>,
     /// Whether the last navigation the browser started here carried the
@@ -127,8 +127,8 @@ impl TabState {
             ),
             network: Cell::new(NetworkInfo::default()),
             auth: RefCell::new(None),
-            console: ConsoleLog::default(),
-            requests: NetworkLog::default(),
+            console: Rc::default(),
+            requests: Rc::default(),
             upload: RefCell::new(None),
             sent_headers: Cell::new(false),
             page_url: RefCell::new(String::new()),
@@ -270,8 +270,6 @@ impl TabState {
 /// browser's own server (on `server_port`) are never loaded in a tab or its
 /// frames: that is the person's panel, and a tab is where agents act.
 pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>) {
-    super::network_watch::watch(view, state);
-
     let s = state.clone();
     view.connect_uri_notify(move |view| {
         // Moves within the document (pushState, fragments) commit nothing.
@@ -396,8 +394,6 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
         decision.download();
         true
     });
-
-    view.connect_context_menu(|_, _, event, _| super::input::context_menu_is_agents(event));
 
     let s = state.clone();
     view.connect_run_file_chooser(move |view, request| {

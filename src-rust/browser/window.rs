@@ -1,10 +1,12 @@
 //! The window and its tabs: creating, showing and closing tabs, the
 //! control panel's own window, and the state the tab strip publishes.
 
+use super::event::UserEvent;
+use super::options::BrowserOptions;
 use super::tab::{Publisher, TabState};
 use super::{
-    chrome, console, delivery, downloads, frames, nostr, person_typed, script, settings, tab,
-    web_extension, BrowserOptions, UserEvent,
+    agent_world, chrome, console, downloads, frame_relay, input, network_watch, nostr,
+    person_typed, receipts, script, settings, tab, web_extension,
 };
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{TabId, TabInfo};
@@ -112,7 +114,7 @@ impl Browser {
             script::agent_source(),
             UserContentInjectedFrames::AllFrames,
             UserScriptInjectionTime::Start,
-            script::AGENT_WORLD,
+            agent_world::AGENT_WORLD,
             &[],
             &[],
         );
@@ -125,7 +127,7 @@ impl Browser {
             next_id: 1,
             proxy: proxy.clone(),
             agent_script,
-            input_script: delivery::script(),
+            input_script: receipts::script(),
             web_extension: web_extension::install(&options.web_data)
                 .inspect_err(|e| {
                     tracing::warn!("cannot write the web extension ({e}): console capture is off")
@@ -214,18 +216,20 @@ impl Browser {
             opener_state.as_deref(),
             &self.agent_scripted,
         ));
-        super::budget::register(&state);
+        super::budget::register(&state.requests, &state.console);
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.settings.offline_script());
             manager.add_script(&self.input_script);
-            delivery::listen(&manager, &state);
+            receipts::listen(&manager, &state.input);
             person_typed::listen(&manager, &state, self.asks.clone(), self.front.clone());
-            frames::listen(&manager, &state);
+            frame_relay::listen(&manager, &state.frames);
         }
-        console::listen(&webkit, &state);
+        console::listen(&webkit, &state.console);
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         self.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state, self.server_port.clone());
+        network_watch::watch(&webkit, &state);
+        webkit.connect_context_menu(|_, _, event, _| input::context_menu_is_agents(event));
         self.connect_window_signals(&webkit, id);
         self.chrome.add_tab(id, self.tabs.len());
         self.tabs.push(Tab {

@@ -6,8 +6,8 @@
 //! events, undecryptable or malformed content, answers to other requests)
 //! is skipped: it can neither answer for the bunker nor cut a request short.
 
-use super::nip46::AuthChallenge;
-use super::SignerError;
+use super::auth_challenge::AuthChallenge;
+use super::signer::SignerError;
 use nostr::nips::nip44;
 use nostr::nips::nip46::{
     NostrConnectMessage, NostrConnectMethod, NostrConnectRequest, NostrConnectURI, ResponseResult,

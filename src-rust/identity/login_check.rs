@@ -6,7 +6,7 @@
 //! reads, its content says what it is, and it carries random bytes, so an
 //! answer from another login cannot be replayed.
 
-use super::{SignerError, SignerResult};
+use super::signer::{SignerError, SignerResult};
 use nostr::{Event, EventBuilder, EventId, Kind, PublicKey, Timestamp, UnsignedEvent};
 use std::future::Future;
 

@@ -3,15 +3,13 @@
 //! An `auth_url` challenge from the bunker is surfaced to the caller while
 //! the request keeps waiting for approval.
 
+pub use super::auth_challenge::AuthChallenge;
 use super::bunker_link::BunkerLink;
-use super::{Method, Signer, SignerError, SignerResult};
-use crate::base::changes::Changes;
+use super::signer::{Method, Signer, SignerError, SignerResult};
 use futures_util::future::BoxFuture;
 use nostr::nips::nip46::{NostrConnectRequest, NostrConnectURI, ResponseResult};
 use nostr::{Event, EventId, PublicKey, UnsignedEvent};
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::watch;
 use zeroize::Zeroizing;
 
 /// How long one request to the bunker may take (a person may have to approve).
@@ -47,47 +45,6 @@ pub fn without_secret(uri: &NostrConnectURI) -> String {
         }
         .to_string(),
         other => other.to_string(),
-    }
-}
-
-/// The latest `auth_url` the bunker asked the person to open.
-#[derive(Debug, Clone, Default)]
-pub struct AuthChallenge {
-    url: Arc<Mutex<Option<String>>>,
-    notify: Arc<watch::Sender<Option<String>>>,
-    /// The identity's signal: login_status shows the URL.
-    changes: Arc<Changes>,
-}
-
-impl AuthChallenge {
-    /// A challenge whose URL, when it comes or goes, is a change of `changes`.
-    pub fn new(changes: Arc<Changes>) -> Self {
-        AuthChallenge {
-            changes,
-            ..AuthChallenge::default()
-        }
-    }
-
-    pub fn current(&self) -> Option<String> {
-        self.url.lock().unwrap_or_else(|e| e.into_inner()).clone()
-    }
-
-    pub fn subscribe(&self) -> watch::Receiver<Option<String>> {
-        self.notify.subscribe()
-    }
-
-    /// The bunker asks the person to open `url` before it answers. The
-    /// URL may carry a one-time token: the log says only that it came.
-    pub(super) fn ask(&self, url: String) {
-        tracing::info!("the bunker asks for approval at an auth_url (login_status shows it)");
-        *self.url.lock().unwrap_or_else(|e| e.into_inner()) = Some(url.clone());
-        self.notify.send_replace(Some(url));
-        self.changes.bump();
-    }
-
-    fn clear(&self) {
-        *self.url.lock().unwrap_or_else(|e| e.into_inner()) = None;
-        self.changes.bump();
     }
 }
 

@@ -1,0 +1,41 @@
+//! The events the tao loop receives from other threads and from signal
+//! handlers, in a file of their own so that every part of the browser can
+//! post one without importing the loop that handles them.
+
+use crate::base::tab::TabId;
+use crate::bridge::{Command, Reply};
+
+/// Events the tao loop receives from other threads and from signal handlers.
+pub enum UserEvent {
+    /// A command, its reply and the time it may take.
+    Command(Command, Reply, std::time::Duration),
+    /// A page called `window.close()`.
+    TabClosedByPage(TabId),
+    /// A tab's title, address or loading state changed.
+    TabChanged(TabId),
+    /// The person used the window's chrome.
+    Chrome(ChromeAction),
+    /// The identity in use changed (method and short npub, or "Not logged in").
+    Identity(String),
+    /// window.nostr requests wait for the person ("" when none does).
+    NostrPrompts(String),
+    /// A download ended: path, and whether it succeeded.
+    DownloadDone(String, bool),
+    Shutdown,
+}
+
+/// What a person asked for through the chrome.
+#[derive(Debug, Clone)]
+pub enum ChromeAction {
+    Back,
+    Forward,
+    ReloadOrStop,
+    Navigate(String),
+    NewTab,
+    Select(TabId),
+    Close(TabId),
+    CloseFront,
+    Cycle(i32),
+    FocusAddress,
+    OpenPanel,
+}

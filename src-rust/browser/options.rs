@@ -1,0 +1,34 @@
+//! What the program tells the browser when it starts it.
+
+use super::tab::Publisher;
+use std::path::PathBuf;
+
+pub struct BrowserOptions {
+    pub web_data: PathBuf,
+    pub start_url: String,
+    pub downloads: PathBuf,
+    pub window_size: (u32, u32),
+    /// Accept invalid TLS certificates (for testing only).
+    pub ignore_certificate_errors: bool,
+    /// Let tabs open file: URLs (off: agents would read local files).
+    pub allow_file_urls: bool,
+    /// Proxy for all requests, e.g. http://127.0.0.1:3128 or socks5://...
+    pub proxy: Option<String>,
+    /// Search page for address-bar text that is not an address (`%s` = the words).
+    pub search_url: Option<String>,
+    /// Set while a person has paused the agents.
+    pub paused: std::sync::Arc<crate::base::pause::Pause>,
+    /// What the agents are doing (shown in the toolbar).
+    pub activity: std::sync::Arc<crate::activity::Activity>,
+    /// Agents' requests for the person: shown over their tab, answered here.
+    pub asks: std::sync::Arc<crate::asks::Asks>,
+    /// Where the pages' window.nostr calls go.
+    pub nostr_calls: crate::base::page_event::PageCalls,
+    /// Tabs an agent ran its own script in (in a page's world): marked here.
+    pub agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
+    /// Where the tabs' and downloads' state is published for tokio code.
+    pub publisher: Publisher,
+    /// Place the panel's window beside the browser's: a private display
+    /// has no window manager, and would stack it over the tabs.
+    pub panel_beside: bool,
+}
