@@ -23,27 +23,6 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Files that may still sit in a cycle, until their cycle is taken apart.
-/// A cycle is allowed only when every one of its files is listed, so no
-/// new cycle can hide here; remove the entries as the cycles go.
-const ALLOWED_IN_CYCLES: &[&str] = &[
-    // server/: children import helpers their parent `mod.rs` defines
-    // (`MAX_BODY`, `PanelFiles`, `rpc_error`, `sse_event`, `error_result`,
-    // `server_info`, `describe_call`) while the parent routes to them.
-    "server/agent.rs",
-    "server/mcp/legacy.rs",
-    "server/mcp/listen.rs",
-    "server/mcp/login_wait.rs",
-    "server/mcp/long_call.rs",
-    "server/mcp/mod.rs",
-    "server/mcp/modern.rs",
-    "server/mod.rs",
-    "server/panel.rs",
-    // tools/: the catalogue and the app state know each other.
-    "tools/app.rs",
-    "tools/registry.rs",
-];
-
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
     Ident(String),
@@ -527,23 +506,7 @@ fn no_file_imports_a_file_that_imports_it_back() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src-rust");
     let edges = graph(&library(&root));
     let found = cycles(&edges);
-    let stale: Vec<&&str> = ALLOWED_IN_CYCLES
-        .iter()
-        .filter(|allowed| !found.iter().flatten().any(|file| file == *allowed))
-        .collect();
-    assert!(
-        stale.is_empty(),
-        "no longer in a cycle, remove from ALLOWED_IN_CYCLES: {stale:?}"
-    );
-    let faults: Vec<String> = found
-        .iter()
-        .filter(|part| {
-            !part
-                .iter()
-                .all(|file| ALLOWED_IN_CYCLES.contains(&file.as_str()))
-        })
-        .map(|part| describe(part, &edges))
-        .collect();
+    let faults: Vec<String> = found.iter().map(|part| describe(part, &edges)).collect();
     assert!(
         faults.is_empty(),
         "import cycles between files:\n{}",

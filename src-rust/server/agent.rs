@@ -3,7 +3,7 @@
 //! Each connection is bounded: requests in flight, replies queued (past
 //! either it stops reading), and the connections themselves.
 
-use super::MAX_BODY;
+use super::body::{self, MAX_BODY};
 use crate::base::caller::Transport;
 use crate::base::error::ToolError;
 use crate::base::secret::Wiped;
@@ -133,7 +133,7 @@ async fn handle(
         .and_then(parse_request);
     // Arguments may hold secrets (a login's nsec): wipe the raw message now
     // (the dispatch wipes the parsed arguments).
-    super::mcp::wipe(message);
+    body::wipe(message);
     let request = match parsed {
         Ok(request) => request,
         Err((id, error)) => return error_reply(id, &error),

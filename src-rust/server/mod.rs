@@ -2,6 +2,7 @@
 //! guards that keep web pages and other hosts out.
 
 pub mod agent;
+pub mod body;
 pub mod guard;
 pub mod jsonrpc;
 pub mod mcp;
@@ -13,11 +14,9 @@ use axum::extract::DefaultBodyLimit;
 use axum::routing::get;
 use axum::serve::ListenerExt;
 use axum::{middleware, Router};
+use body::MAX_BODY;
 use std::sync::Arc;
 use tokio::net::TcpListener;
-
-/// Largest request body or WebSocket message accepted.
-pub const MAX_BODY: usize = 4 * 1024 * 1024;
 
 pub fn router(app: Arc<App>) -> Router {
     Router::new()

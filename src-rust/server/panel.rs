@@ -16,7 +16,7 @@ pub async fn live(
     axum::extract::State(app): axum::extract::State<std::sync::Arc<crate::tools::app::App>>,
     ws: axum::extract::ws::WebSocketUpgrade,
 ) -> Response {
-    ws.max_message_size(super::MAX_BODY)
+    ws.max_message_size(super::body::MAX_BODY)
         .protocols([super::guard::PANEL_PROTOCOL])
         .on_upgrade(move |socket| {
             super::agent::connection(app, socket, crate::base::caller::Transport::Panel)

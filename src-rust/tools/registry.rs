@@ -1,6 +1,5 @@
 //! Every tool in catalogue order, and which of them this run offers.
 
-use super::app::App;
 use super::*;
 
 /// The 30 basic tools of the first plan: `--tools core`.
@@ -160,16 +159,6 @@ impl Registry {
         self.tools
             .iter()
             .filter(|t| !t.hidden && t.shown_when.is_none() && self.is_offered(t))
-    }
-
-    /// What tools/list shows now: the public tools and the conditional
-    /// ones whose condition holds.
-    pub fn listed<'a>(&'a self, app: &'a App) -> impl Iterator<Item = &'a ToolDef> {
-        let conditional = self
-            .tools
-            .iter()
-            .filter(move |t| !t.hidden && t.shown_when.is_some_and(|shown| shown(app)));
-        self.public().chain(conditional)
     }
 }
 

@@ -5,10 +5,10 @@
 
 use super::super::jsonrpc::{INVALID_REQUEST, METHOD_NOT_FOUND};
 use super::long_call::{self, Progress};
-use super::{
-    accepts_sse, call_tool, describe_call, named_tool, reply, rpc_error, server_info, tools_list,
-    INSTRUCTIONS,
+use super::tool_calls::{
+    call_tool, describe_call, named_tool, server_info, tools_list, INSTRUCTIONS,
 };
+use super::wire::{accepts_sse, reply, rpc_error};
 use crate::base::caller::{Session, Transport};
 use crate::base::secret::Wiped;
 use crate::tools::app::App;
@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Protocol versions spoken, oldest first; the last is offered by default.
-pub const PROTOCOL_VERSIONS: [&str; 4] = super::LEGACY_VERSIONS;
+pub const PROTOCOL_VERSIONS: [&str; 4] = super::envelope::LEGACY_VERSIONS;
 const LATEST: &str = "2025-11-25";
 const SESSION_HEADER: &str = "mcp-session-id";
 

@@ -4,7 +4,7 @@
 //! forbids one in the control panel).
 
 use super::super::jsonrpc::INVALID_PARAMS;
-use super::rpc_error;
+use super::wire::rpc_error;
 use crate::tools::app::App;
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};

@@ -6,7 +6,7 @@
 //! is read from the browser itself, so a client's "accept" logs nobody in.
 
 use super::envelope::Envelope;
-use super::{error_result, server_info};
+use super::tool_calls::{error_result, server_info};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::tools::app::App;
 use crate::tools::ToolDef;

@@ -7,7 +7,7 @@
 //! the messages it ends with. The call runs inside the response: a client
 //! that goes away drops the stream, and that ends the call.
 
-use super::sse_event;
+use super::wire::sse_event;
 use axum::body::Body;
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};

@@ -8,12 +8,13 @@
 
 use super::super::jsonrpc::{INVALID_PARAMS, INVALID_REQUEST, METHOD_NOT_FOUND, PARSE_ERROR};
 use super::envelope::{self, Envelope, Refusal, RoutingHeaders, LOG_LEVELS};
+use super::listen;
 use super::login_wait::{self, Instead};
 use super::long_call::{self, json_response, Progress};
-use super::{
-    call_tool, listen, named_tool, rpc_error, server_info, tools_list, INSTRUCTIONS,
-    TAB_INSTRUCTIONS,
+use super::tool_calls::{
+    call_tool, describe_call, named_tool, server_info, tools_list, INSTRUCTIONS, TAB_INSTRUCTIONS,
 };
+use super::wire::{accepts_sse, rpc_error};
 use crate::base::caller::Session;
 use crate::base::secret::Wiped;
 use crate::tools::app::App;
@@ -73,7 +74,7 @@ pub(super) async fn post(
                 .stateless_client(envelope.client_info.as_ref(), &envelope.version);
             call(app.clone(), session, envelope, id, params).await
         }
-        "subscriptions/listen" => listen::open(app, id, &params, super::accepts_sse(headers)),
+        "subscriptions/listen" => listen::open(app, id, &params, accepts_sse(headers)),
         other => refuse(
             id,
             Refusal {
@@ -196,7 +197,7 @@ async fn call(
     let tool = app.tools.def(found).name;
     let progress = long_call::progress_token(&params).map(|token| Progress {
         token,
-        describe: super::describe_call(&app, &session, tool),
+        describe: describe_call(&app, &session, tool),
     });
     let log_level = envelope.log_level;
     let work: BoxFuture<'static, Vec<Value>> = Box::pin(async move {
