@@ -91,6 +91,25 @@ describe('input, sessions and tabs', { timeout: 300_000 }, () => {
     }
   });
 
+  test('a key one agent holds down in its tab does not reach another agent\'s tab', async () => {
+    await call('open', { url: page('trusted.html') });
+    const other = await connectMcp(browser, { name: 'second-hands' });
+    try {
+      await callJson(other, 'tab_new', { url: page('trusted.html') });
+      assert.deepEqual((await call('keydown', { key: 'Shift' })).held, ['Shift']);
+      // The other agent types in its own tab: no Shift there.
+      assert.equal((await callJson(other, 'type', { selector: '#field', value: 'ab' })).value, 'ab');
+      // The first agent's Shift still holds in its tab.
+      assert.equal((await call('type', { selector: '#field', value: 'ab' })).value, 'AB');
+      assert.deepEqual((await call('keyup', { key: 'Shift' })).held, []);
+      assert.equal((await call('type', { selector: '#field', value: 'c' })).value, 'ABc');
+    } finally {
+      await call('keyup', { key: 'Shift' }).catch(() => {});
+      await callJson(other, 'tab_close').catch(() => {});
+      await other.close().catch(() => {});
+    }
+  });
+
   test('a tab in the background keeps answering scripts, snapshots and screenshots', async () => {
     await call('open', { url: page('form.html') });
     const other = await connectMcp(browser, { name: 'front-taker' });

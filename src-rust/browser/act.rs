@@ -103,9 +103,9 @@ async fn act(
         ElementInput::Type { ref text } => {
             let _: After<Prepared> = page_protocol::parse(op, ready(&input).await?)?;
             let text = text.clone();
-            deliver(view.clone(), state.clone(), move |view| {
+            deliver(view.clone(), state.clone(), move |view, hands| {
                 input::focus(view)?;
-                input::type_text(view, &text).map(|_| json!({}))
+                input::type_text(view, hands, &text).map(|_| json!({}))
             })
             .await?;
             // The input answers once the page has handled every key.
@@ -209,8 +209,8 @@ async fn pointer(
     action: MouseAction,
 ) -> Result<Value, ToolError> {
     let at = json!({"x": point.x, "y": point.y});
-    deliver(view, state, move |view| {
-        input::mouse(view, point.x, point.y, &action).map(|_| at)
+    deliver(view, state, move |view, hands| {
+        input::mouse(view, hands, (point.x, point.y), &action).map(|_| at)
     })
     .await
 }

@@ -127,9 +127,9 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, l
         Command::Mouse { tab, at, action } => {
             let browser = browser.clone();
             let send = move |reply: Reply| {
-                with_front_tab(&browser, tab, reply, move |view| {
-                    let (x, y) = at.unwrap_or_else(input::pointer_position);
-                    input::mouse(view, x, y, &action).map(|_| json!({"x": x, "y": y}))
+                with_front_tab(&browser, tab, reply, move |view, hands| {
+                    let (x, y) = at.unwrap_or_else(|| hands.pointer());
+                    input::mouse(view, hands, (x, y), &action).map(|_| json!({"x": x, "y": y}))
                 })
             };
             // A middle click pastes the primary selection: not the person's.
@@ -146,25 +146,25 @@ pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, l
             }
         }
         Command::RealPointer { tab, x, y, button } => {
-            with_front_tab(browser, tab, reply, move |view| {
+            with_front_tab(browser, tab, reply, move |view, _| {
                 xtest::pointer(view, x, y, button).map(|_| json!({}))
             });
         }
         Command::TypeText { tab, text } => {
-            with_front_tab(browser, tab, reply, move |view| {
+            with_front_tab(browser, tab, reply, move |view, hands| {
                 input::focus(view)?;
-                input::type_text(view, &text).map(|_| json!({}))
+                input::type_text(view, hands, &text).map(|_| json!({}))
             });
         }
         Command::PressKey { tab, combo } => {
-            with_chord(browser, tab, &combo, reply, |view, chord| {
-                input::press(view, chord).map(|_| json!({}))
+            with_chord(browser, tab, &combo, reply, |view, hands, chord| {
+                input::press(view, hands, chord).map(|_| json!({}))
             });
         }
         Command::KeyPhase { tab, combo, down } => {
-            with_chord(browser, tab, &combo, reply, move |view, chord| {
-                input::key_phase(view, chord, down)
-                    .map(|_| json!({"held": input::held_modifiers()}))
+            with_chord(browser, tab, &combo, reply, move |view, hands, chord| {
+                input::key_phase(view, hands, chord, down)
+                    .map(|_| json!({"held": hands.held_modifiers()}))
             });
         }
     }

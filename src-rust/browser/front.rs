@@ -1,6 +1,7 @@
 //! Trusted input goes to the tab in front: a mapped, allocated view. The
 //! command answers once the page has handled every event it sent.
 
+use super::input::Hands;
 use super::tab::TabState;
 use super::{clipboard, delivery, input, SharedBrowser};
 use crate::base::caller::Principal;
@@ -20,10 +21,13 @@ pub(super) fn with_chord(
     tab: TabId,
     combo: &str,
     reply: Reply,
-    action: impl FnOnce(&webkit2gtk::WebView, &input::Chord) -> Result<Value, ToolError> + 'static,
+    action: impl FnOnce(&webkit2gtk::WebView, &Hands, &input::Chord) -> Result<Value, ToolError>
+        + 'static,
 ) {
     match input::parse_chord(combo) {
-        Ok(chord) => with_front_tab(browser, tab, reply, move |view| action(view, &chord)),
+        Ok(chord) => with_front_tab(browser, tab, reply, move |view, hands| {
+            action(view, hands, &chord)
+        }),
         Err(error) => {
             let _ = reply.send(Err(error));
         }
@@ -36,7 +40,7 @@ pub(super) fn with_front_tab(
     browser: &SharedBrowser,
     tab: TabId,
     reply: Reply,
-    action: impl FnOnce(&webkit2gtk::WebView) -> Result<Value, ToolError> + 'static,
+    action: impl FnOnce(&webkit2gtk::WebView, &Hands) -> Result<Value, ToolError> + 'static,
 ) {
     let forward = bring_forward(browser, tab);
     glib::MainContext::default().spawn_local(async move {
@@ -99,7 +103,7 @@ fn show_for_input(
 pub(super) async fn deliver(
     view: WebView,
     state: Rc<TabState>,
-    action: impl FnOnce(&WebView) -> Result<Value, ToolError> + 'static,
+    action: impl FnOnce(&WebView, &Hands) -> Result<Value, ToolError> + 'static,
 ) -> Result<Value, ToolError> {
     let (reply, answer) = tokio::sync::oneshot::channel();
     // A tab's first blank page has no user scripts: give it the receipts.
@@ -109,7 +113,7 @@ pub(super) async fn deliver(
         let (before, diverted) = (input::sent(), input::diverted());
         // A page's copy while it handles this input is the agents' to read.
         let copies = clipboard::mark();
-        match action(&view) {
+        match action(&view, &state.hands) {
             Ok(value) => {
                 // Input a popup took never reaches the page: wait for none.
                 let sent = if input::diverted() == diverted {

@@ -11,16 +11,48 @@ use std::cell::Cell;
 use std::ffi::CString;
 use webkit2gtk::WebView;
 
-thread_local! {
-    /// Modifier keys and mouse buttons an agent holds down (keydown without
-    /// keyup, mouse down without up): later events carry them, as a
-    /// person's would (Shift+click, a drag's moves).
-    static HELD: Cell<u32> = const { Cell::new(0) };
+/// What agents hold down on one tab's page, and where they left its
+/// pointer: kept by the tab, so an agent's Shift held in one tab never
+/// reaches a click another agent makes in another.
+#[derive(Default)]
+pub struct Hands {
+    /// Modifier keys and mouse buttons held down (keydown without keyup,
+    /// mouse down without up): later events carry them, as a person's
+    /// would (Shift+click, a drag's moves).
+    held: Cell<u32>,
+    /// Where the last pointer event put the pointer, in viewport pixels.
+    pointer: Cell<(f64, f64)>,
 }
 
-thread_local! {
-    /// Where the last pointer event put the pointer, in viewport pixels.
-    static POINTER: Cell<(f64, f64)> = const { Cell::new((0.0, 0.0)) };
+impl Hands {
+    /// Where the pointer is, as the last pointer event left it.
+    pub fn pointer(&self) -> (f64, f64) {
+        self.pointer.get()
+    }
+
+    fn held(&self) -> u32 {
+        self.held.get()
+    }
+
+    fn hold(&self, bits: u32, down: bool) {
+        let now = self.held.get();
+        self.held.set(if down { now | bits } else { now & !bits });
+    }
+
+    /// The modifiers held down now, by name.
+    pub fn held_modifiers(&self) -> Vec<&'static str> {
+        let mask = self.held();
+        [
+            (gdk_sys::GDK_CONTROL_MASK, "Control"),
+            (gdk_sys::GDK_SHIFT_MASK, "Shift"),
+            (gdk_sys::GDK_MOD1_MASK, "Alt"),
+            (gdk_sys::GDK_SUPER_MASK, "Meta"),
+        ]
+        .into_iter()
+        .filter(|(bit, _)| mask & bit != 0)
+        .map(|(_, name)| name)
+        .collect()
+    }
 }
 
 thread_local! {
@@ -101,40 +133,6 @@ fn note_right_press(button: u32) {
     }
 }
 
-/// Where the pointer is, as the last pointer event left it.
-pub fn pointer_position() -> (f64, f64) {
-    POINTER.with(Cell::get)
-}
-
-fn held() -> u32 {
-    HELD.with(Cell::get)
-}
-
-fn hold(bits: u32, down: bool) {
-    HELD.with(|h| {
-        h.set(if down {
-            h.get() | bits
-        } else {
-            h.get() & !bits
-        })
-    });
-}
-
-/// The modifiers held down now, by name.
-pub fn held_modifiers() -> Vec<&'static str> {
-    let mask = held();
-    [
-        (gdk_sys::GDK_CONTROL_MASK, "Control"),
-        (gdk_sys::GDK_SHIFT_MASK, "Shift"),
-        (gdk_sys::GDK_MOD1_MASK, "Alt"),
-        (gdk_sys::GDK_SUPER_MASK, "Meta"),
-    ]
-    .into_iter()
-    .filter(|(bit, _)| mask & bit != 0)
-    .map(|(_, name)| name)
-    .collect()
-}
-
 struct Target {
     window: gdk::Window,
     device: gdk::Device,
@@ -177,46 +175,40 @@ fn event_time() -> u32 {
 }
 
 /// Moves the pointer to (x, y), then clicks, presses or releases a button.
-pub fn mouse(view: &WebView, x: f64, y: f64, action: &MouseAction) -> Result<(), ToolError> {
+pub fn mouse(
+    view: &WebView,
+    hands: &Hands,
+    (x, y): (f64, f64),
+    action: &MouseAction,
+) -> Result<(), ToolError> {
     let t = pointer_target(view)?;
     let (wx, wy) = (x + t.dx, y + t.dy);
-    dispatch(motion_event(&t, wx, wy));
+    let held = hands.held();
+    dispatch(motion_event(&t, wx, wy, held), held);
     // A page hears of a move only when the pointer went somewhere.
-    if POINTER.with(|p| p.replace((x, y))) != (x, y) {
+    if hands.pointer.replace((x, y)) != (x, y) {
         count(Kind::MouseMove);
     }
     match *action {
         MouseAction::Move => {}
-        MouseAction::Wheel { dx, dy } => dispatch(scroll_event(&t, wx, wy, dx, dy)),
+        MouseAction::Wheel { dx, dy } => dispatch(scroll_event(&t, wx, wy, dx, dy, held), held),
         MouseAction::Down { button } => {
             note_right_press(button);
-            dispatch(button_event(
-                &t,
-                gdk_sys::GDK_BUTTON_PRESS,
-                wx,
-                wy,
-                button,
-                0,
-            ));
-            hold(button_mask(button), true);
+            let kind = gdk_sys::GDK_BUTTON_PRESS;
+            dispatch(button_event(&t, kind, wx, wy, button, held), held);
+            hands.hold(button_mask(button), true);
         }
         MouseAction::Up { button } => {
-            dispatch(button_event(
-                &t,
-                gdk_sys::GDK_BUTTON_RELEASE,
-                wx,
-                wy,
-                button,
-                0,
-            ));
-            hold(button_mask(button), false);
+            let kind = gdk_sys::GDK_BUTTON_RELEASE;
+            dispatch(button_event(&t, kind, wx, wy, button, held), held);
+            hands.hold(button_mask(button), false);
         }
-        MouseAction::Click { button, count } => click(&t, wx, wy, button, count),
+        MouseAction::Click { button, count } => click(&t, wx, wy, button, count, held),
     }
     Ok(())
 }
 
-fn click(t: &Target, wx: f64, wy: f64, button: u32, count: u32) {
+fn click(t: &Target, wx: f64, wy: f64, button: u32, count: u32, held: u32) {
     note_right_press(button);
     let mask = button_mask(button);
     for n in 1..=count.max(1) {
@@ -229,15 +221,9 @@ fn click(t: &Target, wx: f64, wy: f64, button: u32, count: u32) {
         } else {
             gdk_sys::GDK_BUTTON_PRESS
         };
-        dispatch(button_event(t, kind, wx, wy, button, 0));
-        dispatch(button_event(
-            t,
-            gdk_sys::GDK_BUTTON_RELEASE,
-            wx,
-            wy,
-            button,
-            mask,
-        ));
+        dispatch(button_event(t, kind, wx, wy, button, held), held);
+        let release = gdk_sys::GDK_BUTTON_RELEASE;
+        dispatch(button_event(t, release, wx, wy, button, mask | held), held);
     }
 }
 
@@ -249,7 +235,8 @@ fn button_mask(button: u32) -> u32 {
     }
 }
 
-fn dispatch(mut event: gdk::Event) {
+/// Hands `event` to GTK; `held` is what was held down as it was sent.
+fn dispatch(mut event: gdk::Event, held: u32) {
     if popup_has_grab() {
         DIVERTED.with(|n| n.set(n.get() + 1));
     }
@@ -259,12 +246,12 @@ fn dispatch(mut event: gdk::Event) {
     DELIVERING.with(|flag| flag.set(false));
     match event.event_type() {
         gdk::EventType::ButtonPress | gdk::EventType::DoubleButtonPress => {
-            count(button_kind(&event, Kind::MouseDown))
+            count(button_kind(&event, Kind::MouseDown, held))
         }
         // WebKit gives the right button's release to the context menu its
         // press opened, and the page hears nothing of it.
         gdk::EventType::ButtonRelease if event.button() != Some(3) => {
-            count(button_kind(&event, Kind::MouseUp))
+            count(button_kind(&event, Kind::MouseUp, held))
         }
         gdk::EventType::Scroll => count(Kind::Wheel),
         gdk::EventType::KeyPress => count(Kind::KeyDown),
@@ -275,17 +262,17 @@ fn dispatch(mut event: gdk::Event) {
 
 /// A page hears of a press as pointerdown and of a release as pointerup
 /// only when no other button is down; otherwise as a pointermove.
-fn button_kind(event: &gdk::Event, kind: Kind) -> Kind {
+fn button_kind(event: &gdk::Event, kind: Kind, held: u32) -> Kind {
     let this = event.button().map(button_mask).unwrap_or(0);
     let buttons = gdk_sys::GDK_BUTTON1_MASK | gdk_sys::GDK_BUTTON2_MASK | gdk_sys::GDK_BUTTON3_MASK;
-    if held() & buttons & !this != 0 {
+    if held & buttons & !this != 0 {
         Kind::MouseMove
     } else {
         kind
     }
 }
 
-fn motion_event(t: &Target, x: f64, y: f64) -> gdk::Event {
+fn motion_event(t: &Target, x: f64, y: f64, held: u32) -> gdk::Event {
     // SAFETY: gdk_event_new returns an owned, zeroed event of the asked
     // type; we fill the fields of that type only and hand ownership (and a
     // new reference on the window) to the returned wrapper, which frees it.
@@ -299,7 +286,7 @@ fn motion_event(t: &Target, x: f64, y: f64) -> gdk::Event {
         (*m).y = y;
         (*m).x_root = x + t.root_x;
         (*m).y_root = y + t.root_y;
-        (*m).state = held();
+        (*m).state = held;
         gdk_sys::gdk_event_set_device(raw, t.device.to_glib_none().0);
         from_glib_full(raw)
     }
@@ -309,7 +296,7 @@ fn motion_event(t: &Target, x: f64, y: f64) -> gdk::Event {
 /// a page's wheel event then reports deltaY equal to the pixels asked).
 const PIXELS_PER_SCROLL_UNIT: f64 = 87.0;
 
-fn scroll_event(t: &Target, x: f64, y: f64, dx: f64, dy: f64) -> gdk::Event {
+fn scroll_event(t: &Target, x: f64, y: f64, dx: f64, dy: f64, held: u32) -> gdk::Event {
     // SAFETY: as in motion_event, for a smooth scroll event.
     unsafe {
         let raw = gdk_sys::gdk_event_new(gdk_sys::GDK_SCROLL);
@@ -321,7 +308,7 @@ fn scroll_event(t: &Target, x: f64, y: f64, dx: f64, dy: f64) -> gdk::Event {
         (*s).y = y;
         (*s).x_root = x + t.root_x;
         (*s).y_root = y + t.root_y;
-        (*s).state = held();
+        (*s).state = held;
         (*s).direction = gdk_sys::GDK_SCROLL_SMOOTH;
         (*s).delta_x = dx / PIXELS_PER_SCROLL_UNIT;
         (*s).delta_y = dy / PIXELS_PER_SCROLL_UNIT;
@@ -350,7 +337,7 @@ fn button_event(
         (*b).x_root = x + t.root_x;
         (*b).y_root = y + t.root_y;
         (*b).button = button;
-        (*b).state = state | held();
+        (*b).state = state;
         gdk_sys::gdk_event_set_device(raw, t.device.to_glib_none().0);
         from_glib_full(raw)
     }
@@ -375,7 +362,7 @@ pub fn focus(view: &WebView) -> Result<(), ToolError> {
         if let Some(keyboard) = window.display().default_seat().and_then(|s| s.keyboard()) {
             gdk_sys::gdk_event_set_device(raw, keyboard.to_glib_none().0);
         }
-        dispatch(from_glib_full(raw));
+        dispatch(from_glib_full(raw), 0);
     }
     view.grab_focus();
     Ok(())
@@ -541,11 +528,11 @@ fn keyboard_target(view: &WebView) -> Result<(gdk::Window, gdk::Display, gdk::De
 /// GTK's key bindings match the hardware key an event carries, in any
 /// layout group, so every keyval of that key counts: a Control with the
 /// Cyrillic letter on the V key pastes too.
-fn check_paste(chord: &Chord) -> Result<(), ToolError> {
+fn check_paste(chord: &Chord, held: u32) -> Result<(), ToolError> {
     let mask = chord
         .modifiers
         .iter()
-        .fold(chord.mask | held(), |mask, m| mask | modifier_bit(m.keyval));
+        .fold(chord.mask | held, |mask, m| mask | modifier_bit(m.keyval));
     let meanings = std::iter::once(chord.key.keyval).chain(keyvals_on_its_key(chord.key.keyval));
     let pastes = meanings
         .filter_map(keyval_name)
@@ -595,19 +582,23 @@ fn keyvals_on_its_key(keyval: u32) -> Vec<u32> {
 }
 
 /// Presses and releases a chord on the focused web view.
-pub fn press(view: &WebView, chord: &Chord) -> Result<(), ToolError> {
-    check_paste(chord)?;
+pub fn press(view: &WebView, hands: &Hands, chord: &Chord) -> Result<(), ToolError> {
+    let held = hands.held();
+    check_paste(chord, held)?;
     let (window, display, keyboard) = keyboard_target(view)?;
     let mut mask = 0;
     for m in &chord.modifiers {
-        dispatch(key_event(
-            &window,
-            &keyboard,
-            &display,
-            gdk_sys::GDK_KEY_PRESS,
-            *m,
-            mask,
-        ));
+        dispatch(
+            key_event(
+                &window,
+                &keyboard,
+                &display,
+                gdk_sys::GDK_KEY_PRESS,
+                *m,
+                (mask, held),
+            ),
+            held,
+        );
         mask |= modifier_bit(m.keyval);
     }
     let mut key_mask = chord.mask;
@@ -615,40 +606,54 @@ pub fn press(view: &WebView, chord: &Chord) -> Result<(), ToolError> {
     if shifted {
         key_mask |= gdk_sys::GDK_SHIFT_MASK;
     }
-    dispatch(key_event(
-        &window,
-        &keyboard,
-        &display,
-        gdk_sys::GDK_KEY_PRESS,
-        chord.key,
-        key_mask,
-    ));
-    dispatch(key_event(
-        &window,
-        &keyboard,
-        &display,
-        gdk_sys::GDK_KEY_RELEASE,
-        chord.key,
-        key_mask,
-    ));
-    for m in chord.modifiers.iter().rev() {
-        dispatch(key_event(
+    dispatch(
+        key_event(
+            &window,
+            &keyboard,
+            &display,
+            gdk_sys::GDK_KEY_PRESS,
+            chord.key,
+            (key_mask, held),
+        ),
+        held,
+    );
+    dispatch(
+        key_event(
             &window,
             &keyboard,
             &display,
             gdk_sys::GDK_KEY_RELEASE,
-            *m,
-            mask,
-        ));
+            chord.key,
+            (key_mask, held),
+        ),
+        held,
+    );
+    for m in chord.modifiers.iter().rev() {
+        dispatch(
+            key_event(
+                &window,
+                &keyboard,
+                &display,
+                gdk_sys::GDK_KEY_RELEASE,
+                *m,
+                (mask, held),
+            ),
+            held,
+        );
     }
     Ok(())
 }
 
 /// Presses (`down`) or releases a chord's keys without the other half, for
 /// keydown/keyup: held modifiers then apply to later keys and clicks.
-pub fn key_phase(view: &WebView, chord: &Chord, down: bool) -> Result<(), ToolError> {
+pub fn key_phase(
+    view: &WebView,
+    hands: &Hands,
+    chord: &Chord,
+    down: bool,
+) -> Result<(), ToolError> {
     if down {
-        check_paste(chord)?;
+        check_paste(chord, hands.held())?;
     }
     let (window, display, keyboard) = keyboard_target(view)?;
     let kind = if down {
@@ -662,14 +667,18 @@ pub fn key_phase(view: &WebView, chord: &Chord, down: bool) -> Result<(), ToolEr
         keys.reverse();
     }
     for key in keys {
-        dispatch(key_event(&window, &keyboard, &display, kind, key, 0));
-        hold(modifier_bit(key.keyval), down);
+        let held = hands.held();
+        dispatch(
+            key_event(&window, &keyboard, &display, kind, key, (0, held)),
+            held,
+        );
+        hands.hold(modifier_bit(key.keyval), down);
     }
     Ok(())
 }
 
 /// Types text key by key, as a person would.
-pub fn type_text(view: &WebView, text: &str) -> Result<(), ToolError> {
+pub fn type_text(view: &WebView, hands: &Hands, text: &str) -> Result<(), ToolError> {
     let chords: Vec<Chord> = text
         .chars()
         .map(|c| Chord {
@@ -679,13 +688,18 @@ pub fn type_text(view: &WebView, text: &str) -> Result<(), ToolError> {
         })
         .collect();
     // A refused paste (a v while Control is held) types none of the text.
-    chords.iter().try_for_each(check_paste)?;
-    chords.iter().try_for_each(|chord| press(view, chord))
+    let held = hands.held();
+    chords
+        .iter()
+        .try_for_each(|chord| check_paste(chord, held))?;
+    chords
+        .iter()
+        .try_for_each(|chord| press(view, hands, chord))
 }
 
 /// A letter typed while an agent holds Shift comes out in capitals.
-fn with_held_shift(key: Key) -> Key {
-    if held() & gdk_sys::GDK_SHIFT_MASK == 0 {
+fn with_held_shift(key: Key, held: u32) -> Key {
+    if held & gdk_sys::GDK_SHIFT_MASK == 0 {
         return key;
     }
     match key.text {
@@ -724,9 +738,9 @@ fn key_event(
     display: &gdk::Display,
     kind: gdk_sys::GdkEventType,
     key: Key,
-    state: u32,
+    (state, held): (u32, u32),
 ) -> gdk::Event {
-    let key = with_held_shift(key);
+    let key = with_held_shift(key, held);
     let (keycode, group, _) = keymap_entry(display, key.keyval);
     let text = key.text.map(|c| c.to_string()).unwrap_or_default();
     let text = CString::new(text).unwrap_or_default();
@@ -738,7 +752,7 @@ fn key_event(
         (*k).window = window.to_glib_full();
         (*k).send_event = 0;
         (*k).time = event_time();
-        (*k).state = state | held() | AGENT_KEY_MARK;
+        (*k).state = state | held | AGENT_KEY_MARK;
         (*k).keyval = key.keyval;
         (*k).length = text.as_bytes().len() as i32;
         (*k).string = glib::ffi::g_strdup(text.as_ptr());

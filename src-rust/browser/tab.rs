@@ -3,6 +3,7 @@
 
 use super::console::ConsoleLog;
 use super::frame_relay::FrameRelay;
+use super::input::Hands;
 use super::network::NetworkLog;
 use super::receipts::Receipts;
 use super::related::Related;
@@ -53,6 +54,8 @@ pub struct TabState {
     /// Shared with the tabs it opened or was opened by: WebKit delivers the
     /// script messages of related views to the opener's handlers.
     pub input: Rc<Receipts>,
+    /// What agents hold down on its page, and where its pointer is.
+    pub hands: Hands,
     /// The tabs related to it by opener, itself included (see `related`).
     pub related: Rc<Related>,
     /// Requests of the tab's pages in flight, for waits on a quiet network.
@@ -118,6 +121,7 @@ impl TabState {
             crashed: Cell::new(false),
             frames: related.map_or_else(Rc::default, |r| r.frames.clone()),
             input: related.map_or_else(Rc::default, |r| r.input.clone()),
+            hands: Hands::default(),
             related: related.map_or_else(
                 || Related::new(id, marks),
                 |r| {
