@@ -278,6 +278,47 @@ describe('control panel', { timeout: 300_000 }, () => {
       `the page opened its WebSocket: ${JSON.stringify(requests)}`);
   });
 
+  test('the login form has a field for each of the login tool\'s parameters, by method', async () => {
+    const login = (await observer.listTools()).find((t) => t.name === 'login');
+    const { properties } = login.inputSchema;
+    const methods = properties.method.enum;
+    await openLoginForm();
+    assert.deepEqual(await page.locator('#method-select option').evaluateAll((os) => os.map((o) => o.value)), methods);
+    const visible = async () => page.locator('#login-form [name]:visible').evaluateAll((els) => els.map((e) => e.name));
+    const seen = new Set();
+    const owners = {};
+    for (const method of methods) {
+      await page.selectOption('#method-select', method);
+      for (const name of await visible()) {
+        seen.add(name);
+        if (!['method', 'remember'].includes(name)) (owners[name] ||= []).push(method);
+      }
+    }
+    // Each method shows its own fields only (the login tool refuses another's).
+    for (const [name, shownFor] of Object.entries(owners)) {
+      assert.equal(shownFor.length, 1, `${name} shows for ${shownFor.join(' and ')}`);
+    }
+    assert.deepEqual(owners.nsec, ['local']);
+    assert.deepEqual(owners.mnemonic, ['seed']);
+    assert.deepEqual(owners.npub, ['readonly']);
+    assert.deepEqual(owners.bunker_url, ['nip46']);
+    assert.deepEqual(owners.device, ['nsigner']);
+    // Remembering, with the password that encrypts the key, for a private key.
+    await page.selectOption('#method-select', 'local');
+    await page.locator('#login-form [name="remember"]').check();
+    (await visible()).forEach((n) => seen.add(n));
+    await page.locator('#login-form [name="remember"]').uncheck();
+    await page.selectOption('#method-select', 'nsigner');
+    await page.selectOption('#login-form [name="transport"]', 'qrexec');
+    (await visible()).forEach((n) => seen.add(n));
+    await page.selectOption('#login-form [name="transport"]', 'serial');
+    const expected = Object.keys(properties).filter((n) => n !== 'remembered').sort();
+    assert.deepEqual([...seen].sort(), expected, 'every parameter but remembered (the list below) has a field');
+    // Secrets are typed hidden.
+    await page.selectOption('#method-select', 'local');
+    assert.equal(await page.locator('#login-form [name="nsec"]').getAttribute('type'), 'password');
+  });
+
   test('a bad nsec shows an error under the nsec field and changes nothing', async () => {
     const before = await status();
     assert.equal(before.logged_in, false);
@@ -610,6 +651,9 @@ describe('control panel', { timeout: 300_000 }, () => {
     // The state to check: tabs with one in front, sessions, logged calls.
     await page.locator('#tabs [data-front="true"]').waitFor({ state: 'visible', timeout: 10_000 });
     await page.locator('#call-log tbody tr').first().waitFor({ state: 'visible', timeout: 10_000 });
+    // A toast of an earlier step fading out is, for a moment, text too faint to read:
+    // the check is of the page at rest.
+    await page.waitForFunction(() => !document.querySelector('#toasts .toast'), null, { timeout: 10_000 });
     const axe = readFileSync(path.join(REPO_ROOT, 'node_modules/axe-core/axe.min.js'), 'utf8');
     for (const colorScheme of ['light', 'dark']) {
       await page.emulateMedia({ colorScheme });

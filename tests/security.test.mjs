@@ -214,6 +214,7 @@ describe('security', { timeout: 240_000 }, () => {
       window_screenshot: {},
       identity_list: {},
       identity_forget: { npub: 'npub1x' },
+      login_form: {},
       nostr_permissions: {},
       nostr_prompt_answer: { id: 1, allow: true, remember: true },
       nostr_permission_revoke: { origin: 'http://127.0.0.1' },

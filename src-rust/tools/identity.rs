@@ -1,8 +1,9 @@
-//! login_status, login, logout, switch_identity: the identity gate. The
+//! login_status, login, logout, switch_identity: the identity gate, and
+//! the person's own: remembered identities and the login form. The
 //! three that change the identity are the person's while the person holds
 //! the browser (see `dispatch`).
 
-use super::login::{login, LoginParams};
+use super::login::{login, LoginParams, FORM_FIELDS};
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use schemars::JsonSchema;
@@ -57,6 +58,18 @@ pub fn tools() -> Vec<ToolDef> {
             "Identities remembered in this profile (public parts only).",
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move { Ok(ToolOutput::json(ctx.app.remembered.list())) },
+        )
+        .ungated()
+        .person_only(),
+        tool(
+            "login_form",
+            "The login form: the login tool's schema, as tools/list sends it, and each method's fields.",
+            READ_ONLY,
+            |ctx: Ctx, _: NoParams| async move {
+                let login = ctx.app.tools.find("login").map(|found| ctx.app.tools.def(found));
+                let schema = login.map(|def| def.input_schema.clone()).unwrap_or_default();
+                Ok(ToolOutput::json(serde_json::json!({"schema": schema, "fields": FORM_FIELDS})))
+            },
         )
         .ungated()
         .person_only(),

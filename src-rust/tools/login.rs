@@ -97,27 +97,82 @@ impl LoginParams {
     }
 }
 
+/// A field of the login form. With the login tool's schema this is the
+/// whole declaration of the login form: the panel builds its fields from
+/// both (`login_form`), and a call giving a field of another method is
+/// refused by it. A new field is a field of [`LoginParams`], a row here
+/// and its line in `is_given` (a unit test finds one forgotten).
+#[derive(Debug, Clone, Copy, serde::Serialize)]
+pub struct FormField {
+    pub name: &'static str,
+    /// The method it belongs to; none: any method may take it.
+    pub method: Option<Method>,
+    /// Typed hidden in the panel, and emptied after every submit.
+    pub secret: bool,
+}
+
+const fn field(name: &'static str, method: Method, secret: bool) -> FormField {
+    FormField {
+        name,
+        method: Some(method),
+        secret,
+    }
+}
+
+/// The login form's fields: each method's own, in the order the panel
+/// shows them, then those of every method (keeping the identity, and the
+/// password that encrypts or unlocks its key). `method` picks the method
+/// and `remembered` logs in a kept identity: the panel shows those apart.
+pub const FORM_FIELDS: [FormField; 14] = [
+    field("nsec", Method::Local, true),
+    field("privkey_hex", Method::Local, true),
+    field("mnemonic", Method::Seed, true),
+    field("account", Method::Seed, false),
+    field("passphrase", Method::Seed, true),
+    field("npub", Method::Readonly, false),
+    field("pubkey_hex", Method::Readonly, false),
+    field("bunker_url", Method::Nip46, true),
+    field("transport", Method::Nsigner, false),
+    field("index", Method::Nsigner, false),
+    field("device", Method::Nsigner, false),
+    field("service", Method::Nsigner, false),
+    FormField {
+        name: "remember",
+        method: None,
+        secret: false,
+    },
+    FormField {
+        name: "password",
+        method: None,
+        secret: true,
+    },
+];
+
 impl LoginParams {
+    fn is_given(&self, name: &str) -> bool {
+        match name {
+            "nsec" => self.nsec.is_some(),
+            "privkey_hex" => self.privkey_hex.is_some(),
+            "mnemonic" => self.mnemonic.is_some(),
+            "account" => self.account.is_some(),
+            "passphrase" => self.passphrase.is_some(),
+            "npub" => self.npub.is_some(),
+            "pubkey_hex" => self.pubkey_hex.is_some(),
+            "bunker_url" => self.bunker_url.is_some(),
+            "transport" => self.transport.is_some(),
+            "device" => self.device.is_some(),
+            "service" => self.service.is_some(),
+            "index" => self.index.is_some(),
+            _ => false,
+        }
+    }
+
     /// The method-specific fields given, each with the method it belongs to.
     fn method_fields(&self) -> Vec<(&'static str, Method)> {
-        let given = [
-            ("nsec", self.nsec.is_some(), Method::Local),
-            ("privkey_hex", self.privkey_hex.is_some(), Method::Local),
-            ("mnemonic", self.mnemonic.is_some(), Method::Seed),
-            ("account", self.account.is_some(), Method::Seed),
-            ("passphrase", self.passphrase.is_some(), Method::Seed),
-            ("npub", self.npub.is_some(), Method::Readonly),
-            ("pubkey_hex", self.pubkey_hex.is_some(), Method::Readonly),
-            ("bunker_url", self.bunker_url.is_some(), Method::Nip46),
-            ("transport", self.transport.is_some(), Method::Nsigner),
-            ("device", self.device.is_some(), Method::Nsigner),
-            ("service", self.service.is_some(), Method::Nsigner),
-            ("index", self.index.is_some(), Method::Nsigner),
-        ];
-        given
-            .into_iter()
-            .filter(|(_, is_given, _)| *is_given)
-            .map(|(name, _, method)| (name, method))
+        FORM_FIELDS
+            .iter()
+            .filter_map(|f| Some((f.name, f.method?)))
+            .filter(|(name, _)| self.is_given(name))
             .collect()
     }
 
@@ -537,6 +592,34 @@ mod tests {
 
     fn refusal(value: Value) -> ToolError {
         params(value).check_unambiguous().unwrap_err()
+    }
+
+    // The panel's login form is made from FORM_FIELDS and the schema: a
+    // field added to LoginParams alone would be missing from it.
+    #[test]
+    fn the_form_declares_every_login_field_and_each_is_seen_given() {
+        let schema = crate::tools::schema::for_params::<LoginParams>();
+        let properties = schema["properties"].as_object().unwrap();
+        let declared: Vec<&str> = FORM_FIELDS.iter().map(|f| f.name).collect();
+        for name in properties.keys() {
+            let apart = ["method", "remembered"].contains(&name.as_str());
+            assert!(
+                apart || declared.contains(&name.as_str()),
+                "{name} is not in FORM_FIELDS"
+            );
+        }
+        let mut every = serde_json::Map::new();
+        every.insert("method".into(), json!("local"));
+        for f in FORM_FIELDS.iter().filter(|f| f.method.is_some()) {
+            let value = match properties[f.name]["type"].as_str() {
+                Some("integer") => json!(1),
+                _ if f.name == "transport" => json!("serial"),
+                _ => json!("x"),
+            };
+            every.insert(f.name.into(), value);
+        }
+        let given = params(Value::Object(every)).method_fields();
+        assert_eq!(given.len(), 12, "is_given misses a field: {given:?}");
     }
 
     #[test]
