@@ -68,10 +68,12 @@ describe('actionability', { timeout: 180_000 }, () => {
     assert.match(await callError(mcp, 'click', { selector: '#go', timeout: 0 }, 'NOT_INTERACTABLE'), /disabled/);
   }));
 
-  it('a click waits for a button sliding in with a transition', logged(async () => {
+  it('a click waits for a button sliding in with a transition, until it stops', logged(async () => {
     await open('slide-in.html');
+    await call('eval', { script: "document.getElementById('go').addEventListener('click', (e) => { window.moving = e.target.getAnimations().length; }); 1" });
     await call('click', { selector: '#go' });
     assert.deepEqual(await hits(), ['target']);
+    assert.equal((await call('eval', { script: 'window.moving' })).value, 0, 'clicked while the transition still ran');
   }));
 
   it('a button that jumps away as the pointer comes is clicked where it went', logged(async () => {

@@ -2,7 +2,7 @@
 
   // ---------------------------------------------------------------------------------------
   // Before an input, its element must be visible, stable (the same box on two animation
-  // frames), enabled, editable (text input) and the topmost element at the point the input
+  // frames, or nothing animating it), enabled, editable (text input) and the topmost element at the point the input
   // goes to: `args.checks` says which of these the action needs. Each animation frame looks
   // again until `args.wait_ms` has passed, scrolling the element into view (through its
   // frames); then the op fails with NOT_INTERACTABLE saying what stood in the way, the
@@ -44,6 +44,24 @@
     const role = roleOf(el, el.localName) || 'generic';
     const name = clamp(nameOf(el, role, newContext(table)), 60);
     return `${role}${name ? ` "${quote(name)}"` : ''} (${uniqueSelector(el)})`;
+  }
+
+  // Whether a running animation or transition may move `el`: one on it or on anything
+  // holding it, up through its frames. A frame of another origin hides its holders: then
+  // yes. (A script moving it by hand is not seen here; the click guard catches where the
+  // click lands.)
+  function mayBeAnimated(el, chain) {
+    const frames = [el, ...chain];
+    for (const node of frames) {
+      const doc = node.ownerDocument;
+      if (typeof doc.getAnimations !== 'function') return true;
+      for (const animation of doc.getAnimations()) {
+        const target = animation.effect && animation.effect.target;
+        if (target && animation.playState === 'running' && composedContains(target, node)) return true;
+      }
+    }
+    const top = frames[frames.length - 1].ownerDocument.defaultView;
+    return !top || (top !== top.top && !top.frameElement);
   }
 
   function sameBox(a, b) {
@@ -93,8 +111,12 @@
     let moving = null;
     if (checks.has('stable')) {
       const box = sizedRectOf(clicked);
-      // The first look has nothing to compare with: it always takes a second one.
-      if (!sameBox(box, seen.box)) moving = new NotYet('moving (its box changed between two animation frames)', !seen.box);
+      // The first look has nothing to compare with: it takes a second one on the next
+      // frame, unless nothing animates the element or what holds it.
+      const settled = !seen.box && !mayBeAnimated(clicked, chain);
+      if (!settled && !sameBox(box, seen.box)) {
+        moving = new NotYet('moving (its box changed between two animation frames)', !seen.box);
+      }
       seen.box = box;
     }
     if (checks.has('hit')) {
