@@ -586,19 +586,13 @@ pub fn press(view: &WebView, hands: &Hands, chord: &Chord) -> Result<(), ToolErr
     let held = hands.held();
     check_paste(chord, held)?;
     let (window, display, keyboard) = keyboard_target(view)?;
+    let send = |kind, key, mask| {
+        let event = key_event(&window, &keyboard, &display, kind, key, (mask, held));
+        dispatch(event, held);
+    };
     let mut mask = 0;
     for m in &chord.modifiers {
-        dispatch(
-            key_event(
-                &window,
-                &keyboard,
-                &display,
-                gdk_sys::GDK_KEY_PRESS,
-                *m,
-                (mask, held),
-            ),
-            held,
-        );
+        send(gdk_sys::GDK_KEY_PRESS, *m, mask);
         mask |= modifier_bit(m.keyval);
     }
     let mut key_mask = chord.mask;
@@ -606,40 +600,10 @@ pub fn press(view: &WebView, hands: &Hands, chord: &Chord) -> Result<(), ToolErr
     if shifted {
         key_mask |= gdk_sys::GDK_SHIFT_MASK;
     }
-    dispatch(
-        key_event(
-            &window,
-            &keyboard,
-            &display,
-            gdk_sys::GDK_KEY_PRESS,
-            chord.key,
-            (key_mask, held),
-        ),
-        held,
-    );
-    dispatch(
-        key_event(
-            &window,
-            &keyboard,
-            &display,
-            gdk_sys::GDK_KEY_RELEASE,
-            chord.key,
-            (key_mask, held),
-        ),
-        held,
-    );
+    send(gdk_sys::GDK_KEY_PRESS, chord.key, key_mask);
+    send(gdk_sys::GDK_KEY_RELEASE, chord.key, key_mask);
     for m in chord.modifiers.iter().rev() {
-        dispatch(
-            key_event(
-                &window,
-                &keyboard,
-                &display,
-                gdk_sys::GDK_KEY_RELEASE,
-                *m,
-                (mask, held),
-            ),
-            held,
-        );
+        send(gdk_sys::GDK_KEY_RELEASE, *m, mask);
     }
     Ok(())
 }
