@@ -20,8 +20,11 @@
 //! Imports inside an inline module (`mod tests { use super::*; }`) resolve
 //! from that module, so `super` there is the file itself.
 
+mod source_tree;
+
+use source_tree::sources;
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 #[derive(Debug, Clone, PartialEq)]
 enum Token {
@@ -155,17 +158,6 @@ struct File {
     relative: String,
     module: Vec<String>,
     tokens: Vec<Token>,
-}
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("readable source folder") {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The library's files (the binaries' roots are crates of their own).

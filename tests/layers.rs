@@ -2,8 +2,11 @@
 //! from modules of lower layers (see the README's architecture section).
 //! A new top-level module must be given its layer here.
 
+mod source_tree;
+
+use source_tree::sources;
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 /// Each top-level module of `src-rust` and its layer, lowest first.
 const LAYERS: &[(&str, u32)] = &[
@@ -29,17 +32,6 @@ const LAYERS: &[(&str, u32)] = &[
 
 fn layer(module: &str) -> Option<u32> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
-}
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).expect("readable source folder") {
-        let path = entry.expect("a directory entry").path();
-        if path.is_dir() {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 /// The top-level modules `text` names as `crate::name`.
