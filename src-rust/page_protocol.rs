@@ -165,6 +165,9 @@ pub struct ActionPoint {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Intercepted {
     pub missed: Option<String>,
+    /// The page removed the pressed node before the release: no click fired.
+    #[serde(default)]
+    pub lost: bool,
 }
 
 /// What `actionable` with `choose` answers: a point, or the

@@ -239,6 +239,8 @@
         if (!state.missed) state.missed = el && el.nodeType === ELEMENT_NODE ? describeElement(el, table) : 'nothing';
         event.preventDefault();
         event.stopImmediatePropagation();
+      } else if (event.type === 'pointerdown') {
+        state.pressed = el;
       }
       // The page's own click handler may open a dialog: be gone before it runs.
       if (event.type === 'click' && --state.clicksLeft <= 0 && interceptor === state) disarmInterceptor();
@@ -259,10 +261,13 @@
     if (state) state.remove();
   }
 
-  // What the last click would have reached instead of its target (null: it reached it).
+  // What the last click would have reached instead of its target (null: it reached it),
+  // and whether the page took the click away: it removed the pressed node before the
+  // release (a list rendered anew), and WebKit fires no click then.
   function opIntercepted() {
     disarmInterceptor();
-    const missed = intercepted.missed;
+    const { missed, pressed, clicksLeft } = intercepted;
+    const lost = !missed && clicksLeft > 0 && !!pressed && !pressed.isConnected;
     intercepted = { missed: null };
-    return { missed };
+    return { missed, lost };
   }

@@ -184,11 +184,13 @@ async fn click(
         let reply = script::agent_value(&view, &state, asked, target.clone(), ASK_LIMIT).await;
         // No answer: the document the click reached is going (it navigated):
         // an interceptor dies with its document, and a stopped click navigates nowhere.
-        let missed = match reply.and_then(|r| page_protocol::parse::<Intercepted>(asked, r)) {
-            Ok(Intercepted { missed }) => missed,
-            Err(_) => None,
+        let (missed, lost) = match reply.and_then(|r| page_protocol::parse::<Intercepted>(asked, r))
+        {
+            Ok(Intercepted { missed, lost }) => (missed, lost),
+            Err(_) => (None, false),
         };
         match missed {
+            None if lost => return Ok(lost_click(clicked)),
             None => return Ok(clicked),
             Some(_) if Instant::now() < deadline => {}
             Some(other) => {
@@ -199,6 +201,17 @@ async fn click(
             }
         }
     }
+}
+
+/// A click the page took away: not pressed again (the press and release
+/// did reach the element, and may have done something), but said, so that
+/// the agent knows the page did not hear a click.
+fn lost_click(mut clicked: Value) -> Value {
+    if let Value::Object(reply) = &mut clicked {
+        let note = "the page replaced the element between press and release (it rendered it anew), so no click event fired; take a snapshot and click again if nothing happened";
+        reply.insert("note".into(), note.into());
+    }
+    clicked
 }
 
 /// A mouse action at the point the checks found, sent at once.

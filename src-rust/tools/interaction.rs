@@ -261,7 +261,11 @@ pub async fn click_target(
             ("trusted_events".into(), false.into()),
         ]));
     }
-    settle_after(ctx, tab, before).await
+    let mut result = settle_after(ctx, tab, before).await?;
+    if let Some(note) = done.get("note") {
+        result.insert("note".into(), note.clone());
+    }
+    Ok(result)
 }
 
 /// Moves a drag makes between press and release: enough for pages that
