@@ -44,7 +44,10 @@
 //     #sessions tr[data-session-id][data-transport=mcp|agent|panel]
 //     (#sessions-mcp and #sessions-agent tables); .you-pill marks this panel's own
 //     session, which has no End button; others have button[data-action=end]
-//   Tabs
+//   Contexts
+//     #contexts tr[data-context=<name>][data-default=true|false] with .name, .kind
+//     (your profile|ephemeral|kept), .tabs; button[data-action=close] (hidden on the default)
+//   Tabs (of the person's own, default context)
 //     #tabs tr[data-tab-index][data-tab-id][data-front=true|false];
 //     button[data-action=requests], button[data-action=switch], button[data-action=close];
 //     #tabs-note (e.g. "log in first")
@@ -75,6 +78,7 @@ import { initLog } from './log.js';
 import { initNostr } from './nostr.js';
 import { initNetwork } from './network.js';
 import { initAsks } from './asks.js';
+import { initContexts } from './contexts.js';
 
 // First of all: the key leaves the address bar.
 takeKeyFromAddress();
@@ -98,6 +102,7 @@ function start() {
   const sessions = initSessions({ call, showRequests });
   const nostr = initNostr({ call });
   const asks = initAsks({ call });
+  const contexts = initContexts({ call });
   // Addresses from this page's own origin until the browser says more.
   clients.render({ server: {} });
 
@@ -111,6 +116,7 @@ function start() {
       network.tabs(data.tabs);
       nostr.render(data);
       asks.render(data);
+      contexts.render(data);
       renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
     } else if (name === 'calls') {

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 use tokio::sync::{oneshot, watch};
 
+use crate::base::context::ContextId;
 pub use crate::base::tab::TabId;
 use crate::base::tab::{BrowserState, NavCounters, TabInfo};
 use crate::page_protocol::{Args, PageOp};
@@ -241,14 +242,29 @@ pub enum Command {
     SetPaused {
         paused: bool,
     },
-    /// Where the chrome's parts are in the window (for tests and tools).
-    ChromeLayout,
-    /// The whole window, chrome included, as PNG.
-    WindowScreenshot,
-    /// A tab, in front unless `behind` (the person works in the front tab).
+    /// Where the chrome's parts are in a context's window (for tests and tools).
+    ChromeLayout {
+        context: ContextId,
+    },
+    /// A context's whole window, chrome included, as PNG.
+    WindowScreenshot {
+        context: ContextId,
+    },
+    /// A tab of `context`, in front of its window unless `behind` (the
+    /// person works in the front tab).
     NewTab {
         url: Option<String>,
         behind: bool,
+        context: ContextId,
+    },
+    /// A context with its window and one blank tab (answers its tab's id).
+    NewContext {
+        name: String,
+        ephemeral: bool,
+    },
+    /// Closes a context's tabs and window.
+    CloseContext {
+        context: ContextId,
     },
     BringToFront {
         tab: TabId,
@@ -528,8 +544,10 @@ fn shutting_down() -> ToolError {
 fn command_name(command: &Command) -> &'static str {
     match command {
         Command::SetPaused { .. } => "showing the pause state",
-        Command::ChromeLayout => "reading the window layout",
-        Command::WindowScreenshot => "the window screenshot",
+        Command::ChromeLayout { .. } => "reading the window layout",
+        Command::WindowScreenshot { .. } => "the window screenshot",
+        Command::NewContext { .. } => "opening a context",
+        Command::CloseContext { .. } => "closing the context",
         Command::NewTab { .. } => "opening a tab",
         Command::BringToFront { .. } => "switching tabs",
         Command::CloseTab { .. } => "closing the tab",

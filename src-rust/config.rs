@@ -91,6 +91,11 @@ pub struct Args {
     #[arg(long, default_value = "all")]
     pub tools: String,
 
+    /// How many contexts agents may have open at once besides the
+    /// person's (context_new answers BUSY beyond it).
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(0..=64))]
+    pub contexts_max: u16,
+
     /// Window size as WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x900", value_parser = parse_size)]
     pub window_size: (u32, u32),

@@ -135,6 +135,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         proxy.clone(),
         BrowserOptions {
             web_data: profile.web_data_dir(),
+            contexts_dir: profile.contexts_dir(),
             start_url: args.start_url.clone(),
             // Downloads land in the files folder, where agents may use them.
             downloads: files.root().to_path_buf(),
@@ -186,6 +187,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         },
         Setup {
             session_idle: args.session_idle(),
+            contexts_max: usize::from(args.contexts_max),
             states_dir: profile.dir.join("states"),
             files,
             tools,
@@ -227,11 +229,14 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     event_loop.run(move |event, target, control_flow| {
         *control_flow = ControlFlow::Wait;
         match event {
-            Event::UserEvent(UserEvent::Shutdown)
-            | Event::WindowEvent {
+            Event::UserEvent(UserEvent::Shutdown) => *control_flow = ControlFlow::Exit,
+            // The panel's or a context's window closes alone; the
+            // person's own window ends the program.
+            Event::WindowEvent {
+                window_id,
                 event: WindowEvent::CloseRequested,
                 ..
-            } => {
+            } if browser.borrow_mut().window_closed(window_id) => {
                 *control_flow = ControlFlow::Exit;
             }
             Event::UserEvent(event) => browser::handle_event(&browser, event, target),

@@ -34,6 +34,11 @@ impl Profile {
     }
 
     /// Where downloads land, and the files folder unless one is given.
+    /// Kept contexts' website data, a folder per context name.
+    pub fn contexts_dir(&self) -> PathBuf {
+        self.dir.join("contexts")
+    }
+
     pub fn downloads_dir(&self) -> PathBuf {
         self.dir.join(DOWNLOADS)
     }

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
 import { REPO_ROOT, startBrowser, withBrowserLog } from './support/browser.mjs';
-import { CATALOGUE_SIZE, TEST_NPUB, TEST_NSEC, callJson, callText, connectMcp, errorResult } from './support/mcp.mjs';
+import { CATALOGUE_SIZE, TEST_NPUB, TEST_NSEC, callError, callJson, callText, connectMcp, errorResult } from './support/mcp.mjs';
 import { TRANSPORTS, connectDriver } from './support/driver.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { assertPngBase64 } from './support/png.mjs';
@@ -39,8 +39,8 @@ const PLAN = [
   'console', 'errors', 'highlight', 'state_save', 'state_load',
   'upload', 'pdf', 'screenshot_annotated',
 ];
-// Tools added to the plan since: the network, and handing over to the person.
-const ADDED = ['network_requests', 'network_request', 'ask_person'];
+// Tools added to the plan since: the network, handing over to the person, contexts.
+const ADDED = ['network_requests', 'network_request', 'ask_person', 'context_new', 'context_list', 'context_close'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -240,6 +240,23 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.deepEqual([r.closed, r.tabs], [1, 1]);
       assert.equal((await call('get_url')).url, CATALOGUE(), 'the next call acts on the tab left');
     }, { setup: async () => assert.equal((await call('tab_new', {})).index, 1) }),
+
+    // Contexts.
+    ok('context_new', { name: 'catalogue' }, async (r) => {
+      assert.deepEqual([r.context, r.ephemeral], ['catalogue', true]);
+      assert.equal((await call('get_url')).url, 'about:blank', 'the session works in its blank tab');
+      assert.equal((await call('tab_list')).context, 'catalogue');
+    }),
+    extra(fails('context_new', { name: 'Not A Name' }, 'INVALID_PARAMS')),
+    ok('context_list', {}, (r) => {
+      assert.deepEqual(r.contexts.map((c) => [c.context, c.current]), [['default', false], ['catalogue', true]]);
+    }),
+    ok('context_close', { context: 'catalogue' }, async (r) => {
+      assert.deepEqual([r.closed, r.tabs], ['catalogue', 1]);
+      await callError(mcp, 'get_url', {}, 'NO_CONTEXT');
+      assert.equal((await call('get_url')).url, CATALOGUE(), 'then back in the default context');
+    }),
+    extra(fails('context_close', { context: 'default' }, 'NOT_ALLOWED')),
 
     // Waiting.
     ok('wait', { ms: 20 }, (r) => assert.ok(r.waited_ms >= 20, show(r))),

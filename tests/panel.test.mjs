@@ -15,7 +15,7 @@ import { startBrowser, withBrowserLog, REPO_ROOT } from './support/browser.mjs';
 import { startBunker } from './support/bunker.mjs';
 import { closedPort, startFixtureServer } from './support/fixture-server.mjs';
 import { tryAgentHandshake } from './support/agent.mjs';
-import { MODERN_PROTOCOL, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, connectMcp, modernCall, modernMeta } from './support/mcp.mjs';
+import { MODERN_PROTOCOL, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callError, callJson, connectMcp, modernCall, modernMeta } from './support/mcp.mjs';
 import { assertPng } from './support/png.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
@@ -571,6 +571,28 @@ describe('control panel', { timeout: 300_000 }, () => {
     const back = await callJson(observer, 'login', { method: 'nip46', bunker_url: bunkers[0].url });
     assert.equal(back.pubkey, bunkers[0].user);
     await eventually(() => note.isHidden(), 'the note to go away once logged in');
+  });
+
+  test('contexts show live in the panel, apart from the person\'s tabs, and close from it', async () => {
+    const mcp = await mcpClient('panel-test-contexts');
+    const yours = await page.locator('#tabs [data-tab-index]').count();
+    const opened = await callJson(mcp, 'context_new', { name: 'errand' });
+    await callJson(mcp, 'open', { url: fixtures.url('/form.html') });
+    const row = page.locator('#contexts tr[data-context="errand"]');
+    await eventually(async () => (await row.count()) === 1 && /ephemeral/.test(await row.innerText()) && /\b1\b/.test(await row.locator('.tabs').innerText()),
+      'the context in #contexts, ephemeral, with its one tab');
+    const own = page.locator('#contexts tr[data-default="true"]');
+    assert.match(await own.innerText(), /default \(yours\)/);
+    assert.equal(await own.locator('button[data-action="close"]').isVisible(), false, 'the person\'s context has no Close');
+    // The context's tab is not among the person's.
+    assert.equal(await page.locator(`#tabs [data-tab-id="${opened.tab}"]`).count(), 0);
+    assert.equal(await page.locator('#tabs [data-tab-index]').count(), yours);
+
+    await row.locator('button[data-action="close"]').click();
+    await eventually(async () => (await row.count()) === 0, 'the closed context to leave #contexts');
+    // The agent working there hears it once, then works in the default context.
+    await callError(mcp, 'get_url', {}, 'NO_CONTEXT');
+    assert.equal((await callJson(mcp, 'tab_list')).context, 'default');
   });
 
   test('a tab\'s requests show live, open to their headers and body, and the call log links to them', async () => {

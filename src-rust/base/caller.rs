@@ -11,6 +11,7 @@
 
 use crate::base::bounded;
 use crate::base::changes::Changes;
+use crate::base::context::{ContextId, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::profile::random_hex;
@@ -102,6 +103,9 @@ pub struct Session {
     last_active: Mutex<Instant>,
     calls: AtomicU64,
     tab: Mutex<Option<TabId>>,
+    /// The context its tab belongs to (the tab defines it; this remembers
+    /// it once the tab has closed).
+    context: Mutex<ContextId>,
     memory: Arc<TabMemory>,
     /// clientInfo and protocol version (from MCP initialize, or from a
     /// stateless request's _meta).
@@ -129,6 +133,7 @@ impl Session {
             last_active: Mutex::new(Instant::now()),
             calls: AtomicU64::new(0),
             tab: Mutex::new(None),
+            context: Mutex::new(DEFAULT_CONTEXT),
             memory: Arc::default(),
             client: Mutex::new(None),
             watched_requests: Mutex::new((None, 0)),
@@ -150,6 +155,18 @@ impl Session {
     pub fn set_tab(&self, tab: Option<TabId>) {
         if !self.stateless {
             *lock(&self.tab) = tab;
+        }
+    }
+
+    /// The context this session works in.
+    pub fn context(&self) -> ContextId {
+        *lock(&self.context)
+    }
+
+    /// Makes `context` this session's (a stateless client has none to set).
+    pub fn set_context(&self, context: ContextId) {
+        if !self.stateless {
+            *lock(&self.context) = context;
         }
     }
 

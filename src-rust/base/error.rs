@@ -12,6 +12,8 @@ pub enum ErrorCode {
     InvalidParams,
     UnknownTool,
     NoTab,
+    /// No context of that name is open (or it was closed meanwhile).
+    NoContext,
     ElementNotFound,
     StaleRef,
     NotInteractable,
@@ -26,7 +28,7 @@ pub enum ErrorCode {
     NotAllowed,
     Unsupported,
     /// A bound on what agents may hold open is reached (sessions,
-    /// connections): end one and try again.
+    /// connections, contexts): end one and try again.
     Busy,
     /// The client went away before the call ended (call log only: nobody
     /// is left to read it).
@@ -35,11 +37,12 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 19] = [
+    pub const ALL: [ErrorCode; 20] = [
         ErrorCode::NotLoggedIn,
         ErrorCode::InvalidParams,
         ErrorCode::UnknownTool,
         ErrorCode::NoTab,
+        ErrorCode::NoContext,
         ErrorCode::ElementNotFound,
         ErrorCode::StaleRef,
         ErrorCode::NotInteractable,
@@ -63,6 +66,7 @@ impl ErrorCode {
             ErrorCode::InvalidParams => "INVALID_PARAMS",
             ErrorCode::UnknownTool => "UNKNOWN_TOOL",
             ErrorCode::NoTab => "NO_TAB",
+            ErrorCode::NoContext => "NO_CONTEXT",
             ErrorCode::ElementNotFound => "ELEMENT_NOT_FOUND",
             ErrorCode::StaleRef => "STALE_REF",
             ErrorCode::NotInteractable => "NOT_INTERACTABLE",

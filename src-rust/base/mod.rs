@@ -18,6 +18,7 @@ pub mod bounded;
 pub mod call_log;
 pub mod caller;
 pub mod changes;
+pub mod context;
 pub mod error;
 pub mod page_event;
 pub mod pause;

@@ -1,6 +1,7 @@
 //! Tabs as every layer names them, and the state the main thread publishes
 //! about each one from WebKit's own signals.
 
+use super::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -78,14 +79,16 @@ impl Default for NetworkInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct TabInfo {
     pub id: TabId,
-    /// Its place in the window's tab strip.
+    /// The context it belongs to (its website data and window).
+    pub context: ContextId,
+    /// Its place in its window's tab strip.
     pub index: usize,
     pub url: String,
     pub title: String,
     pub loading: bool,
     /// A beforeunload prompt was answered "stay": the page was not left.
     pub stayed: bool,
-    /// The tab shown in the window.
+    /// The tab shown in its window.
     pub front: bool,
     /// The tab whose page opened this one.
     pub opener: Option<TabId>,
@@ -142,12 +145,24 @@ pub struct DownloadInfo {
     pub state: DownloadState,
 }
 
-/// Everything the main thread publishes: the tabs in strip order, and the
-/// downloads of this run in the order they started.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// Everything the main thread publishes: the open contexts, the tabs (by
+/// context, each in strip order), and the downloads of this run in the
+/// order they started.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BrowserState {
+    pub contexts: Vec<ContextInfo>,
     pub tabs: Vec<TabInfo>,
     pub downloads: Vec<DownloadInfo>,
+}
+
+impl Default for BrowserState {
+    fn default() -> Self {
+        BrowserState {
+            contexts: vec![ContextInfo::default_context()],
+            tabs: Vec::new(),
+            downloads: Vec::new(),
+        }
+    }
 }
 
 impl BrowserState {
@@ -155,12 +170,32 @@ impl BrowserState {
         self.tabs.iter().find(|t| t.id == id)
     }
 
+    /// The tab in front of the person's (default) context's window.
     pub fn front(&self) -> Option<&TabInfo> {
-        self.tabs.iter().find(|t| t.front)
+        self.front_in(DEFAULT_CONTEXT)
     }
 
+    /// The tab in front of a context's window.
+    pub fn front_in(&self, context: ContextId) -> Option<&TabInfo> {
+        self.tabs.iter().find(|t| t.front && t.context == context)
+    }
+
+    /// Every open tab, in order.
     pub fn tab_ids(&self) -> Vec<TabId> {
         self.tabs.iter().map(|t| t.id).collect()
+    }
+
+    /// A context's tabs, in its strip's order.
+    pub fn tabs_in(&self, context: ContextId) -> impl Iterator<Item = &TabInfo> {
+        self.tabs.iter().filter(move |t| t.context == context)
+    }
+
+    pub fn context(&self, id: ContextId) -> Option<&ContextInfo> {
+        self.contexts.iter().find(|c| c.id == id)
+    }
+
+    pub fn context_named(&self, name: &str) -> Option<&ContextInfo> {
+        self.contexts.iter().find(|c| c.name == name)
     }
 }
 

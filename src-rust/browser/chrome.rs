@@ -7,6 +7,7 @@ use super::ask_bar::AskBar;
 use super::event::{ChromeAction, UserEvent};
 use super::input;
 use crate::asks::Asks;
+use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::pause::Pause;
 use crate::bridge::TabId;
 use crate::hold::Holds;
@@ -47,7 +48,9 @@ pub struct Chrome {
     panel: gtk::Button,
     /// Where the tabs' pages are shown (for the layout).
     pages: gtk::Stack,
-    proxy: EventLoopProxy<UserEvent>,
+    poster: Poster,
+    /// The context's name across the top (none for the person's context).
+    band: Option<gtk::Label>,
     /// Tabs agents act on, with who acts.
     agent_tabs: RefCell<HashMap<TabId, String>>,
     /// What the person holds (the pause, the requests they handle).
@@ -55,9 +58,41 @@ pub struct Chrome {
     asks: Arc<Asks>,
 }
 
-fn post(proxy: &EventLoopProxy<UserEvent>, action: ChromeAction) {
-    let _ = proxy.send_event(UserEvent::Chrome(action));
+/// Posts what the person did in one context's window.
+#[derive(Clone)]
+struct Poster {
+    proxy: EventLoopProxy<UserEvent>,
+    context: ContextId,
 }
+
+impl Poster {
+    fn post(&self, action: ChromeAction) {
+        let _ = self
+            .proxy
+            .send_event(UserEvent::Chrome(self.context, action));
+    }
+}
+
+/// What every window's chrome shows alike: the person's pause, the
+/// agents' requests for the person, the tabs agents ran scripts in.
+#[derive(Clone)]
+pub struct ChromeShared {
+    pub proxy: EventLoopProxy<UserEvent>,
+    pub paused: Arc<Pause>,
+    pub asks: Arc<Asks>,
+    pub agent_scripted: Arc<crate::agent_scripts::AgentScripted>,
+}
+
+/// Band colours of the contexts' windows (the default context has none):
+/// told apart at a glance, each with text that reads on it.
+const BANDS: [(&str, &str); 6] = [
+    ("#1f6f43", "#ffffff"),
+    ("#8a3b12", "#ffffff"),
+    ("#1d4f91", "#ffffff"),
+    ("#6b2c91", "#ffffff"),
+    ("#8c6d00", "#ffffff"),
+    ("#0f6b73", "#ffffff"),
+];
 
 fn button(label: &str, tooltip: &str) -> gtk::Button {
     let b = gtk::Button::with_label(label);
@@ -68,15 +103,25 @@ fn button(label: &str, tooltip: &str) -> gtk::Button {
 
 impl Chrome {
     /// Builds the chrome around `stack` inside the window's `vbox`.
+    /// `context` is the window's; a context other than the person's gets
+    /// a coloured band with its name across the top.
     pub fn build(
         window: &gtk::ApplicationWindow,
         vbox: &gtk::Box,
         stack: &gtk::Stack,
-        proxy: EventLoopProxy<UserEvent>,
-        paused: Arc<Pause>,
-        asks: Arc<Asks>,
-        agent_scripted: Arc<crate::agent_scripts::AgentScripted>,
+        shared: &ChromeShared,
+        context: &ContextInfo,
     ) -> Rc<Chrome> {
+        let ChromeShared {
+            proxy,
+            paused,
+            asks,
+            agent_scripted,
+        } = shared.clone();
+        let poster = Poster {
+            proxy,
+            context: context.id,
+        };
         let toolbar = gtk::Box::new(gtk::Orientation::Horizontal, 4);
         toolbar.set_border_width(4);
         let back = button("◀", "Back (Alt+Left)");
@@ -151,6 +196,7 @@ impl Chrome {
         let ask = AskBar::new(asks.clone(), agent_scripted);
         install_style(window);
 
+        let band = context_band(context);
         vbox.pack_start(&toolbar, false, false, 0);
         vbox.pack_start(&strip, false, false, 0);
         vbox.pack_start(&paused_bar, false, false, 0);
@@ -162,32 +208,37 @@ impl Chrome {
         vbox.reorder_child(&ask.bar, 3);
         vbox.reorder_child(&nostr_bar, 4);
         vbox.reorder_child(stack, 5);
+        if let Some(band) = &band {
+            vbox.pack_start(band, false, false, 0);
+            vbox.reorder_child(band, 0);
+            band.show_all();
+        }
         vbox.pack_end(&downloads, false, false, 2);
         toolbar.show_all();
         strip.show_all();
 
-        let p = proxy.clone();
-        back.connect_clicked(move |_| post(&p, ChromeAction::Back));
-        let p = proxy.clone();
-        forward.connect_clicked(move |_| post(&p, ChromeAction::Forward));
-        let p = proxy.clone();
-        reload.connect_clicked(move |_| post(&p, ChromeAction::ReloadOrStop));
+        let p = poster.clone();
+        back.connect_clicked(move |_| p.post(ChromeAction::Back));
+        let p = poster.clone();
+        forward.connect_clicked(move |_| p.post(ChromeAction::Forward));
+        let p = poster.clone();
+        reload.connect_clicked(move |_| p.post(ChromeAction::ReloadOrStop));
         // A click into the address selects it all, as browsers do.
         address.connect_focus_in_event(|entry, _| {
             let entry = entry.clone();
             glib::idle_add_local_once(move || entry.select_region(0, -1));
             glib::Propagation::Proceed
         });
-        let p = proxy.clone();
+        let p = poster.clone();
         address.connect_activate(move |entry| {
-            post(&p, ChromeAction::Navigate(entry.text().to_string()))
+            p.post(ChromeAction::Navigate(entry.text().to_string()))
         });
-        let p = proxy.clone();
-        new_tab.connect_clicked(move |_| post(&p, ChromeAction::NewTab));
-        let p = proxy.clone();
-        panel.connect_clicked(move |_| post(&p, ChromeAction::OpenPanel));
-        let p = proxy.clone();
-        nostr_review.connect_clicked(move |_| post(&p, ChromeAction::OpenPanel));
+        let p = poster.clone();
+        new_tab.connect_clicked(move |_| p.post(ChromeAction::NewTab));
+        let p = poster.clone();
+        panel.connect_clicked(move |_| p.post(ChromeAction::OpenPanel));
+        let p = poster.clone();
+        nostr_review.connect_clicked(move |_| p.post(ChromeAction::OpenPanel));
         pause.set_active(paused.is_paused());
         let flag = paused.clone();
         let bar = paused_bar.clone();
@@ -203,7 +254,7 @@ impl Chrome {
         });
         let toggle = pause.clone();
         paused_resume.connect_clicked(move |_| toggle.set_active(false));
-        let p = proxy.clone();
+        let p = poster.clone();
         window.connect_key_press_event(move |window, event| {
             let agents = input::is_agents_key(event);
             if agents && !input::delivering() {
@@ -211,7 +262,7 @@ impl Chrome {
             }
             match shortcut(event) {
                 Some(action) if !agents => {
-                    post(&p, action);
+                    p.post(action);
                     glib::Propagation::Stop
                 }
                 _ => glib::Propagation::Proceed,
@@ -246,7 +297,8 @@ impl Chrome {
             new_tab,
             panel,
             pages: stack.clone(),
-            proxy,
+            poster,
+            band,
             agent_tabs: RefCell::new(HashMap::new()),
             paused,
             asks,
@@ -266,10 +318,10 @@ impl Chrome {
         row.pack_start(&icon, false, false, 4);
         row.pack_start(&title, false, false, 0);
         row.pack_start(&close, false, false, 0);
-        let p = self.proxy.clone();
-        title.connect_clicked(move |_| post(&p, ChromeAction::Select(id)));
-        let p = self.proxy.clone();
-        close.connect_clicked(move |_| post(&p, ChromeAction::Close(id)));
+        let p = self.poster.clone();
+        title.connect_clicked(move |_| p.post(ChromeAction::Select(id)));
+        let p = self.poster.clone();
+        close.connect_clicked(move |_| p.post(ChromeAction::Close(id)));
         self.strip.pack_start(&row, false, false, 0);
         self.strip.reorder_child(&row, position as i32);
         row.show_all();
@@ -472,11 +524,37 @@ impl Chrome {
             "nostr_prompts": self.nostr_bar.is_visible().then(|| self.nostr_text.text().to_string()),
             "nostr_review": rect(self.nostr_review.upcast_ref()),
             "tabs": strip.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
+            "context_band": self.band.as_ref().map(|b| b.text().to_string()),
         })
     }
 }
 
 /// A page's favicon at tab-strip size.
+/// The band that names a context's window, in the context's colour.
+fn context_band(context: &ContextInfo) -> Option<gtk::Label> {
+    if context.id == DEFAULT_CONTEXT {
+        return None;
+    }
+    let kind = if context.ephemeral {
+        "ephemeral"
+    } else {
+        "kept"
+    };
+    let band = gtk::Label::new(Some(&format!("Context: {} ({kind})", context.name)));
+    band.set_widget_name("context-band");
+    band.set_xalign(0.0);
+    let (background, text) = BANDS[(context.id as usize - 1) % BANDS.len()];
+    let css = gtk::CssProvider::new();
+    let rule = format!(
+        "#context-band {{ background-color: {background}; color: {text}; font-weight: bold; padding: 3px 8px; }}"
+    );
+    if css.load_from_data(rule.as_bytes()).is_ok() {
+        band.style_context()
+            .add_provider(&css, gtk::STYLE_PROVIDER_PRIORITY_APPLICATION);
+    }
+    Some(band)
+}
+
 /// A bar across the window: a sign, a line of text, a button. Shown only
 /// when asked (not by the window's show_all).
 fn notice_bar(name: &str, sign: &str, text: &gtk::Label, action: &gtk::Button) -> gtk::Box {

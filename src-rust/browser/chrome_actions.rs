@@ -3,6 +3,7 @@
 
 use super::event::{ChromeAction, UserEvent};
 use super::window::SharedBrowser;
+use crate::base::context::ContextId;
 use crate::bridge::Navigation;
 use gtk::prelude::*;
 use tao::event_loop::EventLoopWindowTarget;
@@ -11,11 +12,16 @@ use webkit2gtk::WebViewExt as _;
 /// Carries out what the person asked for in the chrome.
 pub(super) fn run(
     browser: &SharedBrowser,
+    context: ContextId,
     action: ChromeAction,
     target: &EventLoopWindowTarget<UserEvent>,
 ) {
     use ChromeAction as A;
-    let front = browser.borrow().front.get();
+    // The window may have closed since the person's click was posted.
+    let Ok(front) = browser.borrow().context(context).map(|c| c.front.get()) else {
+        return;
+    };
+    let chrome = |b: &super::window::Browser| b.context(context).map(|c| c.chrome.clone());
     match action {
         A::Back => {
             let _ = browser.borrow().navigate(front, Navigation::Back);
@@ -37,21 +43,29 @@ pub(super) fn run(
             let b = browser.borrow();
             match crate::address::from_typed(&text, b.search_url.as_deref()) {
                 Ok(url) => {
-                    b.chrome.clear_address_error();
+                    if let Ok(chrome) = chrome(&b) {
+                        chrome.clear_address_error();
+                    }
                     let _ = b.navigate(front, Navigation::Load(url));
                     if let Ok(tab) = b.tab(front) {
                         tab.webkit.grab_focus();
                     }
                 }
-                Err(message) => b.chrome.address_error(&message),
+                Err(message) => {
+                    if let Ok(chrome) = chrome(&b) {
+                        chrome.address_error(&message);
+                    }
+                }
             }
         }
         A::NewTab => {
             let mut b = browser.borrow_mut();
-            if let Ok(id) = b.add_tab(None) {
+            if let Ok(id) = b.add_tab(None, context) {
                 b.show(id);
                 b.load(id, "about:blank");
-                b.chrome.focus_address();
+                if let Ok(chrome) = chrome(&b) {
+                    chrome.focus_address();
+                }
             }
         }
         A::Select(id) => browser.borrow_mut().show(id),
@@ -63,13 +77,17 @@ pub(super) fn run(
         }
         A::Cycle(step) => {
             let mut b = browser.borrow_mut();
-            if let Some(i) = b.index_of(front) {
-                let n = b.tabs.len() as i32;
-                let next = b.tabs[((i as i32 + step).rem_euclid(n)) as usize].state.id;
-                b.show(next);
+            let strip = b.strip(context);
+            if let Some(i) = strip.iter().position(|&id| id == front) {
+                let n = strip.len() as i32;
+                b.show(strip[((i as i32 + step).rem_euclid(n)) as usize]);
             }
         }
-        A::FocusAddress => browser.borrow().chrome.focus_address(),
+        A::FocusAddress => {
+            if let Ok(chrome) = chrome(&browser.borrow()) {
+                chrome.focus_address();
+            }
+        }
         A::OpenPanel => {
             let url = browser.borrow().panel_url.clone();
             match url {

@@ -2,6 +2,7 @@
 //! handlers, in a file of their own so that every part of the browser can
 //! post one without importing the loop that handles them.
 
+use crate::base::context::ContextId;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, Reply};
 
@@ -13,8 +14,8 @@ pub enum UserEvent {
     TabClosedByPage(TabId),
     /// A tab's title, address or loading state changed.
     TabChanged(TabId),
-    /// The person used the window's chrome.
-    Chrome(ChromeAction),
+    /// The person used a context's window's chrome.
+    Chrome(ContextId, ChromeAction),
     /// The identity in use changed (method and short npub, or "Not logged in").
     Identity(String),
     /// window.nostr requests wait for the person ("" when none does).

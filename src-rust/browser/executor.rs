@@ -1,6 +1,7 @@
 //! Routes each command from the bridge to the part of the browser that
 //! does it. Replies now, or from the callback of the work it started.
 
+use super::event::UserEvent;
 use super::front::{with_chord, with_front_tab};
 use super::window::Tab;
 use super::{
@@ -12,26 +13,55 @@ use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction, Output, Reply};
 use serde_json::{json, Value};
 use std::time::Duration;
+use tao::event_loop::EventLoopWindowTarget;
 use tao::platform::unix::WindowExtUnix;
 
 /// Starts `command`; work it starts in WebKit is cancelled after `limit`.
-pub(super) fn execute(browser: &SharedBrowser, command: Command, reply: Reply, limit: Duration) {
+pub(super) fn execute(
+    browser: &SharedBrowser,
+    command: Command,
+    reply: Reply,
+    limit: Duration,
+    target: &EventLoopWindowTarget<UserEvent>,
+) {
     let value = |r: Result<Value, ToolError>| r.map(Output::Value);
     match command {
         Command::SetPaused { paused } => {
-            browser.borrow().chrome.set_paused(paused);
+            for ctx in &browser.borrow().contexts {
+                ctx.chrome.set_paused(paused);
+            }
             let _ = reply.send(Ok(Output::Value(json!({"paused": paused}))));
         }
-        Command::WindowScreenshot => {
-            let png = capture::window_png(browser.borrow().window.gtk_window());
+        Command::WindowScreenshot { context } => {
+            let b = browser.borrow();
+            let png = b
+                .context(context)
+                .and_then(|c| capture::window_png(c.window.gtk_window()));
             let _ = reply.send(png.map(Output::Png));
         }
-        Command::ChromeLayout => {
+        Command::ChromeLayout { context } => {
             let b = browser.borrow();
-            let _ = reply.send(Ok(Output::Value(b.chrome.layout(b.window.gtk_window()))));
+            let layout = b
+                .context(context)
+                .map(|c| c.chrome.layout(c.window.gtk_window()));
+            let _ = reply.send(value(layout));
         }
-        Command::NewTab { url, behind } => {
-            let result = browser.borrow_mut().open_tab(url.as_deref(), behind);
+        Command::NewTab {
+            url,
+            behind,
+            context,
+        } => {
+            let result = browser
+                .borrow_mut()
+                .open_tab(url.as_deref(), behind, context);
+            let _ = reply.send(value(result));
+        }
+        Command::NewContext { name, ephemeral } => {
+            let result = browser.borrow_mut().open_context(target, &name, ephemeral);
+            let _ = reply.send(value(result));
+        }
+        Command::CloseContext { context } => {
+            let result = browser.borrow_mut().close_context(context);
             let _ = reply.send(value(result));
         }
         Command::BringToFront { tab } => {

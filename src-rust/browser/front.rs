@@ -85,12 +85,13 @@ fn show_for_input(
     if let Some(error) = state.blocked() {
         return Err(error);
     }
-    let was_front = b.front.get() == tab;
+    let ctx = b.context_of(tab)?;
+    let front = ctx.front.get();
+    let was_front = front == tab;
     if !was_front {
-        // Input would bring this tab to the front, over the one the
-        // person works in for an agent.
-        let front = b.front.get();
-        b.chrome
+        // Input would bring this tab to the front of its window, over the
+        // one the person works in for an agent.
+        ctx.chrome
             .holds()
             .check(Principal::Agent, Reach::Front { front, to: tab })?;
         b.show(tab);

@@ -12,6 +12,8 @@ pub mod chrome;
 mod chrome_actions;
 mod clipboard;
 mod console;
+mod context;
+mod contexts;
 mod cookies;
 mod delivery;
 pub mod downloads;
@@ -55,7 +57,7 @@ pub fn handle_event(
 ) {
     match event {
         UserEvent::Command(command, reply, limit) => {
-            executor::execute(browser, command, reply, limit)
+            executor::execute(browser, command, reply, limit, target)
         }
         UserEvent::TabClosedByPage(id) => {
             let _ = browser.borrow_mut().close_tab(id);
@@ -63,18 +65,30 @@ pub fn handle_event(
         UserEvent::TabChanged(id) => {
             let b = browser.borrow();
             b.refresh_chrome(id);
-            if b.front.get() == id {
-                if let Ok(tab) = b.tab(id) {
-                    b.window
+            if let (Ok(tab), Ok(ctx)) = (b.tab(id), b.context_of(id)) {
+                if ctx.front.get() == id {
+                    ctx.window
                         .gtk_window()
-                        .set_title(&window::window_title(&tab.webkit));
+                        .set_title(&window::window_title(&ctx.info, &tab.webkit));
                 }
             }
         }
-        UserEvent::Chrome(action) => chrome_actions::run(browser, action, target),
-        UserEvent::Identity(summary) => browser.borrow().chrome.set_identity(&summary),
-        UserEvent::NostrPrompts(line) => browser.borrow().chrome.show_nostr_prompts(&line),
-        UserEvent::DownloadDone(path, ok) => browser.borrow().chrome.download_done(&path, ok),
+        UserEvent::Chrome(context, action) => chrome_actions::run(browser, context, action, target),
+        UserEvent::Identity(summary) => {
+            for ctx in &browser.borrow().contexts {
+                ctx.chrome.set_identity(&summary);
+            }
+        }
+        UserEvent::NostrPrompts(line) => {
+            for ctx in &browser.borrow().contexts {
+                ctx.chrome.show_nostr_prompts(&line);
+            }
+        }
+        UserEvent::DownloadDone(path, ok) => {
+            for ctx in &browser.borrow().contexts {
+                ctx.chrome.download_done(&path, ok);
+            }
+        }
         UserEvent::Shutdown => {}
     }
 }

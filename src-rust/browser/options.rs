@@ -4,7 +4,10 @@ use super::tab::Publisher;
 use std::path::PathBuf;
 
 pub struct BrowserOptions {
+    /// The person's (default) context's website data.
     pub web_data: PathBuf,
+    /// Where kept contexts' website data go, a folder per name.
+    pub contexts_dir: PathBuf,
     pub start_url: String,
     pub downloads: PathBuf,
     pub window_size: (u32, u32),

@@ -242,12 +242,14 @@ impl TabState {
             upload_pending: self.upload.borrow().is_some(),
             error_page_pending: self.error_page.get() != ErrorPage::None,
             // The tab strip's part, which the browser publishes.
+            context: 0,
             index: 0,
             front: false,
             opener: None,
         };
         self.update(move |info| {
             *info = TabInfo {
+                context: info.context,
                 index: info.index,
                 front: info.front,
                 opener: info.opener,

@@ -1,13 +1,16 @@
 //! The window and its tabs: creating, showing and closing tabs, the
 //! control panel's own window, and the state the tab strip publishes.
 
+use super::chrome::ChromeShared;
+use super::context::{Context, WebData};
 use super::event::UserEvent;
 use super::options::BrowserOptions;
 use super::tab::{Publisher, TabState};
 use super::{
-    agent_world, chrome, console, downloads, frame_relay, input, network_watch, nostr,
-    person_typed, receipts, script, settings, tab, web_extension,
+    agent_world, console, downloads, frame_relay, input, network_watch, nostr, person_typed,
+    receipts, script, settings, tab, web_extension,
 };
+use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{TabId, TabInfo};
 use crate::bridge::{Navigation, Output, SettingsChange};
@@ -25,9 +28,7 @@ use webkit2gtk::{UserContentInjectedFrames, UserScript, UserScriptInjectionTime}
 use webkit2gtk::{
     UserContentManagerExt as _, WebContextExt as _, WebViewExt as _, WebsiteDataManagerExt as _,
 };
-use wry::{NewWindowResponse, WebContext, WebViewBuilder, WebViewBuilderExtUnix, WebViewExtUnix};
-
-const APP_TITLE: &str = "Sovereign Browser";
+use wry::{NewWindowResponse, WebViewBuilder, WebViewBuilderExtUnix, WebViewExtUnix};
 
 /// The control panel window's size, in logical pixels.
 pub const PANEL_WINDOW_SIZE: (u32, u32) = (1100, 820);
@@ -42,19 +43,20 @@ pub(super) struct Tab {
     pub(super) _view: wry::WebView,
     pub(super) webkit: webkit2gtk::WebView,
     pub(super) opener: Option<TabId>,
+    pub(super) context: ContextId,
 }
 
 pub struct Browser {
-    pub(super) window: Window,
-    pub(super) stack: gtk::Stack,
-    pub(super) context: WebContext,
+    /// The open contexts, each with its window; the person's first.
+    pub(super) contexts: Vec<Context>,
+    pub(super) next_context: ContextId,
+    /// Every context's tabs, each context's in its strip's order.
     pub(super) tabs: Vec<Tab>,
-    pub(super) front: Rc<Cell<TabId>>,
     pub(super) next_id: TabId,
     pub(super) proxy: EventLoopProxy<UserEvent>,
     pub(super) agent_script: UserScript,
     pub(super) input_script: UserScript,
-    /// The web extension's folder, until the first tab hands it to WebKit.
+    /// The web extension's folder, handed to each context's WebKit session.
     pub(super) web_extension: Option<PathBuf>,
     pub(super) nostr_scripts: nostr::NostrScripts,
     pub(super) nostr_calls: crate::base::page_event::PageCalls,
@@ -70,7 +72,11 @@ pub struct Browser {
     pub(super) server_port: Rc<Cell<u16>>,
     pub(super) allow_file_urls: bool,
     pub(super) panel_beside: bool,
-    pub(super) chrome: Rc<chrome::Chrome>,
+    pub(super) chrome_shared: ChromeShared,
+    pub(super) network: NetworkOptions,
+    /// Where kept contexts' folders are (one per name).
+    pub(super) contexts_dir: PathBuf,
+    pub(super) window_size: (u32, u32),
     pub(super) search_url: Option<String>,
     pub(super) settings: Rc<settings::AgentSettings>,
     publisher: Publisher,
@@ -86,30 +92,20 @@ impl Browser {
         proxy: EventLoopProxy<UserEvent>,
         options: BrowserOptions,
     ) -> anyhow::Result<SharedBrowser> {
-        let (w, h) = options.window_size;
         super::clipboard::watch();
-        let window = WindowBuilder::new()
-            .with_title(APP_TITLE)
-            .with_inner_size(LogicalSize::new(w, h))
-            .build(target)?;
-        let vbox = window
-            .default_vbox()
-            .ok_or_else(|| anyhow::anyhow!("the window has no content box"))?;
-        let stack = gtk::Stack::new();
-        stack.set_transition_type(gtk::StackTransitionType::None);
-        gtk::prelude::BoxExt::pack_start(vbox, &stack, true, true, 0);
-        gtk::prelude::WidgetExt::show(&stack);
-        let chrome = chrome::Chrome::build(
-            window.gtk_window(),
-            vbox,
-            &stack,
-            proxy.clone(),
-            options.paused.clone(),
-            options.asks.clone(),
-            options.agent_scripted.clone(),
-        );
-
-        let context = WebContext::new(Some(options.web_data.clone()));
+        let chrome_shared = ChromeShared {
+            proxy: proxy.clone(),
+            paused: options.paused.clone(),
+            asks: options.asks.clone(),
+            agent_scripted: options.agent_scripted.clone(),
+        };
+        let person = Context::open(
+            target,
+            ContextInfo::default_context(),
+            Some(options.web_data.clone()),
+            options.window_size,
+            &chrome_shared,
+        )?;
         let agent_script = UserScript::for_world(
             script::agent_source(),
             UserContentInjectedFrames::AllFrames,
@@ -119,11 +115,9 @@ impl Browser {
             &[],
         );
         let browser = Rc::new(RefCell::new(Browser {
-            window,
-            stack,
-            context,
+            contexts: vec![person],
+            next_context: DEFAULT_CONTEXT + 1,
             tabs: Vec::new(),
-            front: Rc::new(Cell::new(0)),
             next_id: 1,
             proxy: proxy.clone(),
             agent_script,
@@ -147,7 +141,10 @@ impl Browser {
             server_port: Rc::new(Cell::new(0)),
             allow_file_urls: options.allow_file_urls,
             panel_beside: options.panel_beside,
-            chrome,
+            chrome_shared,
+            network: NetworkOptions::of(&options),
+            contexts_dir: options.contexts_dir.clone(),
+            window_size: options.window_size,
             search_url: options.search_url.clone(),
             settings: settings::AgentSettings::new(options.proxy.clone()),
             publisher: options.publisher.clone(),
@@ -155,8 +152,7 @@ impl Browser {
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
         watch_activity(&browser, &options);
-        let first = browser.borrow_mut().add_tab(None)?;
-        configure_network(&browser.borrow(), first, &options);
+        let first = browser.borrow_mut().add_tab(None, DEFAULT_CONTEXT)?;
         if let Ok(tab) = browser.borrow().tab(first) {
             super::cookies::forget_legacy_panel_cookies(&tab.webkit);
         }
@@ -165,35 +161,56 @@ impl Browser {
         Ok(browser)
     }
 
-    /// Creates a tab. `related` is the opener for pages that open windows
-    /// (they share its web process and `window.opener`).
+    /// Creates a tab in `context`. `related` is the opener for pages that
+    /// open windows (they share its web process and `window.opener`).
     pub(super) fn add_tab(
         &mut self,
         related: Option<webkit2gtk::WebView>,
+        context: ContextId,
     ) -> anyhow::Result<TabId> {
+        let at = self
+            .contexts
+            .iter()
+            .position(|c| c.info.id == context)
+            .ok_or_else(|| anyhow::anyhow!("no context {context}"))?;
         let id = self.next_id;
         self.next_id += 1;
         let me = self.me.clone();
-        // No clipboard for page scripts (wry's with_clipboard): a page would
-        // read what the person copied, their nsec included, with
-        // execCommand('paste'). A page still copies on a person's click, and
-        // the clipboard tools work from the browser's side.
-        let mut builder = WebViewBuilder::new_with_web_context(&mut self.context)
-            .with_clipboard(false)
-            .with_new_window_req_handler(move |url, features| {
-                open_from_page(&me, url, features.opener.webview)
-            });
         let opener_state = related.as_ref().and_then(|opener| {
             self.tabs
                 .iter()
                 .find(|t| &t.webkit == opener)
                 .map(|t| t.state.clone())
         });
-        if let Some(opener) = related {
-            builder = builder.with_related_view(opener);
+        // An ephemeral context's session is made with its first tab; the
+        // others join it by being related to one of its tabs.
+        let sibling = self
+            .tabs
+            .iter()
+            .find(|t| t.context == context)
+            .map(|t| t.webkit.clone());
+        let first_of_context = sibling.is_none();
+        let ctx = &mut self.contexts[at];
+        let ephemeral = matches!(ctx.data, WebData::Ephemeral);
+        // No clipboard for page scripts (wry's with_clipboard): a page would
+        // read what the person copied, their nsec included, with
+        // execCommand('paste'). A page still copies on a person's click, and
+        // the clipboard tools work from the browser's side.
+        let builder = match &mut ctx.data {
+            WebData::Kept(data) => WebViewBuilder::new_with_web_context(data),
+            WebData::Ephemeral => WebViewBuilder::new().with_incognito(true),
+        };
+        let mut builder =
+            builder
+                .with_clipboard(false)
+                .with_new_window_req_handler(move |url, features| {
+                    open_from_page(&me, url, features.opener.webview)
+                });
+        if let Some(view) = related.or(sibling.filter(|_| ephemeral)) {
+            builder = builder.with_related_view(view);
         }
-        if self.tabs.is_empty() && self.next_id == 2 {
-            // Download handlers belong to the shared context: connect them once.
+        if first_of_context {
+            // Download handlers belong to the context's session: connect them once.
             let (started, finished) = (self.downloads.clone(), self.downloads.clone());
             builder = builder
                 .with_download_started_handler(move |url, path| started.start(url, path))
@@ -201,12 +218,16 @@ impl Browser {
                     finished.finish(&url, path, ok)
                 });
         }
-        let view = builder.build_gtk(&self.stack)?;
+        let view = builder.build_gtk(&ctx.stack)?;
         let webkit = view.webview();
-        if let (Some(dir), Some(context)) = (self.web_extension.take(), webkit.context()) {
-            // Before the context's first load: the first tab's page.
-            web_extension::load_in(&context, &dir);
+        if !ctx.configured.replace(true) {
+            // Before the context's first load: its first tab's page.
+            if let (Some(dir), Some(session)) = (&self.web_extension, webkit.context()) {
+                web_extension::load_in(&session, dir);
+            }
+            self.network.apply(&webkit);
         }
+        let ctx = &self.contexts[at];
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&self.agent_script);
         }
@@ -221,7 +242,7 @@ impl Browser {
             manager.add_script(&self.settings.offline_script());
             manager.add_script(&self.input_script);
             receipts::listen(&manager, &state.input);
-            person_typed::listen(&manager, &state, self.asks.clone(), self.front.clone());
+            person_typed::listen(&manager, &state, self.asks.clone(), ctx.front.clone());
             frame_relay::listen(&manager, &state.frames);
         }
         console::listen(&webkit, &state.console);
@@ -230,25 +251,36 @@ impl Browser {
         tab::connect(&webkit, &state, self.server_port.clone());
         network_watch::watch(&webkit, &state);
         webkit.connect_context_menu(|_, _, event, _| input::context_menu_is_agents(event));
-        self.connect_window_signals(&webkit, id);
-        self.chrome.add_tab(id, self.tabs.len());
-        self.tabs.push(Tab {
-            state,
-            _view: view,
-            webkit,
-            opener: None,
-        });
+        self.connect_window_signals(&webkit, id, ctx);
+        let position = self.strip(context).len();
+        ctx.chrome.add_tab(id, position);
+        // A context's tabs stay together, in strip order.
+        let at = self
+            .tabs
+            .iter()
+            .rposition(|t| t.context == context)
+            .map_or(self.tabs.len(), |i| i + 1);
+        self.tabs.insert(
+            at,
+            Tab {
+                state,
+                _view: view,
+                webkit,
+                opener: None,
+                context,
+            },
+        );
         self.publish_tabs();
         Ok(id)
     }
 
     /// Keeps the window title on the front tab's title; hears `window.close()`.
-    pub(super) fn connect_window_signals(&self, webkit: &webkit2gtk::WebView, id: TabId) {
-        let front = self.front.clone();
-        let gtk_window = self.window.gtk_window().clone();
+    fn connect_window_signals(&self, webkit: &webkit2gtk::WebView, id: TabId, ctx: &Context) {
+        let front = ctx.front.clone();
+        let (gtk_window, info) = (ctx.window.gtk_window().clone(), ctx.info.clone());
         webkit.connect_title_notify(move |view| {
             if front.get() == id {
-                gtk_window.set_title(&window_title(view));
+                gtk_window.set_title(&window_title(&info, view));
             }
         });
         // window.close(): wry answers WebKit's close signal by destroying
@@ -287,7 +319,7 @@ impl Browser {
         if self.panel_beside {
             // Right of the browser's window: agents' real pointer stays on
             // the tabs' side of the screen.
-            let (width, _) = self.window.gtk_window().size();
+            let (width, _) = self.contexts[0].window.gtk_window().size();
             window.gtk_window().move_(width, 0);
         }
         let vbox = window
@@ -335,6 +367,19 @@ impl Browser {
         self.panel_url = Some(panel_url);
     }
 
+    /// An open context.
+    pub(super) fn context(&self, id: ContextId) -> Result<&Context, ToolError> {
+        self.contexts
+            .iter()
+            .find(|c| c.info.id == id)
+            .ok_or_else(|| no_context(id))
+    }
+
+    /// The context a tab belongs to.
+    pub(super) fn context_of(&self, tab: TabId) -> Result<&Context, ToolError> {
+        self.context(self.tab(tab)?.context)
+    }
+
     pub(super) fn index_of(&self, id: TabId) -> Option<usize> {
         self.tabs.iter().position(|t| t.state.id == id)
     }
@@ -360,53 +405,86 @@ impl Browser {
     /// Publishes the tab strip: which tabs, in what order, which is in
     /// front, who opened whom; then each tab's own state.
     pub(super) fn publish_tabs(&self) {
-        let front = self.front.get();
-        let order: Vec<(TabId, Option<TabId>)> =
-            self.tabs.iter().map(|t| (t.state.id, t.opener)).collect();
+        let mut counts: std::collections::HashMap<ContextId, usize> = Default::default();
+        let order: Vec<(TabId, Option<TabId>, ContextId, usize, bool)> = self
+            .tabs
+            .iter()
+            .map(|t| {
+                let index = counts.entry(t.context).or_default();
+                *index += 1;
+                let front = self
+                    .context(t.context)
+                    .is_ok_and(|c| c.front.get() == t.state.id);
+                (t.state.id, t.opener, t.context, *index - 1, front)
+            })
+            .collect();
+        let contexts: Vec<ContextInfo> = self.contexts.iter().map(|c| c.info.clone()).collect();
         self.publisher.send_modify(|state| {
             let tabs = order
                 .iter()
-                .enumerate()
-                .map(|(index, &(id, opener))| {
+                .map(|&(id, opener, context, index, front)| {
                     let mut info = state.tab(id).cloned().unwrap_or_else(|| TabInfo {
                         id,
                         ..TabInfo::default()
                     });
+                    info.context = context;
                     info.index = index;
-                    info.front = id == front;
+                    info.front = front;
                     info.opener = opener;
                     info
                 })
                 .collect();
             state.tabs = tabs;
+            state.contexts = contexts;
         });
         for tab in &self.tabs {
             tab.state.publish(&tab.webkit);
         }
     }
 
-    /// Brings a tab to the front of the window.
+    /// Brings a tab to the front of its context's window.
     pub(super) fn show(&mut self, id: TabId) {
-        if let Ok(tab) = self.tab(id) {
-            let view = tab.webkit.clone();
-            let previous = self.front.replace(id);
-            self.stack.set_visible_child(&view);
-            self.window.gtk_window().set_title(&window_title(&view));
-            self.refresh_chrome(previous);
-            self.chrome.update_tab(id, &view, true, true);
-            self.publish_tabs();
-        }
+        let Ok(tab) = self.tab(id) else { return };
+        let view = tab.webkit.clone();
+        let Ok(ctx) = self.context(tab.context) else {
+            return;
+        };
+        let previous = ctx.front.replace(id);
+        ctx.stack.set_visible_child(&view);
+        ctx.window
+            .gtk_window()
+            .set_title(&window_title(&ctx.info, &view));
+        ctx.chrome.update_tab(id, &view, true, true);
+        self.refresh_chrome(previous);
+        self.publish_tabs();
     }
 
     /// Brings the chrome up to date with one tab.
     pub(super) fn refresh_chrome(&self, id: TabId) {
         if let Ok(tab) = self.tab(id) {
-            self.chrome
-                .update_tab(id, &tab.webkit, self.front.get() == id, false);
+            if let Ok(ctx) = self.context(tab.context) {
+                let front = ctx.front.get() == id;
+                ctx.chrome.update_tab(id, &tab.webkit, front, false);
+            }
         }
     }
 
     pub(super) fn close_tab(&mut self, id: TabId) -> Result<Value, ToolError> {
+        let index = self
+            .index_of(id)
+            .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
+        let context = self.tabs[index].context;
+        let strip_index = self.tab_info_index(id);
+        if self.strip(context).len() == 1 {
+            // Tools never end a context by closing tabs: the last tab leaves
+            // a blank one, made first so that an ephemeral context's session
+            // (held by its tabs) lives on.
+            let blank = self
+                .add_tab(None, context)
+                .map_err(|e| ToolError::internal(e.to_string()))?;
+            self.load(blank, "about:blank");
+            self.show(blank);
+        }
         let index = self
             .index_of(id)
             .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
@@ -415,31 +493,55 @@ impl Browser {
         let _ = self
             .nostr_calls
             .send(crate::base::page_event::PageEvent::PageGone { tab: id });
-        self.stack.remove(&tab.webkit);
-        self.chrome.remove_tab(id);
-        drop(tab);
-        if self.tabs.is_empty() {
-            // Tools never end the program: the last tab becomes a blank one.
-            let blank = self
-                .add_tab(None)
-                .map_err(|e| ToolError::internal(e.to_string()))?;
-            self.load(blank, "about:blank");
+        if let Ok(ctx) = self.context(context) {
+            ctx.stack.remove(&tab.webkit);
+            ctx.chrome.remove_tab(id);
         }
-        if self.index_of(self.front.get()).is_none() {
-            let next = self.tabs[index.min(self.tabs.len() - 1)].state.id;
-            self.show(next);
+        drop(tab);
+        let left = self.strip(context);
+        if !left.is_empty()
+            && self
+                .context(context)
+                .is_ok_and(|c| !left.contains(&c.front.get()))
+        {
+            self.show(left[strip_index.min(left.len() - 1)]);
         }
         self.publish_tabs();
-        Ok(json!({"closed": index, "tabs": self.tabs.len()}))
+        let tabs = self.strip(context).len();
+        Ok(json!({"closed": strip_index, "tabs": tabs}))
     }
 
-    /// Opens a tab in front, at `url` or a blank page.
-    pub(super) fn open_tab(&mut self, url: Option<&str>, behind: bool) -> Result<Value, ToolError> {
+    /// A tab's place in its context's strip.
+    fn tab_info_index(&self, id: TabId) -> usize {
+        let Some(context) = self.tab(id).ok().map(|t| t.context) else {
+            return 0;
+        };
+        let strip = self.strip(context);
+        strip.iter().position(|&t| t == id).unwrap_or(0)
+    }
+
+    /// A context's tabs, in its strip's order.
+    pub(super) fn strip(&self, context: ContextId) -> Vec<TabId> {
+        self.tabs
+            .iter()
+            .filter(|t| t.context == context)
+            .map(|t| t.state.id)
+            .collect()
+    }
+
+    /// Opens a tab in front of `context`'s window, at `url` or a blank page.
+    pub(super) fn open_tab(
+        &mut self,
+        url: Option<&str>,
+        behind: bool,
+        context: ContextId,
+    ) -> Result<Value, ToolError> {
         if let Some(url) = url {
             self.may_open(url)?;
         }
+        self.context(context)?;
         let id = self
-            .add_tab(None)
+            .add_tab(None, context)
             .map_err(|e| ToolError::internal(format!("could not open a tab: {e}")))?;
         if !behind {
             self.show(id);
@@ -542,13 +644,11 @@ impl Browser {
             SettingsChange::Viewport { width, height } => {
                 // The window also holds the toolbar and tab strip: add their size.
                 let allocation = view.allocation();
-                let inner = self
-                    .window
-                    .inner_size()
-                    .to_logical::<f64>(self.window.scale_factor());
+                let window = &self.context_of(id)?.window;
+                let inner = window.inner_size().to_logical::<f64>(window.scale_factor());
                 let extra_w = (inner.width - f64::from(allocation.width())).max(0.0);
                 let extra_h = (inner.height - f64::from(allocation.height())).max(0.0);
-                self.window.set_inner_size(LogicalSize::new(
+                window.set_inner_size(LogicalSize::new(
                     f64::from(width) + extra_w,
                     f64::from(height) + extra_h,
                 ));
@@ -595,14 +695,16 @@ fn watch_activity(browser: &SharedBrowser, options: &BrowserOptions) {
                 let seen = activity.seen();
                 if shown != Some(seen.version) {
                     shown = Some(seen.version);
-                    b.chrome.show_activity(&seen.label, &seen.tabs);
+                    for ctx in &b.contexts {
+                        ctx.chrome.show_activity(&seen.label, &seen.tabs);
+                    }
                     for id in seen.tabs.keys() {
                         b.refresh_chrome(*id);
                     }
                 }
                 // A request for the person started or ended: every tab's
                 // mark, and the bar over the tab in front.
-                let asks = b.chrome.asks_version();
+                let asks = b.contexts[0].chrome.asks_version();
                 if asks_shown != Some(asks) {
                     asks_shown = Some(asks);
                     for tab in &b.tabs {
@@ -615,38 +717,59 @@ fn watch_activity(browser: &SharedBrowser, options: &BrowserOptions) {
     });
 }
 
-/// Settings of the shared network session, reached through the first view.
-fn configure_network(browser: &Browser, tab: TabId, options: &BrowserOptions) {
-    let Some(manager) = browser
-        .tab(tab)
-        .ok()
-        .and_then(|t| t.webkit.context())
-        .and_then(|c| c.website_data_manager())
-    else {
-        tracing::warn!("no website data manager: network settings not applied");
-        return;
-    };
-    if let Some(context) = browser.tab(tab).ok().and_then(|t| t.webkit.context()) {
-        // Favicons for the tab strip.
-        let dir = options.web_data.join("favicons");
-        context.set_favicon_database_directory(dir.to_str());
+/// The network settings every context's session gets.
+pub(super) struct NetworkOptions {
+    /// The person's favicons (the tab strip's icons); other contexts keep none.
+    favicons: PathBuf,
+    ignore_certificate_errors: bool,
+    proxy: Option<String>,
+}
+
+impl NetworkOptions {
+    fn of(options: &BrowserOptions) -> NetworkOptions {
+        NetworkOptions {
+            favicons: options.web_data.join("favicons"),
+            ignore_certificate_errors: options.ignore_certificate_errors,
+            proxy: options.proxy.clone(),
+        }
     }
-    if options.ignore_certificate_errors {
-        tracing::warn!("TLS certificate errors are ignored (--ignore-certificate-errors)");
-        manager.set_tls_errors_policy(webkit2gtk::TLSErrorsPolicy::Ignore);
-    }
-    if let Some(proxy) = &options.proxy {
-        let mut settings = webkit2gtk::NetworkProxySettings::new(Some(proxy), &[]);
-        manager
-            .set_network_proxy_settings(webkit2gtk::NetworkProxyMode::Custom, Some(&mut settings));
+
+    /// Applies them to the session of `view`'s context (its first tab).
+    fn apply(&self, view: &webkit2gtk::WebView) {
+        let Some(session) = view.context() else {
+            tracing::warn!("a tab without a web context: network settings not applied");
+            return;
+        };
+        let Some(manager) = session.website_data_manager() else {
+            tracing::warn!("no website data manager: network settings not applied");
+            return;
+        };
+        if !manager.is_ephemeral() {
+            session.set_favicon_database_directory(self.favicons.to_str());
+        }
+        if self.ignore_certificate_errors {
+            tracing::warn!("TLS certificate errors are ignored (--ignore-certificate-errors)");
+            manager.set_tls_errors_policy(webkit2gtk::TLSErrorsPolicy::Ignore);
+        }
+        if let Some(proxy) = &self.proxy {
+            let mut settings = webkit2gtk::NetworkProxySettings::new(Some(proxy), &[]);
+            manager.set_network_proxy_settings(
+                webkit2gtk::NetworkProxyMode::Custom,
+                Some(&mut settings),
+            );
+        }
     }
 }
 
-pub(super) fn window_title(view: &webkit2gtk::WebView) -> String {
-    match view.title().filter(|t| !t.is_empty()) {
-        Some(title) => format!("{title} — {APP_TITLE}"),
-        None => APP_TITLE.to_string(),
-    }
+pub(super) fn window_title(context: &ContextInfo, view: &webkit2gtk::WebView) -> String {
+    super::context::title_of(context, view.title().as_deref())
+}
+
+pub(super) fn no_context(id: ContextId) -> ToolError {
+    ToolError::new(
+        ErrorCode::NoContext,
+        format!("context {id} is not open (it was closed); context_list gives the open ones"),
+    )
 }
 
 /// `window.open` / `target=_blank`: a new tab related to its opener.
@@ -662,19 +785,23 @@ fn open_from_page(
         tracing::warn!("new window request while the browser was busy; denied");
         return NewWindowResponse::Deny;
     };
-    let opener_id = b
+    let Some((opener_id, context)) = b
         .tabs
         .iter()
         .find(|t| t.webkit == opener)
-        .map(|t| t.state.id);
-    match b.add_tab(Some(opener)) {
+        .map(|t| (t.state.id, t.context))
+    else {
+        return NewWindowResponse::Deny;
+    };
+    match b.add_tab(Some(opener), context) {
         Ok(id) => {
-            if let Some(tab) = b.tabs.last_mut() {
-                tab.opener = opener_id;
-                *tab.state.requested_url.borrow_mut() = Some(url);
-            }
+            let Some(at) = b.index_of(id) else {
+                return NewWindowResponse::Deny;
+            };
+            b.tabs[at].opener = Some(opener_id);
+            *b.tabs[at].state.requested_url.borrow_mut() = Some(url);
             b.show(id);
-            let webview = b.tabs.last().map(|t| t.webkit.clone());
+            let webview = b.tab(id).ok().map(|t| t.webkit.clone());
             match webview {
                 Some(webview) => NewWindowResponse::Create { webview },
                 None => NewWindowResponse::Deny,

@@ -69,6 +69,8 @@ fn positional(tool: &str) -> &'static [&'static str] {
         "dialog_accept" => &["text"],
         "cookies_get" => &["url"],
         "pdf" => &["path"],
+        "context_new" => &["name"],
+        "context_close" => &["context"],
         _ => &[],
     }
 }
@@ -249,7 +251,7 @@ mod tests {
 
     #[test]
     fn the_catalogue_has_every_tool() {
-        assert_eq!(tools().len(), 103);
+        assert_eq!(tools().len(), 106);
         assert!(find("snapshot").is_some());
     }
 

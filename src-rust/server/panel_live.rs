@@ -4,6 +4,7 @@
 //! the panel's own WebSocket, woken by each part's own signal.
 
 use crate::base::caller::Session;
+use crate::base::context::DEFAULT_CONTEXT;
 use crate::base::tab::{BrowserState, NetworkInfo, TabId};
 use crate::bridge::Command;
 use crate::tools::app::App;
@@ -190,12 +191,24 @@ async fn requests(
 }
 
 async fn state(app: &App, me: &Session) -> Value {
-    let tabs: Vec<Value> = app.browser.state().tabs.iter().map(|t| t.json()).collect();
+    // The person's own tabs; other contexts' are listed by context (their
+    // indexes are their own windows').
+    let (tabs, contexts) = {
+        let browser = app.browser.state();
+        let tabs: Vec<Value> = browser.tabs_in(DEFAULT_CONTEXT).map(|t| t.json()).collect();
+        let contexts: Vec<Value> = browser
+            .contexts
+            .iter()
+            .map(|c| c.json(browser.tabs_in(c.id).count()))
+            .collect();
+        (tabs, contexts)
+    };
     let addr = app.security.addr;
     json!({
         "identity": app.identity.status().await,
         "sessions": app.sessions.list(),
         "tabs": tabs,
+        "contexts": contexts,
         "remembered": app.remembered.list()["identities"],
         "remembered_damaged": app.remembered.damaged(),
         "server": {

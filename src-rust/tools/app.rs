@@ -26,6 +26,8 @@ pub struct App {
     pub asks: Arc<crate::asks::Asks>,
     /// Where state_save keeps named state files (in the profile).
     pub states_dir: std::path::PathBuf,
+    /// How many contexts agents may have open besides the person's.
+    pub contexts_max: usize,
     /// The only folder agents' tools read and write files in.
     pub files: crate::files_dir::FilesDir,
     /// window.nostr for pages: decisions and waiting prompts.
@@ -60,6 +62,7 @@ pub struct Setup {
     /// The tools offered (all, or the subset --tools asked for).
     pub tools: Registry,
     pub nip07: crate::nip07::Nip07,
+    pub contexts_max: usize,
 }
 
 impl App {
@@ -82,6 +85,7 @@ impl App {
             activity: shared.activity,
             asks: shared.asks,
             states_dir: setup.states_dir,
+            contexts_max: setup.contexts_max,
             files: setup.files,
             nip07: Arc::new(setup.nip07),
         })

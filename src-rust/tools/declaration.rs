@@ -149,8 +149,13 @@ where
                 Box::pin(async move {
                     let mut params = Wiped(params);
                     let handle = take_tab(&mut params)?;
+                    // A tool whose parameters have `context` (open) acts there.
+                    let context = params
+                        .get(CONTEXT_PARAM)
+                        .and_then(Value::as_str)
+                        .map(str::to_owned);
                     let params: P = parse_params(std::mem::take(&mut *params))?;
-                    let tab = ctx.call_tab(handle).await?;
+                    let tab = ctx.call_tab(handle, context.as_deref()).await?;
                     handler(ctx, tab, params).await
                 })
             }),
@@ -201,6 +206,9 @@ fn take_tab(params: &mut Value) -> Result<Option<TabId>, ToolError> {
 /// The argument naming the tab a tab tool acts on.
 pub const TAB_PARAM: &str = "tab";
 
+/// The argument naming the context a tool acts in (for tools declaring it).
+pub const CONTEXT_PARAM: &str = "context";
+
 impl ToolDef {
     /// Marks a tool that works before login.
     pub fn ungated(mut self) -> Self {
@@ -219,6 +227,19 @@ impl ToolDef {
     /// (paused agents, or a request for the person waiting).
     pub fn changes_identity(mut self) -> Self {
         self.changes_identity = true;
+        self
+    }
+
+    /// Lists the parameters without their notes and defaults: for a tool
+    /// whose description sends the model to another tool's (every word
+    /// of tools/list costs each model call).
+    pub fn terse_schema(mut self) -> Self {
+        if let Some(properties) = self.input_schema["properties"].as_object_mut() {
+            for property in properties.values_mut().filter_map(Value::as_object_mut) {
+                property.remove("description");
+                property.remove("default");
+            }
+        }
         self
     }
 

@@ -260,8 +260,28 @@ impl Ctx {
     /// The tab a tab tool's call acts on, resolved once before its handler
     /// runs: named in the call's result, and refused while the person
     /// handles it for an agent.
-    pub(super) async fn call_tab(&self, handle: Option<TabId>) -> Result<TabId, ToolError> {
-        let tab = self.tab_for(handle).await?;
+    /// The tab a tab tool acts on: the one named, else this session's in
+    /// the context named (a tool taking `context`), else this session's.
+    pub(super) async fn call_tab(
+        &self,
+        handle: Option<TabId>,
+        context: Option<&str>,
+    ) -> Result<TabId, ToolError> {
+        let tab = match (handle, context) {
+            (None, Some(_)) => self.tab_in(self.context_named(context)?)?,
+            (Some(_), Some(_)) => {
+                let tab = self.tab_for(handle).await?;
+                let wanted = self.context_named(context)?;
+                if self.tab_info(tab)?.context != wanted {
+                    return Err(ToolError::invalid_params(format!(
+                        "tab {tab} is not in context {}; name one of them",
+                        context.unwrap_or_default()
+                    )));
+                }
+                tab
+            }
+            _ => self.tab_for(handle).await?,
+        };
         self.acted_on(tab);
         self.check_hold(Reach::Tab(tab))?;
         Ok(tab)

@@ -34,7 +34,7 @@ impl FakeBrowser {
         let dir = TempDir::new();
         let initial = BrowserState {
             tabs: vec![loaded_tab(1, "http://127.0.0.1:9/page.html")],
-            downloads: Vec::new(),
+            ..BrowserState::default()
         };
         let (state, published) = watch::channel(initial);
         let fake = Arc::new(FakeBrowser {
@@ -68,6 +68,7 @@ impl FakeBrowser {
             },
             Setup {
                 session_idle: Duration::from_secs(60),
+                contexts_max: 8,
                 states_dir: dir.path.join("profile/states"),
                 files,
                 tools: Registry::new(),

@@ -11,46 +11,139 @@ use serde_json::{json, Value};
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tab_tool("find_role", "Find an element by ARIA role and accessible name (contains, any case; exact: whole). Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: RoleParams| async move {
-            let what = match &p.name { Some(n) => format!("role {} named {n:?}", p.role), None => format!("role {}", p.role) };
-            find(&ctx, tab, json!({"by": "role", "role": p.role, "name": p.name, "exact": p.exact, "what": what})).await
-        }),
-        tab_tool("find_text", "Find the innermost element showing text (exact: whole text). Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TextParams| async move {
-            let what = format!("text {:?}", p.text);
-            find(&ctx, tab, json!({"by": "text", "text": p.text, "exact": p.exact, "what": what})).await
-        }),
-        tab_tool("find_label", "Find a field by its label (label, aria-label, aria-labelledby; contains). Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: LabelParams| async move {
-            let what = format!("label {:?}", p.label);
-            find(&ctx, tab, json!({"by": "label", "label": p.label, "what": what})).await
-        }),
-        tab_tool("find_placeholder", "Find a field whose placeholder contains text. Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: PlaceholderParams| async move {
-            let what = format!("placeholder {:?}", p.placeholder);
-            find(&ctx, tab, json!({"by": "placeholder", "placeholder": p.placeholder, "what": what})).await
-        }),
-        tab_tool("find_alt", "Find an image whose alt text contains text. Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: AltParams| async move {
-            let what = format!("alt {:?}", p.alt);
-            find(&ctx, tab, json!({"by": "alt", "alt": p.alt, "what": what})).await
-        }),
-        tab_tool("find_title", "Find an element whose title attribute contains text. Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TitleParams| async move {
-            let what = format!("title {:?}", p.title);
-            find(&ctx, tab, json!({"by": "title", "title": p.title, "what": what})).await
-        }),
-        tab_tool("find_testid", "Find the element with a data-testid. Gives ref, role, name, selector.", READ_ONLY, |ctx: Ctx, tab: TabId, p: TestIdParams| async move {
-            let what = format!("data-testid {:?}", p.testid);
-            find(&ctx, tab, json!({"by": "testid", "testid": p.testid, "what": what})).await
-        }),
-        tab_tool("find_first", "The first element matching a CSS selector: ref, role, name, selector, visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
-            let what = format!("selector {:?}", p.selector);
-            find(&ctx, tab, json!({"by": "first", "selector": p.selector, "what": what})).await
-        }),
-        tab_tool("find_last", "The last element matching a CSS selector: ref, role, name, selector, visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
-            let what = format!("selector {:?}", p.selector);
-            find(&ctx, tab, json!({"by": "last", "selector": p.selector, "what": what})).await
-        }),
-        tab_tool("find_nth", "The n-th element (from 0) matching a CSS selector: ref, role, name, selector, visible.", READ_ONLY, |ctx: Ctx, tab: TabId, p: NthParams| async move {
-            let what = format!("selector {:?}", p.selector);
-            find(&ctx, tab, json!({"by": "nth", "n": p.n, "selector": p.selector, "what": what})).await
-        }),
+        tab_tool(
+            "find_role",
+            "Find an element by ARIA role and accessible name (contains, any case; exact: whole).",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: RoleParams| async move {
+                let what = match &p.name {
+                    Some(n) => format!("role {} named {n:?}", p.role),
+                    None => format!("role {}", p.role),
+                };
+                find(&ctx, tab, json!({"by": "role", "role": p.role, "name": p.name, "exact": p.exact, "what": what})).await
+            },
+        ),
+        tab_tool(
+            "find_text",
+            "Find the innermost element showing text (exact: whole text).",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: TextParams| async move {
+                let what = format!("text {:?}", p.text);
+                find(
+                    &ctx,
+                    tab,
+                    json!({"by": "text", "text": p.text, "exact": p.exact, "what": what}),
+                )
+                .await
+            },
+        ),
+        tab_tool(
+            "find_label",
+            "Find a field by its label (label, aria-label, aria-labelledby; contains).",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: LabelParams| async move {
+                let what = format!("label {:?}", p.label);
+                find(
+                    &ctx,
+                    tab,
+                    json!({"by": "label", "label": p.label, "what": what}),
+                )
+                .await
+            },
+        ),
+        tab_tool(
+            "find_placeholder",
+            "Find a field whose placeholder contains text.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: PlaceholderParams| async move {
+                let what = format!("placeholder {:?}", p.placeholder);
+                find(
+                    &ctx,
+                    tab,
+                    json!({"by": "placeholder", "placeholder": p.placeholder, "what": what}),
+                )
+                .await
+            },
+        ),
+        tab_tool(
+            "find_alt",
+            "Find an image whose alt text contains text.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: AltParams| async move {
+                let what = format!("alt {:?}", p.alt);
+                find(&ctx, tab, json!({"by": "alt", "alt": p.alt, "what": what})).await
+            },
+        ),
+        tab_tool(
+            "find_title",
+            "Find an element whose title attribute contains text.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: TitleParams| async move {
+                let what = format!("title {:?}", p.title);
+                find(
+                    &ctx,
+                    tab,
+                    json!({"by": "title", "title": p.title, "what": what}),
+                )
+                .await
+            },
+        ),
+        tab_tool(
+            "find_testid",
+            "Find the element with a data-testid.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: TestIdParams| async move {
+                let what = format!("data-testid {:?}", p.testid);
+                find(
+                    &ctx,
+                    tab,
+                    json!({"by": "testid", "testid": p.testid, "what": what}),
+                )
+                .await
+            },
+        ),
+        tab_tool(
+            "find_first",
+            "The first element matching a CSS selector.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
+                let what = format!("selector {:?}", p.selector);
+                find(
+                    &ctx,
+                    tab,
+                    json!({"by": "first", "selector": p.selector, "what": what}),
+                )
+                .await
+            },
+        ),
+        tab_tool(
+            "find_last",
+            "The last element matching a CSS selector.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
+                let what = format!("selector {:?}", p.selector);
+                find(
+                    &ctx,
+                    tab,
+                    json!({"by": "last", "selector": p.selector, "what": what}),
+                )
+                .await
+            },
+        ),
+        tab_tool(
+            "find_nth",
+            "The n-th element (from 0) matching a CSS selector.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: NthParams| async move {
+                let what = format!("selector {:?}", p.selector);
+                find(
+                    &ctx,
+                    tab,
+                    json!({"by": "nth", "n": p.n, "selector": p.selector, "what": what}),
+                )
+                .await
+            },
+        ),
     ]
 }
 

@@ -52,7 +52,8 @@ pub fn tools() -> Vec<ToolDef> {
             },
         )
         .ungated()
-        .changes_identity(),
+        .changes_identity()
+        .terse_schema(),
         tool(
             "identity_list",
             "Identities remembered in this profile (public parts only).",

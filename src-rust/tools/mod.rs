@@ -7,6 +7,7 @@
 
 pub mod app;
 pub mod batch;
+pub mod contexts;
 pub mod debug;
 mod declaration;
 pub mod devices;

@@ -71,6 +71,9 @@ pub struct OpenParams {
     #[serde(default)]
     #[schemars(extend("default" = 25000))]
     timeout: Option<u64>,
+    #[serde(default)]
+    #[allow(dead_code)] // read before parsing, to choose the tab
+    context: Option<String>,
 }
 
 /// Time allowed for a page to load.

@@ -2,6 +2,7 @@
 //! loads, calling the agent library, naming a target element.
 
 use super::Ctx;
+use crate::base::context::{ContextId, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{BrowserState, DownloadInfo, DownloadState, NavCounters, TabInfo};
 use crate::bridge::{tab_closed, Command, TabId};
@@ -34,8 +35,9 @@ impl Ctx {
         }
     }
 
-    /// This session's tab: the one it switched to, else the front tab. A
-    /// stateless client has none of its own and always gets the front tab.
+    /// This session's tab: the one it switched to, else the front tab of
+    /// its context. A stateless client has none of its own and always gets
+    /// the front tab of the person's context.
     pub async fn tab(&self) -> Result<TabId, ToolError> {
         if let Some(tab) = self.session.tab() {
             if self.app.browser.tab_info(tab).is_ok() {
@@ -45,16 +47,80 @@ impl Ctx {
             // or another session): the session moves to the front tab.
             self.session.set_tab(None);
         }
-        let front = self.app.browser.state().front().map(|t| t.id);
+        let context = self.context()?;
+        self.front_tab_of(context)
+    }
+
+    /// The tab this session acts on in `context`: its own tab when it is
+    /// there, else the front tab of the context's window (made its own).
+    pub fn tab_in(&self, context: ContextId) -> Result<TabId, ToolError> {
+        let own = self.session.tab().and_then(|t| {
+            let state = self.app.browser.state();
+            state.tab(t).map(|tab| (tab.id, tab.context))
+        });
+        match own {
+            Some((tab, there)) if there == context => Ok(tab),
+            _ => self.front_tab_of(context),
+        }
+    }
+
+    fn front_tab_of(&self, context: ContextId) -> Result<TabId, ToolError> {
+        let front = self.app.browser.state().front_in(context).map(|t| t.id);
         let id = front.ok_or_else(|| ToolError::new(ErrorCode::NoTab, "no tab is open"))?;
         // Pin it: tabs that pages open later must not steal this session.
         self.session.set_tab(Some(id));
+        self.session.set_context(context);
         Ok(id)
     }
 
-    /// The ids of every open tab, in order.
+    /// The context this session works in: its tab's (the tab defines it),
+    /// else the one its tab was in. A context closed under it ends its
+    /// calls there once, with NO_CONTEXT; it then works in the person's.
+    pub fn context(&self) -> Result<ContextId, ToolError> {
+        let state = self.app.browser.state();
+        if let Some(tab) = self.session.tab().and_then(|t| state.tab(t)) {
+            self.session.set_context(tab.context);
+            return Ok(tab.context);
+        }
+        let context = self.session.context();
+        if state.context(context).is_some() {
+            return Ok(context);
+        }
+        self.session.set_context(DEFAULT_CONTEXT);
+        self.session.set_tab(None);
+        Err(ToolError::new(
+            ErrorCode::NoContext,
+            "the context this session worked in was closed, and its tabs with it; the next call works in the default context (context_list gives the open ones)",
+        ))
+    }
+
+    /// The context `name` names, else this session's.
+    pub fn context_named(&self, name: Option<&str>) -> Result<ContextId, ToolError> {
+        let Some(name) = name else {
+            return self.context();
+        };
+        let state = self.app.browser.state();
+        state.context_named(name).map(|c| c.id).ok_or_else(|| {
+            ToolError::new(
+                ErrorCode::NoContext,
+                format!(
+                    "context: no context named {name} is open; context_list gives the open ones"
+                ),
+            )
+        })
+    }
+
+    /// The ids of this session's context's tabs, in strip order.
     pub fn tab_ids(&self) -> Vec<TabId> {
-        self.app.browser.state().tab_ids()
+        let Ok(context) = self.context() else {
+            return Vec::new();
+        };
+        self.app
+            .browser
+            .state()
+            .tabs_in(context)
+            .map(|t| t.id)
+            .collect()
     }
 
     /// The tab as the browser last published it.

@@ -4,6 +4,7 @@
 
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::asks::{Answer, Reply};
+use crate::base::context::ContextId;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{tab_closed, Command};
@@ -21,7 +22,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "ask_person",
-            "Hand this tab to the person (CAPTCHA, code, password) and wait for Done/Can't in window or panel; meanwhile tools on the tab and eval anywhere answer PAUSED; fields they type into stay unreadable on that page. Returns answer (done, declined, timed_out) and their note.",
+            "Hand this tab to the person (CAPTCHA, code, password) and wait for Done/Can't; meanwhile tools on the tab and eval answer PAUSED, and what they type stays unreadable. Returns answer (done, declined, timed_out) and note.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: AskParams| async move { ask(&ctx, tab, p).await },
         ),
@@ -112,7 +113,8 @@ async fn ask(ctx: &Ctx, tab: TabId, p: AskParams) -> ToolResult {
     let _pending = Pending { ctx, tab, id };
     // The person sees the tab the request is about, unless they already
     // work in another one for an agent (its mark in the tab strip tells).
-    if person_front(ctx).is_none_or(|(front, _)| front == tab) {
+    let context = ctx.tab_info(tab)?.context;
+    if person_front(ctx, context).is_none_or(|(front, _)| front == tab) {
         ctx.app
             .browser
             .call_value(Command::BringToFront { tab })
@@ -142,10 +144,11 @@ async fn ask(ctx: &Ctx, tab: TabId, p: AskParams) -> ToolResult {
     })))
 }
 
-/// For an agent's call: the tab in front when the person handles it for
-/// an agent, with the request's message. It stays in front.
-pub fn person_front(ctx: &Ctx) -> Option<(TabId, String)> {
-    let front = ctx.app.browser.state().front()?.id;
+/// For an agent's call: the tab in front of `context`'s window when the
+/// person handles it for an agent, with the request's message. It stays
+/// in front.
+pub fn person_front(ctx: &Ctx, context: ContextId) -> Option<(TabId, String)> {
+    let front = ctx.app.browser.state().front_in(context)?.id;
     let message = ctx
         .app
         .holds()

@@ -64,6 +64,7 @@ impl Registry {
         tools.extend(keyboard::tools());
         tools.extend(state::tools());
         tools.extend(tabs::tools());
+        tools.extend(contexts::tools());
         tools.extend(wait::tools());
         tools.extend(batch::tools());
         tools.extend(storage::tools());
@@ -205,8 +206,8 @@ mod tests {
         let registry = Registry::new();
         assert_eq!(
             registry.public().count(),
-            103,
-            "the plan's 100 tools, the network's two, ask_person"
+            106,
+            "the plan's 100 tools, the network's two, ask_person, the contexts' three"
         );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
@@ -236,7 +237,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 103);
+        assert_eq!(registry.select("all").unwrap(), 106);
     }
 
     #[test]

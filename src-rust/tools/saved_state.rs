@@ -281,7 +281,8 @@ async fn load(ctx: &Ctx, tab: TabId, p: StateParams) -> ToolResult {
         idb_restored = restore_storage(ctx, &local, &indexeddb, &mut not_restored).await?;
         // Back to the caller's tab, unless the person works in the tab in
         // front for an agent: the work tab opened behind it, and so stays.
-        if super::person::person_front(ctx).is_none() {
+        let context = ctx.tab_info(tab)?.context;
+        if super::person::person_front(ctx, context).is_none() {
             ctx.app
                 .browser
                 .call_value(Command::BringToFront { tab })
@@ -372,12 +373,14 @@ async fn restore_storage(
     not_restored: &mut Map<String, Value>,
 ) -> Result<Vec<String>, ToolError> {
     let mut idb_restored = Vec::new();
+    let context = ctx.context()?;
     let opened = ctx
         .app
         .browser
         .call_value(Command::NewTab {
             url: None,
-            behind: super::person::person_front(ctx).is_some(),
+            behind: super::person::person_front(ctx, context).is_some(),
+            context,
         })
         .await?;
     let tab: TabId = opened["id"]

@@ -2,6 +2,7 @@
 //! end a session, pause or resume the agents, and the window as the person
 //! sees it (its layout and a picture of it, chrome included).
 
+use super::tabs::ContextParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::Command;
@@ -45,20 +46,27 @@ pub fn tools() -> Vec<ToolDef> {
     .person_only(),
     tool(
         "window_layout",
-        "Where the window's address bar, buttons and tabs are, and what they show.",
+        "Where a context's window's address bar, buttons and tabs are (default: the person's window), and what they show.",
         READ_ONLY,
-        |ctx: Ctx, _: super::identity::NoParams| async move {
-            Ok(ToolOutput::json(ctx.app.browser.call_value(Command::ChromeLayout).await?))
+        |ctx: Ctx, p: ContextParams| async move {
+            let context = ctx.context_named(p.context.as_deref())?;
+            let layout = Command::ChromeLayout { context };
+            Ok(ToolOutput::json(ctx.app.browser.call_value(layout).await?))
         },
     )
     .ungated()
     .person_only(),
     tool(
         "window_screenshot",
-        "A PNG of the whole browser window as a person sees it (chrome and page).",
+        "A PNG of a context's whole window as a person sees it (chrome and page; default: the person's window).",
         READ_ONLY,
-        |ctx: Ctx, _: super::identity::NoParams| async move {
-            let png = ctx.app.browser.call_png(Command::WindowScreenshot).await?;
+        |ctx: Ctx, p: ContextParams| async move {
+            let context = ctx.context_named(p.context.as_deref())?;
+            let png = ctx
+                .app
+                .browser
+                .call_png(Command::WindowScreenshot { context })
+                .await?;
             Ok(ToolOutput::Png(png))
         },
     )

@@ -25,7 +25,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "close_all",
-            "Close every tab of every session; one blank tab remains.",
+            "Close every tab of this session's context; one blank tab remains.",
             ACTION,
             |ctx: Ctx, _: NoParams| async move {
                 for tab in ctx.tab_ids() {
@@ -47,23 +47,22 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tool(
             "tab_list",
-            "Open tabs: index, URL, title; current marks this session's, front the one shown.",
+            "Open tabs (of this session's context): index, URL, title; current marks this session's, front the one shown.",
             READ_ONLY,
-            |ctx: Ctx, _: NoParams| async move {
+            |ctx: Ctx, p: ContextParams| async move {
                 let current = ctx.tab().await?;
-                let tabs: Vec<Value> = ctx
-                    .app
-                    .browser
-                    .state()
-                    .tabs
-                    .iter()
+                let context = ctx.context_named(p.context.as_deref())?;
+                let state = ctx.app.browser.state();
+                let tabs: Vec<Value> = state
+                    .tabs_in(context)
                     .map(|t| {
                         let mut entry = t.json();
                         entry["current"] = (t.id == current).into();
                         entry
                     })
                     .collect();
-                Ok(ToolOutput::json(json!({"tabs": tabs})))
+                let name = state.context(context).map(|c| c.name.clone());
+                Ok(ToolOutput::json(json!({"context": name, "tabs": tabs})))
             },
         ),
         tool(
@@ -72,6 +71,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, p: NewTabParams| async move {
                 let url = p.url.as_deref().map(normalize_url).transpose()?;
+                let context = ctx.context_named(p.context.as_deref())?;
                 let loads = url.is_some();
                 let state = ctx.app.browser.state();
                 let before = Before {
@@ -80,11 +80,15 @@ pub fn tools() -> Vec<ToolDef> {
                     tabs: state.tab_ids(),
                 };
                 // The person works in the tab in front for an agent: it stays there.
-                let behind = person::person_front(&ctx).is_some();
+                let behind = person::person_front(&ctx, context).is_some();
                 let opened = ctx
                     .app
                     .browser
-                    .call_value(Command::NewTab { url, behind })
+                    .call_value(Command::NewTab {
+                        url,
+                        behind,
+                        context,
+                    })
                     .await?;
                 let tab = tab_id(&opened)?;
                 ctx.session.set_tab(Some(tab));
@@ -101,7 +105,8 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, p: IndexParams| async move {
                 let tab = tab_at(&ctx, p.index).await?;
-                let front = ctx.app.browser.state().front().map(|t| t.id);
+                let context = ctx.tab_info(tab)?.context;
+                let front = ctx.app.browser.state().front_in(context).map(|t| t.id);
                 if let Some(front) = front {
                     ctx.check_hold(Reach::Front { front, to: tab })?;
                 }
@@ -134,6 +139,15 @@ pub fn tools() -> Vec<ToolDef> {
 pub struct NewTabParams {
     #[serde(default)]
     url: Option<String>,
+    #[serde(default)]
+    context: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ContextParams {
+    #[serde(default)]
+    pub context: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]

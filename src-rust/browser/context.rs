@@ -1,0 +1,91 @@
+//! A context's window: its own toplevel, tab strip and front tab, and the
+//! website data its tabs share (cookies, storage, cache). The person's
+//! default context keeps the profile's data; a kept context has a folder
+//! of its own under the profile; an ephemeral one has nothing on disk.
+
+use super::chrome::{Chrome, ChromeShared};
+use super::event::UserEvent;
+use crate::base::context::{ContextInfo, DEFAULT_CONTEXT};
+use crate::base::tab::TabId;
+use gtk::prelude::*;
+use std::cell::Cell;
+use std::path::PathBuf;
+use std::rc::Rc;
+use tao::dpi::LogicalSize;
+use tao::event_loop::EventLoopWindowTarget;
+use tao::platform::unix::WindowExtUnix;
+use tao::window::{Window, WindowBuilder};
+use wry::WebContext;
+
+pub(super) const APP_TITLE: &str = "Sovereign Browser";
+
+/// Where a context's website data lives.
+pub(super) enum WebData {
+    /// A folder (the profile's, or the context's own under it).
+    Kept(WebContext),
+    /// WebKit's ephemeral session, made with the context's first tab; later
+    /// tabs share it by being created related to a tab of the context.
+    Ephemeral,
+}
+
+pub(super) struct Context {
+    pub(super) info: ContextInfo,
+    pub(super) window: Window,
+    pub(super) stack: gtk::Stack,
+    pub(super) chrome: Rc<Chrome>,
+    pub(super) front: Rc<Cell<TabId>>,
+    pub(super) data: WebData,
+    /// Whether the context's WebKit session has the web extension and the
+    /// network settings (done with its first tab, before its first load).
+    pub(super) configured: Cell<bool>,
+}
+
+impl Context {
+    /// Opens the context's window, empty: the caller adds its first tab.
+    /// `kept_in` is the folder of a context that is not ephemeral.
+    pub(super) fn open(
+        target: &EventLoopWindowTarget<UserEvent>,
+        info: ContextInfo,
+        kept_in: Option<PathBuf>,
+        size: (u32, u32),
+        shared: &ChromeShared,
+    ) -> anyhow::Result<Context> {
+        let (w, h) = size;
+        let window = WindowBuilder::new()
+            .with_title(title_of(&info, None))
+            .with_inner_size(LogicalSize::new(w, h))
+            .build(target)?;
+        let vbox = window
+            .default_vbox()
+            .ok_or_else(|| anyhow::anyhow!("the window has no content box"))?;
+        let stack = gtk::Stack::new();
+        stack.set_transition_type(gtk::StackTransitionType::None);
+        vbox.pack_start(&stack, true, true, 0);
+        stack.show();
+        let chrome = Chrome::build(window.gtk_window(), vbox, &stack, shared, &info);
+        let data = match kept_in {
+            Some(dir) => WebData::Kept(WebContext::new(Some(dir))),
+            None => WebData::Ephemeral,
+        };
+        Ok(Context {
+            info,
+            window,
+            stack,
+            chrome,
+            front: Rc::new(Cell::new(0)),
+            data,
+            configured: Cell::new(false),
+        })
+    }
+}
+
+pub(super) fn title_of(info: &ContextInfo, page_title: Option<&str>) -> String {
+    let app = match info.id {
+        DEFAULT_CONTEXT => APP_TITLE.to_string(),
+        _ => format!("{APP_TITLE} [{}]", info.name),
+    };
+    match page_title.filter(|t| !t.is_empty()) {
+        Some(title) => format!("{title} — {app}"),
+        None => app,
+    }
+}

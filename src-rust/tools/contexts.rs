@@ -1,0 +1,136 @@
+//! context_new, context_list, context_close: isolated browsing contexts,
+//! each with its own cookies, storage, cache, tabs and window, so that
+//! agents work side by side without seeing each other's logins.
+
+use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use crate::base::context::{ContextId, DEFAULT_CONTEXT};
+use crate::base::error::{ErrorCode, ToolError};
+use crate::bridge::{Command, TabId};
+use crate::hold::Reach;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "context_new",
+            "Work in a new context: own cookies, storage, tabs, window; ephemeral false keeps it by name.",
+            ACTION,
+            |ctx: Ctx, p: NewParams| async move { open(&ctx, p).await },
+        ),
+        tool(
+            "context_list",
+            "Open contexts; current is this session's.",
+            READ_ONLY,
+            |ctx: Ctx, _: super::identity::NoParams| async move {
+                let current = ctx.context().ok();
+                let state = ctx.app.browser.state();
+                let contexts: Vec<Value> = state
+                    .contexts
+                    .iter()
+                    .map(|c| {
+                        let mut entry = c.json(state.tabs_in(c.id).count());
+                        entry["current"] = (Some(c.id) == current).into();
+                        entry
+                    })
+                    .collect();
+                Ok(ToolOutput::json(json!({"contexts": contexts})))
+            },
+        ),
+        tool(
+            "context_close",
+            "Close a context and its tabs.",
+            ACTION,
+            |ctx: Ctx, p: CloseParams| async move { close(&ctx, &p.context).await },
+        ),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewParams {
+    /// a-z, 0-9, - and _.
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default = "yes")]
+    #[schemars(extend("default" = true))]
+    ephemeral: bool,
+}
+
+fn yes() -> bool {
+    true
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CloseParams {
+    context: String,
+}
+
+async fn open(ctx: &Ctx, p: NewParams) -> Result<ToolOutput, ToolError> {
+    let (open, name) = {
+        let state = ctx.app.browser.state();
+        let open = state.contexts.len().saturating_sub(1);
+        let name = p.name.clone().unwrap_or_else(|| {
+            (1..)
+                .map(|n| format!("context-{n}"))
+                .find(|name| state.context_named(name).is_none())
+                .unwrap_or_default()
+        });
+        (open, name)
+    };
+    if open >= ctx.app.contexts_max {
+        return Err(ToolError::new(
+            ErrorCode::Busy,
+            format!(
+                "{open} contexts are open, the most this browser allows (--contexts-max {}); close one with context_close",
+                ctx.app.contexts_max
+            ),
+        ));
+    }
+    let opened = ctx
+        .app
+        .browser
+        .call_value(Command::NewContext {
+            name,
+            ephemeral: p.ephemeral,
+        })
+        .await?;
+    let tab: TabId = opened["tab"]
+        .as_u64()
+        .ok_or_else(|| ToolError::internal("a context without a tab"))?;
+    // The session works in the new context from now on.
+    ctx.session.set_tab(Some(tab));
+    let info = ctx.tab_info(tab)?;
+    ctx.session.set_context(info.context);
+    ctx.acted_on(tab);
+    Ok(ToolOutput::json(opened))
+}
+
+async fn close(ctx: &Ctx, name: &str) -> Result<ToolOutput, ToolError> {
+    let context: ContextId = ctx.context_named(Some(name))?;
+    if context == DEFAULT_CONTEXT {
+        return Err(ToolError::new(
+            ErrorCode::NotAllowed,
+            "context: the default context is the person's; agents do not close it",
+        ));
+    }
+    let tabs: Vec<TabId> = ctx
+        .app
+        .browser
+        .state()
+        .tabs_in(context)
+        .map(|t| t.id)
+        .collect();
+    // A tab the person works in for an agent is theirs until they are done.
+    for tab in tabs {
+        ctx.check_hold(Reach::Tab(tab))?;
+    }
+    let closed = ctx
+        .app
+        .browser
+        .call_value(Command::CloseContext { context })
+        .await?;
+    Ok(ToolOutput::json(closed))
+}

@@ -1,0 +1,229 @@
+// Contexts: agents side by side, each with its own cookies, storage, cache,
+// service workers, tabs and window, and none of them seeing the person's.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT, startBrowser } from './support/browser.mjs';
+import { decodePng } from './support/png.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { TEST_NSEC, callError, callJson, connectMcp } from './support/mcp.mjs';
+import { agentCall, connectPanel } from './support/agent.mjs';
+import { loggedInSuite } from './support/session.mjs';
+
+const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
+// The bands of contexts' windows (src-rust/browser/chrome.rs), as r,g,b.
+const BAND_COLOURS = ['1f6f43', '8a3b12', '1d4f91', '6b2c91', '8c6d00', '0f6b73']
+  .map((hex) => [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(','));
+const NOTHING = { cookie: null, local: null, session: null, idb: null, cached: null, worker: null };
+const everything = (v) => ({ cookie: v, local: v, session: v, idb: v, cached: v, worker: v });
+
+describe('contexts', { timeout: 240_000 }, () => {
+  const suite = loggedInSuite({ args: ['--contexts-max', '3'] });
+  let fixtures;
+  let browser;
+  let mcp;
+  before(() => ({ fixtures, browser, mcp } = suite.session));
+  const { logged, call } = suite;
+  const store = (client, v) => callJson(client, 'eval', { script: `storeAll(${JSON.stringify(v)})` });
+  const read = async (client) => (await callJson(client, 'eval', { script: 'readAll()' })).value;
+
+  it('two contexts on one origin keep cookies, storage, IndexedDB, caches and service workers apart', logged(async () => {
+    const page = fixtures.url('/context-store.html');
+    await call('open', { url: page });
+    await store(mcp, 'person');
+    assert.deepEqual(await read(mcp), everything('person'));
+
+    const opened = await call('context_new', { name: 'shop' });
+    assert.equal(opened.context, 'shop');
+    assert.equal(opened.ephemeral, true);
+    await call('open', { url: page });
+    assert.deepEqual(await read(mcp), NOTHING, 'a new context sees nothing of the person\'s');
+    await store(mcp, 'shop');
+    assert.deepEqual(await read(mcp), everything('shop'));
+
+    // A second tab of the context shares its data (not sessionStorage, which is per tab).
+    await call('tab_new', { url: page });
+    assert.deepEqual(await read(mcp), { ...everything('shop'), session: null });
+
+    // Back in the person's context, nothing of the shop's.
+    await call('open', { url: page, context: 'default' });
+    assert.deepEqual(await read(mcp), everything('person'));
+    await call('context_close', { context: 'shop' });
+  }));
+
+  it('a context has its own window and tabs; lists stay inside it', logged(async () => {
+    const before = (await call('tab_list', { context: 'default' })).tabs.length;
+    const { tab } = await call('context_new', { name: 'lab', ephemeral: true });
+    const lab = await call('tab_list');
+    assert.equal(lab.context, 'lab');
+    assert.deepEqual(lab.tabs.map((t) => [t.id, t.current, t.front]), [[tab, true, true]]);
+    assert.equal((await call('tab_list', { context: 'default' })).tabs.length, before);
+
+    const listed = (await call('context_list')).contexts;
+    assert.deepEqual(listed.map((c) => [c.context, c.default, c.current, c.tabs]),
+      [['default', true, false, before], ['lab', false, true, 1]]);
+
+    // The person sees the context's window: its name on a band, its tabs only.
+    const panel = await connectPanel(browser);
+    try {
+      const layout = await agentCall(panel, 'window_layout', { context: 'lab' });
+      assert.equal(layout.context_band, 'Context: lab (ephemeral)');
+      assert.deepEqual(layout.tabs.map((t) => t.id), [tab]);
+      const person = await agentCall(panel, 'window_layout');
+      assert.equal(person.context_band, null);
+      assert.equal(person.tabs.length, before);
+      // The picture the person sees: the band's colour across the top of the
+      // context's window, none on theirs.
+      const shot = async (args) => Buffer.from((await agentCall(panel, 'window_screenshot', args)).data, 'base64');
+      const [labShot, personShot] = [await shot({ context: 'lab' }), await shot({})];
+      mkdirSync(ARTIFACTS, { recursive: true });
+      writeFileSync(path.join(ARTIFACTS, 'window-context.png'), labShot);
+      const top = (png) => decodePng(png).pixel(4, 4).slice(0, 3).join(',');
+      assert.ok(BAND_COLOURS.includes(top(labShot)), `band colour at the top: ${top(labShot)}`);
+      assert.ok(!BAND_COLOURS.includes(top(personShot)), `the person's window has no band: ${top(personShot)}`);
+    } finally {
+      panel.close();
+    }
+    await call('context_close', { context: 'lab' });
+  }));
+
+  it('closing a context ends its agent\'s calls there with NO_CONTEXT, once', logged(async () => {
+    const other = await connectMcp(browser, { name: 'second-agent' });
+    try {
+      await callJson(other, 'context_new', { name: 'gone' });
+      await callJson(other, 'open', { url: fixtures.url('/context-store.html') });
+      await call('context_close', { context: 'gone' });
+      await callError(other, 'get_url', {}, 'NO_CONTEXT');
+      // Then it works in the person's context again.
+      const { tabs, context } = await callJson(other, 'tab_list');
+      assert.equal(context, 'default');
+      assert.ok(tabs.length >= 1);
+      assert.ok(!(await call('context_list')).contexts.some((c) => c.context === 'gone'));
+    } finally {
+      await other.close().catch(() => {});
+    }
+  }));
+
+  it('bad names, the person\'s context and the bound are refused with their codes', logged(async () => {
+    for (const name of ['Shop', '../up', 'a b', '', 'x'.repeat(33)]) {
+      await callError(mcp, 'context_new', { name }, 'INVALID_PARAMS');
+    }
+    await callError(mcp, 'context_new', { name: 'default' }, 'INVALID_PARAMS');
+    await callError(mcp, 'context_close', { context: 'default' }, 'NOT_ALLOWED');
+    await callError(mcp, 'context_close', { context: 'never' }, 'NO_CONTEXT');
+    await callError(mcp, 'tab_new', { context: 'never' }, 'NO_CONTEXT');
+    const names = [];
+    for (let i = 0; i < 3; i++) names.push((await call('context_new')).context);
+    assert.equal(new Set(names).size, 3);
+    await callError(mcp, 'context_new', {}, 'BUSY');
+    for (const context of names) await call('context_close', { context });
+    await call('context_new', { name: 'again' });
+    await call('context_close', { context: 'again' });
+  }));
+
+  it('agents in two contexts type into their own tabs at the same time', logged(async () => {
+    const page = fixtures.url('/context-store.html');
+    const agents = await Promise.all(['left', 'right'].map(async (name) => {
+      const client = await connectMcp(browser, { name });
+      await callJson(client, 'context_new', { name });
+      await callJson(client, 'open', { url: page });
+      return { name, client };
+    }));
+    try {
+      const text = (name) => `${name} `.repeat(12).trim();
+      await Promise.all(agents.map(({ name, client }) =>
+        callJson(client, 'type', { selector: '#field', value: text(name) })));
+      for (const { name, client } of agents) {
+        const { value } = await callJson(client, 'eval', { script: "document.querySelector('#field').value" });
+        assert.equal(value, text(name));
+      }
+    } finally {
+      for (const { name, client } of agents) {
+        await callJson(client, 'context_close', { context: name }).catch(() => {});
+        await client.close().catch(() => {});
+      }
+    }
+  }));
+});
+
+describe('contexts on disk', { timeout: 240_000 }, () => {
+  let fixtures;
+  let profile;
+  before(async () => {
+    fixtures = await startFixtureServer();
+    profile = mkdtempSync(path.join(tmpdir(), 'sovereign-contexts-'));
+  });
+  after(async () => {
+    await fixtures?.close();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  const start = async () => {
+    const browser = await startBrowser({ baseArgs: ['--headless', '--no-panel', '--port', '0', '--profile', profile] });
+    const mcp = await connectMcp(browser);
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+    return { browser, mcp, async stop() { await mcp.close().catch(() => {}); await browser.stop(); } };
+  };
+  // Every file under the profile. WebKit's helper processes may still be
+  // tidying up after the browser ended: a file gone meanwhile is skipped.
+  const gone = (error) => { if (error.code !== 'ENOENT') throw error; return null; };
+  const files = (dir = profile) => readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    let info;
+    try { info = statSync(full); } catch (error) { return gone(error) ?? []; }
+    return info.isDirectory() ? files(full) : [full];
+  });
+  const holds = (file, marker) => {
+    // As text, or as WebKit keeps storage values: UTF-16.
+    const forms = [Buffer.from(marker, 'utf8'), Buffer.from(marker, 'utf16le')];
+    try {
+      const bytes = readFileSync(file);
+      return forms.some((form) => bytes.includes(form));
+    } catch (error) {
+      return gone(error) ?? false;
+    }
+  };
+  const holding = (marker) => files().filter((f) => holds(f, marker));
+
+  it('an ephemeral context writes nothing; a kept one is there again after a restart', async () => {
+    let run = await start();
+    const page = fixtures.url('/context-store.html');
+    try {
+      await callJson(run.mcp, 'open', { url: page });
+      const marker = `mark${Date.now()}`;
+      await callJson(run.mcp, 'context_new', { name: 'passing' });
+      await callJson(run.mcp, 'open', { url: page });
+      await callJson(run.mcp, 'eval', { script: `storeAll(${JSON.stringify(marker)})` });
+      assert.equal((await callJson(run.mcp, 'eval', { script: 'readAll()' })).value.local, marker);
+      await callJson(run.mcp, 'context_close', { context: 'passing' });
+
+      await callJson(run.mcp, 'context_new', { name: 'kept', ephemeral: false });
+      await callJson(run.mcp, 'open', { url: page });
+      await callJson(run.mcp, 'eval', { script: "storeAll('kept')" });
+    } finally {
+      await run.stop();
+    }
+    assert.deepEqual(holding('mark'), [], 'no file holds what the ephemeral context stored');
+    // The same search finds what the kept context stored, in its own folder.
+    const keptFiles = holding('kept');
+    assert.ok(keptFiles.length > 0 && keptFiles.every((f) => f.includes(path.join('contexts', 'kept'))), keptFiles.join('\n'));
+    assert.ok(!files().some((f) => f.includes(`${path.sep}passing`)), 'no folder for the ephemeral context');
+
+    run = await start();
+    try {
+      await callJson(run.mcp, 'context_new', { name: 'kept', ephemeral: false });
+      await callJson(run.mcp, 'open', { url: page });
+      const kept = (await callJson(run.mcp, 'eval', { script: 'readAll()' })).value;
+      assert.deepEqual({ cookie: kept.cookie, local: kept.local, idb: kept.idb },
+        { cookie: 'kept', local: 'kept', idb: 'kept' });
+      // The person's context never saw the kept context's data.
+      await callJson(run.mcp, 'open', { url: page, context: 'default' });
+      const person = (await callJson(run.mcp, 'eval', { script: 'readAll()' })).value;
+      assert.equal(person.local, null);
+    } finally {
+      await run.stop();
+    }
+  });
+});
