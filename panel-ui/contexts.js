@@ -24,6 +24,7 @@ export function initContexts({ call }) {
     tr.append(
       h('td', { class: 'name' }),
       h('td', { class: 'kind' }),
+      h('td', { class: 'identity' }),
       h('td', { class: 'num tabs' }),
       h('td', { class: 'actions' }, closeButton));
     return tr;
@@ -36,6 +37,7 @@ export function initContexts({ call }) {
     const kind = context.default ? 'your profile' : context.ephemeral ? 'ephemeral' : 'kept';
     setText(tr.querySelector('.kind'), kind);
     setText(tr.querySelector('.tabs'), String(context.tabs));
+    setText(tr.querySelector('.identity'), context.identity || 'Not logged in');
     const closeButton = tr.querySelector('[data-action="close"]');
     closeButton.hidden = !!context.default;
     closeButton.setAttribute('aria-label', `Close context ${context.context}`);

@@ -211,7 +211,8 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     runtime.spawn(show_identity(app.clone(), proxy.clone()));
     runtime.spawn(show_nostr_prompts(app.clone(), proxy.clone()));
     runtime.spawn(sovereign_browser::nip07::serve(
-        app.identity.clone(),
+        app.identities.clone(),
+        app.browser.clone(),
         app.nip07.clone(),
         nostr_incoming,
     ));
@@ -288,14 +289,30 @@ fn print_ready(addr: std::net::SocketAddr, panel_key: &str) {
     let _ = out.flush();
 }
 
-/// Keeps the window's identity label on the identity in use.
+/// Keeps each window's identity label on its context's identity, and ends
+/// the identity of a context once it closed (however it closed).
 async fn show_identity(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<UserEvent>) {
-    let mut changes = app.identity.watch();
+    let (mut identities, mut contexts) = (app.identities.watch(), app.browser.watch());
     loop {
-        let summary = changes.borrow_and_update().clone();
-        if proxy.send_event(UserEvent::Identity(summary)).is_err()
-            || changes.changed().await.is_err()
+        identities.mark_unchanged();
+        let open: Vec<_> = contexts
+            .borrow_and_update()
+            .contexts
+            .iter()
+            .map(|c| c.id)
+            .collect();
+        app.identities.keep_only(&open);
+        if proxy
+            .send_event(UserEvent::Identity(app.identities.summaries()))
+            .is_err()
         {
+            return;
+        }
+        let changed = tokio::select! {
+            changed = identities.changed() => changed,
+            changed = contexts.changed() => changed,
+        };
+        if changed.is_err() {
             return;
         }
     }

@@ -8,10 +8,15 @@ import path from 'node:path';
 import { REPO_ROOT, startBrowser } from './support/browser.mjs';
 import { decodePng } from './support/png.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
-import { TEST_NSEC, callError, callJson, connectMcp } from './support/mcp.mjs';
+import { TEST_NSEC, TEST_PUBKEY, callError, callJson, connectMcp } from './support/mcp.mjs';
 import { agentCall, connectPanel } from './support/agent.mjs';
 import { loggedInSuite } from './support/session.mjs';
+import { siteCalls } from './support/site_calls.mjs';
+import { waitFor } from './support/wait.mjs';
 
+// A second key for agents' contexts: private key 1, whose public key is G.
+const BOT_KEY = '0000000000000000000000000000000000000000000000000000000000000001';
+const BOT_PUBKEY = '79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
 // The bands of contexts' windows (src-rust/browser/chrome.rs), as r,g,b.
 const BAND_COLOURS = ['1f6f43', '8a3b12', '1d4f91', '6b2c91', '8c6d00', '0f6b73']
@@ -38,6 +43,8 @@ describe('contexts', { timeout: 240_000 }, () => {
     const opened = await call('context_new', { name: 'shop' });
     assert.equal(opened.context, 'shop');
     assert.equal(opened.ephemeral, true);
+    assert.equal(opened.logged_in, false, 'a context has its own identity');
+    await call('login', { method: 'local', nsec: TEST_NSEC });
     await call('open', { url: page });
     assert.deepEqual(await read(mcp), NOTHING, 'a new context sees nothing of the person\'s');
     await store(mcp, 'shop');
@@ -56,6 +63,7 @@ describe('contexts', { timeout: 240_000 }, () => {
   it('a context has its own window and tabs; lists stay inside it', logged(async () => {
     const before = (await call('tab_list', { context: 'default' })).tabs.length;
     const { tab } = await call('context_new', { name: 'lab', ephemeral: true });
+    await call('login', { method: 'local', nsec: TEST_NSEC });
     const lab = await call('tab_list');
     assert.equal(lab.context, 'lab');
     assert.deepEqual(lab.tabs.map((t) => [t.id, t.current, t.front]), [[tab, true, true]]);
@@ -93,10 +101,12 @@ describe('contexts', { timeout: 240_000 }, () => {
     const other = await connectMcp(browser, { name: 'second-agent' });
     try {
       await callJson(other, 'context_new', { name: 'gone' });
+      await callJson(other, 'login', { method: 'local', privkey_hex: BOT_KEY });
       await callJson(other, 'open', { url: fixtures.url('/context-store.html') });
       await call('context_close', { context: 'gone' });
       await callError(other, 'get_url', {}, 'NO_CONTEXT');
-      // Then it works in the person's context again.
+      // Then it works in the person's context again, with the person's identity.
+      assert.equal((await callJson(other, 'login_status')).pubkey, TEST_PUBKEY);
       const { tabs, context } = await callJson(other, 'tab_list');
       assert.equal(context, 'default');
       assert.ok(tabs.length >= 1);
@@ -115,12 +125,67 @@ describe('contexts', { timeout: 240_000 }, () => {
     await callError(mcp, 'context_close', { context: 'never' }, 'NO_CONTEXT');
     await callError(mcp, 'tab_new', { context: 'never' }, 'NO_CONTEXT');
     const names = [];
-    for (let i = 0; i < 3; i++) names.push((await call('context_new')).context);
+    for (let i = 0; i < 3; i++) {
+      names.push((await call('context_new')).context);
+      await call('login', { method: 'local', nsec: TEST_NSEC });
+    }
     assert.equal(new Set(names).size, 3);
     await callError(mcp, 'context_new', {}, 'BUSY');
+    // Closing its own context takes the session back to the person's.
     for (const context of names) await call('context_close', { context });
+    assert.equal((await call('tab_list')).context, 'default');
     await call('context_new', { name: 'again' });
+    await call('login', { method: 'local', nsec: TEST_NSEC });
     await call('context_close', { context: 'again' });
+    assert.equal((await call('login_status')).pubkey, TEST_PUBKEY);
+  }));
+
+  it('each context has its own identity and window.nostr decisions; the person\'s stay', logged(async () => {
+    const panel = await connectPanel(browser);
+    const bot = await connectMcp(browser, { name: 'bot' });
+    const answer = async (other) => {
+      const prompt = await waitFor(async () => {
+        const reply = await panel.call('nostr_permissions', {});
+        return reply.result.prompts.find((p) => p.method === 'getPublicKey' && p.other_context === other);
+      }, `a getPublicKey prompt (other context: ${other})`);
+      const reply = await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
+      assert.equal(reply.ok, true, JSON.stringify(reply.error));
+    };
+    try {
+      await callJson(bot, 'context_new', { name: 'bot' });
+      await callError(bot, 'open', { url: fixtures.url('/nostr-app.html') }, 'NOT_LOGGED_IN');
+      await callJson(bot, 'login', { method: 'local', privkey_hex: BOT_KEY });
+      assert.equal((await callJson(bot, 'login_status')).pubkey, BOT_PUBKEY);
+      assert.equal((await call('login_status')).pubkey, TEST_PUBKEY, 'the person\'s identity is untouched');
+
+      // The person allows the site for good, in their context.
+      const person = siteCalls(mcp, fixtures.url('/nostr-app.html'));
+      await call('open', { url: fixtures.url('/context-store.html'), context: 'default' });
+      await person.start('window.nostr.getPublicKey()');
+      await answer(false);
+      assert.deepEqual((await person.result()).value, TEST_PUBKEY);
+
+      // The same site in the bot's context: asked again (the person's
+      // decision is not the bot's), and it gets the bot's key.
+      const site = siteCalls(bot, fixtures.url('/nostr-app.html'));
+      await site.start('window.nostr.getPublicKey()');
+      await answer(true);
+      assert.deepEqual((await site.result()).value, BOT_PUBKEY);
+
+      // The panel shows each context's identity; the window of each its own.
+      const contexts = (await panel.call('window_layout', { context: 'bot' })).result;
+      assert.match(contexts.identity, /npub1/);
+      assert.notEqual(contexts.identity, (await panel.call('window_layout', {})).result.identity);
+
+      // Logging the bot out leaves the person logged in.
+      await callJson(bot, 'logout');
+      assert.equal((await call('login_status')).pubkey, TEST_PUBKEY);
+      await callJson(bot, 'login', { method: 'local', privkey_hex: BOT_KEY });
+      await callJson(bot, 'context_close', { context: 'bot' });
+    } finally {
+      panel.close();
+      await bot.close().catch(() => {});
+    }
   }));
 
   it('agents in two contexts type into their own tabs at the same time', logged(async () => {
@@ -128,6 +193,7 @@ describe('contexts', { timeout: 240_000 }, () => {
     const agents = await Promise.all(['left', 'right'].map(async (name) => {
       const client = await connectMcp(browser, { name });
       await callJson(client, 'context_new', { name });
+      await callJson(client, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(client, 'open', { url: page });
       return { name, client };
     }));
@@ -194,12 +260,14 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
       await callJson(run.mcp, 'open', { url: page });
       const marker = `mark${Date.now()}`;
       await callJson(run.mcp, 'context_new', { name: 'passing' });
+      await callJson(run.mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(run.mcp, 'open', { url: page });
       await callJson(run.mcp, 'eval', { script: `storeAll(${JSON.stringify(marker)})` });
       assert.equal((await callJson(run.mcp, 'eval', { script: 'readAll()' })).value.local, marker);
       await callJson(run.mcp, 'context_close', { context: 'passing' });
 
       await callJson(run.mcp, 'context_new', { name: 'kept', ephemeral: false });
+      await callJson(run.mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(run.mcp, 'open', { url: page });
       await callJson(run.mcp, 'eval', { script: "storeAll('kept')" });
     } finally {
@@ -214,6 +282,7 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
     run = await start();
     try {
       await callJson(run.mcp, 'context_new', { name: 'kept', ephemeral: false });
+      await callJson(run.mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(run.mcp, 'open', { url: page });
       const kept = (await callJson(run.mcp, 'eval', { script: 'readAll()' })).value;
       assert.deepEqual({ cookie: kept.cookie, local: kept.local, idb: kept.idb },

@@ -577,10 +577,13 @@ describe('control panel', { timeout: 300_000 }, () => {
     const mcp = await mcpClient('panel-test-contexts');
     const yours = await page.locator('#tabs [data-tab-index]').count();
     const opened = await callJson(mcp, 'context_new', { name: 'errand' });
+    await callJson(mcp, 'login', { method: 'local', privkey_hex: '0000000000000000000000000000000000000000000000000000000000000001' });
     await callJson(mcp, 'open', { url: fixtures.url('/form.html') });
     const row = page.locator('#contexts tr[data-context="errand"]');
     await eventually(async () => (await row.count()) === 1 && /ephemeral/.test(await row.innerText()) && /\b1\b/.test(await row.locator('.tabs').innerText()),
       'the context in #contexts, ephemeral, with its one tab');
+    // Its own identity, not the person's.
+    await eventually(async () => (await row.locator('.identity').innerText()).includes(G_NPUB.slice(0, 10)), 'the context\'s identity in its row');
     const own = page.locator('#contexts tr[data-default="true"]');
     assert.match(await own.innerText(), /default \(yours\)/);
     assert.equal(await own.locator('button[data-action="close"]').isVisible(), false, 'the person\'s context has no Close');

@@ -16,8 +16,9 @@ pub enum UserEvent {
     TabChanged(TabId),
     /// The person used a context's window's chrome.
     Chrome(ContextId, ChromeAction),
-    /// The identity in use changed (method and short npub, or "Not logged in").
-    Identity(String),
+    /// An identity changed: each context's (method and short npub, or
+    /// "Not logged in").
+    Identity(Vec<(ContextId, String)>),
     /// window.nostr requests wait for the person ("" when none does).
     NostrPrompts(String),
     /// A download ended: path, and whether it succeeded.

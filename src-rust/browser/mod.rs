@@ -74,9 +74,11 @@ pub fn handle_event(
             }
         }
         UserEvent::Chrome(context, action) => chrome_actions::run(browser, context, action, target),
-        UserEvent::Identity(summary) => {
+        UserEvent::Identity(summaries) => {
             for ctx in &browser.borrow().contexts {
-                ctx.chrome.set_identity(&summary);
+                let summary = summaries.iter().find(|(id, _)| *id == ctx.info.id);
+                ctx.chrome
+                    .set_identity(summary.map_or("Not logged in", |(_, s)| s.as_str()));
             }
         }
         UserEvent::NostrPrompts(line) => {

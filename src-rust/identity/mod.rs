@@ -1,8 +1,9 @@
-//! The browser's one Nostr identity: a [`Signer`] per login method behind
+//! A context's Nostr identity: a [`Signer`] per login method behind
 //! one trait. Browser tools refuse to work until an identity is logged in.
 
 mod auth_challenge;
 mod bunker_link;
+mod identities;
 pub mod local;
 pub mod login_check;
 pub mod nip46;
@@ -14,6 +15,7 @@ mod signer;
 pub mod unlock;
 
 use crate::base::changes::Changes;
+pub use identities::Identities;
 use nostr::ToBech32;
 pub use signer::{Method, Signer, SignerError, SignerResult, ENDED};
 use std::sync::{Arc, RwLock};
@@ -95,6 +97,20 @@ impl IdentityState {
         *slot = signer;
         drop(slot);
         self.changes.bump();
+    }
+
+    /// A context's identity, logged out, whose changes bump `changes`
+    /// (the person's status signal).
+    pub fn sharing(changes: Arc<Changes>) -> IdentityState {
+        IdentityState {
+            changes,
+            ..IdentityState::default()
+        }
+    }
+
+    /// "local · npub1abcd…wxyz", or "Not logged in".
+    pub fn summary(&self) -> String {
+        self.summary.borrow().clone()
     }
 
     /// Wakes whenever what [`IdentityState::status`] shows changes.

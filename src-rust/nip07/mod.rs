@@ -16,9 +16,11 @@ pub mod prompts;
 pub mod request;
 
 use crate::agent_scripts::AgentScripted;
+use crate::base::context::{ContextId, DEFAULT_CONTEXT};
 use crate::base::page_event::PageEvent;
-use crate::identity::IdentityState;
+use crate::bridge::BrowserHandle;
 use crate::identity::Signer;
+use crate::identity::{Identities, IdentityState};
 use crate::identity::{Method, SignerError};
 use nostr::{Kind, Tag, Timestamp, UnsignedEvent};
 use permissions::Permissions;
@@ -72,7 +74,7 @@ impl Nip07 {
     /// agent's, perhaps, not the site's: the answer holds this time only).
     pub fn answer(&self, id: &str, answer: Answer) -> Result<(Value, bool), String> {
         let prompt = self.prompts.answer(id, answer)?;
-        let kept = answer.remember && !prompt.agent_scripted;
+        let kept = answer.remember && !prompt.agent_scripted && !prompt.other_context;
         if kept {
             self.permissions
                 .remember(&prompt.origin, prompt.capability, answer.allow);
@@ -95,11 +97,16 @@ pub struct PageCall {
     /// The tab it came from (set by the browser, never by the page).
     #[serde(skip)]
     pub tab: Option<u64>,
+    /// The tab's context (set by the browser, never by the page).
+    #[serde(skip)]
+    pub context: ContextId,
 }
 
-/// Answers the pages' calls, each on its own (a prompt may wait a minute).
+/// Answers the pages' calls, each on its own (a prompt may wait a minute),
+/// with the identity of the context of the tab that called.
 pub async fn serve(
-    identity: Arc<IdentityState>,
+    identities: Arc<Identities>,
+    browser: BrowserHandle,
     nip07: Arc<Nip07>,
     mut events: mpsc::UnboundedReceiver<PageEvent>,
 ) {
@@ -111,11 +118,19 @@ pub async fn serve(
                 continue;
             }
         };
-        let (identity, nip07) = (identity.clone(), nip07.clone());
+        // A tab closed meanwhile: its context's, or none (refused below).
+        let context = browser.tab_info(tab).map(|t| t.context);
+        let identity = match context {
+            Ok(context) => identities.of(context),
+            Err(_) => Arc::new(IdentityState::default()),
+        };
+        let context = context.unwrap_or(DEFAULT_CONTEXT);
+        let nip07 = nip07.clone();
         tokio::spawn(async move {
             let answer = match serde_json::from_str::<PageCall>(&text) {
                 Ok(mut call) => {
                     call.tab = Some(tab);
+                    call.context = context;
                     answer_page(&identity, &nip07, call).await
                 }
                 Err(error) => Err(format!("window.nostr: malformed request: {error}")),
@@ -154,7 +169,11 @@ pub async fn answer_page(
     let agent_scripted = call
         .tab
         .is_some_and(|tab| nip07.agent_scripted.contains(tab));
-    let allowed = match nip07.permissions.decision(&call.origin, capability) {
+    // The person's kept decisions are for their own context's pages; in
+    // another context each request is asked about, and answered once.
+    let own = call.context == DEFAULT_CONTEXT;
+    let kept = own.then(|| nip07.permissions.decision(&call.origin, capability));
+    let allowed = match kept.flatten() {
         // A denial holds whoever calls: an agent's script gets no more than the site.
         Some(false) => false,
         // An "allow" was given to the site; an agent's script is asked about.
@@ -260,7 +279,8 @@ async fn ask(
         nip07.prompt_timeout,
     )
     .from_tab(call.tab)
-    .agent_scripted(agent_scripted);
+    .agent_scripted(agent_scripted)
+    .in_other_context(call.context != DEFAULT_CONTEXT);
     let (id, answer) = nip07
         .prompts
         .ask(prompt)

@@ -43,6 +43,10 @@ pub struct Prompt {
     /// An agent ran its own script in that tab: the request may be the
     /// agent's. Only the person answers it, and never "always".
     pub agent_scripted: bool,
+    /// The asking tab is in a context agents opened, not the person's:
+    /// answered for this request only (kept decisions are the person's
+    /// context's).
+    pub other_context: bool,
     request: Request,
     asked_at: Instant,
     timeout: Duration,
@@ -64,6 +68,7 @@ impl Prompt {
             capability,
             tab: None,
             agent_scripted: false,
+            other_context: false,
             request,
             asked_at: Instant::now(),
             timeout,
@@ -82,6 +87,12 @@ impl Prompt {
         self
     }
 
+    /// Notes that the asking tab is in a context agents opened.
+    pub fn in_other_context(mut self, other: bool) -> Prompt {
+        self.other_context = other;
+        self
+    }
+
     /// The prompt as the panel and the assistant tool show it.
     pub fn to_json(&self) -> Value {
         let left = self.timeout.saturating_sub(self.asked_at.elapsed());
@@ -93,6 +104,7 @@ impl Prompt {
             "capability": self.capability.key(),
             "asks_to": self.capability.describe(),
             "agent_scripted": self.agent_scripted,
+            "other_context": self.other_context,
             "expires_in_ms": left.as_millis() as u64,
         });
         match &self.request {
@@ -132,9 +144,10 @@ impl Prompt {
             .split_once("://")
             .map_or(self.origin.as_str(), |(_, h)| h);
         let line = format!("{host} asks to {}", self.capability.describe());
-        match self.agent_scripted {
-            true => format!("{line}, from a tab where an agent ran its own script"),
-            false => line,
+        match (self.agent_scripted, self.other_context) {
+            (true, _) => format!("{line}, from a tab where an agent ran its own script"),
+            (false, true) => format!("{line}, from an agent's context"),
+            (false, false) => line,
         }
     }
 }

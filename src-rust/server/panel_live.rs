@@ -193,13 +193,19 @@ async fn requests(
 async fn state(app: &App, me: &Session) -> Value {
     // The person's own tabs; other contexts' are listed by context (their
     // indexes are their own windows').
+    let identities = app.identities.summaries();
     let (tabs, contexts) = {
         let browser = app.browser.state();
         let tabs: Vec<Value> = browser.tabs_in(DEFAULT_CONTEXT).map(|t| t.json()).collect();
         let contexts: Vec<Value> = browser
             .contexts
             .iter()
-            .map(|c| c.json(browser.tabs_in(c.id).count()))
+            .map(|c| {
+                let mut entry = c.json(browser.tabs_in(c.id).count());
+                let identity = identities.iter().find(|(id, _)| *id == c.id);
+                entry["identity"] = identity.map_or("Not logged in", |(_, s)| s).into();
+                entry
+            })
             .collect();
         (tabs, contexts)
     };

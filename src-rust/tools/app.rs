@@ -5,14 +5,17 @@ use crate::base::caller::Sessions;
 use crate::bridge::BrowserHandle;
 use crate::hold::Holds;
 use crate::identity::remembered::RememberedStore;
-use crate::identity::IdentityState;
+use crate::identity::{Identities, IdentityState};
 use crate::tools::Registry;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 pub struct App {
     pub browser: BrowserHandle,
+    /// The person's identity: their own (default) context's.
     pub identity: Arc<IdentityState>,
+    /// Every context's identity, the person's included.
+    pub identities: Arc<Identities>,
     pub remembered: RememberedStore,
     pub sessions: Sessions,
     pub calls: CallLog,
@@ -73,9 +76,11 @@ impl App {
         shared: Shared,
         setup: Setup,
     ) -> Arc<App> {
+        let identity = Arc::new(IdentityState::default());
         Arc::new(App {
             browser,
-            identity: Arc::new(IdentityState::default()),
+            identities: Arc::new(Identities::new(identity.clone())),
+            identity,
             remembered,
             sessions: Sessions::new(setup.session_idle),
             calls: CallLog::default(),

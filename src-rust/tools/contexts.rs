@@ -105,6 +105,11 @@ async fn open(ctx: &Ctx, p: NewParams) -> Result<ToolOutput, ToolError> {
     let info = ctx.tab_info(tab)?;
     ctx.session.set_context(info.context);
     ctx.acted_on(tab);
+    let mut opened = opened;
+    opened["logged_in"] = false.into();
+    opened["note"] =
+        "a context has its own identity: log in here (login) before browser tools work in it"
+            .into();
     Ok(ToolOutput::json(opened))
 }
 
@@ -127,10 +132,16 @@ async fn close(ctx: &Ctx, name: &str) -> Result<ToolOutput, ToolError> {
     for tab in tabs {
         ctx.check_hold(Reach::Tab(tab))?;
     }
+    let own = ctx.context().ok() == Some(context);
     let closed = ctx
         .app
         .browser
         .call_value(Command::CloseContext { context })
         .await?;
+    if own {
+        // The session closed its own context: it works in the person's again.
+        ctx.session.set_tab(None);
+        ctx.session.set_context(DEFAULT_CONTEXT);
+    }
     Ok(ToolOutput::json(closed))
 }

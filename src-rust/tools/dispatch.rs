@@ -217,7 +217,7 @@ async fn run(ctx: &Ctx, def: &ToolDef, params: Value) -> ToolResult {
             format!("{name} is offered only while a person allows it in the control panel"),
         ));
     }
-    if def.gated && !app.identity.is_logged_in() {
+    if def.gated && !ctx.identity()?.is_logged_in() {
         return Err(ToolError::new(
             ErrorCode::NotLoggedIn,
             "no identity is logged in; call login first (method local with an nsec, or readonly with an npub)",

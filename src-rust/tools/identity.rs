@@ -16,7 +16,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Whether logged in: method, pubkey (hex), npub. Never secrets.",
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
-                Ok(ToolOutput::json(ctx.app.identity.status().await))
+                Ok(ToolOutput::json(ctx.identity()?.status().await))
             },
         )
         .ungated(),
@@ -26,7 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
                 let by = ctx.session.transport.principal();
-                Ok(ToolOutput::json(login(&ctx.app, p, false, by).await?))
+                Ok(ToolOutput::json(login(&ctx.app, &ctx.identity()?, p, false, by).await?))
             },
         )
         .ungated()
@@ -36,8 +36,9 @@ pub fn tools() -> Vec<ToolDef> {
             "Log out; browser tools stop until the next login.",
             ACTION,
             |ctx: Ctx, _: NoParams| async move {
-                ctx.app.identity.set(None);
-                Ok(ToolOutput::json(ctx.app.identity.status().await))
+                let identity = ctx.identity()?;
+                identity.set(None);
+                Ok(ToolOutput::json(identity.status().await))
             },
         )
         .ungated()
@@ -48,7 +49,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, p: LoginParams| async move {
                 let by = ctx.session.transport.principal();
-                Ok(ToolOutput::json(login(&ctx.app, p, true, by).await?))
+                Ok(ToolOutput::json(login(&ctx.app, &ctx.identity()?, p, true, by).await?))
             },
         )
         .ungated()

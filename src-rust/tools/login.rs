@@ -10,7 +10,7 @@ use crate::identity::nsigner::transport::{self, Endpoint};
 use crate::identity::nsigner::{protocol, ConnectError, NsignerSigner};
 use crate::identity::readonly::ReadonlySigner;
 use crate::identity::remembered::{self, Remembered};
-use crate::identity::{describe, seed, Method, PendingLogin, Signer, SignerError};
+use crate::identity::{describe, seed, IdentityState, Method, PendingLogin, Signer, SignerError};
 use crate::tools::app::App;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -230,13 +230,14 @@ fn bad(field: &str, why: impl std::fmt::Display) -> ToolError {
 /// a remember may do (see [`remember_entry`]).
 pub async fn login(
     app: &Arc<App>,
+    identity: &Arc<IdentityState>,
     mut p: LoginParams,
     switching: bool,
     by: Principal,
 ) -> Result<Value, ToolError> {
     p.check_unambiguous()?;
     if switching {
-        app.identity.set(None);
+        identity.set(None);
     }
     if let Some(key) = p.remembered.take() {
         p = from_remembered(app, &key, p).await?;
@@ -268,7 +269,7 @@ pub async fn login(
             let entry = remember.then(|| nsigner_entry(&p, &signer));
             (Arc::new(signer), entry)
         }
-        Method::Nip46 => match nip46_signer(app, &p, remember, by).await? {
+        Method::Nip46 => match nip46_signer(app, identity, &p, remember, by).await? {
             Nip46Outcome::Ready(signer, entry) => (signer, entry),
             Nip46Outcome::AwaitingApproval(answer) => return Ok(answer),
         },
@@ -281,7 +282,7 @@ pub async fn login(
             status["not_remembered"] = NOT_REPLACED.into();
         }
     }
-    app.identity.set(Some(signer));
+    identity.set(Some(signer));
     tracing::info!(method = method.as_str(), "identity logged in");
     Ok(status)
 }
@@ -498,6 +499,7 @@ enum Nip46Outcome {
 /// once the person approves (login_status shows it).
 async fn nip46_signer(
     app: &Arc<App>,
+    identity: &Arc<IdentityState>,
     p: &LoginParams,
     remember: bool,
     by: Principal,
@@ -514,9 +516,9 @@ async fn nip46_signer(
         .collect::<Vec<_>>()
         .join(", ");
     let public_url = nip46::without_secret(&uri);
-    let challenge = app.identity.auth_challenge();
+    let challenge = identity.auth_challenge();
     let mut asked = challenge.subscribe();
-    let generation = app.identity.begin_pending(PendingLogin {
+    let generation = identity.begin_pending(PendingLogin {
         method: Method::Nip46,
         challenge: challenge.clone(),
     });
@@ -535,7 +537,7 @@ async fn nip46_signer(
     tokio::select! {
         joined = &mut task => {
             let signer = joined.map_err(|e| ToolError::internal(e.to_string()))?.map_err(|e| {
-                app.identity.finish_pending(generation, None);
+                identity.finish_pending(generation, None);
                 signer_error(e)
             })?;
             let entry = entry_for(&signer);
@@ -543,14 +545,14 @@ async fn nip46_signer(
         }
         _ = asked.changed() => {
             let auth_url = challenge.current();
-            let app = app.clone();
+            let (app, identity) = (app.clone(), identity.clone());
             tokio::spawn(async move {
                 let Some(signer) = task.await.ok().and_then(Result::ok) else {
-                    app.identity.finish_pending(generation, None);
+                    identity.finish_pending(generation, None);
                     return;
                 };
                 let entry = entry_for(&signer);
-                if app.identity.finish_pending(generation, Some(Arc::new(signer))) {
+                if identity.finish_pending(generation, Some(Arc::new(signer))) {
                     tracing::info!("NIP-46 login finished after approval");
                     if let Some(entry) = entry {
                         let _ = remember_entry(&app, by, entry);
@@ -565,7 +567,7 @@ async fn nip46_signer(
         }
         _ = tokio::time::sleep(nip46::LOGIN_TIMEOUT) => {
             task.abort();
-            app.identity.finish_pending(generation, None);
+            identity.finish_pending(generation, None);
             Err(ToolError::new(ErrorCode::SignerUnavailable, format!(
                 "the bunker did not answer within {} s (relays: {relays}); is it running and connected?",
                 nip46::LOGIN_TIMEOUT.as_secs()

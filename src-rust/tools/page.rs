@@ -6,9 +6,11 @@ use crate::base::context::{ContextId, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{BrowserState, DownloadInfo, DownloadState, NavCounters, TabInfo};
 use crate::bridge::{tab_closed, Command, TabId};
+use crate::identity::IdentityState;
 use crate::page_protocol::{self, Args, PageInfo, PageOp};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// How often waits that look at the page itself look again.
@@ -92,6 +94,11 @@ impl Ctx {
             ErrorCode::NoContext,
             "the context this session worked in was closed, and its tabs with it; the next call works in the default context (context_list gives the open ones)",
         ))
+    }
+
+    /// The identity of this session's context.
+    pub fn identity(&self) -> Result<Arc<IdentityState>, ToolError> {
+        Ok(self.app.identities.of(self.context()?))
     }
 
     /// The context `name` names, else this session's.
