@@ -4,6 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createECDH } from 'node:crypto';
 import path from 'node:path';
 import { REPO_ROOT, startBrowser } from './support/browser.mjs';
 import { decodePng } from './support/png.mjs';
@@ -14,9 +15,15 @@ import { loggedInSuite } from './support/session.mjs';
 import { siteCalls } from './support/site_calls.mjs';
 import { waitFor } from './support/wait.mjs';
 
-// A second key for agents' contexts: private key 1, whose public key is G.
-const BOT_KEY = '0000000000000000000000000000000000000000000000000000000000000001';
-const BOT_PUBKEY = '79be667ef9dcbbac55a06295ce870b07029bfcdb2dce28d959f2815b16f81798';
+// Agents' keys: private key n, and its x-only public key (BIP-340).
+const privateKey = (n) => n.toString(16).padStart(64, '0');
+const publicKeyOf = (n) => {
+  const ecdh = createECDH('secp256k1');
+  ecdh.setPrivateKey(Buffer.from(privateKey(n), 'hex'));
+  return ecdh.getPublicKey('hex', 'compressed').slice(2);
+};
+const BOT_KEY = privateKey(1);
+const BOT_PUBKEY = publicKeyOf(1);
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
 // The bands of contexts' windows (src-rust/browser/chrome.rs), as r,g,b.
 const BAND_COLOURS = ['1f6f43', '8a3b12', '1d4f91', '6b2c91', '8c6d00', '0f6b73']
@@ -25,7 +32,7 @@ const NOTHING = { cookie: null, local: null, session: null, idb: null, cached: n
 const everything = (v) => ({ cookie: v, local: v, session: v, idb: v, cached: v, worker: v });
 
 describe('contexts', { timeout: 240_000 }, () => {
-  const suite = loggedInSuite({ args: ['--contexts-max', '3'] });
+  const suite = loggedInSuite({ args: ['--contexts-max', '4'] });
   let fixtures;
   let browser;
   let mcp;
@@ -125,11 +132,11 @@ describe('contexts', { timeout: 240_000 }, () => {
     await callError(mcp, 'context_close', { context: 'never' }, 'NO_CONTEXT');
     await callError(mcp, 'tab_new', { context: 'never' }, 'NO_CONTEXT');
     const names = [];
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 4; i++) {
       names.push((await call('context_new')).context);
       await call('login', { method: 'local', nsec: TEST_NSEC });
     }
-    assert.equal(new Set(names).size, 3);
+    assert.equal(new Set(names).size, 4);
     await callError(mcp, 'context_new', {}, 'BUSY');
     // Closing its own context takes the session back to the person's.
     for (const context of names) await call('context_close', { context });
@@ -188,24 +195,60 @@ describe('contexts', { timeout: 240_000 }, () => {
     }
   }));
 
-  it('agents in two contexts type into their own tabs at the same time', logged(async () => {
-    const page = fixtures.url('/context-store.html');
-    const agents = await Promise.all(['left', 'right'].map(async (name) => {
+  it('four agents, each in its own context with its own key, sign in, fill a form and sign at once', logged(async () => {
+    const panel = await connectPanel(browser);
+    const agents = await Promise.all([1, 2, 3, 4].map(async (n) => {
+      const name = `agent${n}`;
       const client = await connectMcp(browser, { name });
-      await callJson(client, 'context_new', { name });
-      await callJson(client, 'login', { method: 'local', nsec: TEST_NSEC });
-      await callJson(client, 'open', { url: page });
-      return { name, client };
+      return { name, client, key: privateKey(n), pubkey: publicKeyOf(n) };
     }));
-    try {
-      const text = (name) => `${name} `.repeat(12).trim();
-      await Promise.all(agents.map(({ name, client }) =>
-        callJson(client, 'type', { selector: '#field', value: text(name) })));
-      for (const { name, client } of agents) {
-        const { value } = await callJson(client, 'eval', { script: "document.querySelector('#field').value" });
-        assert.equal(value, text(name));
+    let running = true;
+    // The person answers each agent's signing request, once each.
+    const answered = new Set();
+    const person = (async () => {
+      while (running) {
+        const { result } = await panel.call('nostr_permissions', {});
+        for (const prompt of result.prompts.filter((p) => p.other_context && !answered.has(p.id))) {
+          answered.add(prompt.id);
+          await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: false });
+        }
+        await new Promise((r) => setTimeout(r, 50));
       }
+    })();
+    const flow = async ({ name, client, key }) => {
+      const call = (tool, args = {}) => callJson(client, tool, args);
+      await call('context_new', { name });
+      await call('login', { method: 'local', privkey_hex: key });
+      // Sign in: the site keeps the account in its cookie and storage.
+      await call('open', { url: fixtures.url('/context-store.html') });
+      await call('eval', { script: `storeAll(${JSON.stringify(name)})` });
+      // A form, typed with trusted keys, and sent.
+      await call('open', { url: fixtures.url('/form.html') });
+      await call('type', { selector: '#name', value: `${name} typed this` });
+      await call('click', { selector: '#create' });
+      const got = (await call('eval', { script: "document.querySelector('#got-name')?.textContent" })).value;
+      // Back to the account: only its own.
+      await call('open', { url: fixtures.url('/context-store.html') });
+      const account = (await call('eval', { script: 'readAll()' })).value;
+      // The site asks window.nostr to sign; the person allows it.
+      const site = siteCalls(client, fixtures.url('/nostr-app.html'));
+      const signed = await site.call(`window.nostr.signEvent({ kind: 1, content: ${JSON.stringify(name)}, tags: [], created_at: 1700000000 })`);
+      return { got, account, signed };
+    };
+    try {
+      const results = await Promise.all(agents.map(flow));
+      for (const [i, { got, account, signed }] of results.entries()) {
+        const { name, pubkey } = agents[i];
+        assert.equal(got, `${name} typed this`, `${name}'s form got its own typing`);
+        assert.deepEqual([account.cookie, account.local, account.idb], [name, name, name], `${name} sees its own account`);
+        assert.equal(signed.ok, true, JSON.stringify(signed));
+        assert.deepEqual([signed.value.pubkey, signed.value.content], [pubkey, name], `${name} signs with its own key`);
+      }
+      assert.equal((await call('login_status')).pubkey, TEST_PUBKEY, 'the person\'s identity is untouched');
     } finally {
+      running = false;
+      await person;
+      panel.close();
       for (const { name, client } of agents) {
         await callJson(client, 'context_close', { context: name }).catch(() => {});
         await client.close().catch(() => {});
