@@ -17,16 +17,31 @@ export function initContexts({ call }) {
     }
   }
 
+  async function logout(tr, button) {
+    const context = tr.dataset.context;
+    button.disabled = true;
+    try {
+      await call('context_logout', { context });
+      toast(`Logged context ${context} out`, 'ok');
+    } catch (error) {
+      toast(`Could not log context ${context} out: ${describeError(error)}`, 'error');
+    } finally {
+      button.disabled = false;
+    }
+  }
+
   function create() {
     const tr = h('tr');
+    const logoutButton = h('button', { class: 'button small', type: 'button', dataset: { action: 'logout' } }, 'Log out');
     const closeButton = h('button', { class: 'button small danger-outline', type: 'button', dataset: { action: 'close' } }, 'Close');
+    logoutButton.addEventListener('click', () => logout(tr, logoutButton));
     closeButton.addEventListener('click', () => close(tr, closeButton));
     tr.append(
       h('td', { class: 'name' }),
       h('td', { class: 'kind' }),
       h('td', { class: 'identity' }),
       h('td', { class: 'num tabs' }),
-      h('td', { class: 'actions' }, closeButton));
+      h('td', { class: 'actions' }, logoutButton, closeButton));
     return tr;
   }
 
@@ -38,6 +53,10 @@ export function initContexts({ call }) {
     setText(tr.querySelector('.kind'), kind);
     setText(tr.querySelector('.tabs'), String(context.tabs));
     setText(tr.querySelector('.identity'), context.identity || 'Not logged in');
+    const loggedIn = !!context.identity && context.identity !== 'Not logged in';
+    const logoutButton = tr.querySelector('[data-action="logout"]');
+    logoutButton.hidden = !!context.default || !loggedIn;
+    logoutButton.setAttribute('aria-label', `Log context ${context.context} out`);
     const closeButton = tr.querySelector('[data-action="close"]');
     closeButton.hidden = !!context.default;
     closeButton.setAttribute('aria-label', `Close context ${context.context}`);

@@ -46,8 +46,8 @@
 //     session, which has no End button; others have button[data-action=end]
 //   Contexts
 //     #contexts tr[data-context=<name>][data-default=true|false] with .name, .kind
-//     (your profile|ephemeral|kept), .identity, .tabs; button[data-action=close] (hidden on
-//     the default)
+//     (your profile|ephemeral|kept), .identity, .tabs; button[data-action=logout] (shown when
+//     an agent's context is logged in) and button[data-action=close] (not on the default)
 //   Tabs (of the person's own, default context)
 //     #tabs tr[data-tab-index][data-tab-id][data-front=true|false];
 //     button[data-action=requests], button[data-action=switch], button[data-action=close];

@@ -587,6 +587,13 @@ describe('control panel', { timeout: 300_000 }, () => {
     const own = page.locator('#contexts tr[data-default="true"]');
     assert.match(await own.innerText(), /default \(yours\)/);
     assert.equal(await own.locator('button[data-action="close"]').isVisible(), false, 'the person\'s context has no Close');
+    // The person logs the agent's context out; their own identity stays.
+    const before = (await status()).pubkey;
+    await row.locator('button[data-action="logout"]').click();
+    await eventually(async () => /not logged in/i.test(await row.locator('.identity').innerText()), 'the context logged out');
+    await callError(mcp, 'get_url', {}, 'NOT_LOGGED_IN');
+    assert.equal((await status()).pubkey, before, 'the person\'s identity is untouched');
+    await callJson(mcp, 'login', { method: 'local', privkey_hex: '0000000000000000000000000000000000000000000000000000000000000001' });
     // The context's tab is not among the person's.
     assert.equal(await page.locator(`#tabs [data-tab-id="${opened.tab}"]`).count(), 0);
     assert.equal(await page.locator('#tabs [data-tab-index]').count(), yours);

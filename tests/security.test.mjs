@@ -221,6 +221,7 @@ describe('security', { timeout: 240_000 }, () => {
       nostr_assistant_answers: { allowed: true },
       network_watch: { id: 1 },
       ask_answer: { id: 1, answer: 'done' },
+      context_logout: { context: 'default' },
     };
     const agent = await connectAgent(browser);
     try {

@@ -44,6 +44,25 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, p: CloseParams| async move { close(&ctx, &p.context).await },
         ),
+        tool(
+            "context_logout",
+            "Log a context agents opened out (the person's, from the panel).",
+            ACTION,
+            |ctx: Ctx, p: CloseParams| async move {
+                let context = ctx.context_named(Some(&p.context))?;
+                if context == DEFAULT_CONTEXT {
+                    return Err(ToolError::invalid_params(
+                        "context: that is your own; log out with logout",
+                    ));
+                }
+                let identity = ctx.app.identities.of(context);
+                identity.set(None);
+                tracing::info!(context = %p.context, "a context logged out from the panel");
+                Ok(ToolOutput::json(identity.status().await))
+            },
+        )
+        .ungated()
+        .person_only(),
     ]
 }
 
