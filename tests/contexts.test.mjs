@@ -67,6 +67,32 @@ describe('contexts', { timeout: 240_000 }, () => {
     await call('context_close', { context: 'shop' });
   }));
 
+  it('a kept context has an HTTP cache of its own; an ephemeral one has none', logged(async () => {
+    const page = fixtures.url('/context-store.html');
+    const fetchIt = (name) => call('eval', { script: `fetch('/cached?name=${name}').then((r) => r.text())` });
+    await call('open', { url: page, context: 'default' });
+    await fetchIt('shared');
+    await fetchIt('shared');
+    assert.equal(fixtures.served('shared'), 1, 'the second fetch came from the person\'s cache');
+    // A kept context: a cache of its own, apart from the person's.
+    await call('context_new', { name: 'cachy', ephemeral: false });
+    await call('login', { method: 'local', nsec: TEST_NSEC });
+    await call('open', { url: page });
+    await fetchIt('shared');
+    assert.equal(fixtures.served('shared'), 2, 'a new context does not read the person\'s cache');
+    await fetchIt('shared');
+    assert.equal(fixtures.served('shared'), 2, 'it has a cache of its own');
+    await call('context_close', { context: 'cachy' });
+    // An ephemeral context keeps none (WebKit's ephemeral sessions cache nothing).
+    await call('context_new', { name: 'fleeting' });
+    await call('login', { method: 'local', nsec: TEST_NSEC });
+    await call('open', { url: page });
+    await fetchIt('shared');
+    await fetchIt('shared');
+    assert.equal(fixtures.served('shared'), 4, 'every fetch of an ephemeral context reaches the server');
+    await call('context_close', { context: 'fleeting' });
+  }));
+
   it('a context has its own window and tabs; lists stay inside it', logged(async () => {
     const before = (await call('tab_list', { context: 'default' })).tabs.length;
     const { tab } = await call('context_new', { name: 'lab', ephemeral: true });

@@ -161,7 +161,7 @@ export const PIXEL_PNG = Buffer.from(
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg==',
   'base64');
 
-async function handle(root, holds, submitted, req, res) {
+async function handle(root, holds, submitted, served, req, res) {
   const u = new URL(req.url, 'http://fixture.invalid');
 
   if (u.pathname === '/hold') {
@@ -215,6 +215,16 @@ async function handle(root, holds, submitted, req, res) {
     return;
   }
 
+  if (u.pathname === '/cached') {
+    // Cacheable for an hour; counts how often it was served, by name.
+    const name = u.searchParams.get('name') || '';
+    if (!served.has(name) && served.size >= 100) served.clear();
+    served.set(name, (served.get(name) || 0) + 1);
+    res.writeHead(200, { 'Content-Type': TYPES['.txt'], 'Cache-Control': 'public, max-age=3600' });
+    res.end(`served ${served.get(name)}\n`);
+    return;
+  }
+
   if (u.pathname === '/echo') {
     // What the browser sent: the request's headers, as JSON in the page.
     const body = JSON.stringify({ method: req.method, url: req.url, headers: req.headers });
@@ -265,8 +275,9 @@ export async function closedPort() {
 export async function startFixtureServer({ root = FIXTURES } = {}) {
   const holds = new Map();
   const submitted = [];
+  const served = new Map();
   const server = http.createServer((req, res) => {
-    handle(root, holds, submitted, req, res).catch((err) => {
+    handle(root, holds, submitted, served, req, res).catch((err) => {
       if (!res.headersSent) send(res, 500, TYPES['.txt'], String(err) + '\n');
       else res.destroy();
     });
@@ -283,6 +294,8 @@ export async function startFixtureServer({ root = FIXTURES } = {}) {
     held: (name) => holdFor(holds, name).arrived,
     /** Answers the requests to /hold?name=NAME, now and later. */
     release: (name) => holdFor(holds, name).release(),
+    /** How often /cached?name=NAME was served (a cache hit is not). */
+    served: (name) => served.get(name) || 0,
     /** The fields of the last forms sent to /submit (at most 20), oldest first. */
     submitted: () => [...submitted],
     close: () =>
