@@ -416,6 +416,12 @@ impl BrowserHandle {
         self.state.borrow().clone()
     }
 
+    /// Looks at the published state without copying it (every call asks
+    /// which context it is in: a copy of every tab each time is waste).
+    pub fn peek<T>(&self, look: impl FnOnce(&BrowserState) -> T) -> T {
+        look(&self.state.borrow())
+    }
+
     /// Each tab's newest request id, as last published.
     pub fn newest_requests(&self) -> Vec<(TabId, u64)> {
         let state = self.state.borrow();

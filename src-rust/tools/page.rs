@@ -57,8 +57,9 @@ impl Ctx {
     /// there, else the front tab of the context's window (made its own).
     pub fn tab_in(&self, context: ContextId) -> Result<TabId, ToolError> {
         let own = self.session.tab().and_then(|t| {
-            let state = self.app.browser.state();
-            state.tab(t).map(|tab| (tab.id, tab.context))
+            self.app
+                .browser
+                .peek(|state| state.tab(t).map(|tab| (tab.id, tab.context)))
         });
         match own {
             Some((tab, there)) if there == context => Ok(tab),
@@ -67,7 +68,10 @@ impl Ctx {
     }
 
     fn front_tab_of(&self, context: ContextId) -> Result<TabId, ToolError> {
-        let front = self.app.browser.state().front_in(context).map(|t| t.id);
+        let front = self
+            .app
+            .browser
+            .peek(|state| state.front_in(context).map(|t| t.id));
         let id = front.ok_or_else(|| ToolError::new(ErrorCode::NoTab, "no tab is open"))?;
         // Pin it: tabs that pages open later must not steal this session.
         self.session.set_tab(Some(id));
@@ -79,14 +83,18 @@ impl Ctx {
     /// else the one its tab was in. A context closed under it ends its
     /// calls there once, with NO_CONTEXT; it then works in the person's.
     pub fn context(&self) -> Result<ContextId, ToolError> {
-        let state = self.app.browser.state();
-        if let Some(tab) = self.session.tab().and_then(|t| state.tab(t)) {
-            self.session.set_context(tab.context);
-            return Ok(tab.context);
-        }
-        let context = self.session.context();
-        if state.context(context).is_some() {
+        let own_tab = self.session.tab();
+        let remembered = self.session.context();
+        let (of_tab, open) = self.app.browser.peek(|state| {
+            let of_tab = own_tab.and_then(|t| state.tab(t)).map(|t| t.context);
+            (of_tab, state.context(remembered).is_some())
+        });
+        if let Some(context) = of_tab {
+            self.session.set_context(context);
             return Ok(context);
+        }
+        if open {
+            return Ok(remembered);
         }
         self.session.set_context(DEFAULT_CONTEXT);
         self.session.set_tab(None);
@@ -106,8 +114,11 @@ impl Ctx {
         let Some(name) = name else {
             return self.context();
         };
-        let state = self.app.browser.state();
-        state.context_named(name).map(|c| c.id).ok_or_else(|| {
+        let found = self
+            .app
+            .browser
+            .peek(|state| state.context_named(name).map(|c| c.id));
+        found.ok_or_else(|| {
             ToolError::new(
                 ErrorCode::NoContext,
                 format!(
@@ -124,10 +135,7 @@ impl Ctx {
         };
         self.app
             .browser
-            .state()
-            .tabs_in(context)
-            .map(|t| t.id)
-            .collect()
+            .peek(|state| state.tabs_in(context).map(|t| t.id).collect())
     }
 
     /// The tab as the browser last published it.
