@@ -1,10 +1,11 @@
 // Contexts: the person's own (default) and those agents opened, each with
 // its own cookies, storage, tabs and window. The person can close any but
-// their own; the agent working in it then gets NO_CONTEXT.
+// their own (the agent working in it then gets NO_CONTEXT), log one out,
+// and see each one's calls (the log, filtered) and its tabs' requests.
 
 import { $, h, setText, syncRows, toggleEmpty, toast, describeError } from './dom.js';
 
-export function initContexts({ call }) {
+export function initContexts({ call, showCalls, showRequests }) {
   async function close(tr, button) {
     const context = tr.dataset.context;
     button.disabled = true;
@@ -34,14 +35,17 @@ export function initContexts({ call }) {
     const tr = h('tr');
     const logoutButton = h('button', { class: 'button small', type: 'button', dataset: { action: 'logout' } }, 'Log out');
     const closeButton = h('button', { class: 'button small danger-outline', type: 'button', dataset: { action: 'close' } }, 'Close');
+    const callsButton = h('button', { class: 'button small', type: 'button', dataset: { action: 'calls' } }, 'Calls');
+    callsButton.addEventListener('click', () => showCalls(tr.dataset.context));
     logoutButton.addEventListener('click', () => logout(tr, logoutButton));
     closeButton.addEventListener('click', () => close(tr, closeButton));
     tr.append(
       h('td', { class: 'name' }),
       h('td', { class: 'kind' }),
       h('td', { class: 'identity' }),
+      h('td', { class: 'num sessions' }),
       h('td', { class: 'num tabs' }),
-      h('td', { class: 'actions' }, logoutButton, closeButton));
+      h('td', { class: 'actions' }, callsButton, logoutButton, closeButton));
     return tr;
   }
 
@@ -52,6 +56,8 @@ export function initContexts({ call }) {
     const kind = context.default ? 'your profile' : context.ephemeral ? 'ephemeral' : 'kept';
     setText(tr.querySelector('.kind'), kind);
     setText(tr.querySelector('.tabs'), String(context.tabs));
+    setText(tr.querySelector('.sessions'), String(context.sessions ?? 0));
+    tr.querySelector('[data-action="calls"]').setAttribute('aria-label', `Calls in context ${context.context}`);
     setText(tr.querySelector('.identity'), context.identity || 'Not logged in');
     const loggedIn = !!context.identity && context.identity !== 'Not logged in';
     const logoutButton = tr.querySelector('[data-action="logout"]');
@@ -62,12 +68,49 @@ export function initContexts({ call }) {
     closeButton.setAttribute('aria-label', `Close context ${context.context}`);
   }
 
+  // ---- the tabs of agents' contexts (each context's window has them) --------
+
+  function createTab() {
+    const tr = h('tr');
+    const requestsButton = h('button', { class: 'button small', type: 'button', dataset: { action: 'requests' } }, 'Requests');
+    requestsButton.addEventListener('click', () => showRequests({
+      id: Number(tr.dataset.tabId), index: Number(tr.dataset.tabIndex), context: tr.dataset.context,
+    }));
+    tr.append(
+      h('td', { class: 'context' }),
+      h('td', { class: 'num index' }),
+      h('td', { class: 'title' }),
+      h('td', { class: 'url' }),
+      h('td', { class: 'actions' }, requestsButton));
+    return tr;
+  }
+
+  function updateTab(tr, tab) {
+    tr.dataset.tabId = String(tab.id);
+    tr.dataset.tabIndex = String(tab.index);
+    tr.dataset.context = tab.context;
+    setText(tr.querySelector('.context'), tab.context);
+    setText(tr.querySelector('.index'), String(tab.index));
+    const title = tab.title && tab.title.trim() ? tab.title : '(untitled)';
+    setText(tr.querySelector('.title'), title);
+    setText(tr.querySelector('.url'), tab.url || 'about:blank');
+    tr.querySelector('.url').title = tab.url || '';
+    tr.querySelector('[data-action="requests"]')
+      .setAttribute('aria-label', `Requests of tab ${tab.index} in context ${tab.context}`);
+  }
+
   return {
     render(state) {
       const list = Array.isArray(state.contexts) ? state.contexts : [];
       syncRows($('#contexts tbody'), list, (c) => c.context, create, update);
       toggleEmpty('contexts', list.length === 0);
       setText($('#contexts-count'), list.length ? String(list.length) : '');
+      const agents = new Set(list.filter((c) => !c.default).map((c) => c.context));
+      const tabs = (Array.isArray(state.tabs) ? state.tabs : [])
+        .filter((t) => agents.has(t.context))
+        .sort((a, b) => a.context.localeCompare(b.context) || a.index - b.index);
+      syncRows($('#context-tabs tbody'), tabs, (t) => t.id, createTab, updateTab);
+      toggleEmpty('context-tabs', tabs.length === 0);
     },
   };
 }

@@ -1,5 +1,5 @@
 // The live tool call log: newest first, at most 500 rows, filter by tool
-// name / transport / errors only, pause and resume.
+// name / context / transport / errors only, pause and resume.
 
 import { $, h, setText, formatClock, formatFull, formatMs, shortId } from './dom.js';
 
@@ -11,6 +11,7 @@ export function initLog({ showRequests }) {
   const tbody = $('#call-log tbody');
   const filterInput = $('#log-filter');
   const transportSelect = $('#log-transport');
+  const contextSelect = $('#log-context');
   const errorsOnly = $('#log-errors');
   const pauseButton = $('#log-pause');
   const clearButton = $('#log-clear');
@@ -24,6 +25,7 @@ export function initLog({ showRequests }) {
     const text = filterInput.value.trim().toLowerCase();
     if (text && !String(call.tool || '').toLowerCase().includes(text)) return false;
     if (transportSelect.value && call.transport !== transportSelect.value) return false;
+    if (contextSelect.value && call.context !== contextSelect.value) return false;
     if (errorsOnly.checked && call.ok) return false;
     return true;
   }
@@ -42,12 +44,14 @@ export function initLog({ showRequests }) {
         ok: String(!!call.ok),
         code: call.code || '',
         session: call.session || '',
+        context: call.context || '',
       },
     },
     h('td', { class: 'time', title: formatFull(call.time) }, formatClock(call.time)),
     h('td', {}, h('span', { class: `transport-pill t-${call.transport}` }, TRANSPORT_LABELS[call.transport] || call.transport || '')),
     h('td', { class: 'client', title: call.session ? `Session ${call.session}` : '' },
       mine ? h('span', { class: 'you-pill' }, 'this panel') : client),
+    h('td', { class: 'context' }, call.context || '—'),
     h('td', { class: 'tool' }, h('code', {}, call.tool || '')),
     h('td', { class: 'num duration' }, formatMs(call.ms)),
     h('td', {}, result),
@@ -123,6 +127,7 @@ export function initLog({ showRequests }) {
 
   filterInput.addEventListener('input', applyFilter);
   transportSelect.addEventListener('change', applyFilter);
+  contextSelect.addEventListener('change', applyFilter);
   errorsOnly.addEventListener('change', applyFilter);
   pauseButton.addEventListener('click', () => setPaused(!paused));
   clearButton.addEventListener('click', () => {
@@ -166,10 +171,37 @@ export function initLog({ showRequests }) {
 
   updateCount();
 
+  /** The context filter's choices: the open contexts and any the log names. */
+  let open = [];
+  function setContexts(contexts) {
+    open = (contexts || []).map((c) => c.context);
+    const names = new Set(open);
+    for (const tr of tbody.children) if (tr._call.context) names.add(tr._call.context);
+    if (contextSelect.value) names.add(contextSelect.value);
+    const have = Array.from(contextSelect.options).slice(1).map((o) => o.value);
+    const want = Array.from(names).sort();
+    if (have.join('\n') === want.join('\n')) return;
+    const chosen = contextSelect.value;
+    contextSelect.replaceChildren(h('option', { value: '' }, 'All'),
+      ...want.map((name) => h('option', { value: name }, name)));
+    contextSelect.value = chosen;
+  }
+
+  /** Shows one context's calls only (from the Contexts section). */
+  function showContext(name) {
+    contextSelect.value = '';
+    setContexts([...open, name].map((context) => ({ context })));
+    contextSelect.value = name;
+    applyFilter();
+    $('#log-section').scrollIntoView({ block: 'start' });
+  }
+
   return {
     setYou(id) {
       you = id;
     },
+    setContexts,
+    showContext,
     add,
     replace,
   };

@@ -110,6 +110,11 @@ export function initNetwork({ call }) {
     }
   }
 
+  /** Tabs of agents' contexts have indexes of their own windows: say which. */
+  function heading(tab) {
+    return tab.own === false ? `Requests of tab ${tab.index} in context ${tab.context}` : `Requests of tab ${tab.index}`;
+  }
+
   async function watch(tab, range = null) {
     watched = tab;
     highlight = range;
@@ -117,7 +122,7 @@ export function initNetwork({ call }) {
     open = null;
     detail.hidden = true;
     section.hidden = false;
-    setText($('#requests-heading'), `Requests of tab ${tab.index}`);
+    setText($('#requests-heading'), heading(tab));
     show('');
     render();
     try {
@@ -165,7 +170,7 @@ export function initNetwork({ call }) {
       const tab = (list || []).find((t) => t.id === watched.id);
       if (tab) {
         watched.index = tab.index;
-        setText($('#requests-heading'), `Requests of tab ${tab.index}`);
+        setText($('#requests-heading'), heading(watched));
       }
     },
     /** After a reconnection the browser watches nothing: ask again. */

@@ -48,6 +48,7 @@ export function initNostr({ call }) {
     buttons.forEach((b, i) => b.addEventListener('click', () => answer(li, CHOICES[i], buttons)));
     li.append(
       h('p', { class: 'prompt-origin' }, h('strong', { class: 'origin' }), h('span', { class: 'frame muted' })),
+      h('p', { class: 'prompt-context muted', hidden: true }),
       h('p', { class: 'prompt-asks' }),
       h('p', { class: 'prompt-agent warning', hidden: true },
         'An agent ran its own script in this tab: this request may be the agent\'s, not the site\'s. '
@@ -64,6 +65,13 @@ export function initNostr({ call }) {
   function updatePrompt(li, prompt) {
     setText(li.querySelector('.origin'), prompt.origin);
     setText(li.querySelector('.frame'), prompt.in_frame_of ? ` in a frame of ${prompt.in_frame_of}` : '');
+    // An agent's context: its identity signs, and "always" holds there only.
+    const context = li.querySelector('.prompt-context');
+    context.hidden = !prompt.other_context;
+    li.dataset.context = prompt.context || 'default';
+    setText(context, prompt.other_context
+      ? `In context ${prompt.context} (an agent's, with its own identity): a decision kept holds in that context only.`
+      : '');
     setText(li.querySelector('.prompt-asks'), `asks to ${prompt.asks_to} (${prompt.method})`);
     // A request that may be an agent's: no "always" for it.
     const agents = prompt.agent_scripted === true;
@@ -111,7 +119,7 @@ export function initNostr({ call }) {
   async function revoke(tr, button) {
     button.disabled = true;
     try {
-      await call('nostr_permission_revoke', { origin: tr.dataset.origin, capability: tr.dataset.capability });
+      await call('nostr_permission_revoke', { origin: tr.dataset.origin, capability: tr.dataset.capability, context: tr.dataset.context });
       toast('Decision revoked: the site will be asked again', 'ok');
     } catch (error) {
       toast(`Could not revoke: ${describeError(error)}`, 'error');
@@ -123,7 +131,7 @@ export function initNostr({ call }) {
     const tr = h('tr');
     const button = h('button', { class: 'button small danger-outline', type: 'button', dataset: { action: 'revoke' } }, 'Revoke');
     button.addEventListener('click', () => revoke(tr, button));
-    tr.append(h('td', { class: 'origin' }), h('td', { class: 'capability' }), h('td', { class: 'decision' }),
+    tr.append(h('td', { class: 'context' }), h('td', { class: 'origin' }), h('td', { class: 'capability' }), h('td', { class: 'decision' }),
       h('td', { class: 'decided' }), h('td', { class: 'actions' }, button));
     return tr;
   }
@@ -131,6 +139,8 @@ export function initNostr({ call }) {
   function updateDecision(tr, d) {
     tr.dataset.origin = d.origin;
     tr.dataset.capability = d.capability;
+    tr.dataset.context = d.context || 'default';
+    setText(tr.querySelector('.context'), d.context && d.context !== 'default' ? d.context : 'yours');
     setText(tr.querySelector('.origin'), d.origin);
     setText(tr.querySelector('.capability'), capabilityLabel(d.capability));
     const decision = tr.querySelector('.decision');
@@ -167,7 +177,7 @@ export function initNostr({ call }) {
     document.title = prompts.length ? `(${prompts.length}) ${baseTitle}` : baseTitle;
 
     const decisions = Array.isArray(nostr.permissions) ? nostr.permissions : [];
-    syncRows($('#nostr-permissions tbody'), decisions, (d) => `${d.origin} ${d.capability}`, createDecision, updateDecision);
+    syncRows($('#nostr-permissions tbody'), decisions, (d) => `${d.context} ${d.origin} ${d.capability}`, createDecision, updateDecision);
     toggleEmpty('nostr-permissions', decisions.length === 0);
     if (!assistant.disabled) assistant.checked = Boolean(nostr.assistant_answers);
   }

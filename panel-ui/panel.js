@@ -46,23 +46,29 @@
 //     session, which has no End button; others have button[data-action=end]
 //   Contexts
 //     #contexts tr[data-context=<name>][data-default=true|false] with .name, .kind
-//     (your profile|ephemeral|kept), .identity, .tabs; button[data-action=logout] (shown when
-//     an agent's context is logged in) and button[data-action=close] (not on the default)
+//     (your profile|ephemeral|kept), .identity, .sessions (agents' sessions working there),
+//     .tabs; button[data-action=calls] (filters the call log to it),
+//     button[data-action=logout] (shown when an agent's context is logged in) and
+//     button[data-action=close] (not on the default);
+//     #context-tabs tr[data-tab-id][data-tab-index][data-context] (agents' contexts' tabs)
+//     with button[data-action=requests]
+//   Sessions' rows: td.context and data-context (the context the session works in)
 //   Tabs (of the person's own, default context)
 //     #tabs tr[data-tab-index][data-tab-id][data-front=true|false];
 //     button[data-action=requests], button[data-action=switch], button[data-action=close];
 //     #tabs-note (e.g. "log in first")
 //   A tab's requests (opened by a tab's button[data-action=requests], or a call's)
-//     #requests-section (hidden until opened), #requests-heading ("Requests of tab N"),
+//     #requests-section (hidden until opened), #requests-heading ("Requests of tab N",
+//     "Requests of tab N in context NAME" for an agent's context's),
 //     #requests tbody tr[data-request-id][data-status][data-failed=true|false] (.linked:
 //     the requests of the call-log link that opened it), its URL is
 //     button[data-action=details]; #requests-filter (URL), #requests-failed (checkbox),
 //     #requests-close; #request-detail with #request-detail-body (headers and body)
 //   Tool call log
-//     #call-log tbody tr[data-tool][data-transport][data-ok=true|false][data-code];
+//     #call-log tbody tr[data-tool][data-transport][data-context][data-ok=true|false][data-code];
 //     td.requests button[data-action=requests][data-tab] (the requests its tab made)
 //     (newest first, at most 500; rows hidden by the filter have the hidden attribute),
-//     #log-filter (tool name), #log-transport (""|mcp|agent|panel), #log-errors (checkbox),
+//     #log-filter (tool name), #log-context (""|a context's name), #log-transport (""|mcp|agent|panel), #log-errors (checkbox),
 //     #log-pause (aria-pressed; text Pause/Resume), #log-clear, #log-count
 //   Agents asking for you (ask_person)
 //     #asks-section (hidden while none asks), #asks > li[data-key=<id>][data-tab=<tab id>]
@@ -95,7 +101,12 @@ function start() {
   // A tab by id, from a call-log link: its index comes from the state.
   const showRequests = (tab, range) => {
     const known = state && (state.tabs || []).find((t) => t.id === tab.id);
-    network.watch({ id: tab.id, index: known ? known.index : tab.index ?? tab.id }, range);
+    network.watch({
+      id: tab.id,
+      index: known ? known.index : tab.index ?? tab.id,
+      context: known ? known.context : tab.context,
+      own: !known || !state.contexts || (state.contexts.find((c) => c.default) || {}).context === known.context,
+    }, range);
   };
   const log = initLog({ showRequests });
   const identity = initIdentity({ call });
@@ -103,7 +114,7 @@ function start() {
   const sessions = initSessions({ call, showRequests });
   const nostr = initNostr({ call });
   const asks = initAsks({ call });
-  const contexts = initContexts({ call });
+  const contexts = initContexts({ call, showCalls: (name) => log.showContext(name), showRequests });
   // Addresses from this page's own origin until the browser says more.
   clients.render({ server: {} });
 
@@ -118,6 +129,7 @@ function start() {
       nostr.render(data);
       asks.render(data);
       contexts.render(data);
+      log.setContexts(data.contexts);
       renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
     } else if (name === 'calls') {

@@ -33,6 +33,7 @@ export function initSessions({ call, showRequests }) {
         h('span', { class: 'client-version muted' }),
         h('span', { class: 'session-id muted' })),
       h('td', { class: 'kind' }),
+      h('td', { class: 'context' }),
       h('td', { class: 'created' }),
       h('td', { class: 'active' }),
       h('td', { class: 'num calls' }),
@@ -60,6 +61,9 @@ export function initSessions({ call, showRequests }) {
     // its requests stands alone, and the row is the client as it names itself.
     if (session.stateless) kind += ' · stateless';
     setText(tr.querySelector('.kind'), kind);
+    // The context its calls work in (a closed one: none until its next call).
+    tr.dataset.context = session.context || '';
+    setText(tr.querySelector('.context'), session.context || '—');
     tr.dataset.stateless = session.stateless ? 'true' : 'false';
     const created = tr.querySelector('.created');
     setText(created, formatTime(session.created * 1000));
@@ -166,8 +170,13 @@ export function initSessions({ call, showRequests }) {
     tr.querySelector('[data-action="requests"]').setAttribute('aria-label', `Requests of tab ${tab.index}`);
   }
 
-  function renderTabs(tabs) {
-    const list = (Array.isArray(tabs) ? tabs : []).slice().sort((a, b) => a.index - b.index);
+  function renderTabs(tabs, contexts) {
+    // The person's own context's; the others' show under Contexts.
+    const own = (contexts || []).find((c) => c.default);
+    const ownName = own ? own.context : 'default';
+    const list = (Array.isArray(tabs) ? tabs : [])
+      .filter((t) => (t.context ?? ownName) === ownName)
+      .sort((a, b) => a.index - b.index);
     syncRows($('#tabs tbody'), list, (t) => t.id, createTab, updateTab);
     toggleEmpty('tabs', list.length === 0);
     setText($('#tabs-count'), list.length ? String(list.length) : '');
@@ -179,7 +188,7 @@ export function initSessions({ call, showRequests }) {
       you = state.you || null;
       loggedIn = !!(state.identity && state.identity.logged_in);
       renderSessions(state.sessions);
-      renderTabs(state.tabs);
+      renderTabs(state.tabs, state.contexts);
     },
   };
 }

@@ -10,6 +10,7 @@ use sovereign_browser::config::Args;
 use sovereign_browser::files_dir::FilesDir;
 use sovereign_browser::headless::Xvfb;
 use sovereign_browser::identity::remembered::RememberedStore;
+use sovereign_browser::nip07::context_decisions::ContextDecisions;
 use sovereign_browser::nip07::permissions::Permissions;
 use sovereign_browser::nip07::Nip07;
 use sovereign_browser::profile::Profile;
@@ -193,6 +194,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             tools,
             nip07: Nip07::new(
                 Permissions::load(Some(profile.nostr_permissions_path())),
+                ContextDecisions::new(Some(profile.contexts_dir())),
                 args.nostr_prompt_timeout(),
                 agent_scripted,
             ),
@@ -301,7 +303,9 @@ async fn show_identity(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<Use
             .iter()
             .map(|c| c.id)
             .collect();
+        // A closed context's identity and window.nostr decisions end with it.
         app.identities.keep_only(&open);
+        app.nip07.contexts.keep_only(&open);
         if proxy
             .send_event(UserEvent::Identity(app.identities.summaries()))
             .is_err()

@@ -149,6 +149,41 @@ describe('contexts', { timeout: 240_000 }, () => {
     }
   }));
 
+  it('offline, extra headers and credentials hold in one context, not in another', logged(async () => {
+    const headersSeen = async (client) => {
+      await callJson(client, 'open', { url: fixtures.url('/echo') });
+      const text = (await callJson(client, 'eval', { script: "document.querySelector('#echo').textContent" })).value;
+      return JSON.parse(text).headers;
+    };
+    const other = await connectMcp(browser, { name: 'offline-agent' });
+    try {
+      await callJson(other, 'context_new', { name: 'cut' });
+      await callJson(other, 'login', { method: 'local', privkey_hex: BOT_KEY });
+      await callJson(other, 'open', { url: fixtures.url('/form.html') });
+      await callJson(other, 'set_offline', { offline: true });
+      await callJson(other, 'set_headers', { headers: { 'X-Context': 'cut' } });
+      await callJson(other, 'set_credentials', { user: 'agent', pass: 's3cret', origin: fixtures.url('/auth') });
+      assert.equal((await callJson(other, 'eval', { script: 'navigator.onLine' })).value, false);
+      assert.match(await callError(other, 'open', { url: fixtures.url('/form.html?again') }, 'NAVIGATION_FAILED'), /connect/i);
+
+      // The person's context is online, sends no extra header and answers
+      // no HTTP authentication with the other context's credentials.
+      await call('open', { url: fixtures.url('/form.html'), context: 'default' });
+      assert.equal((await call('eval', { script: 'navigator.onLine' })).value, true);
+      assert.equal((await headersSeen(mcp))['x-context'], undefined);
+      assert.match(await callError(mcp, 'open', { url: fixtures.url('/auth') }, 'NAVIGATION_FAILED'), /set_credentials/);
+
+      // The other context, back online, sends its header and answers the site.
+      await callJson(other, 'set_offline', { offline: false });
+      assert.equal((await headersSeen(other))['x-context'], 'cut');
+      await callJson(other, 'open', { url: fixtures.url('/auth') });
+      assert.equal((await callJson(other, 'eval', { script: "document.querySelector('#auth').textContent" })).value, 'welcome agent');
+      await callJson(other, 'context_close', { context: 'cut' });
+    } finally {
+      await other.close().catch(() => {});
+    }
+  }));
+
   it('bad names, the person\'s context and the bound are refused with their codes', logged(async () => {
     for (const name of ['Shop', '../up', 'a b', '', 'x'.repeat(33)]) {
       await callError(mcp, 'context_new', { name }, 'INVALID_PARAMS');
@@ -193,7 +228,8 @@ describe('contexts', { timeout: 240_000 }, () => {
 
       // The person allows the site for good, in their context.
       const person = siteCalls(mcp, fixtures.url('/nostr-app.html'));
-      await call('open', { url: fixtures.url('/context-store.html'), context: 'default' });
+      // (A tab of its own: in one an agent ran its script in, "always" is not kept.)
+      await call('tab_new', { url: fixtures.url('/context-store.html'), context: 'default' });
       await person.start('window.nostr.getPublicKey()');
       await answer(false);
       assert.deepEqual((await person.result()).value, TEST_PUBKEY);
@@ -204,6 +240,21 @@ describe('contexts', { timeout: 240_000 }, () => {
       await site.start('window.nostr.getPublicKey()');
       await answer(true);
       assert.deepEqual((await site.result()).value, BOT_PUBKEY);
+      // "Always" in the bot's context holds there: asked no more, and the
+      // panel lists the decision under the bot's context.
+      assert.deepEqual((await site.call('window.nostr.getPublicKey()')).value, BOT_PUBKEY);
+      const kept = (await panel.call('nostr_permissions', {})).result.permissions;
+      const origin = new URL(fixtures.url('/')).origin;
+      assert.deepEqual(kept.filter((d) => d.capability === 'public_key' && d.origin === origin).map((d) => d.context).sort(),
+        ['bot', 'default']);
+      // Its own context's decisions only: the person revokes the bot's,
+      // and the bot's page is asked again while the person's is not.
+      const revoked = await panel.call('nostr_permission_revoke', { origin, context: 'bot' });
+      assert.equal(revoked.result.revoked, 1);
+      await site.start('window.nostr.getPublicKey()');
+      await answer(true);
+      assert.deepEqual((await site.result()).value, BOT_PUBKEY);
+      assert.deepEqual((await person.call('window.nostr.getPublicKey()')).value, TEST_PUBKEY);
 
       // The panel shows each context's identity; the window of each its own.
       const contexts = (await panel.call('window_layout', { context: 'bot' })).result;
@@ -339,6 +390,20 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
       await callJson(run.mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(run.mcp, 'open', { url: page });
       await callJson(run.mcp, 'eval', { script: "storeAll('kept')" });
+      // The person allows a site for good in the kept context (in a tab no
+      // agent ran its script in: there "always" is not kept).
+      await callJson(run.mcp, 'tab_new', {});
+      const panel = await connectPanel(run.browser);
+      try {
+        const site = siteCalls(run.mcp, fixtures.url('/nostr-app.html'));
+        await site.start('window.nostr.getPublicKey()');
+        const prompt = await waitFor(async () => (await panel.call('nostr_permissions', {})).result.prompts
+          .find((p) => p.context === 'kept'), 'the kept context\'s prompt');
+        await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true, remember: true });
+        assert.equal((await site.result()).value, TEST_PUBKEY);
+      } finally {
+        panel.close();
+      }
     } finally {
       await run.stop();
     }
@@ -356,6 +421,10 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
       const kept = (await callJson(run.mcp, 'eval', { script: 'readAll()' })).value;
       assert.deepEqual({ cookie: kept.cookie, local: kept.local, idb: kept.idb },
         { cookie: 'kept', local: 'kept', idb: 'kept' });
+      // Its window.nostr decision came back with it: no prompt this time.
+      await callJson(run.mcp, 'tab_new', {});
+      const site = siteCalls(run.mcp, fixtures.url('/nostr-app.html'));
+      assert.equal((await site.call('window.nostr.getPublicKey()')).value, TEST_PUBKEY);
       // The person's context never saw the kept context's data.
       await callJson(run.mcp, 'open', { url: page, context: 'default' });
       const person = (await callJson(run.mcp, 'eval', { script: 'readAll()' })).value;

@@ -584,6 +584,30 @@ describe('control panel', { timeout: 300_000 }, () => {
       'the context in #contexts, ephemeral, with its one tab');
     // Its own identity, not the person's.
     await eventually(async () => (await row.locator('.identity').innerText()).includes(G_NPUB.slice(0, 10)), 'the context\'s identity in its row');
+    // The session working there, bound to it in both tables.
+    await eventually(async () => (await row.locator('.sessions').innerText()).trim() === '1', 'one session in the context');
+    const session = page.locator('#sessions tr', { hasText: 'panel-test-contexts' });
+    await eventually(async () => (await session.getAttribute('data-context')) === 'errand', 'the session\'s context in #sessions');
+    // Its tab, and that tab's requests.
+    const tabRow = page.locator(`#context-tabs tr[data-tab-id="${opened.tab}"]`);
+    await eventually(async () => (await tabRow.count()) === 1 && (await tabRow.getAttribute('data-context')) === 'errand'
+      && (await tabRow.innerText()).includes('/form.html'), 'the context\'s tab in #context-tabs');
+    await tabRow.locator('button[data-action="requests"]').click();
+    await page.locator('#requests-section').waitFor({ state: 'visible' });
+    assert.match(await seen('#requests-heading'), /^Requests of tab \d+ in context errand$/);
+    await page.locator('#requests tbody tr', { hasText: '/form.html' }).first().waitFor({ state: 'visible' });
+    await page.click('#requests-close');
+    // Its calls: the log filtered to the context.
+    await row.locator('button[data-action="calls"]').click();
+    assert.equal(await page.locator('#log-context').inputValue(), 'errand');
+    const shownCalls = page.locator('#call-log tbody tr:not([hidden])');
+    await eventually(async () => (await shownCalls.count()) > 0, 'the context\'s calls in the log');
+    const shownContexts = await shownCalls.evaluateAll((rows) => rows.map((r) => r.dataset.context));
+    assert.ok(shownContexts.every((c) => c === 'errand'), `only the context's calls: ${shownContexts}`);
+    const shownTools = await shownCalls.evaluateAll((rows) => rows.map((r) => r.dataset.tool));
+    assert.ok(shownTools.includes('open') && shownTools.includes('login'), `its open and login: ${shownTools}`);
+    assert.ok((await page.locator('#call-log tbody tr[hidden]').count()) > 0, 'other contexts\' calls are hidden');
+    await page.selectOption('#log-context', '');
     const own = page.locator('#contexts tr[data-default="true"]');
     assert.match(await own.innerText(), /default \(yours\)/);
     assert.equal(await own.locator('button[data-action="close"]').isVisible(), false, 'the person\'s context has no Close');

@@ -27,6 +27,9 @@ pub struct CallRecord {
     pub transport: &'static str,
     pub client: Option<String>,
     pub tool: String,
+    /// The context the call worked in (of the tab it acted on, else the
+    /// session's), by name; none once that context closed.
+    pub context: Option<String>,
     pub ms: f64,
     pub ok: bool,
     pub code: Option<ErrorCode>,
@@ -75,6 +78,7 @@ impl CallLog {
         took: Duration,
         code: Option<ErrorCode>,
         requests: Option<RequestRange>,
+        context: Option<String>,
     ) {
         let time = SystemTime::now()
             .duration_since(UNIX_EPOCH)
@@ -88,6 +92,7 @@ impl CallLog {
                 .client_name()
                 .map(|c| super::bounded::one_line(&c, NAME_MAX)),
             tool: super::bounded::one_line(tool, NAME_MAX),
+            context,
             ms: (took.as_secs_f64() * 10_000.0).round() / 10.0,
             ok: code.is_none(),
             code,
@@ -135,6 +140,7 @@ mod tests {
                 Duration::from_micros(1500),
                 code,
                 None,
+                None,
             );
         }
         let recent = log.recent();
@@ -155,7 +161,14 @@ mod tests {
     fn names_are_kept_short_and_on_one_line() {
         let log = CallLog::default();
         let session = Session::for_tests();
-        log.record(&session, &"t\n".repeat(1 << 20), Duration::ZERO, None, None);
+        log.record(
+            &session,
+            &"t\n".repeat(1 << 20),
+            Duration::ZERO,
+            None,
+            None,
+            None,
+        );
         let kept = &log.recent()[0].tool;
         assert!(
             kept.chars().count() < NAME_MAX + 30 && !kept.contains('\n'),

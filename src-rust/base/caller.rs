@@ -283,6 +283,8 @@ impl Session {
             "created": created,
             "idle_ms": self.idle_for().as_millis() as u64,
             "calls": self.calls.load(Ordering::Relaxed),
+            // Its id: whoever shows it names it (see the browser's contexts).
+            "context": self.context(),
         })
     }
 }

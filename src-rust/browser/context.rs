@@ -5,6 +5,7 @@
 
 use super::chrome::{Chrome, ChromeShared};
 use super::event::UserEvent;
+use super::settings::AgentSettings;
 use crate::base::context::{ContextInfo, DEFAULT_CONTEXT};
 use crate::base::tab::TabId;
 use gtk::prelude::*;
@@ -38,17 +39,22 @@ pub(super) struct Context {
     /// Whether the context's WebKit session has the web extension and the
     /// network settings (done with its first tab, before its first load).
     pub(super) configured: Cell<bool>,
+    /// What agents changed about how its tabs talk to sites (headers,
+    /// credentials, offline): one context's never reach another's.
+    pub(super) settings: Rc<AgentSettings>,
 }
 
 impl Context {
     /// Opens the context's window, empty: the caller adds its first tab.
-    /// `kept_in` is the folder of a context that is not ephemeral.
+    /// `kept_in` is the folder of a context that is not ephemeral;
+    /// `start_proxy` the proxy the browser was started with.
     pub(super) fn open(
         target: &EventLoopWindowTarget<UserEvent>,
         info: ContextInfo,
         kept_in: Option<PathBuf>,
         size: (u32, u32),
         shared: &ChromeShared,
+        start_proxy: Option<String>,
     ) -> anyhow::Result<Context> {
         let (w, h) = size;
         let window = WindowBuilder::new()
@@ -75,6 +81,7 @@ impl Context {
             front: Rc::new(Cell::new(0)),
             data,
             configured: Cell::new(false),
+            settings: AgentSettings::new(start_proxy),
         })
     }
 }

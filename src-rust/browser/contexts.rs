@@ -40,10 +40,15 @@ impl Browser {
             ephemeral,
         };
         self.next_context += 1;
-        let opened = Context::open(target, info, kept_in, self.window_size, &self.chrome_shared)
-            .map_err(|e| {
-                ToolError::internal(format!("could not open the context's window: {e}"))
-            })?;
+        let opened = Context::open(
+            target,
+            info,
+            kept_in,
+            self.window_size,
+            &self.chrome_shared,
+            self.network.proxy.clone(),
+        )
+        .map_err(|e| ToolError::internal(format!("could not open the context's window: {e}")))?;
         let id = opened.info.id;
         self.contexts.push(opened);
         let tab = match self.add_tab(None, id) {

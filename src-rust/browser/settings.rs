@@ -1,6 +1,7 @@
 //! What agents change about how the browser talks to sites: extra request
 //! headers on the navigations it starts, answers to HTTP authentication,
-//! and being offline (for every tab: the network of the whole profile).
+//! and being offline (for every tab of one context: its network session;
+//! each context has its own).
 
 use super::tab::TabState;
 use crate::base::error::ToolError;

@@ -8,7 +8,7 @@ use super::options::BrowserOptions;
 use super::tab::{Publisher, TabState};
 use super::{
     agent_world, console, downloads, frame_relay, input, network_watch, nostr, person_typed,
-    receipts, script, settings, tab, web_extension,
+    receipts, script, tab, web_extension,
 };
 use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
@@ -78,7 +78,6 @@ pub struct Browser {
     pub(super) contexts_dir: PathBuf,
     pub(super) window_size: (u32, u32),
     pub(super) search_url: Option<String>,
-    pub(super) settings: Rc<settings::AgentSettings>,
     publisher: Publisher,
     pub(super) me: Weak<RefCell<Browser>>,
 }
@@ -105,6 +104,7 @@ impl Browser {
             Some(options.web_data.clone()),
             options.window_size,
             &chrome_shared,
+            options.proxy.clone(),
         )?;
         let agent_script = UserScript::for_world(
             script::agent_source(),
@@ -146,7 +146,6 @@ impl Browser {
             contexts_dir: options.contexts_dir.clone(),
             window_size: options.window_size,
             search_url: options.search_url.clone(),
-            settings: settings::AgentSettings::new(options.proxy.clone()),
             publisher: options.publisher.clone(),
             me: Weak::new(),
         }));
@@ -239,7 +238,7 @@ impl Browser {
         ));
         super::budget::register(&state.requests, &state.console);
         if let Some(manager) = webkit.user_content_manager() {
-            manager.add_script(&self.settings.offline_script());
+            manager.add_script(&ctx.settings.offline_script());
             manager.add_script(&self.input_script);
             receipts::listen(&manager, &state.input);
             person_typed::listen(&manager, &state, self.asks.clone(), ctx.front.clone());
@@ -247,7 +246,7 @@ impl Browser {
         }
         console::listen(&webkit, &state.console);
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
-        self.settings.connect(&webkit, &state);
+        ctx.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state, self.server_port.clone());
         network_watch::watch(&webkit, &state);
         webkit.connect_context_menu(|_, _, event, _| input::context_menu_is_agents(event));
@@ -394,9 +393,9 @@ impl Browser {
     }
 
     pub(super) fn load(&self, id: TabId, url: &str) {
-        if let Ok(tab) = self.tab(id) {
+        if let (Ok(tab), Ok(context)) = (self.tab(id), self.context_of(id)) {
             tab.state.note_requested();
-            let sent = self.settings.load(&tab.webkit, url);
+            let sent = context.settings.load(&tab.webkit, url);
             tab.state.sent_headers.set(sent);
             tab.state.publish(&tab.webkit);
         }
@@ -571,6 +570,7 @@ impl Browser {
         // A challenge left unanswered belongs to the page being left.
         tab.state.auth.borrow_mut().take();
         let view = &tab.webkit;
+        let settings = &b.context_of(id)?.settings;
         let mut same_document = false;
         match &nav {
             Navigation::Load(url) => b.may_open(url)?,
@@ -581,25 +581,25 @@ impl Browser {
         match nav {
             Navigation::Load(url) => {
                 same_document = tab::is_same_document(view.uri().as_deref(), &url);
-                tab.state.sent_headers.set(b.settings.load(view, &url));
+                tab.state.sent_headers.set(settings.load(view, &url));
             }
             Navigation::Html { html, base } => view.load_html(&html, Some(&base)),
             Navigation::Back if view.can_go_back() => {
-                tab.state.sent_headers.set(b.settings.headers_ever_set());
+                tab.state.sent_headers.set(settings.headers_ever_set());
                 view.go_back()
             }
             Navigation::Forward if view.can_go_forward() => {
-                tab.state.sent_headers.set(b.settings.headers_ever_set());
+                tab.state.sent_headers.set(settings.headers_ever_set());
                 view.go_forward()
             }
             Navigation::Reload => match view.uri() {
                 // Repeating the request would not add headers set since, nor
                 // drop the ones it carried: load again, a new GET. Otherwise
                 // repeat it (a form's POST is posted again).
-                Some(uri) if b.settings.has_headers() || tab.state.sent_headers.get() => {
+                Some(uri) if settings.has_headers() || tab.state.sent_headers.get() => {
                     tab.state
                         .sent_headers
-                        .set(b.settings.reload_fresh(view, &uri));
+                        .set(settings.reload_fresh(view, &uri));
                 }
                 _ => view.reload_bypass_cache(),
             },
@@ -624,15 +624,20 @@ impl Browser {
         change: SettingsChange,
     ) -> Result<Value, ToolError> {
         let view = self.tab(id)?.webkit.clone();
+        let context = self.context_of(id)?;
+        let settings = &context.settings;
         match change {
-            SettingsChange::Headers(headers) => Ok(self.settings.set_headers(headers)),
-            SettingsChange::Credentials(credentials) => {
-                Ok(self.settings.set_credentials(credentials))
-            }
+            SettingsChange::Headers(headers) => Ok(settings.set_headers(headers)),
+            SettingsChange::Credentials(credentials) => Ok(settings.set_credentials(credentials)),
             SettingsChange::Offline(offline) => {
-                // One network for the whole profile: every tab is offline.
-                let views: Vec<_> = self.tabs.iter().map(|t| t.webkit.clone()).collect();
-                self.settings.set_offline(&views, offline)
+                // One network session a context: all its tabs are offline.
+                let views: Vec<_> = self
+                    .tabs
+                    .iter()
+                    .filter(|t| t.context == context.info.id)
+                    .map(|t| t.webkit.clone())
+                    .collect();
+                settings.set_offline(&views, offline)
             }
             SettingsChange::DarkScheme(dark) => {
                 // WebKitGTK answers prefers-color-scheme from the GTK theme variant.
@@ -722,7 +727,7 @@ pub(super) struct NetworkOptions {
     /// The person's favicons (the tab strip's icons); other contexts keep none.
     favicons: PathBuf,
     ignore_certificate_errors: bool,
-    proxy: Option<String>,
+    pub(super) proxy: Option<String>,
 }
 
 impl NetworkOptions {

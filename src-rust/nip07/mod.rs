@@ -11,17 +11,19 @@
 //! still does), its prompt says so, and only the person answers it, just
 //! this time.
 
+pub mod context_decisions;
 pub mod permissions;
 pub mod prompts;
 pub mod request;
 
 use crate::agent_scripts::AgentScripted;
-use crate::base::context::{ContextId, DEFAULT_CONTEXT};
+use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT, DEFAULT_NAME};
 use crate::base::page_event::PageEvent;
 use crate::bridge::BrowserHandle;
 use crate::identity::Signer;
 use crate::identity::{Identities, IdentityState};
 use crate::identity::{Method, SignerError};
+use context_decisions::ContextDecisions;
 use nostr::{Kind, Tag, Timestamp, UnsignedEvent};
 use permissions::Permissions;
 use prompts::{Answer, Prompt, Prompts};
@@ -37,7 +39,10 @@ pub const DEFAULT_PROMPT_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The provider's state: standing decisions and waiting prompts.
 pub struct Nip07 {
-    pub permissions: Permissions,
+    /// The person's own context's decisions, and the assistants' switch.
+    pub permissions: Arc<Permissions>,
+    /// The decisions of the contexts agents opened, each its own.
+    pub contexts: ContextDecisions,
     pub prompts: Prompts,
     pub prompt_timeout: Duration,
     /// Tabs an agent ran its own script in (the browser marks them).
@@ -47,37 +52,68 @@ pub struct Nip07 {
 impl Nip07 {
     pub fn new(
         permissions: Permissions,
+        contexts: ContextDecisions,
         prompt_timeout: Duration,
         agent_scripted: Arc<AgentScripted>,
     ) -> Nip07 {
         Nip07 {
-            permissions,
+            permissions: Arc::new(permissions),
+            contexts,
             prompts: Prompts::default(),
             prompt_timeout,
             agent_scripted,
         }
     }
 
-    /// What the panel shows: waiting prompts, decisions, the assistant switch.
+    /// The standing decisions that answer pages of `context`.
+    pub fn decisions(&self, context: ContextId) -> Option<Arc<Permissions>> {
+        match context {
+            DEFAULT_CONTEXT => Some(self.permissions.clone()),
+            other => self.contexts.get(other),
+        }
+    }
+
+    /// What the panel shows: waiting prompts, decisions (each with its
+    /// context's name), the assistant switch.
     pub fn state(&self) -> Value {
+        let own = self.permissions.list().into_iter().map(|d| (None, d));
+        let others = self.contexts.list().into_iter().map(|(c, d)| (Some(c), d));
+        let decisions: Vec<Value> = own
+            .chain(others)
+            .map(|(context, decision)| {
+                let mut entry = json!(decision);
+                entry["context"] = context.unwrap_or_else(|| DEFAULT_NAME.into()).into();
+                entry
+            })
+            .collect();
         json!({
             "prompts": self.prompts.list(),
-            "permissions": self.permissions.list(),
+            "permissions": decisions,
             "assistant_answers": self.permissions.assistant_answers(),
             "prompt_timeout_ms": self.prompt_timeout.as_millis() as u64,
         })
     }
 
     /// Answers a waiting prompt, and tells whether the answer was kept:
-    /// "always" is kept for its origin and capability, unless the request
-    /// came from a tab an agent ran its own script in (then it was the
-    /// agent's, perhaps, not the site's: the answer holds this time only).
+    /// "always" is kept for its origin and capability in the asking tab's
+    /// context, unless the request came from a tab an agent ran its own
+    /// script in (then it was the agent's, perhaps, not the site's: the
+    /// answer holds this time only), or that context is gone.
     pub fn answer(&self, id: &str, answer: Answer) -> Result<(Value, bool), String> {
         let prompt = self.prompts.answer(id, answer)?;
-        let kept = answer.remember && !prompt.agent_scripted && !prompt.other_context;
+        let decisions = self.decisions(prompt.context);
+        let kept = answer.remember && !prompt.agent_scripted && decisions.is_some();
         if kept {
-            self.permissions
-                .remember(&prompt.origin, prompt.capability, answer.allow);
+            match prompt.context {
+                DEFAULT_CONTEXT => {
+                    self.permissions
+                        .remember(&prompt.origin, prompt.capability, answer.allow)
+                }
+                other => {
+                    self.contexts
+                        .remember(other, &prompt.origin, prompt.capability, answer.allow)
+                }
+            }
         }
         Ok((prompt.to_json(), kept))
     }
@@ -100,6 +136,9 @@ pub struct PageCall {
     /// The tab's context (set by the browser, never by the page).
     #[serde(skip)]
     pub context: ContextId,
+    /// Its name, for an agent's context (the prompt shows it).
+    #[serde(skip)]
+    pub context_name: Option<String>,
 }
 
 /// Answers the pages' calls, each on its own (a prompt may wait a minute),
@@ -119,18 +158,28 @@ pub async fn serve(
             }
         };
         // A tab closed meanwhile: its context's, or none (refused below).
-        let context = browser.tab_info(tab).map(|t| t.context);
-        let identity = match context {
-            Ok(context) => identities.of(context),
-            Err(_) => Arc::new(IdentityState::default()),
+        let context: Option<ContextInfo> = browser.peek(|state| {
+            let id = state.tab(tab)?.context;
+            state.context(id).cloned()
+        });
+        let identity = match &context {
+            Some(context) => identities.of(context.id),
+            None => Arc::new(IdentityState::default()),
         };
-        let context = context.unwrap_or(DEFAULT_CONTEXT);
+        // An agent's context's decisions are read (a kept one's from its
+        // folder) before its first page call is answered.
+        if let Some(info) = context.as_ref().filter(|c| c.id != DEFAULT_CONTEXT) {
+            nip07.contexts.of(info);
+        }
         let nip07 = nip07.clone();
         tokio::spawn(async move {
             let answer = match serde_json::from_str::<PageCall>(&text) {
                 Ok(mut call) => {
                     call.tab = Some(tab);
-                    call.context = context;
+                    if let Some(info) = context.filter(|c| c.id != DEFAULT_CONTEXT) {
+                        call.context = info.id;
+                        call.context_name = Some(info.name);
+                    }
                     answer_page(&identity, &nip07, call).await
                 }
                 Err(error) => Err(format!("window.nostr: malformed request: {error}")),
@@ -169,11 +218,11 @@ pub async fn answer_page(
     let agent_scripted = call
         .tab
         .is_some_and(|tab| nip07.agent_scripted.contains(tab));
-    // The person's kept decisions are for their own context's pages; in
-    // another context each request is asked about, and answered once.
-    let own = call.context == DEFAULT_CONTEXT;
-    let kept = own.then(|| nip07.permissions.decision(&call.origin, capability));
-    let allowed = match kept.flatten() {
+    // Each context's kept decisions answer its own pages only.
+    let kept = nip07
+        .decisions(call.context)
+        .and_then(|d| d.decision(&call.origin, capability));
+    let allowed = match kept {
         // A denial holds whoever calls: an agent's script gets no more than the site.
         Some(false) => false,
         // An "allow" was given to the site; an agent's script is asked about.
@@ -280,7 +329,7 @@ async fn ask(
     )
     .from_tab(call.tab)
     .agent_scripted(agent_scripted)
-    .in_other_context(call.context != DEFAULT_CONTEXT);
+    .in_context(call.context, call.context_name.clone());
     let (id, answer) = nip07
         .prompts
         .ask(prompt)
@@ -335,6 +384,7 @@ mod tests {
     fn an_always_for_a_request_that_may_be_an_agents_is_not_kept() {
         let nip07 = Nip07::new(
             Permissions::load(None),
+            ContextDecisions::new(None),
             DEFAULT_PROMPT_TIMEOUT,
             Arc::default(),
         );

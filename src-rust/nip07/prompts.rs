@@ -4,6 +4,7 @@
 
 use super::request::{Capability, Request};
 use crate::base::changes::Changes;
+use crate::base::context::{ContextId, DEFAULT_CONTEXT, DEFAULT_NAME};
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
@@ -43,10 +44,10 @@ pub struct Prompt {
     /// An agent ran its own script in that tab: the request may be the
     /// agent's. Only the person answers it, and never "always".
     pub agent_scripted: bool,
-    /// The asking tab is in a context agents opened, not the person's:
-    /// answered for this request only (kept decisions are the person's
-    /// context's).
-    pub other_context: bool,
+    /// The asking tab's context: a decision kept is kept for it alone.
+    pub context: ContextId,
+    /// That context's name when it is an agent's, not the person's.
+    context_name: Option<String>,
     request: Request,
     asked_at: Instant,
     timeout: Duration,
@@ -68,7 +69,8 @@ impl Prompt {
             capability,
             tab: None,
             agent_scripted: false,
-            other_context: false,
+            context: DEFAULT_CONTEXT,
+            context_name: None,
             request,
             asked_at: Instant::now(),
             timeout,
@@ -87,9 +89,10 @@ impl Prompt {
         self
     }
 
-    /// Notes that the asking tab is in a context agents opened.
-    pub fn in_other_context(mut self, other: bool) -> Prompt {
-        self.other_context = other;
+    /// Notes the asking tab's context (and its name, for an agent's).
+    pub fn in_context(mut self, context: ContextId, name: Option<String>) -> Prompt {
+        self.context = context;
+        self.context_name = name.filter(|_| context != DEFAULT_CONTEXT);
         self
     }
 
@@ -104,7 +107,8 @@ impl Prompt {
             "capability": self.capability.key(),
             "asks_to": self.capability.describe(),
             "agent_scripted": self.agent_scripted,
-            "other_context": self.other_context,
+            "other_context": self.context_name.is_some(),
+            "context": self.context_name.as_deref().unwrap_or(DEFAULT_NAME),
             "expires_in_ms": left.as_millis() as u64,
         });
         match &self.request {
@@ -144,10 +148,10 @@ impl Prompt {
             .split_once("://")
             .map_or(self.origin.as_str(), |(_, h)| h);
         let line = format!("{host} asks to {}", self.capability.describe());
-        match (self.agent_scripted, self.other_context) {
+        match (self.agent_scripted, &self.context_name) {
             (true, _) => format!("{line}, from a tab where an agent ran its own script"),
-            (false, true) => format!("{line}, from an agent's context"),
-            (false, false) => line,
+            (false, Some(name)) => format!("{line}, in context {name}"),
+            (false, None) => line,
         }
     }
 }

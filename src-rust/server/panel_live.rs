@@ -113,6 +113,7 @@ impl Signals {
                 app.asks.watch(),
                 app.nip07.prompts.watch_list(),
                 app.nip07.permissions.watch(),
+                app.nip07.contexts.watch(),
                 app.nip07.agent_scripted.watch(),
             ],
         }
@@ -191,12 +192,24 @@ async fn requests(
 }
 
 async fn state(app: &App, me: &Session) -> Value {
-    // The person's own tabs; other contexts' are listed by context (their
-    // indexes are their own windows').
     let identities = app.identities.summaries();
-    let (tabs, contexts) = {
-        let browser = app.browser.state();
-        let tabs: Vec<Value> = browser.tabs_in(DEFAULT_CONTEXT).map(|t| t.json()).collect();
+    let mut sessions = app.sessions.list();
+    let (tabs, contexts) = app.browser.peek(|browser| {
+        let name_of = |id: u64| browser.context(id).map(|c| c.name.clone());
+        // Each session and tab by its context's name.
+        for session in &mut sessions {
+            let id = session["context"].as_u64().unwrap_or(DEFAULT_CONTEXT);
+            session["context"] = name_of(id).into();
+        }
+        let tabs: Vec<Value> = browser
+            .tabs
+            .iter()
+            .map(|t| {
+                let mut entry = t.json();
+                entry["context"] = name_of(t.context).into();
+                entry
+            })
+            .collect();
         let contexts: Vec<Value> = browser
             .contexts
             .iter()
@@ -204,15 +217,21 @@ async fn state(app: &App, me: &Session) -> Value {
                 let mut entry = c.json(browser.tabs_in(c.id).count());
                 let identity = identities.iter().find(|(id, _)| *id == c.id);
                 entry["identity"] = identity.map_or("Not logged in", |(_, s)| s).into();
+                // The agents' sessions working there (panels are the person's).
+                let bound = sessions
+                    .iter()
+                    .filter(|s| s["context"] == entry["context"] && s["transport"] != "panel")
+                    .count();
+                entry["sessions"] = bound.into();
                 entry
             })
             .collect();
         (tabs, contexts)
-    };
+    });
     let addr = app.security.addr;
     json!({
         "identity": app.identity.status().await,
-        "sessions": app.sessions.list(),
+        "sessions": sessions,
         "tabs": tabs,
         "contexts": contexts,
         "remembered": app.remembered.list()["identities"],

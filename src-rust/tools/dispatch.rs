@@ -148,6 +148,7 @@ fn call<'a>(
             elapsed,
             result.as_ref().err().map(|e| e.code),
             requests,
+            context_name(app, tab, session),
         );
         match &result {
             Ok(_) => {
@@ -158,6 +159,16 @@ fn call<'a>(
             }
         }
         Call { result, tab }
+    })
+}
+
+/// The name of the context a call worked in: its tab's, else its session's.
+fn context_name(app: &App, tab: Option<TabId>, session: &Session) -> Option<String> {
+    app.browser.peek(|state| {
+        let context = tab
+            .and_then(|t| state.tab(t))
+            .map_or_else(|| session.context(), |t| t.context);
+        state.context(context).map(|c| c.name.clone())
     })
 }
 
@@ -191,6 +202,7 @@ impl Drop for Unfinished<'_> {
             elapsed,
             Some(ErrorCode::Cancelled),
             None,
+            context_name(self.app, None, self.session),
         );
         tracing::debug!(tool = self.logged, session = %self.session.id, ms = elapsed.as_millis() as u64, "tool call cancelled");
     }

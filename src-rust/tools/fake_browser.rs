@@ -11,6 +11,7 @@ use crate::bridge::{BrowserHandle, Command, Reply};
 use crate::files_dir::FilesDir;
 use crate::identity::local::KeySigner;
 use crate::identity::remembered::RememberedStore;
+use crate::nip07::context_decisions::ContextDecisions;
 use crate::nip07::permissions::Permissions;
 use crate::nip07::Nip07;
 use std::sync::{Arc, Mutex};
@@ -74,6 +75,7 @@ impl FakeBrowser {
                 tools: Registry::new(),
                 nip07: Nip07::new(
                     Permissions::load(None),
+                    ContextDecisions::new(None),
                     Duration::from_secs(1),
                     Arc::default(),
                 ),

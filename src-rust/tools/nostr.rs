@@ -5,6 +5,7 @@
 
 use super::identity::NoParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use crate::base::context::DEFAULT_NAME;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::nip07::prompts::Answer;
 use crate::nip07::request::Capability;
@@ -45,7 +46,7 @@ pub fn tools() -> Vec<ToolDef> {
         .person_only(),
         tool(
             "nostr_permission_revoke",
-            "Forget the remembered window.nostr decisions of an origin (one capability, or all).",
+            "Forget the remembered window.nostr decisions of an origin (one capability, or all) in a context (default: the person's).",
             ACTION,
             |ctx: Ctx, p: RevokeParams| async move {
                 let capability = match p.capability.as_deref() {
@@ -56,7 +57,19 @@ pub fn tools() -> Vec<ToolDef> {
                         ))
                     })?),
                 };
-                let revoked = ctx.app.nip07.permissions.revoke(&p.origin, capability);
+                let nip07 = &ctx.app.nip07;
+                let revoked = match p.context.as_deref() {
+                    None | Some(DEFAULT_NAME) => nip07.permissions.revoke(&p.origin, capability),
+                    Some(name) => {
+                        if nip07.contexts.named(name).is_none() {
+                            return Err(ToolError::new(
+                                ErrorCode::NoContext,
+                                format!("context {name} is not open, or none of its pages asked yet"),
+                            ));
+                        }
+                        nip07.contexts.revoke(name, &p.origin, capability)
+                    }
+                };
                 tracing::info!(origin = %p.origin, revoked, "window.nostr decisions revoked in the panel");
                 Ok(ToolOutput::json(json!({"revoked": revoked})))
             },
@@ -130,6 +143,9 @@ pub struct RevokeParams {
     /// public_key, sign:<kind>, encrypt or decrypt; none: all of the origin's.
     #[serde(default)]
     capability: Option<String>,
+    /// The context's name (default: the person's own).
+    #[serde(default)]
+    context: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]

@@ -1,5 +1,7 @@
 //! set_viewport, set_offline, set_headers, set_credentials, set_media: how
-//! the browser presents itself to sites, for every tab.
+//! the browser presents itself to sites. Offline, headers and credentials
+//! hold for the tab's context (its tabs share one network session); the
+//! colour scheme is the whole browser's (WebKitGTK reads it from GTK).
 
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
@@ -24,7 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "set_offline",
-            "Take all tabs offline (requests fail, navigator.onLine false, offline/online events) or back online.",
+            "Take this context's tabs offline (requests fail, navigator.onLine false, offline/online events) or back online.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
         ),
