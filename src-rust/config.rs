@@ -4,6 +4,7 @@ use clap::Parser;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::time::Duration;
+use zeroize::Zeroizing;
 
 /// A desktop browser with a Nostr identity, driven by AI assistants over MCP
 /// and by scripts over a WebSocket.
@@ -47,6 +48,26 @@ pub struct Args {
     /// Use this bearer token instead of the one kept in the profile.
     #[arg(long, env = "SOVEREIGN_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+
+    /// Read the agents' bearer token from this file (e.g. a mounted
+    /// Kubernetes Secret) instead of the profile's.
+    #[arg(long, env = "SOVEREIGN_TOKEN_FILE", conflicts_with = "token")]
+    pub token_file: Option<PathBuf>,
+
+    /// Use this key for the control panel instead of the one kept in the
+    /// profile; the panel's address is then printed without it. Prefer
+    /// the environment or a file: a command line is seen by other users.
+    #[arg(long, env = "SOVEREIGN_PANEL_KEY", hide_env_values = true)]
+    pub panel_key: Option<String>,
+
+    /// Read the control panel's key from this file (see --panel-key).
+    #[arg(long, env = "SOVEREIGN_PANEL_KEY_FILE", conflicts_with = "panel_key")]
+    pub panel_key_file: Option<PathBuf>,
+
+    /// Seconds a stop (SIGTERM, SIGINT) lets running tool calls finish
+    /// before the browser ends; new calls are refused meanwhile.
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=600))]
+    pub stop_grace: u64,
 
     /// Seconds an idle MCP session lives before it expires.
     #[arg(long, default_value_t = 1800)]
@@ -141,13 +162,107 @@ impl Args {
                 return Err("--token must be at least 16 characters".into());
             }
         }
+        if let Some(key) = &self.panel_key {
+            check_given("--panel-key", key)?;
+        }
         Ok(())
     }
+
+    /// The agents' token given from outside (flag, environment or file),
+    /// if any; never printed.
+    pub fn given_token(&self) -> Result<Option<Zeroizing<String>>, String> {
+        given_secret("--token", self.token.as_deref(), self.token_file.as_deref())
+    }
+
+    /// The panel's key given from outside, if any; never printed.
+    pub fn given_panel_key(&self) -> Result<Option<Zeroizing<String>>, String> {
+        given_secret(
+            "--panel-key",
+            self.panel_key.as_deref(),
+            self.panel_key_file.as_deref(),
+        )
+    }
+
+    pub fn stop_grace(&self) -> Duration {
+        Duration::from_secs(self.stop_grace)
+    }
+}
+
+/// A secret given as a value or in a file (its one line; the newline a
+/// Secret or an editor adds is dropped).
+fn given_secret(
+    what: &str,
+    value: Option<&str>,
+    file: Option<&std::path::Path>,
+) -> Result<Option<Zeroizing<String>>, String> {
+    let secret = match (value, file) {
+        (Some(value), _) => Zeroizing::new(value.to_string()),
+        (None, Some(path)) => {
+            let text = Zeroizing::new(
+                std::fs::read_to_string(path)
+                    .map_err(|e| format!("{what}-file {}: {e}", path.display()))?,
+            );
+            Zeroizing::new(text.trim_end_matches(['\n', '\r']).to_string())
+        }
+        (None, None) => return Ok(None),
+    };
+    check_given(what, &secret)?;
+    Ok(Some(secret))
+}
+
+fn check_given(what: &str, secret: &str) -> Result<(), String> {
+    if secret.len() < 16 || secret.len() > 4096 {
+        return Err(format!("{what}: a secret has 16 to 4096 characters"));
+    }
+    if secret.chars().any(|c| c.is_control() || c.is_whitespace()) {
+        return Err(format!(
+            "{what}: a secret has no spaces or control characters"
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn secrets_come_from_a_value_or_a_file_and_are_checked() {
+        let dir = std::env::temp_dir().join(format!("sovereign-config-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("token");
+        std::fs::write(&file, "0123456789abcdef0123\n").unwrap();
+        let path = file.to_str().unwrap();
+        let args = Args::parse_from(["sovereign-browser", "--token-file", path]);
+        assert_eq!(
+            args.given_token().unwrap().unwrap().as_str(),
+            "0123456789abcdef0123"
+        );
+        let args = Args::parse_from(["sovereign-browser", "--panel-key-file", path]);
+        assert_eq!(
+            args.given_panel_key().unwrap().unwrap().as_str(),
+            "0123456789abcdef0123"
+        );
+        assert!(Args::parse_from(["sovereign-browser"])
+            .given_panel_key()
+            .unwrap()
+            .is_none());
+        std::fs::write(&file, "short\n").unwrap();
+        let args = Args::parse_from(["sovereign-browser", "--token-file", path]);
+        assert!(args.given_token().unwrap_err().contains("16 to 4096"));
+        let args = Args::parse_from(["sovereign-browser", "--token-file", "/nonexistent/token"]);
+        assert!(args
+            .given_token()
+            .unwrap_err()
+            .contains("/nonexistent/token"));
+        let args = Args::parse_from([
+            "sovereign-browser",
+            "--panel-key",
+            "has a space in it, long",
+        ]);
+        assert!(args.validate().unwrap_err().contains("no spaces"));
+        let _ = std::fs::remove_dir_all(dir);
+    }
 
     #[test]
     fn defaults_are_loopback_and_port_17777() {

@@ -61,18 +61,28 @@ fn init_logging(level: &str) {
 fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     let profile = Profile::open(args.profile.clone(), args.ephemeral)
         .context("cannot open the profile directory")?;
-    let token = match (args.no_token, &args.token) {
+    // Secrets given from outside (a flag, the environment, a mounted file)
+    // win over the profile's own, and are never printed.
+    let token = match (
+        args.no_token,
+        args.given_token().map_err(anyhow::Error::msg)?,
+    ) {
         (true, _) => None,
-        (false, Some(token)) => Some(token.clone()),
+        (false, Some(token)) => Some(token.to_string()),
         (false, None) => Some(
             profile
                 .load_or_create_token()
                 .context("cannot read or write the token file")?,
         ),
     };
-    let panel_key = profile
-        .load_or_create_panel_key()
-        .context("cannot read or write the panel key file")?;
+    let given_panel_key = args.given_panel_key().map_err(anyhow::Error::msg)?;
+    let panel_key_given = given_panel_key.is_some();
+    let panel_key = match given_panel_key {
+        Some(key) => key.to_string(),
+        None => profile
+            .load_or_create_panel_key()
+            .context("cannot read or write the panel key file")?,
+    };
     let files_root = args
         .files_dir
         .clone()
@@ -209,7 +219,11 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         }
     });
     runtime.spawn(server::expire_sessions(app.clone()));
-    runtime.spawn(shutdown_on_signal(proxy.clone()));
+    runtime.spawn(stop_on_signal(
+        app.clone(),
+        proxy.clone(),
+        args.stop_grace(),
+    ));
     runtime.spawn(show_identity(app.clone(), proxy.clone()));
     runtime.spawn(show_nostr_prompts(app.clone(), proxy.clone()));
     runtime.spawn(sovereign_browser::nip07::serve(
@@ -222,10 +236,11 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     // Ready once the start page has loaded: a load still pending from
     // start-up would race the first navigation a client asks for.
     runtime.spawn({
-        let browser = app.browser.clone();
+        let app = app.clone();
         async move {
-            wait_for_start_page(&browser).await;
-            print_ready(addr, &panel_key);
+            wait_for_start_page(&app.browser).await;
+            app.health.set_ready();
+            print_ready(addr, (!panel_key_given).then_some(panel_key.as_str()));
         }
     });
 
@@ -245,6 +260,12 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             Event::UserEvent(event) => browser::handle_event(&browser, event, target),
             Event::LoopDestroyed => {
                 tracing::info!("shutting down");
+                if !profile.ephemeral {
+                    // WebKit's network process commits local storage in
+                    // transactions of 500 ms: the last writes reach the
+                    // disk only if it outlives them. Nothing tells when.
+                    std::thread::sleep(STORAGE_COMMIT);
+                }
                 profile.cleanup();
                 // The display goes last, after this process: nothing may draw after it.
                 if let Some(xvfb) = xvfb.take() {
@@ -260,6 +281,11 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         }
     });
 }
+
+/// How long the network process is given to commit the last writes of
+/// pages' local storage before the browser ends (WebKit commits every
+/// 500 ms, on a work queue that may be late under load).
+const STORAGE_COMMIT: std::time::Duration = std::time::Duration::from_millis(1000);
 
 async fn wait_for_start_page(browser: &BrowserHandle) {
     let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
@@ -281,9 +307,14 @@ fn panel_url(addr: std::net::SocketAddr, panel_key: &str) -> String {
     format!("http://{addr}/?key={panel_key}")
 }
 
-fn print_ready(addr: std::net::SocketAddr, panel_key: &str) {
+/// The addresses, the panel's with its key unless the key came from
+/// outside (whoever gave it has it; logs are read by others).
+fn print_ready(addr: std::net::SocketAddr, panel_key: Option<&str>) {
     let base = format!("http://{addr}");
-    let panel = panel_url(addr, panel_key);
+    let panel = match panel_key {
+        Some(key) => panel_url(addr, key),
+        None => format!("{base}/ (it asks for the panel key you gave)"),
+    };
     let mut out = std::io::stdout().lock();
     let _ = writeln!(out, "sovereign-browser: listening on {base}");
     let _ = writeln!(out, "sovereign-browser: MCP endpoint {base}/mcp");
@@ -335,7 +366,15 @@ async fn show_nostr_prompts(app: Arc<App>, proxy: tao::event_loop::EventLoopProx
     }
 }
 
-async fn shutdown_on_signal(proxy: tao::event_loop::EventLoopProxy<UserEvent>) {
+/// A stop asked by a signal (SIGTERM from an orchestrator, SIGINT):
+/// `/readyz` says so and new calls are refused at once; calls running may
+/// finish within `grace`; then the browser ends. A second signal ends it
+/// at once.
+async fn stop_on_signal(
+    app: Arc<App>,
+    proxy: tao::event_loop::EventLoopProxy<UserEvent>,
+    grace: std::time::Duration,
+) {
     use tokio::signal::unix::{signal, SignalKind};
     let (Ok(mut term), Ok(mut int)) = (
         signal(SignalKind::terminate()),
@@ -344,6 +383,22 @@ async fn shutdown_on_signal(proxy: tao::event_loop::EventLoopProxy<UserEvent>) {
         return;
     };
     tokio::select! {
+        _ = term.recv() => {}
+        _ = int.recv() => {}
+    }
+    app.health.set_stopping();
+    let running = app.health.running();
+    tracing::info!(
+        running,
+        grace_s = grace.as_secs(),
+        "stopping: new calls are refused"
+    );
+    tokio::select! {
+        drained = app.health.drained(grace) => {
+            if !drained {
+                tracing::warn!(running = app.health.running(), "calls still running after the grace; stopping anyway");
+            }
+        }
         _ = term.recv() => {}
         _ = int.recv() => {}
     }

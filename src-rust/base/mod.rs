@@ -20,6 +20,8 @@ pub mod caller;
 pub mod changes;
 pub mod context;
 pub mod error;
+pub mod health;
+pub mod metrics;
 pub mod page_event;
 pub mod pause;
 pub mod secret;

@@ -1,9 +1,11 @@
-//! The HTTP server: `/mcp`, `/agent` and the status page, behind the
+//! The HTTP server: `/mcp`, `/agent`, the control panel, and what an
+//! orchestrator asks (`/healthz`, `/readyz`, `/metrics`), behind the
 //! guards that keep web pages and other hosts out.
 
 pub mod agent;
 pub mod body;
 pub mod guard;
+pub mod health;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod panel;
@@ -25,6 +27,9 @@ pub fn router(app: Arc<App>) -> Router {
         .route(guard::PANEL_API, get(panel::live))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
+        .route(guard::HEALTHZ, get(health::healthz))
+        .route(guard::READYZ, get(health::readyz))
+        .route("/metrics", get(health::metrics))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(app.clone(), guard::guard))
         .with_state(app)

@@ -35,6 +35,10 @@ pub struct App {
     pub files: crate::files_dir::FilesDir,
     /// window.nostr for pages: decisions and waiting prompts.
     pub nip07: Arc<crate::nip07::Nip07>,
+    /// Ready, stopping, and the calls running now (/readyz, a clean stop).
+    pub health: crate::base::health::Health,
+    /// Calls by tool and outcome, and their times (/metrics).
+    pub metrics: crate::base::metrics::Metrics,
 }
 
 /// What the server checks on every request.
@@ -93,6 +97,8 @@ impl App {
             contexts_max: setup.contexts_max,
             files: setup.files,
             nip07: Arc::new(setup.nip07),
+            health: Default::default(),
+            metrics: Default::default(),
         })
     }
 

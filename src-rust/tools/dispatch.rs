@@ -92,6 +92,8 @@ fn call<'a>(
 ) -> BoxFuture<'a, Call> {
     Box::pin(async move {
         let started = Instant::now();
+        // A stop waits (within its grace) for the calls running.
+        let _running = app.health.call_started();
         let def = named.ok().map(|found| app.tools.def(found));
         // Logged under the tool's name, or for a name that is no tool's
         // under a fixed placeholder (the agent chose it, of any length).
@@ -142,6 +144,8 @@ fn call<'a>(
         }
         session.record_call();
         let elapsed = started.elapsed();
+        let outcome = result.as_ref().err().map_or("ok", |e| e.code.as_str());
+        app.metrics.observe(logged, outcome, elapsed);
         app.calls.record(
             session,
             logged,
@@ -196,6 +200,10 @@ impl Drop for Unfinished<'_> {
         }
         self.session.record_call();
         let elapsed = self.started.elapsed();
+        let cancelled = ErrorCode::Cancelled;
+        self.app
+            .metrics
+            .observe(self.logged, cancelled.as_str(), elapsed);
         self.app.calls.record(
             self.session,
             self.logged,
@@ -215,6 +223,12 @@ async fn run(ctx: &Ctx, def: &ToolDef, params: Value) -> ToolResult {
     let app = &ctx.app;
     let session = &ctx.session;
     let name = def.name;
+    if app.health.is_stopping() {
+        return Err(ToolError::new(
+            ErrorCode::Busy,
+            "the browser is stopping (it was asked to end); call again once it is back",
+        ));
+    }
     if def.person_only && session.transport.principal() != Principal::Person {
         return Err(ToolError::new(
             ErrorCode::UnknownTool,

@@ -26,7 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "set_offline",
-            "Take this context's tabs offline (requests fail, navigator.onLine false, offline/online events) or back online.",
+            "Take the context offline (requests fail, navigator.onLine false, offline/online events) or back online.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
         ),

@@ -1,6 +1,6 @@
 // Start and stop the real browser binary for a test file.
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -13,6 +13,7 @@ const STDERR_KEEP = 256 * 1024;
 
 const LISTEN_RE = /^sovereign-browser: listening on (http:\/\/\S+?):(\d+)\s*$/;
 const MCP_RE = /^sovereign-browser: MCP endpoint (http:\/\/\S+\/mcp)\s*$/;
+const PANEL_PREFIX = 'sovereign-browser: control panel ';
 const PANEL_RE = /^sovereign-browser: control panel (http:\/\/\S+?)\/\?key=(\S+)\s*$/;
 
 /** The binary to test: $SOVEREIGN_BIN, else the debug build of this repo. */
@@ -39,9 +40,10 @@ export function startupLineParser() {
         seen.port = Number(m[2]);
       } else if ((m = MCP_RE.exec(line))) {
         seen.mcpUrl = m[1];
-      } else if ((m = PANEL_RE.exec(line))) {
-        seen.panelUrl = line.slice('sovereign-browser: control panel '.length).trim();
-        seen.panelKey = m[2];
+      } else if (line.startsWith(PANEL_PREFIX)) {
+        // Without the key when it was given from outside.
+        seen.panelUrl = line.slice(PANEL_PREFIX.length).trim();
+        seen.panelKey = (m = PANEL_RE.exec(line)) ? m[2] : null;
       }
     }
     if (seen.port && seen.mcpUrl && seen.panelUrl !== undefined) return seen;
@@ -67,7 +69,9 @@ export async function startBrowser(opts = {}) {
   // The agents' token is not printed (the panel address carries the
   // person's key instead): give the browser one, through the environment.
   let token = null;
-  if (!extra.includes('--no-token')) {
+  if (env.SOVEREIGN_TOKEN_FILE) {
+    token = readFileSync(env.SOVEREIGN_TOKEN_FILE, 'utf8').trim();
+  } else if (!extra.includes('--no-token')) {
     const i = extra.indexOf('--token');
     token = i >= 0 ? extra[i + 1] : (env.SOVEREIGN_TOKEN ||= randomBytes(32).toString('hex'));
   }

@@ -272,7 +272,7 @@ export async function closedPort() {
  * Start the server on 127.0.0.1, port chosen by the system.
  * Returns { origin, url(path), close() }.
  */
-export async function startFixtureServer({ root = FIXTURES } = {}) {
+export async function startFixtureServer({ root = FIXTURES, host = '127.0.0.1' } = {}) {
   const holds = new Map();
   const submitted = [];
   const served = new Map();
@@ -284,9 +284,9 @@ export async function startFixtureServer({ root = FIXTURES } = {}) {
   });
   await new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', resolve);
+    server.listen(0, host, resolve);
   });
-  const origin = `http://127.0.0.1:${server.address().port}`;
+  const origin = `http://${host}:${server.address().port}`;
   return {
     origin,
     url: (p = '/') => origin + (p.startsWith('/') ? p : '/' + p),
