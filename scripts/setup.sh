@@ -38,8 +38,9 @@ usage: scripts/setup.sh [--with-test-deps]
 Installs the missing system packages needed to build Sovereign Browser and
 checks for the Rust toolchain.
 
-  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool, xclip, pdftotext and python3 with pip
-                     are present, and install the test suite's npm and Python packages
+  --with-test-deps   also make sure Node.js, npm, Chromium, xdotool, xclip, pdftotext, python3 with pip,
+                     podman, runc and mmdebstrap are present, and install the test suite's npm and
+                     Python packages
 EOF
 }
 
@@ -111,6 +112,10 @@ setup_install_missing() {
 		# and the MCP Python SDK's client (installed with pip, see below).
 		command -v python3 >/dev/null 2>&1 || SETUP_MISSING+=(python3)
 		python3 -m pip --version >/dev/null 2>&1 || SETUP_MISSING+=(python3-pip)
+		# The container image's build and tests (scripts/container.sh).
+		for pkg in podman runc mmdebstrap; do
+			setup_pkg_installed "$pkg" || SETUP_MISSING+=("$pkg")
+		done
 	fi
 
 	if ((${#SETUP_MISSING[@]} == 0)); then

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing and runs the whole test suite: formatting, lints,
 # the debug build, the Rust unit tests, the integration tests (node's test
-# runner over tests/, which starts the real browser under its own Xvfb), then
-# a minute of fuzzing the request parsing (scripts/fuzz.sh).
+# runner over tests/, which starts the real browser under its own Xvfb), the
+# container image built and run with podman (scripts/container.sh), then a
+# minute of fuzzing the request parsing (scripts/fuzz.sh).
 #
 #   scripts/test.sh
 #
@@ -39,7 +40,7 @@ target_dir=${CARGO_TARGET_DIR:-target}
 [[ $target_dir == /* ]] || target_dir="$root/$target_dir"
 export SOVEREIGN_BIN="${SOVEREIGN_BIN:-$target_dir/debug/sovereign-browser}"
 
-stage_names=("cargo fmt" "cargo clippy" "cargo build" "cargo test" "npm test" "fuzz")
+stage_names=("cargo fmt" "cargo clippy" "cargo build" "cargo test" "npm test" "container" "fuzz")
 stage_results=()
 
 summary() {
@@ -84,7 +85,8 @@ run_stage 1 lint
 run_stage 2 cargo build --all-targets
 run_stage 3 cargo test
 run_stage 4 npm test
-run_stage 5 scripts/fuzz.sh "${SOVEREIGN_FUZZ_SECONDS:-60}"
+run_stage 5 bash scripts/container.sh
+run_stage 6 scripts/fuzz.sh "${SOVEREIGN_FUZZ_SECONDS:-60}"
 
 summary
 echo "test: all ${#stage_names[@]} stages ok"
