@@ -70,6 +70,10 @@
 //     (newest first, at most 500; rows hidden by the filter have the hidden attribute),
 //     #log-filter (tool name), #log-context (""|a context's name), #log-transport (""|mcp|agent|panel), #log-errors (checkbox),
 //     #log-pause (aria-pressed; text Pause/Resume), #log-clear, #log-count
+//   Done in your identities' names (the identity audit)
+//     #audit tbody tr[data-action][data-allowed][data-decided][data-agent][data-origin]
+//     with .time .identity .context .action .asked-by .decided .outcome;
+//     #audit-identity (""|npub), #audit-action, #audit-refused, #audit-export, #audit-clear
 //   Agents asking for you (ask_person)
 //     #asks-section (hidden while none asks), #asks > li[data-key=<id>][data-tab=<tab id>]
 //     with .ask-message, input[name=note], button[data-answer=done|declined]
@@ -86,6 +90,7 @@ import { initNostr } from './nostr.js';
 import { initNetwork } from './network.js';
 import { initAsks } from './asks.js';
 import { initContexts } from './contexts.js';
+import { initAudit } from './audit.js';
 
 // First of all: the key leaves the address bar.
 takeKeyFromAddress();
@@ -114,6 +119,7 @@ function start() {
   const sessions = initSessions({ call, showRequests });
   const nostr = initNostr({ call });
   const asks = initAsks({ call });
+  const audit = initAudit({ call });
   const contexts = initContexts({ call, showCalls: (name) => log.showContext(name), showRequests });
   // Addresses from this page's own origin until the browser says more.
   clients.render({ server: {} });
@@ -130,6 +136,7 @@ function start() {
       asks.render(data);
       contexts.render(data);
       log.setContexts(data.contexts);
+      audit.render(data);
       renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
     } else if (name === 'calls') {
@@ -176,6 +183,7 @@ function start() {
       setText(indicatorText, 'Connected');
       banner.hidden = true;
       network.reconnected();
+      audit.reconnected();
     } else if (status.state === 'connecting') {
       setText(indicatorText, status.everOpened ? 'Reconnecting…' : 'Connecting…');
     } else {

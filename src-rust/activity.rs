@@ -10,8 +10,8 @@ use std::sync::Mutex;
 
 #[derive(Default)]
 struct State {
-    /// Calls in progress: session id -> (client, tool).
-    running: HashMap<String, (String, String)>,
+    /// Calls in progress: session id -> (client, tool, the tab it acts on).
+    running: HashMap<String, (String, String, Option<TabId>)>,
     /// The last call to end: client, tool, and how it ended.
     last: Option<(String, String, Option<ErrorCode>)>,
     /// Tabs agents act on, with who acts.
@@ -39,8 +39,10 @@ impl Activity {
 
     pub fn start(&self, session: &str, client: &str, tool: &str, tab: Option<TabId>) {
         let mut s = self.lock();
-        s.running
-            .insert(session.to_string(), (client.to_string(), tool.to_string()));
+        s.running.insert(
+            session.to_string(),
+            (client.to_string(), tool.to_string(), tab),
+        );
         if let Some(tab) = tab {
             s.tabs.insert(tab, client.to_string());
         }
@@ -51,7 +53,7 @@ impl Activity {
     /// A call ended: with its error's code when it failed.
     pub fn finish(&self, session: &str, tab: Option<TabId>, failed: Option<ErrorCode>) {
         let mut s = self.lock();
-        if let Some((client, tool)) = s.running.remove(session) {
+        if let Some((client, tool, _)) = s.running.remove(session) {
             if let Some(tab) = tab {
                 s.tabs.insert(tab, client.clone());
             }
@@ -59,6 +61,18 @@ impl Activity {
         }
         drop(s);
         self.changes.bump();
+    }
+
+    /// The agent whose call runs on `tab` now (session, client), else the
+    /// last agent that acted on it (client only).
+    pub fn acting_on(&self, tab: TabId) -> (Option<(String, String)>, Option<String>) {
+        let s = self.lock();
+        let running = s
+            .running
+            .iter()
+            .find(|(_, (_, _, on))| *on == Some(tab))
+            .map(|(session, (client, _, _))| (session.clone(), client.clone()));
+        (running, s.tabs.get(&tab).cloned())
     }
 
     /// Wakes whenever what [`Activity::seen`] shows may have changed.
@@ -71,7 +85,7 @@ impl Activity {
     pub fn seen(&self) -> Seen {
         let s = self.lock();
         let label = match (s.running.values().next(), &s.last) {
-            (Some((client, tool)), _) if s.running.len() == 1 => format!("● {client}: {tool}"),
+            (Some((client, tool, _)), _) if s.running.len() == 1 => format!("● {client}: {tool}"),
             (Some(_), _) => format!("● {} agents working", s.running.len()),
             (None, Some((client, tool, outcome))) => match outcome {
                 None => format!("{client}: {tool} done"),

@@ -9,10 +9,11 @@ use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
 use sovereign_browser::files_dir::FilesDir;
 use sovereign_browser::headless::Xvfb;
+use sovereign_browser::identity::audit::Audit;
 use sovereign_browser::identity::remembered::RememberedStore;
 use sovereign_browser::nip07::context_decisions::ContextDecisions;
 use sovereign_browser::nip07::permissions::Permissions;
-use sovereign_browser::nip07::Nip07;
+use sovereign_browser::nip07::{Nip07, Watchers};
 use sovereign_browser::profile::Profile;
 use sovereign_browser::server;
 use sovereign_browser::tools::app::{App, Security, Setup, Shared};
@@ -193,7 +194,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         remembered,
         Shared {
             paused,
-            activity,
+            activity: activity.clone(),
             asks,
         },
         Setup {
@@ -206,7 +207,11 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
                 Permissions::load(Some(profile.nostr_permissions_path())),
                 ContextDecisions::new(Some(profile.contexts_dir())),
                 args.nostr_prompt_timeout(),
-                agent_scripted,
+                Watchers {
+                    agent_scripted,
+                    activity,
+                    audit: Arc::new(Audit::open(Some(profile.audit_path()))),
+                },
             ),
         },
     );

@@ -53,6 +53,11 @@ impl Profile {
         self.dir.join("nostr-permissions.json")
     }
 
+    /// What was done in each identity's name (see `identity::audit`).
+    pub fn audit_path(&self) -> PathBuf {
+        self.dir.join("audit.jsonl")
+    }
+
     pub fn token_path(&self) -> PathBuf {
         self.dir.join("token")
     }

@@ -389,7 +389,7 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
       await callJson(run.mcp, 'context_new', { name: 'kept', ephemeral: false });
       await callJson(run.mcp, 'login', { method: 'local', nsec: TEST_NSEC });
       await callJson(run.mcp, 'open', { url: page });
-      await callJson(run.mcp, 'eval', { script: "storeAll('kept')" });
+      await callJson(run.mcp, 'eval', { script: "storeAll('keptvalue')" });
       // The person allows a site for good in the kept context (in a tab no
       // agent ran its script in: there "always" is not kept).
       await callJson(run.mcp, 'tab_new', {});
@@ -408,8 +408,9 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
       await run.stop();
     }
     assert.deepEqual(holding('mark'), [], 'no file holds what the ephemeral context stored');
-    // The same search finds what the kept context stored, in its own folder.
-    const keptFiles = holding('kept');
+    // The same search finds what the kept context stored, in its own folder
+    // (the audit names the context, not what it stored).
+    const keptFiles = holding('keptvalue');
     assert.ok(keptFiles.length > 0 && keptFiles.every((f) => f.includes(path.join('contexts', 'kept'))), keptFiles.join('\n'));
     assert.ok(!files().some((f) => f.includes(`${path.sep}passing`)), 'no folder for the ephemeral context');
 
@@ -420,7 +421,7 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
       await callJson(run.mcp, 'open', { url: page });
       const kept = (await callJson(run.mcp, 'eval', { script: 'readAll()' })).value;
       assert.deepEqual({ cookie: kept.cookie, local: kept.local, idb: kept.idb },
-        { cookie: 'kept', local: 'kept', idb: 'kept' });
+        { cookie: 'keptvalue', local: 'keptvalue', idb: 'keptvalue' });
       // Its window.nostr decision came back with it: no prompt this time.
       await callJson(run.mcp, 'tab_new', {});
       const site = siteCalls(run.mcp, fixtures.url('/nostr-app.html'));

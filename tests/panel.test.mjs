@@ -343,6 +343,10 @@ describe('control panel', { timeout: 300_000 }, () => {
     assert.equal(s.method, 'local');
     assert.equal(s.npub, TEST_NPUB);
     assert.ok(await page.locator('#logout').isVisible(), 'a Log out button is shown');
+    // The identity audit shows the login, as the person's.
+    const row = page.locator('#audit tbody tr[data-action="login"]', { hasText: TEST_NPUB.slice(0, 10) });
+    await eventually(async () => (await row.count()) >= 1, 'the login in the identity audit');
+    assert.match(await row.first().innerText(), /Login · method local[\s\S]*by you[\s\S]*done/);
   });
 
   test('switch to a read-only identity with an npub (and remember it)', async () => {

@@ -1,6 +1,7 @@
 //! A context's Nostr identity: a [`Signer`] per login method behind
 //! one trait. Browser tools refuse to work until an identity is logged in.
 
+pub mod audit;
 mod auth_challenge;
 mod bunker_link;
 mod identities;
@@ -109,6 +110,12 @@ impl IdentityState {
     }
 
     /// "local · npub1abcd…wxyz", or "Not logged in".
+    /// The logged-in identity's npub.
+    pub fn npub(&self) -> Option<String> {
+        use nostr::ToBech32;
+        self.current()?.public_key().to_bech32().ok()
+    }
+
     pub fn summary(&self) -> String {
         self.summary.borrow().clone()
     }

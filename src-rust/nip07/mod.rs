@@ -11,15 +11,18 @@
 //! still does), its prompt says so, and only the person answers it, just
 //! this time.
 
+mod audited;
 pub mod context_decisions;
 pub mod permissions;
 pub mod prompts;
 pub mod request;
 
+use crate::activity::Activity;
 use crate::agent_scripts::AgentScripted;
 use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT, DEFAULT_NAME};
 use crate::base::page_event::PageEvent;
 use crate::bridge::BrowserHandle;
+use crate::identity::audit::{Audit, Decision};
 use crate::identity::Signer;
 use crate::identity::{Identities, IdentityState};
 use crate::identity::{Method, SignerError};
@@ -47,6 +50,18 @@ pub struct Nip07 {
     pub prompt_timeout: Duration,
     /// Tabs an agent ran its own script in (the browser marks them).
     pub agent_scripted: Arc<AgentScripted>,
+    /// Which agent acts on which tab now: who a page's call is from.
+    pub activity: Arc<Activity>,
+    /// What was done in each identity's name.
+    pub audit: Arc<Audit>,
+}
+
+/// What a page's calls are told about and who keeps what they did.
+#[derive(Default)]
+pub struct Watchers {
+    pub agent_scripted: Arc<AgentScripted>,
+    pub activity: Arc<Activity>,
+    pub audit: Arc<Audit>,
 }
 
 impl Nip07 {
@@ -54,14 +69,16 @@ impl Nip07 {
         permissions: Permissions,
         contexts: ContextDecisions,
         prompt_timeout: Duration,
-        agent_scripted: Arc<AgentScripted>,
+        watchers: Watchers,
     ) -> Nip07 {
         Nip07 {
             permissions: Arc::new(permissions),
             contexts,
             prompts: Prompts::default(),
             prompt_timeout,
-            agent_scripted,
+            agent_scripted: watchers.agent_scripted,
+            activity: watchers.activity,
+            audit: watchers.audit,
         }
     }
 
@@ -139,6 +156,9 @@ pub struct PageCall {
     /// Its name, for an agent's context (the prompt shows it).
     #[serde(skip)]
     pub context_name: Option<String>,
+    /// Its context keeps nothing on disk (its audit stays in memory).
+    #[serde(skip)]
+    pub ephemeral: bool,
 }
 
 /// Answers the pages' calls, each on its own (a prompt may wait a minute),
@@ -179,6 +199,7 @@ pub async fn serve(
                     if let Some(info) = context.filter(|c| c.id != DEFAULT_CONTEXT) {
                         call.context = info.id;
                         call.context_name = Some(info.name);
+                        call.ephemeral = info.ephemeral;
                     }
                     answer_page(&identity, &nip07, call).await
                 }
@@ -194,7 +215,8 @@ pub async fn serve(
 }
 
 /// Answers one page call: the value the page's promise resolves with, or
-/// the message it is rejected with.
+/// the message it is rejected with. Every call that asks for a capability
+/// is kept in the identity audit, with how it was decided and how it ended.
 pub async fn answer_page(
     identity: &IdentityState,
     nip07: &Nip07,
@@ -202,10 +224,33 @@ pub async fn answer_page(
 ) -> Result<Value, String> {
     check_origin(&call.origin, call.top_origin.as_deref())?;
     let request = request::parse(&call.method, &call.params)?;
-    let Some(capability) = request.capability() else {
+    if request.capability().is_none() {
         // getRelays: an empty map, as NIP-07 allowed; it reveals nothing.
         return Ok(json!({}));
-    };
+    }
+    let npub = identity
+        .current()
+        .and_then(|s| nostr::ToBech32::to_bech32(&s.public_key()).ok());
+    let mut decided = Decision::Refused;
+    let outcome = decide_and_run(identity, nip07, &call, request.clone(), &mut decided).await;
+    let entry = audited::entry(nip07, &call, &request, npub, decided);
+    nip07
+        .audit
+        .record(audited::ended(entry, &outcome), !call.ephemeral);
+    outcome
+}
+
+/// The call's decision (noted in `decided`) and, when allowed, its run.
+async fn decide_and_run(
+    identity: &IdentityState,
+    nip07: &Nip07,
+    call: &PageCall,
+    request: Request,
+    decided: &mut Decision,
+) -> Result<Value, String> {
+    let capability = request
+        .capability()
+        .ok_or("Sovereign Browser: nothing to decide")?;
     let signer = identity.current().ok_or(
         "Sovereign Browser: no identity is logged in; log in from the control panel first",
     )?;
@@ -224,10 +269,24 @@ pub async fn answer_page(
         .and_then(|d| d.decision(&call.origin, capability));
     let allowed = match kept {
         // A denial holds whoever calls: an agent's script gets no more than the site.
-        Some(false) => false,
+        Some(false) => {
+            *decided = Decision::Standing;
+            false
+        }
         // An "allow" was given to the site; an agent's script is asked about.
-        Some(true) if !agent_scripted => true,
-        _ => ask(nip07, &call, capability, request.clone(), agent_scripted).await?,
+        Some(true) if !agent_scripted => {
+            *decided = Decision::Standing;
+            true
+        }
+        _ => {
+            let answer = ask(nip07, call, capability, request.clone(), agent_scripted).await;
+            let answer = answer.inspect_err(|_| *decided = Decision::Unanswered)?;
+            *decided = match answer.assistant {
+                true => Decision::Assistant,
+                false => Decision::Person,
+            };
+            answer.allow
+        }
     };
     if !allowed {
         return Err(format!(
@@ -319,7 +378,7 @@ async fn ask(
     capability: Capability,
     request: Request,
     agent_scripted: bool,
-) -> Result<bool, String> {
+) -> Result<Answer, String> {
     let prompt = Prompt::new(
         call.origin.clone(),
         call.top_origin.clone(),
@@ -336,7 +395,7 @@ async fn ask(
         .map_err(|why| format!("Sovereign Browser: {why}"))?;
     tracing::info!(origin = %call.origin, capability = %capability.key(), prompt = %id, agent_scripted, "window.nostr asks the person");
     match tokio::time::timeout(nip07.prompt_timeout, answer).await {
-        Ok(Ok(answer)) => Ok(answer.allow),
+        Ok(Ok(answer)) => Ok(answer),
         Ok(Err(_)) => Err("Sovereign Browser: the page went away before an answer".into()),
         Err(_) => {
             nip07.prompts.withdraw(&id);
@@ -386,11 +445,12 @@ mod tests {
             Permissions::load(None),
             ContextDecisions::new(None),
             DEFAULT_PROMPT_TIMEOUT,
-            Arc::default(),
+            Watchers::default(),
         );
         let always = Answer {
             allow: true,
             remember: true,
+            assistant: false,
         };
         let asked = |scripted: bool| {
             let prompt = Prompt::new(

@@ -29,6 +29,8 @@ pub struct Answer {
     pub allow: bool,
     /// Keep it for this origin and capability ("always").
     pub remember: bool,
+    /// An assistant answered (the person let assistants), not the person.
+    pub assistant: bool,
 }
 
 /// What the person is asked about.
@@ -359,6 +361,7 @@ mod tests {
         let answer = Answer {
             allow: true,
             remember: true,
+            assistant: false,
         };
         prompts.answer(&first, answer).unwrap();
         assert_eq!(a.await.unwrap(), answer);
@@ -379,6 +382,7 @@ mod tests {
             let deny = Answer {
                 allow: false,
                 remember: false,
+                assistant: false,
             };
             prompts.answer(&id, deny).unwrap();
         }

@@ -68,6 +68,15 @@ pub enum Scheme {
     Nip44,
 }
 
+impl Scheme {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scheme::Nip04 => "nip04",
+            Scheme::Nip44 => "nip44",
+        }
+    }
+}
+
 /// An event as a page hands it to signEvent (id, pubkey and sig are ours).
 #[derive(Debug, Clone, PartialEq)]
 pub struct EventTemplate {

@@ -114,6 +114,7 @@ impl Signals {
                 app.nip07.prompts.watch_list(),
                 app.nip07.permissions.watch(),
                 app.nip07.contexts.watch(),
+                app.audit.watch(),
                 app.nip07.agent_scripted.watch(),
             ],
         }
@@ -249,6 +250,8 @@ async fn state(app: &App, me: &Session) -> Value {
         "paused": app.paused.is_paused(),
         "asks": asks(app),
         "nostr": app.nip07.state(),
+        // The panel reads the audit (audit_log) when this moves.
+        "audit_version": app.audit.version(),
     })
 }
 

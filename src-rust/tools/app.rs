@@ -35,6 +35,8 @@ pub struct App {
     pub files: crate::files_dir::FilesDir,
     /// window.nostr for pages: decisions and waiting prompts.
     pub nip07: Arc<crate::nip07::Nip07>,
+    /// What was done in each identity's name (pages' calls, logins).
+    pub audit: Arc<crate::identity::audit::Audit>,
     /// Ready, stopping, and the calls running now (/readyz, a clean stop).
     pub health: crate::base::health::Health,
     /// Calls by tool and outcome, and their times (/metrics).
@@ -96,6 +98,7 @@ impl App {
             states_dir: setup.states_dir,
             contexts_max: setup.contexts_max,
             files: setup.files,
+            audit: setup.nip07.audit.clone(),
             nip07: Arc::new(setup.nip07),
             health: Default::default(),
             metrics: Default::default(),

@@ -56,9 +56,13 @@ pub fn tools() -> Vec<ToolDef> {
                     ));
                 }
                 let identity = ctx.app.identities.of(context);
+                let npub = identity.npub();
                 identity.set(None);
                 tracing::info!(context = %p.context, "a context logged out from the panel");
-                Ok(ToolOutput::json(identity.status().await))
+                let status = identity.status().await;
+                let logout = crate::identity::audit::Action::Logout;
+                super::identity_audit::identity_changed(&ctx, context, logout, npub, Ok(&status));
+                Ok(ToolOutput::json(status))
             },
         )
         .ungated()

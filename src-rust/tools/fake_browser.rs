@@ -14,6 +14,7 @@ use crate::identity::remembered::RememberedStore;
 use crate::nip07::context_decisions::ContextDecisions;
 use crate::nip07::permissions::Permissions;
 use crate::nip07::Nip07;
+use crate::nip07::Watchers;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::sync::watch;
@@ -77,7 +78,7 @@ impl FakeBrowser {
                     Permissions::load(None),
                     ContextDecisions::new(None),
                     Duration::from_secs(1),
-                    Arc::default(),
+                    Watchers::default(),
                 ),
             },
         );

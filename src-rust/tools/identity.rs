@@ -3,9 +3,11 @@
 //! three that change the identity are the person's while the person holds
 //! the browser (see `dispatch`).
 
+use super::identity_audit::identity_changed;
 use super::login::{login, LoginParams, FORM_FIELDS};
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
+use crate::identity::audit::Action;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
@@ -24,10 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
             "login",
             "Log in with a Nostr identity (browser tools refuse until then): local nsec or privkey_hex; seed mnemonic; readonly npub or pubkey_hex; nip46 bunker_url; nsigner transport and device; or remembered.",
             ACTION,
-            |ctx: Ctx, p: LoginParams| async move {
-                let by = ctx.session.transport.principal();
-                Ok(ToolOutput::json(login(&ctx.app, &ctx.identity()?, p, false, by).await?))
-            },
+            |ctx: Ctx, p: LoginParams| async move { logged_in(&ctx, p, false).await },
         )
         .ungated()
         .changes_identity(),
@@ -36,9 +35,13 @@ pub fn tools() -> Vec<ToolDef> {
             "Log out; browser tools stop until the next login.",
             ACTION,
             |ctx: Ctx, _: NoParams| async move {
-                let identity = ctx.identity()?;
+                let context = ctx.context()?;
+                let identity = ctx.app.identities.of(context);
+                let npub = identity.npub();
                 identity.set(None);
-                Ok(ToolOutput::json(identity.status().await))
+                let status = identity.status().await;
+                identity_changed(&ctx, context, Action::Logout, npub, Ok(&status));
+                Ok(ToolOutput::json(status))
             },
         )
         .ungated()
@@ -47,10 +50,7 @@ pub fn tools() -> Vec<ToolDef> {
             "switch_identity",
             "Switch identity, with login's parameters; a failed login leaves you logged out.",
             ACTION,
-            |ctx: Ctx, p: LoginParams| async move {
-                let by = ctx.session.transport.principal();
-                Ok(ToolOutput::json(login(&ctx.app, &ctx.identity()?, p, true, by).await?))
-            },
+            |ctx: Ctx, p: LoginParams| async move { logged_in(&ctx, p, true).await },
         )
         .ungated()
         .changes_identity()
@@ -100,3 +100,19 @@ pub struct ForgetParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NoParams {}
+
+/// login and switch_identity: the login, kept in the identity audit with
+/// its outcome (a bunker still waiting for approval is not a login yet).
+async fn logged_in(ctx: &Ctx, p: LoginParams, switching: bool) -> super::ToolResult {
+    let by = ctx.session.transport.principal();
+    let context = ctx.context()?;
+    let identity = ctx.app.identities.of(context);
+    let done = login(&ctx.app, &identity, p, switching, by).await;
+    let waiting = done
+        .as_ref()
+        .is_ok_and(|status| status["logged_in"] != true);
+    if !waiting {
+        identity_changed(ctx, context, Action::Login, None, done.as_ref());
+    }
+    Ok(ToolOutput::json(done?))
+}

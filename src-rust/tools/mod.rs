@@ -20,6 +20,7 @@ pub mod find;
 pub mod forms;
 pub mod frames;
 pub mod identity;
+pub mod identity_audit;
 pub mod inspection;
 pub mod interaction;
 pub mod keyboard;

@@ -32,6 +32,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let answer = Answer {
                     allow: p.allow,
                     remember: p.remember.unwrap_or(false),
+                    assistant: false,
                 };
                 let (prompt, kept) = ctx
                     .app
@@ -107,7 +108,11 @@ With id and allow: answer one, just this time. A person allowed assistants to do
                         "this request comes from a tab where an agent ran its own script, so it may be an agent's: only the person answers it, in the control panel",
                     ));
                 }
-                let answer = Answer { allow, remember: false };
+                let answer = Answer {
+                    allow,
+                    remember: false,
+                    assistant: true,
+                };
                 let (prompt, _) = nip07
                     .answer(&id, answer)
                     .map_err(ToolError::invalid_params)?;

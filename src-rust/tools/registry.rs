@@ -80,6 +80,7 @@ impl Registry {
         tools.extend(files::tools());
         tools.extend(sessions::tools());
         tools.extend(nostr::tools());
+        tools.extend(identity_audit::tools());
         Registry {
             tools,
             offered: None,

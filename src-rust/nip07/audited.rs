@@ -1,0 +1,99 @@
+//! A page's window.nostr call as the identity audit keeps it: what it
+//! asked (never a message's text, a secret or a plaintext), who was at
+//! work in its tab, and how it ended.
+
+use super::request::Request;
+use super::{Nip07, PageCall};
+use crate::identity::audit::{Action, Agent, Decision, Use};
+use nostr::hashes::{sha256, Hash as _};
+use serde_json::{json, Value};
+
+/// The audit entry for `request`, decided `decided`, by the identity
+/// `npub` (none: none was logged in).
+pub fn entry(
+    nip07: &Nip07,
+    call: &PageCall,
+    request: &Request,
+    npub: Option<String>,
+    decided: Decision,
+) -> Use {
+    let (action, detail) = described(request);
+    let context = call
+        .context_name
+        .as_deref()
+        .unwrap_or(crate::base::context::DEFAULT_NAME);
+    let mut entry = Use::new(action, npub, context, decided);
+    entry.detail = detail;
+    entry.origin = Some(call.origin.clone());
+    entry.frame_of = call.top_origin.clone().filter(|top| *top != call.origin);
+    entry.agent = call.tab.and_then(|tab| agent_in(nip07, tab));
+    entry
+}
+
+/// Adds how the request ended: the signed event's id, or why it failed.
+pub fn ended(mut entry: Use, outcome: &Result<Value, String>) -> Use {
+    match outcome {
+        Ok(value) => {
+            if let (Action::Sign, Some(id)) = (entry.action, value.get("id")) {
+                entry.detail["id"] = id.clone();
+            }
+        }
+        Err(why) => {
+            entry.allowed = false;
+            entry.error = Some(why.clone());
+        }
+    }
+    entry
+}
+
+/// What was asked, without anything secret or private.
+fn described(request: &Request) -> (Action, Value) {
+    match request {
+        Request::GetPublicKey | Request::GetRelays => (Action::PublicKey, Value::Null),
+        Request::SignEvent(event) => {
+            let digest = sha256::Hash::hash(event.content.as_bytes());
+            (
+                Action::Sign,
+                json!({
+                    "kind": event.kind,
+                    "created_at": event.created_at,
+                    "content_sha256": digest.to_string(),
+                    "content_chars": event.content.chars().count(),
+                }),
+            )
+        }
+        Request::Encrypt {
+            scheme,
+            peer,
+            plaintext,
+        } => (
+            Action::Encrypt,
+            json!({"scheme": scheme.as_str(), "peer": peer.to_hex(), "length": plaintext.chars().count()}),
+        ),
+        Request::Decrypt {
+            scheme,
+            peer,
+            ciphertext,
+        } => (
+            Action::Decrypt,
+            json!({"scheme": scheme.as_str(), "peer": peer.to_hex(), "length": ciphertext.chars().count()}),
+        ),
+    }
+}
+
+/// The agent at work in `tab`: one whose call runs there now, or, when an
+/// agent ran its own script in the page, the last one that acted on it.
+fn agent_in(nip07: &Nip07, tab: u64) -> Option<Agent> {
+    let (running, last) = nip07.activity.acting_on(tab);
+    if let Some((session, client)) = running {
+        return Some(Agent {
+            session: Some(session),
+            client,
+        });
+    }
+    let scripted = nip07.agent_scripted.contains(tab);
+    last.filter(|_| scripted).map(|client| Agent {
+        session: None,
+        client,
+    })
+}
