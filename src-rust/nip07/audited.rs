@@ -3,30 +3,46 @@
 //! work in its tab, and how it ended.
 
 use super::request::Request;
-use super::{Nip07, PageCall};
+use crate::activity::Activity;
+use crate::agent_scripts::AgentScripted;
 use crate::identity::audit::{Action, Agent, Decision, Use};
 use nostr::hashes::{sha256, Hash as _};
 use serde_json::{json, Value};
 
+/// Where a page's call came from: its frame's origin, its top page's, its
+/// tab and its context.
+pub struct Asker<'a> {
+    pub origin: &'a str,
+    pub top_origin: Option<&'a str>,
+    pub tab: Option<u64>,
+    pub context: &'a str,
+}
+
+/// Who was at work in the pages: which agent acts on which tab, and the
+/// tabs agents ran their own scripts in.
+pub struct AtWork<'a> {
+    pub activity: &'a Activity,
+    pub agent_scripted: &'a AgentScripted,
+}
+
 /// The audit entry for `request`, decided `decided`, by the identity
 /// `npub` (none: none was logged in).
 pub fn entry(
-    nip07: &Nip07,
-    call: &PageCall,
+    asker: &Asker<'_>,
+    at_work: &AtWork<'_>,
     request: &Request,
     npub: Option<String>,
     decided: Decision,
 ) -> Use {
     let (action, detail) = described(request);
-    let context = call
-        .context_name
-        .as_deref()
-        .unwrap_or(crate::base::context::DEFAULT_NAME);
-    let mut entry = Use::new(action, npub, context, decided);
+    let mut entry = Use::new(action, npub, asker.context, decided);
     entry.detail = detail;
-    entry.origin = Some(call.origin.clone());
-    entry.frame_of = call.top_origin.clone().filter(|top| *top != call.origin);
-    entry.agent = call.tab.and_then(|tab| agent_in(nip07, tab));
+    entry.origin = Some(asker.origin.to_string());
+    entry.frame_of = asker
+        .top_origin
+        .filter(|top| *top != asker.origin)
+        .map(str::to_string);
+    entry.agent = asker.tab.and_then(|tab| agent_in(at_work, tab));
     entry
 }
 
@@ -83,15 +99,15 @@ fn described(request: &Request) -> (Action, Value) {
 
 /// The agent at work in `tab`: one whose call runs there now, or, when an
 /// agent ran its own script in the page, the last one that acted on it.
-fn agent_in(nip07: &Nip07, tab: u64) -> Option<Agent> {
-    let (running, last) = nip07.activity.acting_on(tab);
+fn agent_in(at_work: &AtWork<'_>, tab: u64) -> Option<Agent> {
+    let (running, last) = at_work.activity.acting_on(tab);
     if let Some((session, client)) = running {
         return Some(Agent {
             session: Some(session),
             client,
         });
     }
-    let scripted = nip07.agent_scripted.contains(tab);
+    let scripted = at_work.agent_scripted.contains(tab);
     last.filter(|_| scripted).map(|client| Agent {
         session: None,
         client,

@@ -233,7 +233,17 @@ pub async fn answer_page(
         .and_then(|s| nostr::ToBech32::to_bech32(&s.public_key()).ok());
     let mut decided = Decision::Refused;
     let outcome = decide_and_run(identity, nip07, &call, request.clone(), &mut decided).await;
-    let entry = audited::entry(nip07, &call, &request, npub, decided);
+    let asker = audited::Asker {
+        origin: &call.origin,
+        top_origin: call.top_origin.as_deref(),
+        tab: call.tab,
+        context: call.context_name.as_deref().unwrap_or(DEFAULT_NAME),
+    };
+    let at_work = audited::AtWork {
+        activity: &nip07.activity,
+        agent_scripted: &nip07.agent_scripted,
+    };
+    let entry = audited::entry(&asker, &at_work, &request, npub, decided);
     nip07
         .audit
         .record(audited::ended(entry, &outcome), !call.ephemeral);

@@ -33,7 +33,7 @@ pub fn tools() -> Vec<ToolDef> {
             "audit_clear",
             "Forget the identity audit, on disk too.",
             ACTION,
-            |ctx: Ctx, _: super::identity::NoParams| async move {
+            |ctx: Ctx, _: ClearParams| async move {
                 ctx.app.audit.clear();
                 tracing::info!("the identity audit was cleared in the panel");
                 Ok(ToolOutput::json(json!({"cleared": true})))
@@ -43,6 +43,10 @@ pub fn tools() -> Vec<ToolDef> {
         .person_only(),
     ]
 }
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ClearParams {}
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
