@@ -64,6 +64,15 @@ pub struct Args {
     #[arg(long, env = "SOVEREIGN_PANEL_KEY_FILE", conflicts_with = "panel_key")]
     pub panel_key_file: Option<PathBuf>,
 
+    /// Keep no recording of agents' calls (see record_sessions).
+    #[arg(long)]
+    pub no_record: bool,
+
+    /// Megabytes the recordings of agents' calls may take in the profile;
+    /// past it the oldest sessions go.
+    #[arg(long, default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..=65536))]
+    pub record_max_mb: u64,
+
     /// Seconds a stop (SIGTERM, SIGINT) lets running tool calls finish
     /// before the browser ends; new calls are refused meanwhile.
     #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u64).range(0..=600))]

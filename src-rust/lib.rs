@@ -21,5 +21,6 @@ pub mod identity;
 pub mod nip07;
 pub mod page_protocol;
 pub mod profile;
+pub mod recording;
 pub mod server;
 pub mod tools;

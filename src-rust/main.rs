@@ -15,6 +15,7 @@ use sovereign_browser::nip07::context_decisions::ContextDecisions;
 use sovereign_browser::nip07::permissions::Permissions;
 use sovereign_browser::nip07::{Nip07, Watchers};
 use sovereign_browser::profile::Profile;
+use sovereign_browser::recording::Recorder;
 use sovereign_browser::server;
 use sovereign_browser::tools::app::{App, Security, Setup, Shared};
 use sovereign_browser::tools::Registry;
@@ -200,6 +201,11 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         Setup {
             session_idle: args.session_idle(),
             contexts_max: usize::from(args.contexts_max),
+            recorder: Recorder::new(
+                Some(profile.recordings_dir()),
+                args.record_max_mb * 1024 * 1024,
+                !args.no_record,
+            ),
             states_dir: profile.dir.join("states"),
             files,
             tools,

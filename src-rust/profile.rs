@@ -53,6 +53,11 @@ impl Profile {
         self.dir.join("nostr-permissions.json")
     }
 
+    /// The recordings of agents' calls (see `recording`).
+    pub fn recordings_dir(&self) -> PathBuf {
+        self.dir.join("recordings")
+    }
+
     /// What was done in each identity's name (see `identity::audit`).
     pub fn audit_path(&self) -> PathBuf {
         self.dir.join("audit.jsonl")

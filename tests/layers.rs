@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("config", 2),
     ("files_dir", 2),
     ("page_protocol", 2),
+    ("recording", 2),
     ("bridge", 3),
     ("hold", 3),
     ("browser", 4),

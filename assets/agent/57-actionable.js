@@ -95,7 +95,8 @@
     }
     if (checks.has('enabled') && isDisabled(target, tag)) throw new NotYet('disabled');
     if (checks.has('editable') && isReadOnly(target)) throw new NotYet('read-only');
-    if (!checks.has('stable') && !checks.has('hit')) return null;
+    // No point needed: an op that follows is told which element it was (the recording's).
+    if (!checks.has('stable') && !checks.has('hit')) return args.then ? described(target, tag, table) : null;
     const doc = clicked.ownerDocument;
     const chain = frameChain(doc, table.doc) || [];
     let point = locate(clicked, doc, chain, false);
@@ -125,16 +126,25 @@
     }
     if (moving) throw moving;
     if (args.intercept) armInterceptor(target, clicked, table, args.count);
-    const role = roleOf(target, tag) || 'generic';
     return {
       x: point.top.x + place.x,
       y: point.top.y + place.y,
       vw: place.vw || innerWidth,
       vh: place.vh || innerHeight,
       tag,
-      role,
       draggable: isDraggable(target),
+      ...described(target, tag, table),
+    };
+  }
+
+  // The element as the snapshot names it; a password field is marked, so that what is
+  // typed into it stays out of recordings.
+  function described(target, tag, table) {
+    const role = roleOf(target, tag) || 'generic';
+    return {
+      role,
       name: nameOf(target, role, newContext(table)),
+      secret: tag === 'input' && String(target.type).toLowerCase() === 'password',
     };
   }
 

@@ -39,7 +39,7 @@ pub struct CallRecord {
 }
 
 /// Requests of one tab's network log, `first` to `last` (ids).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct RequestRange {
     pub tab: TabId,
     pub first: u64,

@@ -228,10 +228,12 @@ impl Session {
         lock(&self.memory.network_marks).insert(tab, id);
     }
 
-    pub fn record_call(&self) {
-        self.calls.fetch_add(1, Ordering::Relaxed);
+    /// Counts one more call; answers its number in the session, from 1.
+    pub fn record_call(&self) -> u64 {
+        let n = self.calls.fetch_add(1, Ordering::Relaxed) + 1;
         self.touch();
         self.changes.bump();
+        n
     }
 
     pub fn touch(&self) {

@@ -1,11 +1,11 @@
 //! The one error type every tool returns: a stable code a model can act on
 //! and a message saying what to do next.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// Stable error codes, shared by MCP, /agent and the panel.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
 pub enum ErrorCode {
     NotLoggedIn,

@@ -14,6 +14,7 @@ use crate::page_protocol::{
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
+use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
 use webkit2gtk::WebView;
@@ -61,6 +62,9 @@ struct After<T> {
     result: T,
 }
 
+/// Runs the input, and says in the reply's `element` which element the
+/// checks found (its role, name, and whether it is a password field): the
+/// recording keeps it, and the tools take it out of their results.
 async fn act(
     view: WebView,
     state: Rc<TabState>,
@@ -69,13 +73,53 @@ async fn act(
     wait: Duration,
     limit: Duration,
 ) -> Result<Value, ToolError> {
+    let seen = Rc::new(RefCell::new(None));
+    let done = act_on(view, state, target, input, wait, limit, &seen).await?;
+    let element = seen.take();
+    Ok(match (done, element) {
+        (Value::Object(mut reply), Some(element)) => {
+            reply.insert("element".into(), element);
+            Value::Object(reply)
+        }
+        (done, _) => done,
+    })
+}
+
+/// The element an `actionable` reply describes (its point, or the point
+/// before the op that ran after the checks).
+fn element_of(reply: &Value) -> Option<Value> {
+    let point = reply.get("point").unwrap_or(reply);
+    let role = point.get("role")?.as_str()?;
+    Some(json!({
+        "role": role,
+        "name": point.get("name").and_then(Value::as_str).unwrap_or_default(),
+        "secret": point.get("secret").and_then(Value::as_bool).unwrap_or(false),
+    }))
+}
+
+async fn act_on(
+    view: WebView,
+    state: Rc<TabState>,
+    target: Args,
+    input: ElementInput,
+    wait: Duration,
+    limit: Duration,
+    seen: &Rc<RefCell<Option<Value>>>,
+) -> Result<Value, ToolError> {
     let ready = |input: &ElementInput| {
         let args = actionable_args(&target, input, wait);
-        script::agent_value(&view, &state, PageOp::Actionable, args, limit)
+        let (view, state, seen) = (view.clone(), state.clone(), seen.clone());
+        async move {
+            let reply = script::agent_value(&view, &state, PageOp::Actionable, args, limit).await?;
+            *seen.borrow_mut() = element_of(&reply);
+            Ok::<Value, ToolError>(reply)
+        }
     };
     let op = PageOp::Actionable;
     match input {
-        ElementInput::Click { count } => click(view, state, target, count, wait, limit).await,
+        ElementInput::Click { count } => {
+            click(view, state, target, count, (wait, limit), seen).await
+        }
         ElementInput::Hover => {
             let point: ActionPoint = page_protocol::parse(op, ready(&input).await?)?;
             pointer(view, state, point, MouseAction::Move).await
@@ -155,8 +199,8 @@ async fn click(
     state: Rc<TabState>,
     target: Args,
     count: u32,
-    wait: Duration,
-    limit: Duration,
+    (wait, limit): (Duration, Duration),
+    seen: &Rc<RefCell<Option<Value>>>,
 ) -> Result<Value, ToolError> {
     let op = PageOp::Actionable;
     let input = ElementInput::Click { count };
@@ -165,6 +209,7 @@ async fn click(
         let left = deadline.saturating_duration_since(Instant::now());
         let args = actionable_args(&target, &input, left);
         let ready = script::agent_value(&view, &state, op, args, limit).await?;
+        *seen.borrow_mut() = element_of(&ready);
         let point = match page_protocol::parse(op, ready)? {
             PointOrChosen::Chosen { chosen } => {
                 return Ok(json!({"chosen": chosen, "trusted_events": false}))

@@ -41,6 +41,8 @@ pub struct App {
     pub health: crate::base::health::Health,
     /// Calls by tool and outcome, and their times (/metrics).
     pub metrics: crate::base::metrics::Metrics,
+    /// Every agent's calls, step by step.
+    pub recorder: crate::recording::Recorder,
 }
 
 /// What the server checks on every request.
@@ -72,6 +74,7 @@ pub struct Setup {
     pub tools: Registry,
     pub nip07: crate::nip07::Nip07,
     pub contexts_max: usize,
+    pub recorder: crate::recording::Recorder,
 }
 
 impl App {
@@ -102,6 +105,7 @@ impl App {
             nip07: Arc::new(setup.nip07),
             health: Default::default(),
             metrics: Default::default(),
+            recorder: setup.recorder,
         })
     }
 

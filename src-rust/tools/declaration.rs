@@ -7,6 +7,7 @@ use crate::base::caller::Session;
 use crate::base::error::ToolError;
 use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
+use crate::recording::Element;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
@@ -22,6 +23,8 @@ pub struct Ctx {
     pub depth: u32,
     /// The tab a tab tool resolved for this call.
     pub(super) acted: Arc<OnceLock<TabId>>,
+    /// The element an input of this call went to (the recording keeps it).
+    element: Arc<OnceLock<Element>>,
 }
 
 impl Ctx {
@@ -31,7 +34,18 @@ impl Ctx {
             session,
             depth,
             acted: Arc::default(),
+            element: Arc::default(),
         }
+    }
+
+    /// Notes the element this call's input went to (the first, for a drag).
+    pub fn acted_on_element(&self, element: Element) {
+        let _ = self.element.set(element);
+    }
+
+    /// The element this call's input went to.
+    pub fn acted_element(&self) -> Option<Element> {
+        self.element.get().cloned()
     }
 
     /// Records the tab this call acts on (results of stateless clients

@@ -4,6 +4,7 @@
 
 use super::app::App;
 use super::declaration::{reject_nul, TAB_PARAM};
+use super::record_step;
 use super::ToolResult;
 use super::{Ctx, Found, ToolDef};
 use crate::base::call_log::{RequestRange, UNKNOWN_TOOL};
@@ -119,6 +120,7 @@ fn call<'a>(
             armed: true,
         };
         let ctx = Ctx::new(app.clone(), session.clone(), depth);
+        let recorded = record_step::before(&ctx, named_tab.or(session.tab()), &params);
         let requests_before = app.browser.newest_requests();
         let result = match def {
             Some(def) => run(&ctx, def, params).await,
@@ -142,8 +144,19 @@ fn call<'a>(
             app.activity
                 .finish(&session.id, tab.or(session.tab()), failed);
         }
-        session.record_call();
+        let n = session.record_call();
         let elapsed = started.elapsed();
+        if let Some(before) = recorded {
+            let done = record_step::Done {
+                n,
+                tool: logged,
+                result: &result,
+                took: elapsed,
+                tab,
+                requests,
+            };
+            record_step::record(&ctx, before, done);
+        }
         let outcome = result.as_ref().err().map_or("ok", |e| e.code.as_str());
         app.metrics.observe(logged, outcome, elapsed);
         app.calls.record(

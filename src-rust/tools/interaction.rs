@@ -6,6 +6,7 @@ use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, ElementInput, MouseAction, TabId, BUTTON_LEFT};
 use crate::page_protocol::{self, ActionPoint, Args, Object, PageOp};
+use crate::recording::Element;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -175,6 +176,11 @@ pub async fn act(
     timeout: Option<u64>,
 ) -> Result<Value, ToolError> {
     ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
+    let given_ref = target
+        .get("ref")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let given_ref = given_ref.as_deref();
     if let Some(frame) = ctx.session.frame(tab) {
         target.insert("frame".into(), frame.into());
     }
@@ -185,11 +191,20 @@ pub async fn act(
         input,
         wait,
     };
-    ctx.app
+    let mut done = ctx
+        .app
         .browser
         .call_with_timeout(command, wait + INPUT_MARGIN)
         .await?
-        .into_value()
+        .into_value()?;
+    // Which element it was: for the recording, not the result.
+    if let Some(found) = done.as_object_mut().and_then(|d| d.remove("element")) {
+        if let Ok(mut element) = serde_json::from_value::<Element>(found) {
+            element.r#ref = given_ref.map(str::to_string);
+            ctx.acted_on_element(element);
+        }
+    }
+    Ok(done)
 }
 
 /// Runs an input action, then reports the navigation and new tabs it caused.

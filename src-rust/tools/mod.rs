@@ -31,6 +31,8 @@ pub mod nostr;
 pub mod output;
 pub mod page;
 pub mod person;
+mod record_step;
+pub mod recordings;
 pub mod reference;
 mod registry;
 pub mod saved_state;

@@ -81,6 +81,7 @@ impl Registry {
         tools.extend(sessions::tools());
         tools.extend(nostr::tools());
         tools.extend(identity_audit::tools());
+        tools.extend(recordings::tools());
         Registry {
             tools,
             offered: None,

@@ -1,0 +1,74 @@
+//! record_sessions, record_steps, record_clear: the recordings of agents'
+//! work (see `recording`), for the person: a recording holds what every
+//! agent did, so no agent reads or clears them.
+
+use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+
+/// Steps record_steps gives unless asked for fewer, and at most.
+const DEFAULT_STEPS: usize = 200;
+const MAX_STEPS: usize = 1_000;
+
+pub fn tools() -> Vec<ToolDef> {
+    vec![
+        tool(
+            "record_sessions",
+            "Recorded sessions, newest first: client, times, steps, failures, kept on disk or in memory; and the disk the recordings use.",
+            READ_ONLY,
+            |ctx: Ctx, _: SessionsParams| async move {
+                let recorder = &ctx.app.recorder;
+                let disk = recorder.disk_use().map(|(used, max)| json!({"bytes": used, "max_bytes": max}));
+                Ok(ToolOutput::json(json!({
+                    "recording": recorder.enabled(),
+                    "disk": disk,
+                    "dropped": recorder.dropped(),
+                    "sessions": recorder.sessions(),
+                })))
+            },
+        )
+        .ungated()
+        .person_only(),
+        tool(
+            "record_steps",
+            "A recorded session's steps after step `after`: tool, arguments (secrets replaced), outcome, page before and after, element, requests.",
+            READ_ONLY,
+            |ctx: Ctx, p: StepsParams| async move {
+                let limit = p.limit.unwrap_or(DEFAULT_STEPS).clamp(1, MAX_STEPS);
+                let steps = ctx.app.recorder.steps(&p.session, p.after.unwrap_or(0), limit);
+                Ok(ToolOutput::json(json!({"session": p.session, "steps": steps})))
+            },
+        )
+        .ungated()
+        .person_only(),
+        tool(
+            "record_clear",
+            "Forget every recording, on disk too.",
+            ACTION,
+            |ctx: Ctx, _: SessionsParams| async move {
+                ctx.app.recorder.clear();
+                tracing::info!("the recordings were cleared in the panel");
+                Ok(ToolOutput::json(json!({"cleared": true})))
+            },
+        )
+        .ungated()
+        .person_only(),
+    ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SessionsParams {}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StepsParams {
+    /// The session's id (record_sessions).
+    session: String,
+    /// Only steps numbered after this one.
+    #[serde(default)]
+    after: Option<u64>,
+    #[serde(default)]
+    limit: Option<usize>,
+}

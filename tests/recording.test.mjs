@@ -1,0 +1,127 @@
+// Every agent's work, recorded step by step: each call with its arguments
+// (secrets replaced), outcome, page before and after, and the element it
+// acted on; on disk in the profile, an ephemeral context's in memory only;
+// read by the person alone; off with --no-record.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { nip19 } from 'nostr-tools';
+import { startBrowser } from './support/browser.mjs';
+import { startFixtureServer } from './support/fixture-server.mjs';
+import { TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { connectPanel } from './support/agent.mjs';
+import { refOf } from './support/snapshot.mjs';
+import { waitFor } from './support/wait.mjs';
+
+const TEST_HEX = Buffer.from(nip19.decode(TEST_NSEC).data).toString('hex');
+const PASSWORD = 'hunter2-not-for-recordings';
+
+/** Every file under `dir`, with its text. */
+function filesUnder(dir) {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? filesUnder(full) : [{ file: full, text: readFileSync(full, 'utf8') }];
+  });
+}
+
+describe('recording', { timeout: 180_000 }, () => {
+  let dir;
+  let fixtures;
+  before(async () => {
+    fixtures = await startFixtureServer();
+    dir = mkdtempSync(path.join(tmpdir(), 'sovereign-recording-'));
+  });
+  after(async () => {
+    await fixtures?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps each step of an agent\'s flow, with the element and pages, and no secret', async () => {
+    const profile = path.join(dir, 'profile');
+    const browser = await startBrowser({ baseArgs: ['--headless', '--no-panel', '--port', '0', '--profile', profile] });
+    const panel = await connectPanel(browser);
+    const mcp = await connectMcp(browser, { name: 'recorded-agent' });
+    const marker = `passing${Date.now()}`;
+    try {
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(mcp, 'open', { url: fixtures.url('/form.html') });
+      const snap = await callText(mcp, 'snapshot');
+      await callJson(mcp, 'fill', { ref: refOf(snap, 'textbox', 'Name'), value: 'Ada' });
+      await callJson(mcp, 'fill', { selector: '#password', value: PASSWORD });
+      await callJson(mcp, 'click', { ref: refOf(snap, 'checkbox', 'I agree') });
+      await callJson(mcp, 'click', { ref: refOf(snap, 'button', 'Create account') });
+      // An ephemeral context's steps stay in memory.
+      await callJson(mcp, 'context_new', { name: 'passing' });
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(mcp, 'open', { url: fixtures.url(`/form.html?${marker}`) });
+
+      const sessions = async () => (await panel.call('record_sessions', {})).result;
+      const listed = await waitFor(async () => (await sessions()).sessions.find((s) => s.client === 'recorded-agent' && s.on_disk && s.steps >= 7),
+        'the agent\'s recorded session');
+      const steps = (await panel.call('record_steps', { session: listed.session })).result.steps;
+      assert.deepEqual(steps.map((s) => s.tool),
+        ['login', 'open', 'snapshot', 'fill', 'fill', 'click', 'click', 'context_new', 'login', 'open']);
+      assert.deepEqual(steps.map((s) => s.n), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      const [login, open, , fillName, fillPassword, agree, create, , , openPassing] = steps;
+      assert.equal(login.args.nsec, '[secret]');
+      assert.equal(login.ok, true);
+      assert.equal(open.after.url, fixtures.url('/form.html'));
+      assert.equal(open.after.title, 'Sign up');
+      assert.ok(open.requests && open.requests.last >= open.requests.first, 'the requests the open caused');
+      assert.deepEqual([fillName.args.value, fillName.element.role, fillName.element.name], ['Ada', 'textbox', 'Name']);
+      assert.equal(fillName.element.ref, refOf(snap, 'textbox', 'Name'));
+      assert.deepEqual([fillPassword.args.value, fillPassword.element.secret, fillPassword.element.name], ['[secret]', true, 'Password']);
+      assert.notEqual(fillPassword.result.value, PASSWORD);
+      assert.deepEqual([agree.element.role, agree.element.name], ['checkbox', 'I agree']);
+      assert.equal(create.before.url, fixtures.url('/form.html'));
+      assert.notEqual(create.after.url, create.before.url, 'the click navigated');
+      assert.equal(openPassing.context, 'passing');
+      assert.ok(steps.every((s) => s.session === listed.session && s.transport === 'mcp' && s.ms >= 0));
+
+      // The panel's own calls are not an agent's work.
+      assert.ok(!(await sessions()).sessions.some((s) => s.transport === 'panel'));
+      // An agent may not read recordings.
+      assert.equal((await mcp.callTool('record_sessions', {})).isError, true);
+    } finally {
+      panel.close();
+      await mcp.close();
+      await browser.stop();
+    }
+    const files = filesUnder(path.join(profile, 'recordings'));
+    assert.ok(files.some((f) => f.text.includes('"tool":"fill"')), 'the steps are on disk');
+    for (const secret of [TEST_NSEC, TEST_HEX, PASSWORD, marker]) {
+      const holding = files.filter((f) => f.text.includes(secret)).map((f) => f.file);
+      assert.deepEqual(holding, [], `${secret.slice(0, 12)}… is in no recording on disk`);
+    }
+    for (const { file } of files) assert.equal(statSync(file).mode & 0o077, 0, `${file} is owner-only`);
+  });
+
+  it('keeps nothing with --no-record, and the person can clear what was kept', async () => {
+    const off = await startBrowser({ args: ['--no-record'] });
+    try {
+      const panel = await connectPanel(off);
+      const mcp = await connectMcp(off);
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(mcp, 'get_url');
+      const { result } = await panel.call('record_sessions', {});
+      assert.deepEqual([result.recording, result.sessions], [false, []]);
+      panel.close();
+      await mcp.close();
+    } finally {
+      await off.stop();
+    }
+    const on = await startBrowser({ baseArgs: ['--headless', '--no-panel', '--port', '0', '--profile', path.join(dir, 'profile')] });
+    try {
+      const panel = await connectPanel(on);
+      assert.ok((await panel.call('record_sessions', {})).result.sessions.length >= 1, 'kept across the restart');
+      await panel.call('record_clear', {});
+      assert.deepEqual((await panel.call('record_sessions', {})).result.sessions, []);
+      panel.close();
+    } finally {
+      await on.stop();
+    }
+    assert.deepEqual(readdirSync(path.join(dir, 'profile', 'recordings')), []);
+  });
+});
