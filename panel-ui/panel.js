@@ -70,6 +70,13 @@
 //     (newest first, at most 500; rows hidden by the filter have the hidden attribute),
 //     #log-filter (tool name), #log-context (""|a context's name), #log-transport (""|mcp|agent|panel), #log-errors (checkbox),
 //     #log-pause (aria-pressed; text Pause/Resume), #log-clear, #log-count
+//   Recordings (of agents' work)
+//     #recorded-sessions tr[data-session][data-client] with .client .started .last .steps
+//     .failed .kept and button[data-action=open]; #recordings-client, #recordings-disk,
+//     #recordings-clear; #timeline-section (hidden until a session is opened),
+//     #timeline tbody tr[data-n][data-tool][data-ok][data-tab] with .element .outcome and
+//     button[data-action=details]; #timeline-tool, #timeline-tab, #timeline-failed;
+//     #step-detail with #step-detail-body, #step-requests (opens the step's requests)
 //   Done in your identities' names (the identity audit)
 //     #audit tbody tr[data-action][data-allowed][data-decided][data-agent][data-origin]
 //     with .time .identity .context .action .asked-by .decided .outcome;
@@ -91,6 +98,7 @@ import { initNetwork } from './network.js';
 import { initAsks } from './asks.js';
 import { initContexts } from './contexts.js';
 import { initAudit } from './audit.js';
+import { initRecordings } from './recordings.js';
 
 // First of all: the key leaves the address bar.
 takeKeyFromAddress();
@@ -120,6 +128,7 @@ function start() {
   const nostr = initNostr({ call });
   const asks = initAsks({ call });
   const audit = initAudit({ call });
+  const recordings = initRecordings({ call, showRequests });
   const contexts = initContexts({ call, showCalls: (name) => log.showContext(name), showRequests });
   // Addresses from this page's own origin until the browser says more.
   clients.render({ server: {} });
@@ -137,6 +146,7 @@ function start() {
       contexts.render(data);
       log.setContexts(data.contexts);
       audit.render(data);
+      recordings.render(data);
       renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
     } else if (name === 'calls') {
@@ -184,6 +194,7 @@ function start() {
       banner.hidden = true;
       network.reconnected();
       audit.reconnected();
+      recordings.reconnected();
     } else if (status.state === 'connecting') {
       setText(indicatorText, status.everOpened ? 'Reconnecting…' : 'Connecting…');
     } else {

@@ -409,9 +409,12 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
     }
     assert.deepEqual(holding('mark'), [], 'no file holds what the ephemeral context stored');
     // The same search finds what the kept context stored, in its own folder
-    // (the audit names the context, not what it stored).
+    // (the audit names the context, not what it stored), and in the
+    // recording of the agent's call that stored it (kept contexts' calls
+    // are recorded in the profile; ephemeral ones' in memory only).
     const keptFiles = holding('keptvalue');
-    assert.ok(keptFiles.length > 0 && keptFiles.every((f) => f.includes(path.join('contexts', 'kept'))), keptFiles.join('\n'));
+    const where = (f) => f.includes(path.join('contexts', 'kept')) || f.includes(`${path.sep}recordings${path.sep}`);
+    assert.ok(keptFiles.some((f) => f.includes(path.join('contexts', 'kept'))) && keptFiles.every(where), keptFiles.join('\n'));
     assert.ok(!files().some((f) => f.includes(`${path.sep}passing`)), 'no folder for the ephemeral context');
 
     run = await start();

@@ -685,6 +685,42 @@ describe('control panel', { timeout: 300_000 }, () => {
     assert.match(await linked.innerText(), /via=live/);
   });
 
+  test('an agent\'s work shows as a timeline, live: its steps, the element, a failure, a step\'s details and requests', async () => {
+    const mcp = await mcpClient('panel-test-recorded');
+    const call = (tool, args) => callJson(mcp, tool, args);
+    await call('tab_new', { url: fixtures.url('/form.html') });
+    await call('fill', { selector: '#name', value: 'Grace' });
+    const missing = await mcp.callTool('click', { selector: '#no-such-button', timeout: 100 });
+    assert.equal(missing.isError, true);
+
+    const session = page.locator('#recorded-sessions tr[data-client="panel-test-recorded"]');
+    await eventually(async () => (await session.count()) === 1, 'the recorded session in #recorded-sessions');
+    await eventually(async () => (await session.locator('.steps').innerText()).trim() === '3', 'its three steps');
+    assert.equal((await session.locator('.failed').innerText()).trim(), '1');
+    await session.locator('button[data-action="open"]').click();
+    const step = (tool) => page.locator(`#timeline tbody tr[data-tool="${tool}"]`);
+    await step('fill').waitFor({ state: 'visible' });
+    assert.match(await step('fill').innerText(), /textbox "Name"/);
+    assert.equal(await step('click').getAttribute('data-ok'), 'false');
+    // Live: a step the agent takes now shows without a reload.
+    await call('get_url');
+    await step('get_url').waitFor({ state: 'visible', timeout: 10_000 });
+    // The failures only.
+    await page.check('#timeline-failed');
+    await eventually(async () => (await page.locator('#timeline tbody tr').count()) === 1, 'only the failed click');
+    await page.uncheck('#timeline-failed');
+    // A step's details: its arguments and pages; its requests.
+    await step('fill').locator('button[data-action="details"]').click();
+    assert.match(await seen('#step-detail-body'), /"value": "Grace"/);
+    assert.match(await seen('#step-detail-body'), /element: textbox "Name"/);
+    await step('tab_new').locator('button[data-action="details"]').click();
+    await page.click('#step-requests');
+    await page.locator('#requests-section').waitFor({ state: 'visible' });
+    await page.locator('#requests tbody tr.linked', { hasText: '/form.html' }).first().waitFor({ state: 'visible' });
+    await page.click('#requests-close');
+    await page.click('#step-detail-close');
+  });
+
   test('an agent\'s request for the person shows in the panel and is answered there', async () => {
     const mcp = await mcpClient('panel-test-asker');
     const call = (tool, args) => callJson(mcp, tool, args);

@@ -115,6 +115,7 @@ impl Signals {
                 app.nip07.permissions.watch(),
                 app.nip07.contexts.watch(),
                 app.audit.watch(),
+                app.recorder.watch(),
                 app.nip07.agent_scripted.watch(),
             ],
         }
@@ -252,6 +253,8 @@ async fn state(app: &App, me: &Session) -> Value {
         "nostr": app.nip07.state(),
         // The panel reads the audit (audit_log) when this moves.
         "audit_version": app.audit.version(),
+        // And the recordings (record_sessions, record_steps).
+        "record_version": app.recorder.version(),
     })
 }
 

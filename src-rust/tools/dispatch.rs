@@ -8,7 +8,7 @@ use super::record_step;
 use super::ToolResult;
 use super::{Ctx, Found, ToolDef};
 use crate::base::call_log::{RequestRange, UNKNOWN_TOOL};
-use crate::base::caller::{Principal, Session};
+use crate::base::caller::{Principal, Session, Transport};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
@@ -159,14 +159,20 @@ fn call<'a>(
         }
         let outcome = result.as_ref().err().map_or("ok", |e| e.code.as_str());
         app.metrics.observe(logged, outcome, elapsed);
-        app.calls.record(
-            session,
-            logged,
-            elapsed,
-            result.as_ref().err().map(|e| e.code),
-            requests,
-            context_name(app, tab, session),
-        );
+        // The panel reading the person's own records (audit, recordings,
+        // decisions) as they change is no one's work: not logged.
+        let panel_read = session.transport == Transport::Panel
+            && def.is_some_and(|d| d.person_only && d.hints.read_only);
+        if !panel_read {
+            app.calls.record(
+                session,
+                logged,
+                elapsed,
+                result.as_ref().err().map(|e| e.code),
+                requests,
+                context_name(app, tab, session),
+            );
+        }
         match &result {
             Ok(_) => {
                 tracing::debug!(tool = logged, session = %session.id, ms = elapsed.as_millis() as u64, "tool ok")
