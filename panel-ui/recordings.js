@@ -82,7 +82,7 @@ export function initRecordings({ call, showRequests }) {
     const tr = h('tr');
     const button = h('button', { class: 'link-button', type: 'button', dataset: { action: 'details' } });
     button.addEventListener('click', () => showStep(Number(tr.dataset.n)));
-    tr.append(h('td', { class: 'num n' }), h('td', { class: 'time' }), h('td', { class: 'tool' }, button),
+    tr.append(h('td', { class: 'num n' }), h('td', { class: 'shot' }), h('td', { class: 'time' }), h('td', { class: 'tool' }, button),
       h('td', { class: 'element' }), h('td', { class: 'outcome' }), h('td', { class: 'num duration' }));
     return tr;
   }
@@ -103,7 +103,43 @@ export function initRecordings({ call, showRequests }) {
     setText(tr.querySelector('.element'), elementText(step.element));
     setText(tr.querySelector('.outcome'), step.ok ? 'ok' : (step.code || 'error'));
     setText(tr.querySelector('.duration'), formatMs(step.ms));
+    tr.dataset.shot = String(!!step.shot);
+    if (step.shot && !tr.querySelector('.shot img')) pictures.observe(tr);
   }
+
+  // ---- pictures of the page, read as their rows come into view --------------
+
+  const shots = new Map(); // "session n" -> data URL
+  async function shotOf(session, n) {
+    const key = `${session} ${n}`;
+    if (!shots.has(key)) {
+      shots.set(key, call('record_shot', { session, n })
+        .then((r) => `data:image/jpeg;base64,${r.jpeg_base64}`)
+        .catch(() => null));
+    }
+    return shots.get(key);
+  }
+  function showShot(img, url, n) {
+    if (!url) return;
+    img.src = url;
+    img.alt = `The page after step ${n}`;
+    img.hidden = false;
+  }
+  const pictures = new IntersectionObserver((entries) => {
+    for (const entry of entries) {
+      if (!entry.isIntersecting) continue;
+      const tr = entry.target;
+      pictures.unobserve(tr);
+      const n = Number(tr.dataset.n);
+      const session = open;
+      shotOf(session, n).then((url) => {
+        if (!url || open !== session || tr.querySelector('.shot img')) return;
+        const img = h('img', { class: 'thumb', alt: `The page after step ${n}`, hidden: true });
+        tr.querySelector('.shot').append(img);
+        showShot(img, url, n);
+      });
+    }
+  });
 
   function renderSteps() {
     const tabs = [...new Set(steps.map((s) => s.tab).filter((t) => t !== undefined && t !== null))].sort((a, b) => a - b);
@@ -142,6 +178,10 @@ export function initRecordings({ call, showRequests }) {
       'Result', step.ok ? JSON.stringify(step.result, null, 2) : '—',
     ];
     setText($('#step-detail-body'), lines.join('\n'));
+    const img = $('#step-shot');
+    img.hidden = true;
+    img.removeAttribute('src');
+    if (step.shot) shotOf(open, step.n).then((url) => { if (shownStep === step.n) showShot(img, url, step.n); });
     const requests = $('#step-requests');
     requests.hidden = !step.requests;
     if (step.requests) {

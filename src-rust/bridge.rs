@@ -17,6 +17,8 @@ use crate::page_protocol::{Args, PageOp};
 pub enum Output {
     Value(Value),
     Png(Vec<u8>),
+    /// A small JPEG (a recording's picture of the page).
+    Jpeg(Vec<u8>),
     /// A navigation began: the tab's counters from just before it, and
     /// whether it stays in the document (a fragment: no load follows).
     Navigation {
@@ -340,6 +342,10 @@ pub enum Command {
         tab: TabId,
         marks: Vec<Mark>,
     },
+    /// The visible area as a small JPEG, for a recording's step.
+    Thumbnail {
+        tab: TabId,
+    },
     /// The page as a PDF file at `path` (none: a new file in the downloads folder).
     Pdf {
         tab: TabId,
@@ -487,6 +493,16 @@ impl BrowserHandle {
         }
     }
 
+    /// Runs a command that answers with a JPEG.
+    pub async fn call_jpeg(&self, command: Command) -> Result<Vec<u8>, ToolError> {
+        match self.call(command).await? {
+            Output::Jpeg(jpeg) => Ok(jpeg),
+            other => Err(ToolError::internal(format!(
+                "expected a JPEG, got {other:?}"
+            ))),
+        }
+    }
+
     /// Runs a command that answers with a response body.
     pub async fn call_body(&self, command: Command) -> Result<Body, ToolError> {
         match self.call(command).await? {
@@ -569,6 +585,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::KeyPhase { .. } => "the key press",
         Command::Edit { .. } => "the editing command",
         Command::Screenshot { .. } => "the screenshot",
+        Command::Thumbnail { .. } => "the recording's picture",
         Command::Pdf { .. } => "printing to PDF",
         Command::ArmUpload { .. } => "preparing the upload",
         Command::Cookies { .. } => "the cookie operation",

@@ -709,8 +709,15 @@ describe('control panel', { timeout: 300_000 }, () => {
     await page.check('#timeline-failed');
     await eventually(async () => (await page.locator('#timeline tbody tr').count()) === 1, 'only the failed click');
     await page.uncheck('#timeline-failed');
+    // The page after each input, in the row and in the details.
+    const thumb = step('fill').locator('.shot img[src^="data:image/jpeg"]');
+    await thumb.waitFor({ state: 'visible', timeout: 10_000 });
+    await eventually(async () => (await thumb.evaluate((img) => img.complete && img.naturalWidth)) > 100, 'the picture to load');
     // A step's details: its arguments and pages; its requests.
     await step('fill').locator('button[data-action="details"]').click();
+    await page.locator('#step-shot[src^="data:image/jpeg"]').waitFor({ state: 'visible', timeout: 10_000 });
+    await eventually(async () => (await page.locator('#step-shot').evaluate((img) => img.complete && img.naturalWidth)) > 100,
+      'the larger picture to load');
     assert.match(await seen('#step-detail-body'), /"value": "Grace"/);
     assert.match(await seen('#step-detail-body'), /element: textbox "Name"/);
     await step('tab_new').locator('button[data-action="details"]').click();

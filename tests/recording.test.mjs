@@ -78,6 +78,18 @@ describe('recording', { timeout: 180_000 }, () => {
       assert.equal(create.before.url, fixtures.url('/form.html'));
       assert.notEqual(create.after.url, create.before.url, 'the click navigated');
       assert.equal(openPassing.context, 'passing');
+      // A picture of the page after each input and navigation, taken after
+      // the reply: a small JPEG; none for a read, none in an ephemeral context.
+      assert.deepEqual(steps.map((s) => !!s.shot), [false, true, false, true, true, true, true, false, false, false]);
+      const shot = await waitFor(async () => {
+        const reply = await panel.call('record_shot', { session: listed.session, n: create.n });
+        return reply.ok && reply.result;
+      }, 'the picture after the click');
+      const jpeg = Buffer.from(shot.jpeg_base64, 'base64');
+      assert.deepEqual([...jpeg.subarray(0, 3)], [0xff, 0xd8, 0xff], 'a JPEG');
+      assert.ok(jpeg.length > 1000 && jpeg.length < 100_000, `${jpeg.length} bytes`);
+      const noShot = await panel.call('record_shot', { session: listed.session, n: 3 });
+      assert.equal(noShot.ok, false);
       assert.ok(steps.every((s) => s.session === listed.session && s.transport === 'mcp' && s.ms >= 0));
 
       // The panel's own calls are not an agent's work.

@@ -13,6 +13,19 @@ use webkit2gtk::{PrintOperationExt as _, WebViewExt as _};
 use webkit2gtk::{SnapshotOptions, SnapshotRegion, WebView};
 
 pub fn screenshot(view: &WebView, marks: Vec<Mark>, reply: Reply, limit: Duration) {
+    visible_area(view, reply, limit, move |surface| {
+        encode_png(surface, &marks).map(Output::Png)
+    });
+}
+
+/// Snapshots the visible area (within `limit`) and answers what `encode`
+/// makes of it.
+fn visible_area(
+    view: &WebView,
+    reply: Reply,
+    limit: Duration,
+    encode: impl FnOnce(cairo::Surface) -> Result<Output, ToolError> + 'static,
+) {
     let expiry = Expiry::after(limit);
     let cancellable = expiry.cancellable().clone();
     view.snapshot(
@@ -21,12 +34,43 @@ pub fn screenshot(view: &WebView, marks: Vec<Mark>, reply: Reply, limit: Duratio
         Some(&cancellable),
         move |result| {
             drop(expiry);
-            let png = result
+            let encoded = result
                 .map_err(|e| ToolError::internal(format!("screenshot failed: {}", e.message())))
-                .and_then(|surface| encode_png(surface, &marks));
-            let _ = reply.send(png.map(Output::Png));
+                .and_then(encode);
+            let _ = reply.send(encoded);
         },
     );
+}
+
+/// Width of a recording's picture of the page, and its JPEG quality.
+const THUMBNAIL_WIDTH: f64 = 320.0;
+const THUMBNAIL_QUALITY: &str = "60";
+
+/// The visible area, scaled to a recording's picture (a small JPEG).
+pub fn thumbnail(view: &WebView, reply: Reply, limit: Duration) {
+    visible_area(view, reply, limit, |surface| {
+        encode_thumbnail(surface).map(Output::Jpeg)
+    });
+}
+
+fn encode_thumbnail(surface: cairo::Surface) -> Result<Vec<u8>, ToolError> {
+    use gtk::gdk_pixbuf::InterpType;
+    let image = cairo::ImageSurface::try_from(surface)
+        .map_err(|_| ToolError::internal("the snapshot is not an image surface"))?;
+    let (width, height) = (image.width(), image.height());
+    let pixbuf = gdk::pixbuf_get_from_surface(&image, 0, 0, width, height)
+        .ok_or_else(|| ToolError::internal("the snapshot could not be read"))?;
+    let scale = (THUMBNAIL_WIDTH / f64::from(width.max(1))).min(1.0);
+    let (w, h) = (
+        (f64::from(width) * scale).round().max(1.0) as i32,
+        (f64::from(height) * scale).round().max(1.0) as i32,
+    );
+    let small = pixbuf
+        .scale_simple(w, h, InterpType::Bilinear)
+        .ok_or_else(|| ToolError::internal("the picture could not be scaled"))?;
+    small
+        .save_to_bufferv("jpeg", &[("quality", THUMBNAIL_QUALITY)])
+        .map_err(|e| ToolError::internal(format!("JPEG encoding failed: {e}")))
 }
 
 fn annotated_copy(

@@ -151,6 +151,9 @@ pub(super) fn execute(
                 None => capture::screenshot(&t.webkit, marks, reply, limit),
             })
         }
+        Command::Thumbnail { tab } => on_tab(browser, tab, reply, |t, reply| {
+            capture::thumbnail(&t.webkit, reply, limit)
+        }),
         Command::Dialog { tab, action } => on_tab(browser, tab, reply, |t, reply| {
             let _ = reply.send(value(tab::dialog_action(&t.webkit, &t.state, action)));
         }),

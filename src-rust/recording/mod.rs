@@ -34,12 +34,23 @@ pub enum Keep {
 /// Steps waiting for the writer; past it, steps are dropped (and counted).
 const QUEUE: usize = 1_024;
 
+/// What the writer thread puts on disk.
+enum Write {
+    Step(Box<Step>),
+    /// A picture of the page after step `n` of `session`.
+    Shot {
+        session: String,
+        n: u64,
+        jpeg: Vec<u8>,
+    },
+}
+
 pub struct Recorder {
     /// The profile's recordings (none: nothing on disk).
     disk: Option<Arc<Mutex<store::Store>>>,
     /// Steps go to disk on a thread of their own: a reply never waits for
     /// the disk.
-    writer: Option<SyncSender<Step>>,
+    writer: Option<SyncSender<Write>>,
     memory: Mutex<VecDeque<Step>>,
     enabled: bool,
     dropped: AtomicU64,
@@ -86,7 +97,7 @@ impl Recorder {
         match (keep, &self.writer) {
             (Keep::OnDisk, Some(writer)) => {
                 // The writer bumps the changes once the step is on disk.
-                if writer.try_send(step).is_err() {
+                if writer.try_send(Write::Step(Box::new(step))).is_err() {
                     self.dropped.fetch_add(1, Ordering::Relaxed);
                 }
             }
@@ -100,6 +111,30 @@ impl Recorder {
                 self.changes.bump();
             }
         }
+    }
+
+    /// Keeps the picture of the page after step `n` (kept on disk only).
+    pub fn attach_shot(&self, session: &str, n: u64, jpeg: Vec<u8>) {
+        if let Some(writer) = &self.writer {
+            let write = Write::Shot {
+                session: session.to_string(),
+                n,
+                jpeg,
+            };
+            if writer.try_send(write).is_err() {
+                self.dropped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Whether a step's picture would be kept (its steps go to disk).
+    pub fn keeps_shots(&self) -> bool {
+        self.writer.is_some()
+    }
+
+    /// The picture of the page after step `n` of `session`, if one was kept.
+    pub fn shot(&self, session: &str, n: u64) -> Option<Vec<u8>> {
+        self.disk.as_ref().and_then(|d| lock(d).shot(session, n))
     }
 
     /// Steps not kept because the writer fell behind.
@@ -170,13 +205,17 @@ impl Recorder {
 }
 
 /// The thread that appends steps to the store, in the order they came.
-fn write_on_a_thread(store: Arc<Mutex<store::Store>>, changes: Arc<Changes>) -> SyncSender<Step> {
-    let (send, receive) = std::sync::mpsc::sync_channel::<Step>(QUEUE);
+fn write_on_a_thread(store: Arc<Mutex<store::Store>>, changes: Arc<Changes>) -> SyncSender<Write> {
+    let (send, receive) = std::sync::mpsc::sync_channel::<Write>(QUEUE);
     let spawned = std::thread::Builder::new()
         .name("recording".into())
         .spawn(move || {
-            for step in receive {
-                if let Err(error) = lock(&store).append(&step) {
+            for write in receive {
+                let written = match write {
+                    Write::Step(step) => lock(&store).append(&step),
+                    Write::Shot { session, n, jpeg } => lock(&store).add_shot(&session, n, &jpeg),
+                };
+                if let Err(error) = written {
                     tracing::warn!("cannot write a recording: {error}");
                 }
                 changes.bump();

@@ -58,4 +58,7 @@ pub struct Step {
     pub element: Option<Element>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub requests: Option<RequestRange>,
+    /// A picture of the page after it was taken (record_shot gives it).
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub shot: bool,
 }

@@ -172,6 +172,33 @@ impl Store {
         self.sessions.values().cloned().collect()
     }
 
+    /// Keeps the picture of the page after step `n` of a session whose
+    /// steps are kept (then keeps the folder in its bound).
+    pub fn add_shot(&mut self, session: &str, n: u64, jpeg: &[u8]) -> std::io::Result<()> {
+        let Some(summary) = self.sessions.get_mut(session).filter(|s| !s.cut) else {
+            return Ok(());
+        };
+        let folder = self.dir.join(folder_name(session));
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(folder.join(shot_name(n)))?;
+        file.write_all(jpeg)?;
+        summary.bytes += jpeg.len() as u64;
+        self.used += jpeg.len() as u64;
+        self.keep_bound(session)
+    }
+
+    /// The picture of the page after step `n`, if one was kept.
+    pub fn shot(&self, session: &str, n: u64) -> Option<Vec<u8>> {
+        if !self.sessions.contains_key(session) {
+            return None;
+        }
+        std::fs::read(self.dir.join(folder_name(session)).join(shot_name(n))).ok()
+    }
+
     /// A session's steps numbered after `after`, at most `limit`.
     pub fn steps(&self, session: &str, after: u64, limit: usize) -> Vec<Step> {
         if !self.sessions.contains_key(session) {
@@ -200,6 +227,10 @@ impl Store {
         self.used = 0;
         Ok(())
     }
+}
+
+fn shot_name(n: u64) -> String {
+    format!("{n}.jpg")
 }
 
 /// A session's folder: its id when it is a plain name, else a digest of it.
@@ -269,6 +300,7 @@ mod tests {
             after: None,
             element: None,
             requests: None,
+            shot: false,
         }
     }
 

@@ -75,7 +75,9 @@ fn file(path: &str) -> Response {
             // The panel loads nothing from elsewhere and may not be framed.
             (
                 header::CONTENT_SECURITY_POLICY,
-                "default-src 'self'; frame-ancestors 'none'",
+                // data: images: the recordings' pictures of pages, read over
+                // the panel's own connection (an image runs no script).
+                "default-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
             ),
             (header::X_FRAME_OPTIONS, "DENY"),
         ],

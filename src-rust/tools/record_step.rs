@@ -8,6 +8,7 @@ use crate::base::call_log::RequestRange;
 use crate::base::caller::{Session, Transport};
 use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
+use crate::bridge::Command;
 use crate::recording::{redact, Keep, PageSeen, Step};
 use serde_json::{json, Value};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -89,14 +90,62 @@ pub fn record(ctx: &Ctx, before: Before, done: Done<'_>) {
         after: tab.and_then(|tab| page(ctx, tab)),
         element,
         requests: done.requests,
+        shot: false,
     };
     let keep = if ephemeral {
         Keep::InMemory
     } else {
         Keep::OnDisk
     };
+    // A picture of the page after an input or a navigation, taken once
+    // the reply is on its way (an ephemeral context's are not kept).
+    let picture = tab.filter(|_| {
+        keep == Keep::OnDisk
+            && ctx.app.recorder.keeps_shots()
+            && CHANGES_THE_PAGE.contains(&done.tool)
+    });
+    let step = Step {
+        shot: picture.is_some(),
+        ..step
+    };
+    let (session_id, n) = (step.session.clone(), step.n);
     ctx.app.recorder.record(step, keep);
+    if let Some(tab) = picture {
+        let app = ctx.app.clone();
+        tokio::spawn(async move {
+            match app.browser.call_jpeg(Command::Thumbnail { tab }).await {
+                Ok(jpeg) => app.recorder.attach_shot(&session_id, n, jpeg),
+                Err(error) => tracing::debug!(%error, "no picture of the page for the recording"),
+            }
+        });
+    }
 }
+
+/// The tools after which a step keeps a picture of the page.
+const CHANGES_THE_PAGE: &[&str] = &[
+    "open",
+    "back",
+    "forward",
+    "reload",
+    "tab_new",
+    "click",
+    "dblclick",
+    "hover",
+    "fill",
+    "type",
+    "press",
+    "select",
+    "check",
+    "uncheck",
+    "drag",
+    "scroll",
+    "upload",
+    "keyboard_type",
+    "insert_text",
+    "mouse_up",
+    "mouse_wheel",
+    "clipboard_paste",
+];
 
 /// The tab's page as last published (no call to the page).
 fn page(ctx: &Ctx, tab: TabId) -> Option<PageSeen> {

@@ -3,6 +3,7 @@
 //! agent did, so no agent reads or clears them.
 
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use crate::base::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -43,6 +44,21 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated()
         .person_only(),
         tool(
+            "record_shot",
+            "The picture of the page after a recorded step, as a JPEG (base64), when one was kept.",
+            READ_ONLY,
+            |ctx: Ctx, p: ShotParams| async move {
+                let jpeg = ctx.app.recorder.shot(&p.session, p.n).ok_or_else(|| {
+                    ToolError::invalid_params("no picture was kept for that step (only inputs and navigations have one, and not in ephemeral contexts)")
+                })?;
+                use base64::Engine as _;
+                let data = base64::engine::general_purpose::STANDARD.encode(&jpeg);
+                Ok(ToolOutput::json(json!({"session": p.session, "n": p.n, "bytes": jpeg.len(), "jpeg_base64": data})))
+            },
+        )
+        .ungated()
+        .person_only(),
+        tool(
             "record_clear",
             "Forget every recording, on disk too.",
             ACTION,
@@ -60,6 +76,15 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionsParams {}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ShotParams {
+    /// The session's id.
+    session: String,
+    /// The step's number.
+    n: u64,
+}
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
