@@ -146,6 +146,15 @@ export function initNetwork({ call }) {
   filter.addEventListener('input', render);
   failedOnly.addEventListener('change', render);
   $('#requests-close').addEventListener('click', close);
+  $('#requests-har').addEventListener('click', async () => {
+    if (!watched) return;
+    try {
+      const saved = await call('network_har', { tab: watched.id, all: true });
+      show(`Saved ${saved.entries} requests as HAR to ${saved.path}`);
+    } catch (error) {
+      show(`Could not export the requests: ${describeError(error)}`);
+    }
+  });
   $('#request-detail-close').addEventListener('click', () => {
     open = null;
     detail.hidden = true;

@@ -63,7 +63,8 @@
 //     #requests tbody tr[data-request-id][data-status][data-failed=true|false] (.linked:
 //     the requests of the call-log link that opened it), its URL is
 //     button[data-action=details]; #requests-filter (URL), #requests-failed (checkbox),
-//     #requests-close; #request-detail with #request-detail-body (headers and body)
+//     #requests-close; #requests-har (saves the tab's requests as HAR in the files folder,
+//     says where in #requests-note); #request-detail with #request-detail-body (headers and body)
 //   Tool call log
 //     #call-log tbody tr[data-tool][data-transport][data-context][data-ok=true|false][data-code];
 //     td.requests button[data-action=requests][data-tab] (the requests its tab made)

@@ -385,6 +385,12 @@ pub enum Command {
         all: bool,
         last: usize,
     },
+    /// The tab's requests as HAR 1.2 pages and entries (of its current
+    /// page, or all kept).
+    NetworkHar {
+        tab: TabId,
+        all: bool,
+    },
     /// One recorded request, headers included.
     NetworkRequest {
         tab: TabId,
@@ -592,7 +598,9 @@ fn command_name(command: &Command) -> &'static str {
         Command::Settings { .. } => "changing the setting",
         Command::Console { .. } => "reading the console",
         Command::Dialog { .. } => "the dialog action",
-        Command::NetworkList { .. } | Command::NetworkRequest { .. } => "reading the network log",
+        Command::NetworkList { .. }
+        | Command::NetworkRequest { .. }
+        | Command::NetworkHar { .. } => "reading the network log",
         Command::NetworkBody { .. } => "reading the response body",
     }
 }

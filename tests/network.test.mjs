@@ -1,6 +1,8 @@
 // The network tools: every request of a tab's pages and frames, as WebKit
 // reported it, with the status a server gave, and the bodies read back
 // byte for byte. The fixture server answers each route with a known body.
+import harValidator from 'har-validator';
+import { connectPanel } from './support/agent.mjs';
 import { describe, it, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -138,6 +140,37 @@ describe('network', { timeout: 180_000 }, () => {
     const refused = await detail(one(/\/refused$/));
     assert.equal(refused.body, null);
     assert.match(refused.body_note, /no response/);
+  }));
+
+  it('exports the tab\'s requests as HAR 1.2 that har-validator accepts (the person\'s, from the panel)', { timeout: 60_000 }, logged(async () => {
+    list = await loadAndRun();
+    const panel = await connectPanel(suite.session.browser);
+    try {
+      const tab = (await call('tab_list')).tabs.find((t) => t.front).id;
+      const { result: saved, error } = await panel.call('network_har', { tab });
+      assert.equal(error, undefined, JSON.stringify(error));
+      assert.equal(saved.entries, list.requests.length, 'the requests network_requests lists');
+      const har = JSON.parse(readFileSync(saved.path, 'utf8'));
+      // The validator throws on a HAR it refuses (it does on a broken one).
+      await harValidator.har(har);
+      await assert.rejects(harValidator.har({ log: { version: '1.2', entries: [{}] } }));
+      assert.equal(har.log.version, '1.2');
+      const entry = (pattern) => har.log.entries.find((e) => pattern.test(e.request.url));
+      assert.equal(entry(/\/net\/missing$/).response.status, 404);
+      assert.match(entry(/\/refused/)._failure, /connect/i);
+      const json = entry(/\/net\/json\?via=fetch$/);
+      assert.deepEqual(json.request.queryString, [{ name: 'via', value: 'fetch' }]);
+      assert.ok(json.response.headers.some((h) => h.name.toLowerCase() === 'x-fixture' && h.value === 'json'));
+      assert.equal(json._resourceType, 'fetch');
+      assert.ok(har.log.entries.every((e) => har.log.pages.some((p) => p.id === e.pageref)));
+      assert.ok(har.log.pages.some((p) => p.title === 'Network'), JSON.stringify(har.log.pages));
+      // Only in the files folder; and only the person's.
+      const outside = await panel.call('network_har', { tab, path: '/etc/sovereign.har' });
+      assert.equal(outside.error.code, 'INVALID_PARAMS');
+      assert.equal((await suite.mcp.callTool('network_har', {})).isError, true);
+    } finally {
+      panel.close();
+    }
   }));
 
   it('filters by URL, type, failure and status, and bounds the output with counts', { timeout: 60_000 }, logged(async () => {

@@ -666,6 +666,12 @@ describe('control panel', { timeout: 300_000 }, () => {
     assert.ok(failed.length >= 3 && failed.every((f) => f === 'true'), `only failed rows: ${failed}`);
     await page.uncheck('#requests-failed');
 
+    // Saved as HAR, in the files folder.
+    await page.click('#requests-har');
+    await eventually(async () => /^Saved \d+ requests as HAR to \/.+\.har$/.test(await seen('#requests-note')), 'the HAR saved');
+    const harPath = (await seen('#requests-note')).replace(/^.* to /, '');
+    assert.equal(JSON.parse(readFileSync(harPath, 'utf8')).log.version, '1.2');
+
     // A request's details: its headers and its body.
     await row('via=live').locator('button[data-action="details"]').click();
     await eventually(async () => (await seen('#request-detail-body')).includes('{"hello":"network","query":"?via=live"}'),

@@ -113,6 +113,16 @@ pub(super) fn execute(
         } => on_tab(browser, tab, reply, |t, reply| {
             let _ = reply.send(Ok(Output::Value(t.state.requests.list(after, all, last))));
         }),
+        Command::NetworkHar { tab, all } => on_tab(browser, tab, reply, |t, reply| {
+            let title = webkit2gtk::WebViewExt::title(&t.webkit)
+                .map(|t| t.to_string())
+                .unwrap_or_default();
+            let _ = reply.send(Ok(Output::Value(super::har::log(
+                &t.state.requests,
+                all,
+                &title,
+            ))));
+        }),
         Command::NetworkRequest { tab, id } => on_tab(browser, tab, reply, |t, reply| {
             let log = &t.state.requests;
             let detail = log

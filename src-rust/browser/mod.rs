@@ -23,6 +23,7 @@ mod expiry;
 mod frame_relay;
 mod frames;
 mod front;
+mod har;
 pub mod input;
 mod message_reply;
 mod network;

@@ -442,6 +442,23 @@ impl NetworkLog {
         })
     }
 
+    /// Runs `each` on the entries of the current page, or on all kept,
+    /// oldest first; answers the current page's number.
+    pub fn each(&self, all: bool, mut each: impl FnMut(&Entry)) -> u64 {
+        let current = self.page.get();
+        for entry in self.entries.borrow().iter() {
+            if all || entry.page == current {
+                each(entry);
+            }
+        }
+        current
+    }
+
+    /// How many entries went to keep the log in its bound.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.get()
+    }
+
     /// Runs `read` on entry `id`, if it is still kept.
     pub fn read<T>(&self, id: u64, read: impl FnOnce(&Entry) -> T) -> Option<T> {
         self.entries.borrow().iter().find(|e| e.id == id).map(read)

@@ -30,6 +30,13 @@ pub fn tools() -> Vec<ToolDef> {
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: RequestParams| async move { request(&ctx, tab, p).await },
         ),
+        tab_tool(
+            "network_har",
+            "This tab's requests (since its last navigation, or all kept) as a HAR 1.2 file in the files folder.",
+            READ_ONLY,
+            |ctx: Ctx, tab: TabId, p: HarParams| async move { har(&ctx, tab, p).await },
+        )
+        .person_only(),
         tool(
             "network_watch",
             "Show one tab's requests live in this panel (no id: none).",
@@ -45,6 +52,18 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated()
         .person_only(),
     ]
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HarParams {
+    /// Where to write it: an absolute path in the files folder (default: a
+    /// new file there).
+    #[serde(default)]
+    path: Option<String>,
+    /// All kept, not only since the last navigation.
+    #[serde(default)]
+    all: Option<bool>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -360,6 +379,49 @@ fn extension(mime: &str) -> &'static str {
         m if m.starts_with("font/") => "font",
         _ => "bin",
     }
+}
+
+/// Writes the tab's requests as a HAR 1.2 file in the files folder.
+async fn har(ctx: &Ctx, tab: TabId, p: HarParams) -> ToolResult {
+    let files = &ctx.app.files;
+    let path = match &p.path {
+        Some(given) => files.new_file(given).map_err(ToolError::invalid_params)?,
+        None => {
+            let stamp = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis());
+            let name = files.root().join(format!("tab-{tab}-{stamp}.har"));
+            files
+                .new_file(&name.to_string_lossy())
+                .map_err(ToolError::internal)?
+        }
+    };
+    let all = p.all.unwrap_or(false);
+    let log = ctx
+        .app
+        .browser
+        .call_value(Command::NetworkHar { tab, all })
+        .await?;
+    let entries = log["entries"].as_array().map_or(0, Vec::len);
+    let har = json!({"log": {
+        "version": "1.2",
+        "creator": {"name": "Sovereign Browser", "version": env!("CARGO_PKG_VERSION")},
+        "pages": log["pages"],
+        "entries": log["entries"],
+    }});
+    let bytes = serde_json::to_vec_pretty(&har).map_err(|e| ToolError::internal(e.to_string()))?;
+    let size = bytes.len();
+    let target = path.clone();
+    tokio::task::spawn_blocking(move || crate::profile::write_private(&target, &bytes))
+        .await
+        .map_err(|e| ToolError::internal(e.to_string()))?
+        .map_err(|e| ToolError::internal(format!("cannot write {}: {e}", path.display())))?;
+    Ok(ToolOutput::json(json!({
+        "path": path.to_string_lossy(),
+        "entries": entries,
+        "bytes": size,
+        "dropped": log["dropped"],
+    })))
 }
 
 #[cfg(test)]
