@@ -50,6 +50,8 @@ describe('recording', { timeout: 180_000 }, () => {
       const snap = await callText(mcp, 'snapshot');
       await callJson(mcp, 'fill', { ref: refOf(snap, 'textbox', 'Name'), value: 'Ada' });
       await callJson(mcp, 'fill', { selector: '#password', value: PASSWORD });
+      await callJson(mcp, 'focus', { selector: '#password' });
+      await callJson(mcp, 'keyboard_type', { value: `${PASSWORD}-keys` });
       await callJson(mcp, 'click', { ref: refOf(snap, 'checkbox', 'I agree') });
       await callJson(mcp, 'click', { ref: refOf(snap, 'button', 'Create account') });
       // An ephemeral context's steps stay in memory.
@@ -58,13 +60,16 @@ describe('recording', { timeout: 180_000 }, () => {
       await callJson(mcp, 'open', { url: fixtures.url(`/form.html?${marker}`) });
 
       const sessions = async () => (await panel.call('record_sessions', {})).result;
-      const listed = await waitFor(async () => (await sessions()).sessions.find((s) => s.client === 'recorded-agent' && s.on_disk && s.steps >= 7),
+      const listed = await waitFor(async () => (await sessions()).sessions.find((s) => s.client === 'recorded-agent' && s.on_disk && s.steps >= 9),
         'the agent\'s recorded session');
       const steps = (await panel.call('record_steps', { session: listed.session })).result.steps;
       assert.deepEqual(steps.map((s) => s.tool),
-        ['login', 'open', 'snapshot', 'fill', 'fill', 'click', 'click', 'context_new', 'login', 'open']);
-      assert.deepEqual(steps.map((s) => s.n), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
-      const [login, open, , fillName, fillPassword, agree, create, , , openPassing] = steps;
+        ['login', 'open', 'snapshot', 'fill', 'fill', 'focus', 'keyboard_type', 'click', 'click', 'context_new', 'login', 'open']);
+      assert.deepEqual(steps.map((s) => s.n), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+      const [login, open, , fillName, fillPassword, , keys, agree, create, , , openPassing] = steps;
+      // Keys typed into the focused password field are a secret too.
+      assert.deepEqual([keys.args.value, keys.element.secret, keys.element.name], ['[secret]', true, 'Password']);
+      assert.equal(keys.result.value, '[secret]');
       assert.equal(login.args.nsec, '[secret]');
       assert.equal(login.ok, true);
       assert.equal(open.after.url, fixtures.url('/form.html'));
@@ -80,7 +85,7 @@ describe('recording', { timeout: 180_000 }, () => {
       assert.equal(openPassing.context, 'passing');
       // A picture of the page after each input and navigation, taken after
       // the reply: a small JPEG; none for a read, none in an ephemeral context.
-      assert.deepEqual(steps.map((s) => !!s.shot), [false, true, false, true, true, true, true, false, false, false]);
+      assert.deepEqual(steps.map((s) => !!s.shot), [false, true, false, true, true, false, true, true, true, false, false, false]);
       const shot = await waitFor(async () => {
         const reply = await panel.call('record_shot', { session: listed.session, n: create.n });
         return reply.ok && reply.result;
@@ -103,7 +108,7 @@ describe('recording', { timeout: 180_000 }, () => {
     }
     const files = filesUnder(path.join(profile, 'recordings'));
     assert.ok(files.some((f) => f.text.includes('"tool":"fill"')), 'the steps are on disk');
-    for (const secret of [TEST_NSEC, TEST_HEX, PASSWORD, marker]) {
+    for (const secret of [TEST_NSEC, TEST_HEX, PASSWORD, `${PASSWORD}-keys`, marker]) {
       const holding = files.filter((f) => f.text.includes(secret)).map((f) => f.file);
       assert.deepEqual(holding, [], `${secret.slice(0, 12)}… is in no recording on disk`);
     }

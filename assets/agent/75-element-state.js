@@ -266,7 +266,8 @@
       if (!next || next === next.ownerDocument.body) break;
       inner = next;
     }
-    const result = { focused: shortDescription(inner) };
+    // `element`: which one, for the recording (a password field's typing is not kept).
+    const result = { focused: shortDescription(inner), element: described(inner, inner.localName, table) };
     if ((isTextValueElement(inner) || isEditable(inner)) && !isPersonTyped(inner)) result.value = stateValue(inner).value;
     return result;
   }

@@ -7,6 +7,7 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
 use crate::page_protocol::{Args, PageOp};
+use crate::recording::Element;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -46,8 +47,18 @@ pub struct TextParams {
     value: String,
 }
 
+/// The focused element and its value; notes the element for the
+/// recording (what is typed into a password field is not kept).
 async fn focused(ctx: &Ctx, tab: u64) -> Result<Value, ToolError> {
-    ctx.agent(tab, PageOp::Focused, Args::new()).await
+    let now = ctx.agent(tab, PageOp::Focused, Args::new()).await?;
+    let element = now
+        .get("element")
+        .cloned()
+        .map(serde_json::from_value::<Element>);
+    if let Some(Ok(element)) = element {
+        ctx.acted_on_element(element);
+    }
+    Ok(now)
 }
 
 async fn keyboard_type(ctx: &Ctx, tab: TabId, text: String) -> ToolResult {
