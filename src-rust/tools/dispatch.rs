@@ -6,7 +6,7 @@ use super::app::App;
 use super::declaration::{reject_nul, TAB_PARAM};
 use super::record_step;
 use super::ToolResult;
-use super::{Ctx, Found, ToolDef};
+use super::{Ctx, Found, Registry, ToolDef};
 use crate::base::call_log::{RequestRange, UNKNOWN_TOOL};
 use crate::base::caller::{Principal, Session, Transport};
 use crate::base::error::{ErrorCode, ToolError};
@@ -22,22 +22,37 @@ use std::time::{Duration, Instant};
 /// parameter get that plus a margin.
 pub const DEFAULT_TOOL_TIMEOUT: Duration = Duration::from_secs(30);
 
-fn call_limit(params: &Value) -> Duration {
+fn call_limit(registry: &Registry, schema: &Value, params: &Value) -> Duration {
     // A batch may take as long as its commands together.
     if let Some(commands) = params.get("commands").and_then(Value::as_array) {
         let total: Duration = commands
             .iter()
-            .map(|c| call_limit(c.get("params").unwrap_or(&Value::Null)))
+            .map(|c| {
+                let tool = c.get("tool").and_then(Value::as_str);
+                let def = tool
+                    .and_then(|name| registry.find(name))
+                    .map(|f| registry.def(f));
+                let schema = def.map_or(&Value::Null, |d| &d.input_schema);
+                call_limit(registry, schema, c.get("params").unwrap_or(&Value::Null))
+            })
             .sum();
         return total.clamp(DEFAULT_TOOL_TIMEOUT, Duration::from_secs(600));
     }
+    let margin = |ms: u64| Duration::from_millis(ms.min(600_000)) + Duration::from_secs(5);
     let asked = ["timeout", "ms"]
         .iter()
         .filter_map(|k| params.get(*k).and_then(Value::as_u64))
         .max();
-    match asked {
-        Some(ms) => Duration::from_millis(ms.min(600_000)) + Duration::from_secs(5),
-        None => DEFAULT_TOOL_TIMEOUT,
+    // Not asked: the tool's own default, when it waits longer than the
+    // usual limit (ask_person waits five minutes when not told otherwise).
+    let default = ["timeout", "ms"]
+        .iter()
+        .filter_map(|k| schema["properties"][*k]["default"].as_u64())
+        .max();
+    match (asked, default) {
+        (Some(ms), _) => margin(ms),
+        (None, Some(ms)) => margin(ms).max(DEFAULT_TOOL_TIMEOUT),
+        (None, None) => DEFAULT_TOOL_TIMEOUT,
     }
 }
 
@@ -275,7 +290,7 @@ async fn run(ctx: &Ctx, def: &ToolDef, params: Value) -> ToolResult {
         ctx.check_hold(Reach::Identity)?;
     }
     reject_nul(&params)?;
-    let limit = call_limit(&params);
+    let limit = call_limit(&app.tools, &def.input_schema, &params);
     let params = std::mem::take(&mut *params);
     let result = tokio::time::timeout(limit, (def.handler)(ctx.clone(), params))
         .await
@@ -346,13 +361,21 @@ mod tests {
     use serde_json::json;
 
     #[test]
-    fn limits_follow_timeout_parameters() {
-        assert_eq!(call_limit(&json!({})), DEFAULT_TOOL_TIMEOUT);
+    fn limits_follow_timeout_parameters_and_the_tools_own_defaults() {
+        let registry = Registry::new();
+        let limit = |params: Value| call_limit(&registry, &Value::Null, &params);
+        assert_eq!(limit(json!({})), DEFAULT_TOOL_TIMEOUT);
+        assert_eq!(limit(json!({"timeout": 1000})), Duration::from_millis(6000));
+        assert_eq!(limit(json!({"ms": 200})), Duration::from_millis(5200));
+        // ask_person waits 300,000 ms by default: its limit follows.
+        let ask = registry.def(registry.find("ask_person").unwrap());
+        let waits = Duration::from_millis(300_000) + Duration::from_secs(5);
         assert_eq!(
-            call_limit(&json!({"timeout": 1000})),
-            Duration::from_millis(6000)
+            call_limit(&registry, &ask.input_schema, &json!({"message": "x"})),
+            waits
         );
-        assert_eq!(call_limit(&json!({"ms": 200})), Duration::from_millis(5200));
+        let batch = json!({"commands": [{"tool": "ask_person", "params": {"message": "x"}}]});
+        assert_eq!(limit(batch), waits, "inside a batch too");
     }
 
     // The dispatch against a fake browser: what runs, how often, and how
