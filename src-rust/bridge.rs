@@ -125,6 +125,11 @@ pub enum ElementInput {
     Point,
 }
 
+/// The editing command that puts the caret after the focused text
+/// field's content (in email and number fields too, which have no
+/// selection API).
+pub const CARET_TO_END: &str = "MoveToEndOfDocument";
+
 /// What an element must be before an input reaches it (see
 /// `assets/agent/57-actionable.js`).
 pub mod check {

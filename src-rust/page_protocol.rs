@@ -183,6 +183,13 @@ pub enum PointOrChosen {
 #[derive(Debug, Clone, Deserialize)]
 pub struct Prepared {
     pub mode: String,
+    /// The page could not put the caret after the content (email and
+    /// number inputs have no selection API): the engine must.
+    #[serde(default)]
+    pub caret_by_engine: bool,
+    /// An <input>'s type, for saying why it refused a value.
+    #[serde(default)]
+    pub input_type: Option<String>,
 }
 
 /// `query`: whether a selector matches, and the ref it got.

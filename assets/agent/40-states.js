@@ -75,8 +75,7 @@
         if (type === 'checkbox' || type === 'radio' || type === 'file' || type === 'hidden') return null;
         if (role === 'button') return null;
         if (!el.value) return null;
-        // Never echo a secret into the model's context or logs; the length is enough to check.
-        if (type === 'password') return '•'.repeat(Math.min(el.value.length, 16));
+        if (type === 'password') return maskedPassword(el).value;
         return clampValue(el.value);
       }
       case 'textarea':

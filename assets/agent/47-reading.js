@@ -12,10 +12,21 @@
     return typeof text === 'string' ? text : el.textContent || '';
   }
 
+  function isPassword(el) {
+    return el.localName === 'input' && el.type === 'password';
+  }
+
+  // A password field's value as every read shows it: never the secret itself (it would
+  // reach the model's context and logs); its length is enough to check.
+  function maskedPassword(el) {
+    return { value: '\u2022'.repeat(Math.min(el.value.length, 16)), masked: true, length: el.value.length };
+  }
+
   function opText(args, table) {
     const el = resolveTarget(args, table);
     refusePersonTyped(el, 'read its value');
     if (el.localName === 'select') return selectedOptionsText(el);
+    if (isPassword(el)) return maskedPassword(el).value;
     return isTextValueElement(el) ? el.value : visibleText(el);
   }
 
@@ -40,6 +51,7 @@
     if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
       return { value: el.value, checked: el.checked };
     }
+    if (isPassword(el)) return maskedPassword(el);
     if (isTextValueElement(el)) return { value: el.value };
     if (isEditable(el)) return { value: visibleText(el) };
     return { value: null };

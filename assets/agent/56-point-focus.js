@@ -143,8 +143,12 @@
     return false;
   }
 
+  // A text field takes focus with the caret after its content, as a click at its end
+  // would leave it, so that keyboard_type and insert_text add to the value.
   function opFocus(args, table) {
     const el = resolveTarget(args, table);
     el.focus();
-    return { focused: deepActiveElement(el.ownerDocument) === el };
+    const focused = deepActiveElement(el.ownerDocument) === el;
+    const text = focused && (fieldKind(el) === 'text' || fieldKind(el) === 'editable');
+    return { focused, caret_by_engine: text && !caretToEnd(el) };
   }

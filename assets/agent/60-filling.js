@@ -121,7 +121,7 @@
       case 'text':
         focusOrFail(el);
         selectAllText(el);
-        return { mode: 'text', empty: el.value === '' };
+        return { mode: 'text', empty: el.value === '', input_type: el.localName === 'input' ? el.type : null };
       case 'editable':
         focusOrFail(el);
         selectEditableContents(el, false);
@@ -145,14 +145,21 @@
     if (!kind) throw notATextField(el, '');
     checkEditable(el);
     focusOrFail(el);
-    if (kind === 'editable') {
+    return { mode: 'text', caret_by_engine: !caretToEnd(el) };
+  }
+
+  // Puts the caret after a focused field's content (WebKit selects it all on a script's
+  // focus, and typed keys would replace it). False where only the engine can: email and
+  // number inputs have no selection API.
+  function caretToEnd(el) {
+    if (fieldKind(el) === 'editable') {
       selectEditableContents(el, true);
-    } else {
-      try {
-        el.setSelectionRange(el.value.length, el.value.length);
-      } catch (_) {
-        // email and number inputs have no selection API; the caret stays where focus put it.
-      }
+      return true;
     }
-    return { mode: 'text' };
+    try {
+      el.setSelectionRange(el.value.length, el.value.length);
+      return true;
+    } catch (_) {
+      return false;
+    }
   }

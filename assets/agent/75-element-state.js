@@ -25,10 +25,7 @@
   function stateValue(el) {
     refusePersonTyped(el, 'read its value');
     const tag = el.localName;
-    if (tag === 'input' && el.type === 'password') {
-      // Never echo a secret into the model's context or logs; the length is enough to check.
-      return { value: '•'.repeat(Math.min(el.value.length, 16)), masked: true, length: el.value.length };
-    }
+    if (isPassword(el)) return maskedPassword(el);
     if (tag === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
       return { value: el.value, checked: el.checked };
     }

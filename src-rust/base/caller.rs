@@ -85,8 +85,8 @@ impl Transport {
 /// own; stateless clients share one, the state of the tab itself.
 #[derive(Default)]
 pub struct TabMemory {
-    /// The frame's ref, by tab.
-    frames: Mutex<HashMap<TabId, String>>,
+    /// The frame's ref, by tab, and the document it was chosen in.
+    frames: Mutex<HashMap<TabId, (String, u64)>>,
     /// The last snapshot of each tab: its document's identity and its text.
     snapshots: Mutex<HashMap<TabId, (String, String)>>,
     /// network_requests lists what came after this request id, by tab.
@@ -170,15 +170,25 @@ impl Session {
         }
     }
 
-    /// The ref of the frame this session's tools act in on `tab`, if any.
-    pub fn frame(&self, tab: TabId) -> Option<String> {
-        lock(&self.memory.frames).get(&tab).cloned()
+    /// The ref of the frame this session's tools act in on `tab`, if any,
+    /// while the tab shows the `document` (its count of committed loads)
+    /// the frame was chosen in: a new document ends the choice.
+    pub fn frame(&self, tab: TabId, document: u64) -> Option<String> {
+        let mut frames = lock(&self.memory.frames);
+        match frames.get(&tab) {
+            Some((frame, chosen_in)) if *chosen_in == document => Some(frame.clone()),
+            Some(_) => {
+                frames.remove(&tab);
+                None
+            }
+            None => None,
+        }
     }
 
-    /// Chooses the frame tools act in on `tab` (none: the page itself).
-    /// A session acts in one frame at a time; for stateless clients each
-    /// tab keeps its own.
-    pub fn set_frame(&self, tab: TabId, frame: Option<String>) {
+    /// Chooses the frame tools act in on `tab`, with the document it is in
+    /// (none: the page itself). A session acts in one frame at a time; for
+    /// stateless clients each tab keeps its own.
+    pub fn set_frame(&self, tab: TabId, frame: Option<(String, u64)>) {
         let mut frames = lock(&self.memory.frames);
         if self.stateless {
             frames.remove(&tab);
@@ -530,13 +540,13 @@ mod tests {
         // No tab of their own; a frame chosen on a tab is the tab's.
         first.set_tab(Some(4));
         assert_eq!(first.tab(), None);
-        first.set_frame(4, Some("f1".into()));
-        b.set_frame(5, Some("f2".into()));
-        assert_eq!(b.frame(4).as_deref(), Some("f1"));
-        assert_eq!(first.frame(5).as_deref(), Some("f2"));
+        first.set_frame(4, Some(("f1".into(), 1)));
+        b.set_frame(5, Some(("f2".into(), 1)));
+        assert_eq!(b.frame(4, 1).as_deref(), Some("f1"));
+        assert_eq!(first.frame(5, 1).as_deref(), Some("f2"));
         b.set_frame(4, None);
-        assert_eq!(first.frame(4), None);
-        assert_eq!(first.frame(5).as_deref(), Some("f2"));
+        assert_eq!(first.frame(4, 1), None);
+        assert_eq!(first.frame(5, 1).as_deref(), Some("f2"));
         // Not a session a legacy client could name.
         assert!(sessions.get_on(&first.id, Transport::Mcp).is_none());
         assert!(!sessions.remove_on(&first.id, Transport::Mcp));
@@ -546,12 +556,22 @@ mod tests {
     fn a_session_acts_in_one_frame_at_a_time() {
         let sessions = Sessions::new(Duration::from_secs(60));
         let s = sessions.create(Transport::Mcp).unwrap();
-        s.set_frame(1, Some("f1".into()));
-        s.set_frame(2, Some("f2".into()));
-        assert_eq!(s.frame(1), None);
-        assert_eq!(s.frame(2).as_deref(), Some("f2"));
+        s.set_frame(1, Some(("f1".into(), 1)));
+        s.set_frame(2, Some(("f2".into(), 1)));
+        assert_eq!(s.frame(1, 1), None);
+        assert_eq!(s.frame(2, 1).as_deref(), Some("f2"));
         s.set_frame(7, None);
-        assert_eq!(s.frame(2), None);
+        assert_eq!(s.frame(2, 1), None);
+    }
+
+    #[test]
+    fn a_new_document_in_the_tab_ends_the_frame_choice() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let s = sessions.create(Transport::Mcp).unwrap();
+        s.set_frame(1, Some(("f1".into(), 3)));
+        assert_eq!(s.frame(1, 3).as_deref(), Some("f1"));
+        assert_eq!(s.frame(1, 4), None);
+        assert_eq!(s.frame(1, 3), None, "ended for good");
     }
 
     #[test]

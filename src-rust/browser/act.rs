@@ -8,7 +8,7 @@ use super::tab::TabState;
 use super::{delivery, input, script, SharedBrowser};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
-use crate::bridge::{ElementInput, MouseAction, Output, Reply, BUTTON_LEFT};
+use crate::bridge::{ElementInput, MouseAction, Output, Reply, BUTTON_LEFT, CARET_TO_END};
 use crate::page_protocol::{
     self, ActionPoint, Args, Intercepted, Object, PageOp, PointOrChosen, Prepared,
 };
@@ -133,11 +133,14 @@ async fn act_on(
                 // The engine's own text insertion: trusted beforeinput/input events.
                 let (command, argument) = match value.is_empty() {
                     true => ("Delete", None),
-                    false => ("InsertText", Some(value)),
+                    false => ("InsertText", Some(value.clone())),
                 };
                 edit(&view, command, argument).await?;
             }
             let mut reply = field_value(&view, &state, target, limit).await?;
+            if typed && !value.is_empty() && reply.get("value") == Some(&Value::from("")) {
+                return Err(refused(&value, prepared.result.input_type.as_deref()));
+            }
             if !typed {
                 // Set by script: the page's input and change events are not trusted ones.
                 reply.insert("trusted_events".into(), false.into());
@@ -145,17 +148,23 @@ async fn act_on(
             Ok(Value::Object(reply))
         }
         ElementInput::Type { ref text } => {
-            let _: After<Prepared> = page_protocol::parse(op, ready(&input).await?)?;
+            let prepared: After<Prepared> = page_protocol::parse(op, ready(&input).await?)?;
+            if prepared.result.caret_by_engine {
+                // WebKit selected the field's content on focus: keys would replace it.
+                edit(&view, CARET_TO_END, None).await?;
+            }
             let text = text.clone();
             deliver(view.clone(), state.clone(), move |view, hands| {
                 input::focus(view)?;
                 input::type_text(view, hands, &text).map(|_| json!({}))
             })
             .await?;
-            // The input answers once the page has handled every key.
-            Ok(Value::Object(
-                field_value(&view, &state, target, limit).await?,
-            ))
+            // The input answers once the page has handled every key. A key
+            // (Enter) may have submitted the form: the field is then gone,
+            // and the tool reports the navigation instead.
+            Ok(field_value(&view, &state, target, limit)
+                .await
+                .map_or_else(|_| json!({}), Value::Object))
         }
         ElementInput::Select => {
             let chosen: After<Object> = page_protocol::parse(op, ready(&input).await?)?;
@@ -169,6 +178,19 @@ async fn act_on(
             Ok(Value::Object(shown.result))
         }
     }
+}
+
+/// A value the field did not take (a number field given letters): said,
+/// never reported as filled.
+fn refused(value: &str, input_type: Option<&str>) -> ToolError {
+    let why = match input_type {
+        Some("number") => " (an <input type=number> takes only a number, e.g. 42 or -1.5)",
+        _ => "",
+    };
+    ToolError::new(
+        ErrorCode::InvalidParams,
+        format!("the field did not take {value:?}: its value is empty{why}"),
+    )
 }
 
 /// How long the page may take to say what the click reached.

@@ -15,14 +15,15 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "frame_switch",
-            "Make every tool act inside an iframe, cross-origin ones too, until frame_main or a new page.",
+            "Make the page tools (snapshot, get_*, input, find_*, waits, eval) act inside an iframe, cross-origin ones too, until frame_main or a new document in the tab.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let frame: Object = ctx.page(tab, PageOp::FrameTarget, target(&p.r#ref, &p.selector)?).await?;
                 let Some(reference) = frame.get("ref").and_then(Value::as_str) else {
                     return Err(ToolError::internal("the page's answer to frame_target has no ref"));
                 };
-                ctx.session.set_frame(tab, Some(reference.to_string()));
+                let document = ctx.document(tab)?;
+                ctx.session.set_frame(tab, Some((reference.to_string(), document)));
                 Ok(ToolOutput::json(Value::Object(frame)))
             },
         ),

@@ -48,7 +48,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "get_text",
-            "An element's visible text (an input's value).",
+            "An element's visible text (an input's value; passwords masked).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let text: String = ctx.page(tab, PageOp::Text, target(&p.r#ref, &p.selector)?).await?;
@@ -75,7 +75,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "eval",
-            "Run JavaScript in the page; returns the last value (promises awaited, exceptions JS_ERROR).",
+            "Run JavaScript in the page; returns the last value (a function is called, promises awaited, exceptions JS_ERROR).",
             ACTION,
             |ctx: Ctx, tab: TabId, p: EvalParams| async move {
                 Ok(ToolOutput::json(ctx.run_script(tab, p.script).await?))
@@ -142,6 +142,6 @@ pub struct AttrParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EvalParams {
-    /// An expression or statements; one using return or await runs as an async function.
+    /// An expression, statements (return and await allowed) or a function.
     script: String,
 }

@@ -4,7 +4,7 @@ use super::inspection::TargetParams;
 use super::page::{target, with, Before, START_GRACE};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Command, ElementInput, MouseAction, TabId, BUTTON_LEFT};
+use crate::bridge::{Command, ElementInput, MouseAction, TabId, BUTTON_LEFT, CARET_TO_END};
 use crate::page_protocol::{self, ActionPoint, Args, Object, PageOp};
 use crate::recording::Element;
 use schemars::JsonSchema;
@@ -22,13 +22,13 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "fill",
-            "Clear a field (once visible, enabled, editable) and type a value; selects, date/time/color/range inputs set by script (trusted_events: false). Returns the value.",
+            "Replace a field's value (once visible, enabled, editable) as one edit: input events, no key events (type sends keys). Selects, date/time/color/range inputs are set by script (trusted_events: false). Returns the value.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         ),
         tab_tool(
             "type",
-            "Type text key by key into a field (waits as fill), after its value. Returns the value.",
+            "Type text key by key after a field's value (waits as fill). Returns the value, and a navigation a \"\\n\" or submit starts.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { type_text(&ctx, tab, &p).await },
         ),
@@ -83,11 +83,9 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "focus",
-            "Focus an element.",
+            "Focus an element; a text field's caret goes after its value (keyboard_type adds to it).",
             ACTION,
-            |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                Ok(ToolOutput::json(ctx.agent(tab, PageOp::Focus, target(&p.r#ref, &p.selector)?).await?))
-            },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { focus(&ctx, tab, &p).await },
         ),
     ]
 }
@@ -118,6 +116,9 @@ pub struct ValueParams {
     #[serde(default)]
     selector: Option<String>,
     value: String,
+    /// Press Enter after.
+    #[serde(default)]
+    submit: Option<bool>,
     #[serde(default)]
     timeout: Option<u64>,
 }
@@ -181,7 +182,7 @@ pub async fn act(
         .and_then(Value::as_str)
         .map(str::to_string);
     let given_ref = given_ref.as_deref();
-    if let Some(frame) = ctx.session.frame(tab) {
+    if let Some(frame) = ctx.frame(tab) {
         target.insert("frame".into(), frame.into());
     }
     let wait = timeout.map_or(INPUT_WAIT, Duration::from_millis);
@@ -408,16 +409,68 @@ async fn press(ctx: &Ctx, tab: TabId, key: String) -> ToolResult {
     Ok(ToolOutput::json(Value::Object(result)))
 }
 
+async fn focus(ctx: &Ctx, tab: TabId, p: &TargetParams) -> ToolResult {
+    let mut focused = ctx
+        .agent(tab, PageOp::Focus, target(&p.r#ref, &p.selector)?)
+        .await?;
+    let by_engine = focused.as_object_mut().and_then(|f| f.remove("caret_by_engine"));
+    if by_engine == Some(Value::Bool(true)) {
+        // WebKit selected the field's content on focus, and only the engine
+        // moves the caret in email and number fields.
+        let (command, argument) = (CARET_TO_END, None);
+        ctx.app
+            .browser
+            .call_value(Command::Edit { tab, command, argument })
+            .await?;
+    }
+    Ok(ToolOutput::json(focused))
+}
+
 async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     let args = with(target(&p.r#ref, &p.selector)?, json!({"value": p.value}));
     let value = p.value.clone();
+    let before = ctx.before(tab)?;
     let filled = act(ctx, tab, args, ElementInput::Fill { value }, p.timeout).await?;
-    Ok(ToolOutput::json(filled))
+    let submit = p.submit.unwrap_or(false);
+    let result = match submit {
+        true => entered(ctx, tab, before, filled, true).await?,
+        false => filled,
+    };
+    Ok(ToolOutput::json(result))
 }
 
 async fn type_text(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     let args = target(&p.r#ref, &p.selector)?;
     let text = p.value.clone();
+    let before = ctx.before(tab)?;
     let typed = act(ctx, tab, args, ElementInput::Type { text }, p.timeout).await?;
-    Ok(ToolOutput::json(typed))
+    let result = entered(ctx, tab, before, typed, p.submit.unwrap_or(false)).await?;
+    Ok(ToolOutput::json(result))
+}
+
+/// After a field took text: presses Enter in it when asked to `submit`,
+/// and reports what the keys caused (a "\n" or the Enter may submit a
+/// form), as press does, so that no agent submits twice.
+async fn entered(
+    ctx: &Ctx,
+    tab: TabId,
+    before: Before,
+    reply: Value,
+    submit: bool,
+) -> Result<Value, ToolError> {
+    if submit {
+        let combo = "Enter".to_string();
+        ctx.app
+            .browser
+            .call_value(Command::PressKey { tab, combo })
+            .await?;
+    }
+    let mut result = settle_after(ctx, tab, before).await?;
+    if let Value::Object(field) = reply {
+        result.extend(field);
+    }
+    if submit {
+        result.insert("submitted".into(), true.into());
+    }
+    Ok(Value::Object(result))
 }

@@ -143,11 +143,23 @@ impl Ctx {
         self.app.browser.tab_info(tab)
     }
 
+    /// The frame this session chose on `tab` with frame_switch, while the
+    /// document it was chosen in lasts (however the tab left it).
+    pub fn frame(&self, tab: TabId) -> Option<String> {
+        let document = self.app.browser.state().tab(tab)?.nav.committed;
+        self.session.frame(tab, document)
+    }
+
+    /// The tab's document, by its count of committed loads.
+    pub fn document(&self, tab: TabId) -> Result<u64, ToolError> {
+        Ok(self.tab_info(tab)?.nav.committed)
+    }
+
     /// Runs an agent-library operation once the page is ready for it, in
     /// the frame this session chose with frame_switch, if any.
     pub async fn agent(&self, tab: TabId, op: PageOp, mut args: Args) -> Result<Value, ToolError> {
         self.wait_until_loaded(tab, Duration::from_secs(10)).await?;
-        if let Some(frame) = self.session.frame(tab) {
+        if let Some(frame) = self.frame(tab) {
             args.insert("frame".into(), frame.into());
         }
         self.app
@@ -171,7 +183,7 @@ impl Ctx {
     /// `{"type": ..., "value": ...}`.
     pub async fn run_script(&self, tab: TabId, script: String) -> Result<Value, ToolError> {
         self.check_hold(crate::hold::Reach::PageScripts)?;
-        if self.session.frame(tab).is_some() {
+        if self.frame(tab).is_some() {
             let args = Args::from_iter([("script".into(), script.into())]);
             return self.agent(tab, PageOp::Eval, args).await;
         }

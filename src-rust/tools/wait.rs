@@ -61,7 +61,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "wait_for_fn",
-            "Wait until a script gives a truthy value; returns it.",
+            "Wait until a script (as eval; a function is called) gives a truthy value; returns it.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitFnParams| async move { wait_for_fn(&ctx, tab, p).await },
         ),

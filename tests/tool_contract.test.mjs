@@ -1,0 +1,106 @@
+// Each tool does what its description says, on the cases a review found it
+// did not: typing after the value of every text field, a submit reported as
+// a navigation, values a field refuses, passwords masked by every read,
+// function values and the last value of statements with await.
+import { describe, it, beforeEach } from 'node:test';
+import assert from 'node:assert/strict';
+import { loggedInSuite } from './support/session.mjs';
+import { callError, callText } from './support/mcp.mjs';
+
+describe('tools do what they say', { timeout: 240_000 }, () => {
+  const suite = loggedInSuite();
+  const { call, logged } = suite;
+  let mcp;
+  beforeEach(() => { mcp = suite.mcp; });
+  const page = (script) => call('eval', { script }).then((r) => r.value);
+  const open = () => call('open', { url: suite.fixtures.url('contract.html') });
+
+  it('type adds after the value of email, number and text fields', { timeout: 30_000 }, logged(async () => {
+    await open();
+    assert.equal((await call('type', { selector: '#em', value: 'X' })).value, 'ab@c.deX');
+    assert.equal((await call('type', { selector: '#num', value: '3' })).value, '123');
+    assert.equal((await call('type', { selector: '#txt', value: 'X' })).value, 'abcX');
+    assert.deepEqual(await page("['em', 'num', 'txt'].map((id) => document.getElementById(id).value)"), ['ab@c.deX', '123', 'abcX']);
+  }));
+
+  it('focus leaves the caret after the value: keyboard_type adds to it', { timeout: 30_000 }, logged(async () => {
+    await open();
+    for (const [selector, typed, want] of [['#txt', 'yy', 'abcyy'], ['#em', '.fr', 'ab@c.de.fr'], ['#num', '7', '127']]) {
+      assert.deepEqual(await call('focus', { selector }), { focused: true });
+      await call('keyboard_type', { value: typed });
+      assert.equal(await page(`document.querySelector('${selector}').value`), want, selector);
+    }
+  }));
+
+  it('a "\\n" that submits the form is reported as the navigation it started, once', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const typed = await call('type', { selector: '#q', value: 'zz\n' });
+    assert.equal(typed.navigated, true, JSON.stringify(typed));
+    assert.equal(new URL(typed.url).searchParams.get('q'), 'startzz');
+    assert.equal(typed.title, 'Sign up');
+    assert.equal((await call('get_title')).title, 'Sign up');
+  }));
+
+  it('type and fill with submit press Enter after, and report the navigation', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const typed = await call('type', { selector: '#q', value: '-t', submit: true });
+    assert.deepEqual([typed.navigated, typed.submitted, new URL(typed.url).searchParams.get('q')], [true, true, 'start-t']);
+    await open();
+    const filled = await call('fill', { selector: '#q', value: 'new', submit: true });
+    assert.deepEqual([filled.navigated, filled.submitted, new URL(filled.url).searchParams.get('q')], [true, true, 'new']);
+    await open();
+    const plain = await call('type', { selector: '#txt', value: 'd' });
+    assert.deepEqual([plain.navigated, plain.value, plain.submitted], [false, 'abcd', undefined]);
+  }));
+
+  it('fill says when the field did not take the value', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const message = await callError(mcp, 'fill', { selector: '#num', value: 'abc' }, 'INVALID_PARAMS');
+    assert.match(message, /did not take "abc".*number/);
+    assert.deepEqual(await call('fill', { selector: '#num', value: '-4.5' }), { value: '-4.5' });
+  }));
+
+  it('get_text, fill, type and get_value mask a password field alike', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const masked = '•'.repeat(13);
+    assert.equal(await callText(mcp, 'get_text', { selector: '#pw' }), masked);
+    assert.deepEqual(await call('get_value', { selector: '#pw' }), { value: masked, masked: true, length: 13 });
+    assert.deepEqual(await call('fill', { selector: '#pw', value: 'newpass' }), { value: '•••••••', masked: true, length: 7 });
+    const typed = await call('type', { selector: '#pw', value: 'X' });
+    assert.deepEqual([typed.value, typed.masked, typed.length], ['••••••••', true, 8]);
+    assert.ok(!JSON.stringify(typed).includes('newpass'));
+    assert.match(await callText(mcp, 'snapshot'), /textbox "Password" \[ref=e\d+\]: ••••••••$/m);
+  }));
+
+  it('eval calls a function value and returns the last value of statements with await', { timeout: 30_000 }, logged(async () => {
+    await open();
+    assert.deepEqual(await call('eval', { script: '() => document.title' }), { type: 'string', value: 'Contract' });
+    assert.deepEqual(await call('eval', { script: 'async () => { await null; return 7; }' }), { type: 'number', value: 7 });
+    assert.deepEqual(await call('eval', { script: "const r = await fetch('contract.html'); r.status" }), { type: 'number', value: 200 });
+    assert.deepEqual(await call('eval', { script: 'let n = 2;\nawait null\nn * 3;' }), { type: 'number', value: 6 });
+    assert.deepEqual(await call('eval', { script: "await null; `a;${'}'}` + /b;}/.source" }), { type: 'string', value: 'a;}b;}' });
+    assert.deepEqual(await call('eval', { script: 'return 5' }), { type: 'number', value: 5 });
+  }));
+
+  it('wait_for_fn calls a function value until it is truthy', { timeout: 30_000 }, logged(async () => {
+    await open();
+    await callError(mcp, 'wait_for_fn', { script: "() => document.querySelector('#never')", timeout: 500 }, 'TIMEOUT');
+    await page("setTimeout(() => { document.getElementById('later').hidden = false; }, 300); 1");
+    const shown = await call('wait_for_fn', { script: "() => !document.getElementById('later').hidden && 'shown'", timeout: 5000 });
+    assert.equal(shown.value, 'shown');
+    const awaited = await call('wait_for_fn', { script: "await null; document.getElementById('later').hidden ? 0 : 'yes'", timeout: 5000 });
+    assert.equal(awaited.value, 'yes');
+  }));
+
+  it('frame_switch ends with the document: after a click leaves the page, tools act on the new page', { timeout: 30_000 }, logged(async () => {
+    await open();
+    await call('frame_switch', { selector: '#inner' });
+    assert.match((await call('find_text', { text: 'Inside the frame' })).ref, /^e\d+/);
+    const clicked = await call('click', { selector: '#toplink' });
+    assert.deepEqual([clicked.navigated, clicked.title], [true, 'Sign up']);
+    assert.match(await callText(mcp, 'snapshot'), /heading "Sign up"/);
+    assert.equal(await callText(mcp, 'get_text', { selector: 'h1' }), 'Sign up');
+    assert.equal((await call('wait_for_text', { text: 'Create account', timeout: 2000 })).found, true);
+    assert.equal(await page('document.title'), 'Sign up');
+  }));
+});
