@@ -35,12 +35,20 @@ describe('cookies and storage', { timeout: 120_000 }, () => {
     const forUrl = await call('cookies_get', { url: 'http://example.test/' });
     assert.deepEqual(forUrl.cookies.map((c) => c.name), ['elsewhere']);
 
-    assert.equal((await call('cookies_clear', { domain: 'nowhere.test' })).domains, 0);
+    assert.equal((await call('cookies_clear', { domain: 'nowhere.test' })).cookies, 0);
     await call('cookies_clear', { domain: '127.0.0.1' });
     assert.equal((await echoed()).cookie, undefined, 'the server gets no cookie any more');
     assert.deepEqual((await call('cookies_get', { all: true })).cookies.map((c) => c.name), ['elsewhere']);
     await call('cookies_clear');
     assert.equal((await call('cookies_get', { all: true })).count, 0);
+
+    // A domain's cookies and its subdomains', never its parent's.
+    for (const [name, domain] of [['sub', 'a.example.test'], ['deeper', 'x.a.example.test'], ['parent', '.example.test'], ['sibling', 'b.example.test']]) {
+      await call('cookies_set', { name, value: '1', domain });
+    }
+    assert.deepEqual(await call('cookies_clear', { domain: 'a.example.test' }), { cleared: 'a.example.test', cookies: 2 });
+    assert.deepEqual((await call('cookies_get', { all: true })).cookies.map((c) => c.name).sort(), ['parent', 'sibling']);
+    await call('cookies_clear');
 
     await callError(mcp, 'cookies_set', { name: 'bad;name', value: 'x' }, 'INVALID_PARAMS');
     await callError(mcp, 'cookies_set', { name: 'ok', value: 'x', sameSite: 'sometimes' }, 'INVALID_PARAMS');

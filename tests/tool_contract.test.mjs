@@ -6,6 +6,7 @@ import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { loggedInSuite } from './support/session.mjs';
 import { callError, callText } from './support/mcp.mjs';
+import { waitFor } from './support/wait.mjs';
 
 describe('tools do what they say', { timeout: 240_000 }, () => {
   const suite = loggedInSuite();
@@ -102,5 +103,27 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
     assert.equal(await callText(mcp, 'get_text', { selector: 'h1' }), 'Sign up');
     assert.equal((await call('wait_for_text', { text: 'Create account', timeout: 2000 })).found, true);
     assert.equal(await page('document.title'), 'Sign up');
+  }));
+
+  it("errors lists the page's exceptions, not the browser's own frame checks", { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('frames-cross.html') });
+    await call('wait_for_fn', { script: "document.getElementById('cross').contentWindow && 1" });
+    await call('errors', { clear: true });
+    await call('find_text', { text: 'Outer button' });
+    await callText(mcp, 'snapshot');
+    await call('find_role', { role: 'button', name: 'Outer button' });
+    await page("setTimeout(() => { throw new Error('page boom'); }, 0); 1");
+    // The page's own error is the event that says every earlier one arrived.
+    const seen = await waitFor(async () => { const e = await call('errors'); return e.count > 0 && e; }, 'the page error');
+    assert.deepEqual(seen.entries.map((e) => e.text), ['Error: page boom'], JSON.stringify(seen));
+  }));
+
+  it('tab_new answers NAVIGATION_FAILED for a URL the engine refuses, as open does', { timeout: 30_000 }, logged(async () => {
+    // Port 1 is one WebKit never loads: it drops the load without an error.
+    const blocked = 'http://127.0.0.1:1/';
+    const byOpen = await callError(mcp, 'open', { url: blocked }, 'NAVIGATION_FAILED');
+    const byTab = await callError(mcp, 'tab_new', { url: blocked }, 'NAVIGATION_FAILED');
+    assert.equal(byTab, byOpen);
+    await call('tab_close', {});
   }));
 });

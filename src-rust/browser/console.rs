@@ -25,6 +25,8 @@ use webkit2gtk::{UserMessage, UserMessageExt as _, WebView, WebViewExt as _};
 
 /// The extension's message name (CONSOLE_MESSAGE in console.c).
 const CONSOLE_MESSAGE: &str = "sovereign-console";
+/// How the engine names the source of a user script.
+const USER_SCRIPT_SOURCE: &str = "user-script:";
 const CONSOLE_MAX: usize = 1000;
 const ERRORS_MAX: usize = 200;
 const TEXT_MAX: usize = 2000;
@@ -120,6 +122,13 @@ impl EngineMessage {
         self.source_name() == "javascript" && self.level_name() == "error"
     }
 
+    /// Thrown in the browser's own user scripts (the agent library, the
+    /// console reporter): the engine names their source `user-script:N`,
+    /// which no page's script has.
+    fn is_the_browsers(&self) -> bool {
+        self.source_url.starts_with(USER_SCRIPT_SOURCE)
+    }
+
     fn url(&self) -> &str {
         if self.source_url.is_empty() {
             &self.page_url
@@ -187,6 +196,12 @@ impl ConsoleLog {
     fn record(&self, mut message: EngineMessage) {
         let mut entry = Map::new();
         let is_error = message.is_uncaught();
+        if is_error && message.is_the_browsers() {
+            // Not the page's: the engine logs "Blocked a frame..." each
+            // time the agent library checks whether a frame is cross-origin.
+            tracing::debug!(text = %message.text, "an error of the browser's own scripts, not listed");
+            return;
+        }
         let detail = message.detail.take().unwrap_or_default();
         if is_error {
             let rejection = message.text.starts_with("Unhandled Promise Rejection:");

@@ -153,75 +153,81 @@ fn set(view: &webkit2gtk::WebView, spec: CookieSpec, reply: Reply, expiry: Expir
     });
 }
 
-/// Removes every cookie, or those of one domain (and its subdomains'
-/// entries WebKit files under it).
+/// Removes every cookie, or those of one domain and its subdomains: never
+/// a parent domain's (clearing app.example.com keeps the .example.com
+/// login), which a removal of WebKit's per-host records would take.
 fn clear(view: &webkit2gtk::WebView, domain: Option<String>, reply: Reply, expiry: Expiry) {
+    let Some(domain) = domain else {
+        return clear_all(view, reply, expiry);
+    };
+    let manager = match manager(view) {
+        Ok(m) => m,
+        Err(e) => return send(reply, Err(e)),
+    };
+    let wanted = domain.trim_start_matches('.').to_ascii_lowercase();
+    let deleter = manager.clone();
+    let done: CookiesDone = Box::new(move |result| {
+        let cookies = match result {
+            Ok(cookies) => cookies,
+            Err(e) => return send(reply, Err(cookie_error(e))),
+        };
+        let mut matching: Vec<soup::Cookie> = cookies
+            .into_iter()
+            .filter_map(|mut c| {
+                let domain = c.domain()?.to_string();
+                within(&domain, &wanted).then_some(c)
+            })
+            .collect();
+        let count = matching.len();
+        let cleared = move || json!({"cleared": domain, "cookies": count});
+        if count == 0 {
+            return send(reply, Ok(cleared()));
+        }
+        // Answers once the last deletion is done, or at the first failure.
+        let left = std::rc::Rc::new(std::cell::Cell::new(count));
+        let reply = std::rc::Rc::new(std::cell::RefCell::new(Some((reply, cleared))));
+        for cookie in &mut matching {
+            let (left, reply) = (left.clone(), reply.clone());
+            deleter.delete_cookie(cookie, None::<&gio::Cancellable>, move |result| {
+                left.set(left.get() - 1);
+                let finished = result.is_err() || left.get() == 0;
+                if let Some((reply, cleared)) = finished.then(|| reply.take()).flatten() {
+                    send(reply, result.map(|_| cleared()).map_err(cookie_error));
+                }
+            });
+        }
+    });
+    all_cookies(&manager, expiry, done);
+}
+
+/// A cookie's domain is `wanted` or one of its subdomains.
+fn within(cookie_domain: &str, wanted: &str) -> bool {
+    let domain = cookie_domain.trim_start_matches('.').to_ascii_lowercase();
+    domain == wanted || domain.ends_with(&format!(".{wanted}"))
+}
+
+fn clear_all(view: &webkit2gtk::WebView, reply: Reply, expiry: Expiry) {
     let Some(data) = view.website_data_manager() else {
         return send(
             reply,
             Err(ToolError::internal("the profile has no data manager")),
         );
     };
-    let Some(domain) = domain else {
-        let cancellable = expiry.cancellable().clone();
-        let done = move |result: Result<(), glib::Error>| {
-            drop(expiry);
-            send(
-                reply,
-                result
-                    .map(|_| json!({"cleared": "all"}))
-                    .map_err(cookie_error),
-            )
-        };
-        data.clear(
-            WebsiteDataTypes::COOKIES,
-            glib::TimeSpan(0),
-            Some(&cancellable),
-            done,
-        );
-        return;
-    };
-    let wanted = domain.trim_start_matches('.').to_ascii_lowercase();
-    let data2 = data.clone();
     let cancellable = expiry.cancellable().clone();
-    data.fetch(
+    let done = move |result: Result<(), glib::Error>| {
+        drop(expiry);
+        send(
+            reply,
+            result
+                .map(|_| json!({"cleared": "all"}))
+                .map_err(cookie_error),
+        )
+    };
+    data.clear(
         WebsiteDataTypes::COOKIES,
-        Some(&cancellable.clone()),
-        move |result| {
-            let records = match result {
-                Ok(records) => records,
-                Err(e) => return send(reply, Err(cookie_error(e))),
-            };
-            let matching: Vec<webkit2gtk::WebsiteData> = records
-                .into_iter()
-                .filter(|r| {
-                    r.name().is_some_and(|n| {
-                        let n = n.trim_start_matches('.').to_ascii_lowercase();
-                        n == wanted || n.ends_with(&format!(".{wanted}"))
-                    })
-                })
-                .collect();
-            let count = matching.len();
-            if count == 0 {
-                // WebKit never answers a removal of nothing.
-                return send(reply, Ok(json!({"cleared": domain, "domains": 0})));
-            }
-            let refs: Vec<&webkit2gtk::WebsiteData> = matching.iter().collect();
-            data2.remove(
-                WebsiteDataTypes::COOKIES,
-                &refs,
-                Some(&cancellable),
-                move |result| {
-                    drop(expiry);
-                    send(
-                        reply,
-                        result
-                            .map(|_| json!({"cleared": domain, "domains": count}))
-                            .map_err(cookie_error),
-                    )
-                },
-            );
-        },
+        glib::TimeSpan(0),
+        Some(&cancellable),
+        done,
     );
 }
 
@@ -275,4 +281,19 @@ fn cookie_error(error: glib::Error) -> ToolError {
 
 fn send(reply: Reply, result: Result<Value, ToolError>) {
     let _ = reply.send(result.map(crate::bridge::Output::Value));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::within;
+
+    #[test]
+    fn a_domain_takes_its_subdomains_and_never_its_parent() {
+        assert!(within("a.example.com", "a.example.com"));
+        assert!(within(".a.example.com", "a.example.com"));
+        assert!(within("x.a.example.com", "a.example.com"));
+        assert!(!within(".example.com", "a.example.com"));
+        assert!(!within("b.example.com", "a.example.com"));
+        assert!(!within("ba.example.com", "a.example.com"));
+    }
 }

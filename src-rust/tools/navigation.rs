@@ -118,7 +118,7 @@ async fn navigate(ctx: &Ctx, tab: TabId, nav: Navigation, limit: Duration) -> To
 
 /// WebKit drops loads of blocked ports and unknown schemes without an
 /// error, leaving the tab on about:blank: say so instead.
-fn refused_silently(
+pub fn refused_silently(
     target: &str,
     loaded: bool,
     summary: &serde_json::Value,

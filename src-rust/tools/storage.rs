@@ -128,7 +128,7 @@ fn cookie_tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "cookies_clear",
-            "Delete every cookie, or a domain's (subdomains too).",
+            "Delete every cookie, or a domain's and its subdomains' (never its parent's).",
             ACTION,
             |ctx: Ctx, tab: TabId, p: CookiesClearParams| async move {
                 let op = CookieOp::Clear { domain: p.domain };

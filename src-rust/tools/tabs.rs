@@ -2,7 +2,7 @@
 //! has its own current tab; switching also brings that tab to the front.
 
 use super::identity::NoParams;
-use super::navigation::LOAD_LIMIT;
+use super::navigation::{refused_silently, LOAD_LIMIT};
 use super::page::{normalize_url, Before};
 use super::person;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
@@ -72,7 +72,6 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, p: NewTabParams| async move {
                 let url = p.url.as_deref().map(normalize_url).transpose()?;
                 let context = ctx.context_named(p.context.as_deref())?;
-                let loads = url.is_some();
                 let state = ctx.app.browser.state();
                 let before = Before {
                     nav: NavCounters::default(),
@@ -85,16 +84,19 @@ pub fn tools() -> Vec<ToolDef> {
                     .app
                     .browser
                     .call_value(Command::NewTab {
-                        url,
+                        url: url.clone(),
                         behind,
                         context,
                     })
                     .await?;
                 let tab = tab_id(&opened)?;
                 ctx.session.set_tab(Some(tab));
-                if loads {
-                    ctx.settle(tab, &before, Duration::from_secs(3), LOAD_LIMIT)
+                if let Some(url) = url {
+                    let loaded = ctx
+                        .settle(tab, &before, Duration::from_secs(3), LOAD_LIMIT)
                         .await?;
+                    // As open: a URL the engine drops without an error is said.
+                    refused_silently(&url, loaded, &ctx.page_summary(tab).await?)?;
                 }
                 describe(&ctx, tab).await
             },
