@@ -207,7 +207,7 @@ pub enum CookieOp {
     },
 }
 
-/// What set_credentials answers, and the one origin it answers.
+/// What set_credentials answers, and the origin it answers.
 #[derive(Debug, Clone)]
 pub struct SiteCredentials {
     /// `scheme://host:port`, as `address::origin_of` writes it.
@@ -216,14 +216,23 @@ pub struct SiteCredentials {
     pub password: String,
 }
 
+/// How set_credentials changes what sites get.
+#[derive(Debug, Clone)]
+pub enum CredentialsChange {
+    Answer(SiteCredentials),
+    /// One origin's, or (none) every origin's.
+    Forget(Option<String>),
+}
+
 /// A setting agents change for the whole browser.
 #[derive(Debug, Clone)]
 pub enum SettingsChange {
     /// Extra request headers on the navigations the browser starts.
     Headers(Vec<(String, String)>),
-    /// User name and password for one site's HTTP authentication; none:
-    /// ask the person.
-    Credentials(Option<SiteCredentials>),
+    /// User name and password for one site's HTTP authentication (kept
+    /// beside other sites'), or forget a site's (none: every site's) so
+    /// that the person answers.
+    Credentials(CredentialsChange),
     Offline(bool),
     /// prefers-color-scheme: dark (true) or light.
     DarkScheme(bool),

@@ -126,4 +126,23 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
     assert.equal(byTab, byOpen);
     await call('tab_close', {});
   }));
+
+  it('set_credentials keeps one answer per origin, and an unanswered challenge holds up no later open', { timeout: 60_000 }, logged(async () => {
+    const here = suite.fixtures.url('auth');
+    const elsewhere = here.replace('127.0.0.1', 'localhost');
+    const [origin, otherOrigin] = [new URL(here).origin, new URL(elsewhere).origin];
+    assert.match(await callError(mcp, 'open', { url: here }, 'NAVIGATION_FAILED'), /set_credentials/);
+    await call('set_credentials', { user: 'agent', pass: 's3cret', origin: here });
+    const both = await call('set_credentials', { user: 'agent', pass: 's3cret', origin: elsewhere });
+    assert.deepEqual(both.origins, [origin, otherOrigin]);
+    const started = Date.now();
+    await call('open', { url: here });
+    // Not a speed check: the load stuck in the challenge used to hold this open 10 s.
+    assert.ok(Date.now() - started < 6000, `the open after an unanswered challenge took ${Date.now() - started} ms`);
+    assert.equal(await callText(mcp, 'get_text', { selector: '#auth' }), 'welcome agent');
+    await call('open', { url: elsewhere });
+    assert.equal(await callText(mcp, 'get_text', { selector: '#auth' }), 'welcome agent', 'the first origin\'s answer was kept');
+    assert.deepEqual((await call('set_credentials', { origin: elsewhere })).origins, [origin]);
+    assert.deepEqual((await call('set_credentials', {})).origins, []);
+  }));
 });

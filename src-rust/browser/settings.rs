@@ -5,7 +5,7 @@
 
 use super::tab::TabState;
 use crate::base::error::ToolError;
-use crate::bridge::SiteCredentials;
+use crate::bridge::{CredentialsChange, SiteCredentials};
 use crate::page_protocol::{Args, PageOp};
 use glib::translate::ToGlibPtr;
 use serde_json::{json, Value};
@@ -17,6 +17,8 @@ use webkit2gtk::{
     WebsiteDataManagerExt as _,
 };
 
+/// The origins whose HTTP authentication agents answer at once, at most.
+const MAX_CREDENTIALS: usize = 64;
 /// A proxy nobody listens on: every request fails at once, as offline.
 const OFFLINE_PROXY: &str = "http://127.0.0.1:9";
 /// navigator.onLine as set_offline says, in the page's world of every frame.
@@ -27,7 +29,8 @@ pub struct AgentSettings {
     headers: RefCell<Vec<(String, String)>>,
     /// Whether agents ever set headers: pages in the history may carry them.
     headers_ever: std::cell::Cell<bool>,
-    credentials: RefCell<Option<SiteCredentials>>,
+    /// By origin, at most MAX_CREDENTIALS.
+    credentials: RefCell<Vec<SiteCredentials>>,
     /// The proxy the browser was started with, restored when back online.
     pub start_proxy: Option<String>,
     offline: std::cell::Cell<bool>,
@@ -53,13 +56,33 @@ impl AgentSettings {
         shown
     }
 
-    pub fn set_credentials(&self, credentials: Option<SiteCredentials>) -> Value {
-        let shown = json!({
-            "credentials": credentials.is_some(),
-            "origin": credentials.as_ref().map(|c| c.origin.clone()),
-        });
-        *self.credentials.borrow_mut() = credentials;
-        shown
+    /// Answers one more origin (or another user for it), or forgets
+    /// origins. Says which origins are answered now.
+    pub fn set_credentials(&self, change: CredentialsChange) -> Result<Value, ToolError> {
+        let mut kept = self.credentials.borrow_mut();
+        let origin = match change {
+            CredentialsChange::Answer(credentials) => {
+                let origin = credentials.origin.clone();
+                kept.retain(|c| c.origin != origin);
+                if kept.len() >= MAX_CREDENTIALS {
+                    return Err(ToolError::invalid_params(format!(
+                        "credentials are kept for at most {MAX_CREDENTIALS} origins; forget one first (set_credentials with its origin and no user)"
+                    )));
+                }
+                kept.push(credentials);
+                Some(origin)
+            }
+            CredentialsChange::Forget(Some(origin)) => {
+                kept.retain(|c| c.origin != origin);
+                None
+            }
+            CredentialsChange::Forget(None) => {
+                kept.clear();
+                None
+            }
+        };
+        let origins: Vec<&str> = kept.iter().map(|c| c.origin.as_str()).collect();
+        Ok(json!({"credentials": origin.is_some(), "origin": origin, "origins": origins}))
     }
 
     /// Sends every request through a proxy that refuses (offline) or the
@@ -116,8 +139,10 @@ impl AgentSettings {
         let state = state.clone();
         view.connect_authenticate(move |view, request| {
             // Only the site they were given for, never a proxy or another site.
-            let theirs = me.credentials.borrow().clone().filter(|c| {
-                !request.is_for_proxy() && request_origin(request) == Some(c.origin.clone())
+            let origin = request_origin(request).filter(|_| !request.is_for_proxy());
+            let theirs = origin.and_then(|origin| {
+                let kept = me.credentials.borrow();
+                kept.iter().find(|c| c.origin == origin).cloned()
             });
             let Some(SiteCredentials { user, password, .. }) = theirs else {
                 // WebKit asks the person; an agent waiting on the load hears why.

@@ -628,7 +628,7 @@ impl Browser {
         let settings = &context.settings;
         match change {
             SettingsChange::Headers(headers) => Ok(settings.set_headers(headers)),
-            SettingsChange::Credentials(credentials) => Ok(settings.set_credentials(credentials)),
+            SettingsChange::Credentials(change) => settings.set_credentials(change),
             SettingsChange::Offline(offline) => {
                 // One network session a context: all its tabs are offline.
                 let views: Vec<_> = self

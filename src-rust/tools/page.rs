@@ -203,6 +203,8 @@ impl Ctx {
             .wait_until(deadline, |state| match state.tab(tab) {
                 None => Some(Err(tab_closed())),
                 Some(info) if !info.is_busy() => Some(Ok(())),
+                // A load held by an authentication nobody answers never ends.
+                Some(info) if info.auth_required.is_some() => Some(Ok(())),
                 Some(_) => None,
             })
             .await;

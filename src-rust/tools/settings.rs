@@ -6,7 +6,7 @@
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
-use crate::bridge::{Command, SettingsChange, SiteCredentials};
+use crate::bridge::{Command, CredentialsChange, SettingsChange, SiteCredentials};
 use crate::page_protocol::{self, PageOp, View};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -38,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "set_credentials",
-            "Answer an origin's HTTP authentication (Basic, Digest), by default the page's; no other site gets them. No user: the person answers.",
+            "Answer an origin's HTTP authentication (Basic, Digest), by default the page's; each origin keeps its own, no other site gets them. No user: forget the origin's (no origin: all), the person answers.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: CredentialsParams| async move { set_credentials(&ctx, tab, p).await },
         ),
@@ -91,24 +91,33 @@ pub struct CredentialsParams {
 async fn set_credentials(ctx: &Ctx, tab: TabId, p: CredentialsParams) -> ToolResult {
     let (user, password) = match (p.user, p.pass) {
         (Some(user), pass) => (user, pass.unwrap_or_default()),
-        (None, None) => return change(ctx, tab, SettingsChange::Credentials(None)).await,
+        (None, None) => {
+            let origin = p.origin.as_deref().map(origin_given).transpose()?;
+            let forget = SettingsChange::Credentials(CredentialsChange::Forget(origin));
+            return change(ctx, tab, forget).await;
+        }
         (None, Some(_)) => return Err(ToolError::invalid_params("give user with pass")),
     };
-    let url = match p.origin {
-        Some(origin) => origin,
-        None => ctx.tab_info(tab)?.url,
+    let origin = match p.origin {
+        Some(origin) => origin_given(&origin)?,
+        None => origin_given(&ctx.tab_info(tab)?.url)?,
     };
-    let origin = crate::address::origin_of(&url).ok_or_else(|| {
-        ToolError::invalid_params(format!(
-            "origin: {url:?} is not an http(s) site; give origin, or open the site first"
-        ))
-    })?;
     let credentials = SiteCredentials {
         origin,
         user,
         password,
     };
-    change(ctx, tab, SettingsChange::Credentials(Some(credentials))).await
+    let answer = SettingsChange::Credentials(CredentialsChange::Answer(credentials));
+    change(ctx, tab, answer).await
+}
+
+/// The origin of a URL or origin an agent gave, or of the tab's page.
+fn origin_given(url: &str) -> Result<String, ToolError> {
+    crate::address::origin_of(url).ok_or_else(|| {
+        ToolError::invalid_params(format!(
+            "origin: {url:?} is not an http(s) site; give origin, or open the site first"
+        ))
+    })
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]
