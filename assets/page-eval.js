@@ -1,8 +1,8 @@
 // A user script in a page's own world (eval, wait_for_fn; the top document or a frame):
 // the value of its last expression. A script that is not one, but uses return or await,
 // runs as an async function: an expression first, else a function body whose last
-// expression statement is returned. A function value (`() => ...`, as Playwright takes
-// them) is called with no arguments. Promises are awaited; the result is
+// expression statement is returned. A script that is a function (`() => ...`, as
+// Playwright takes them) is called with no arguments. Promises are awaited; the result is
 // {"type","value"} as JSON text.
 (script) => {
   const seen = new WeakSet();
@@ -91,12 +91,26 @@
     }
     return null;
   };
-  const call = (v) => (typeof v === 'function' ? v() : v);
+  // A script that is a function (not one whose value happens to be one, as an
+  // assignment of a handler): Playwright's evaluate calls those too.
+  const isFunctionSource = /^\s*(?:async\b|function\b|\([^()]*\)\s*=>|[\w$]+\s*=>)/.test(script);
+  const asFunction = () => {
+    try {
+      const value = (0, eval)('(' + script + '\n)');
+      return typeof value === 'function' ? value : null;
+    } catch (_) {
+      return null;
+    }
+  };
   const run = () => {
-    try { return call((0, eval)(script)); } catch (e) {
+    const fn = isFunctionSource && asFunction();
+    if (fn) return fn();
+    try {
+      return (0, eval)(script);
+    } catch (e) {
       if (!(e instanceof SyntaxError) || !/\b(?:await|return)\b/.test(script)) throw e;
       const body = compiles('return (' + script + '\n)') || returningLast(script) || new AsyncFunction(script);
-      return Promise.resolve(body()).then(call);
+      return body();
     }
   };
   return Promise.resolve().then(run).then((v) => {

@@ -267,6 +267,9 @@ pub struct View {
     pub scroll_x: f64,
     #[serde(rename = "scrollY")]
     pub scroll_y: f64,
+    /// The scrolling box that moved (its ref and position), if one did.
+    #[serde(default)]
+    pub pane: Option<Value>,
 }
 
 /// `page_info`: the document as it is now, even mid-load.

@@ -137,7 +137,7 @@ describe('input, sessions and tabs', { timeout: 300_000 }, () => {
     assert.equal(clicked.new_tabs.length, 1, JSON.stringify(clicked));
     assert.match(clicked.new_tabs[0].url, /form\.html$/);
     const list = (await call('tab_list')).tabs;
-    assert.equal(list.length, before + 1);
+    assert.equal(list.length, before + 1, JSON.stringify(list));
     await call('tab_switch', { index: clicked.new_tabs[0].index });
     await call('wait_for', { selector: '#name', timeout: 10_000 });
     assert.equal((await call('eval', { script: 'window.opener !== null' })).value, true);

@@ -81,6 +81,10 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
     assert.deepEqual(await call('eval', { script: 'let n = 2;\nawait null\nn * 3;' }), { type: 'number', value: 6 });
     assert.deepEqual(await call('eval', { script: "await null; `a;${'}'}` + /b;}/.source" }), { type: 'string', value: 'a;}b;}' });
     assert.deepEqual(await call('eval', { script: 'return 5' }), { type: 'number', value: 5 });
+    assert.deepEqual(await call('eval', { script: 'function () { return document.title.length; }' }), { type: 'number', value: 8 });
+    // A script whose value is a function, but that is no function itself, is not called.
+    assert.deepEqual(await call('eval', { script: 'window.handler = () => { window.called = true; }' }), { type: 'function', value: '[function anonymous]' });
+    assert.equal(await page('window.called === undefined'), true);
   }));
 
   it('wait_for_fn calls a function value until it is truthy', { timeout: 30_000 }, logged(async () => {
@@ -144,5 +148,49 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
     assert.equal(await callText(mcp, 'get_text', { selector: '#auth' }), 'welcome agent', 'the first origin\'s answer was kept');
     assert.deepEqual((await call('set_credentials', { origin: elsewhere })).origins, [origin]);
     assert.deepEqual((await call('set_credentials', {})).origins, []);
+  }));
+
+  it('mouse_wheel over a pane reports the pane it scrolled; mouse_move outside the viewport is INVALID_PARAMS', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const box = await call('get_box', { selector: '#pane' });
+    await call('mouse_move', { x: box.x + box.width / 2, y: box.y + box.height / 2 });
+    const turned = await call('mouse_wheel', { dy: 200 });
+    const paneTop = await page("document.getElementById('pane').scrollTop");
+    assert.ok(paneTop > 0, 'the pane scrolled');
+    assert.equal(turned.scrollY, 0, 'the page did not');
+    assert.equal(turned.pane.scrollTop, paneTop, JSON.stringify(turned));
+    const snap = await callText(mcp, 'snapshot', { interactive: false });
+    assert.ok(snap.includes(`[ref=${turned.pane.ref}]`), `the pane's ref is in the snapshot: ${turned.pane.ref}`);
+    const view = await page('[innerWidth, innerHeight]');
+    assert.match(await callError(mcp, 'mouse_move', { x: 5000, y: 5000 }, 'INVALID_PARAMS'), new RegExp(`x < ${view[0]}, 0 <= y < ${view[1]}`));
+    await callError(mcp, 'mouse_move', { x: 10, y: view[1] }, 'INVALID_PARAMS');
+  }));
+
+  it('back and forward between entries of one document answer as soon as the address moved', { timeout: 30_000 }, logged(async () => {
+    await open();
+    await page("location.hash = 'one'; 1");
+    await page("history.pushState({}, '', '?two'); 1");
+    const timed = async (tool) => { const t = Date.now(); const r = await call(tool); return [r, Date.now() - t]; };
+    const [back, backMs] = await timed('back');
+    assert.ok(back.url.endsWith('contract.html#one'), back.url);
+    const [again, againMs] = await timed('back');
+    assert.ok(again.url.endsWith('contract.html'), again.url);
+    const [forward, forwardMs] = await timed('forward');
+    assert.ok(forward.url.endsWith('contract.html#one'), forward.url);
+    // Not a speed check: each step used to wait 3 s for a load that never comes.
+    for (const ms of [backMs, againMs, forwardMs]) assert.ok(ms < 2500, `steps took ${[backMs, againMs, forwardMs]} ms`);
+  }));
+
+  it('selectors reach into open shadow roots, and a finder\'s selector finds its element', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const shadow = await call('find_role', { role: 'button', name: 'Shadow button' });
+    assert.equal(await callText(mcp, 'get_text', { selector: shadow.selector }), 'Shadow button', shadow.selector);
+    assert.equal((await call('get_count', { selector: 'button' })).count, 2, 'the form\'s and the shadow root\'s');
+    await call('click', { selector: shadow.selector });
+    assert.equal(await callText(mcp, 'get_text', { ref: shadow.ref }), 'Shadow clicked');
+    assert.match(await callError(mcp, 'find_role', { role: 'button' }, 'INVALID_PARAMS'), /2 elements match role button/);
+    assert.equal((await call('find_last', { selector: 'button' })).name, 'Shadow clicked');
+    await callError(mcp, 'find_role', { role: 'button', name: 'shadow clicked', exact: true }, 'ELEMENT_NOT_FOUND');
+    assert.equal((await call('find_role', { role: 'button', name: 'shadow clicked' })).name, 'Shadow clicked');
   }));
 });

@@ -131,15 +131,48 @@
     return parts.join('\u0000');
   }
 
+  // Selectors reach into open shadow roots, as the snapshot and Playwright's CSS do: the
+  // selector is matched in the document, then in each open shadow root (a combinator does
+  // not cross a shadow boundary).
   function querySelectorChecked(root, selector) {
     if (typeof selector !== 'string' || selector.trim() === '') {
       throw fail('INVALID_PARAMS', 'selector must be a non-empty CSS selector string');
     }
+    let el;
     try {
-      return root.querySelector(selector);
+      el = root.querySelector(selector);
     } catch (e) {
       throw fail('INVALID_PARAMS', `invalid CSS selector: ${selector} (${e && e.message})`);
     }
+    if (el) return el;
+    for (const shadow of openShadowRoots(root)) {
+      el = shadow.querySelector(selector);
+      if (el) return el;
+    }
+    return null;
+  }
+
+  // Every element `selector` matches in `root` and in its open shadow roots.
+  function selectorMatches(root, selector) {
+    let all;
+    try {
+      all = Array.from(root.querySelectorAll(selector));
+    } catch (e) {
+      throw fail('INVALID_PARAMS', `invalid CSS selector: ${selector} (${e && e.message})`);
+    }
+    for (const shadow of openShadowRoots(root)) all.push(...shadow.querySelectorAll(selector));
+    return all;
+  }
+
+  // The open shadow roots under `root`, theirs too, in document order.
+  function openShadowRoots(root, out = []) {
+    for (const el of root.querySelectorAll('*')) {
+      if (el.shadowRoot) {
+        out.push(el.shadowRoot);
+        openShadowRoots(el.shadowRoot, out);
+      }
+    }
+    return out;
   }
 
   function hasTarget(args) {

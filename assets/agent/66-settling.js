@@ -9,10 +9,15 @@
 
   const SETTLE_LIMIT_MAX_MS = 10000;
 
-  function opSettle(args) {
+  function opSettle(args, table) {
     const limit = Math.max(0, Math.min(Number(args.limit_ms) || 3000, SETTLE_LIMIT_MAX_MS));
     if (args.width != null) return settleViewport(Number(args.width), Number(args.height), limit);
-    return settleScroll(Math.max(0, Math.min(Number(args.start_ms) || 0, limit)), limit);
+    return settleScroll(Math.max(0, Math.min(Number(args.start_ms) || 0, limit)), limit, table);
+  }
+
+  // A scrolling box that moved, as the wheel's result tells it: its ref and position.
+  function paneView(table, el) {
+    return { ref: refText(refOf(table, el)), scrollTop: Math.round(el.scrollTop), scrollLeft: Math.round(el.scrollLeft) };
   }
 
   function viewNow() {
@@ -53,20 +58,24 @@
   // long: the tail of a smooth scroll moves by fractions of a pixel between frames.
   const SCROLL_QUIET_MS = 60;
 
-  function settleScroll(startMs, limit) {
+  function settleScroll(startMs, limit, table) {
     return new Promise((resolve) => {
       let lastMove = -1;
       let finished = false;
       let position = [scrollX, scrollY];
+      let pane = null;
       const started = performance.now();
-      const onScroll = () => {
+      const onScroll = (event) => {
         lastMove = performance.now();
+        if (event.target && event.target.nodeType === ELEMENT_NODE) pane = event.target;
       };
       const finish = () => {
         if (finished) return;
         finished = true;
         document.removeEventListener('scroll', onScroll, true);
-        resolve(viewNow());
+        const view = viewNow();
+        if (pane && table) view.pane = paneView(table, pane);
+        resolve(view);
       };
       document.addEventListener('scroll', onScroll, true);
       const frame = () => {

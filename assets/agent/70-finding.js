@@ -84,20 +84,20 @@
     }
   }
 
-  function selectorMatches(doc, selector) {
-    try {
-      return Array.from(doc.querySelectorAll(selector));
-    } catch (e) {
-      throw fail('INVALID_PARAMS', `invalid CSS selector: ${selector} (${e && e.message})`);
-    }
-  }
-
-  // A CSS selector that finds this element and no other (shadow roots aside).
+  // A CSS selector that finds this element and no other, as selectors are matched
+  // (into open shadow roots: an element in one gets a path from its shadow root).
   function uniqueSelector(el) {
     const doc = el.ownerDocument;
+    const roots = [doc, ...openShadowRoots(doc)];
     const unique = (sel) => {
       try {
-        return doc.querySelectorAll(sel).length === 1 && doc.querySelector(sel) === el;
+        let count = 0;
+        for (const root of roots) {
+          const all = root.querySelectorAll(sel);
+          count += all.length;
+          if (count > 1 || (all.length === 1 && all[0] !== el)) return false;
+        }
+        return count === 1;
       } catch (_) {
         return false;
       }
@@ -123,7 +123,7 @@
       const sel = parts.join(' > ');
       if (unique(sel)) return sel;
     }
-    return 'html > ' + parts.join(' > ');
+    return el.getRootNode() === doc ? 'html > ' + parts.join(' > ') : parts.join(' > ');
   }
 
   function hasCrossOriginFrame(doc) {

@@ -25,6 +25,9 @@ pub struct NavCounters {
     /// New windows a gesture asked for (a target=_blank link): WebKit
     /// decides on them before the tab for them opens.
     pub windows: u64,
+    /// Moves within the document (a fragment, pushState, a history step
+    /// between such entries): the address changed with no load.
+    pub moved_within: u64,
 }
 
 /// The last load that failed: the `started` count it belongs to, and why.

@@ -71,6 +71,9 @@ pub struct TabState {
     pub sent_headers: Cell<bool>,
     /// The page's own address: set at each commit and same-document move.
     pub page_url: RefCell<String>,
+    /// The address changed while loading, when `nav.started` was this: a
+    /// load that then never starts was a move within the document.
+    pub address_before_start: Cell<Option<u64>>,
     /// A beforeunload prompt was answered "stay": WebKit keeps the abandoned
     /// target as its URI, so the page's own address is the truth.
     pub stayed: Cell<bool>,
@@ -136,6 +139,7 @@ impl TabState {
             upload: RefCell::new(None),
             sent_headers: Cell::new(false),
             page_url: RefCell::new(String::new()),
+            address_before_start: Cell::new(None),
             stayed: Cell::new(false),
             requested_url: RefCell::new(None),
             error_page: Cell::new(ErrorPage::None),
@@ -217,6 +221,15 @@ impl TabState {
 
     /// Publishes this tab's state as WebKit and the signal handlers left it.
     /// Every handler that changes it calls this, so waiting tools wake.
+    /// The address moved within the document: a fragment, pushState, or a
+    /// history step between such entries.
+    fn moved_within(&self, view: &WebView) {
+        *self.page_url.borrow_mut() = view.uri().map(|u| u.to_string()).unwrap_or_default();
+        let mut nav = self.nav.get();
+        nav.moved_within += 1;
+        self.nav.set(nav);
+    }
+
     pub fn publish(&self, view: &WebView) {
         let stayed = self.stayed.get();
         let url = if stayed {
@@ -280,13 +293,23 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
     view.connect_uri_notify(move |view| {
         // Moves within the document (pushState, fragments) commit nothing.
         if !view.is_loading() {
-            *s.page_url.borrow_mut() = view.uri().map(|u| u.to_string()).unwrap_or_default();
+            s.moved_within(view);
+        } else {
+            // A load starts after its address is known, or (a history step
+            // between entries of one document) never does.
+            s.address_before_start.set(Some(s.nav.get().started));
         }
         s.publish(view);
     });
 
     let s = state.clone();
     view.connect_notify_local(None, move |view, spec| {
+        if spec.name() == "is-loading" && !view.is_loading() {
+            let started = s.address_before_start.take();
+            if started.is_some_and(|started| started == s.nav.get().started) {
+                s.moved_within(view);
+            }
+        }
         if matches!(spec.name(), "title" | "is-loading") {
             s.publish(view);
         }

@@ -4,6 +4,7 @@
 
 use super::identity::NoParams;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction};
 use crate::page_protocol::{self, PageOp, View};
@@ -37,7 +38,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "mouse_wheel",
-            "Turn the wheel where the mouse is (dy px down, dx right; negative: up, left). Returns the scroll position.",
+            "Turn the wheel where the mouse is (dy px down, dx right; negative: up, left). Returns the page's scroll position, and the pane's (ref, scrollTop) when it scrolled a box.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: WheelParams| async move { wheel(&ctx, tab, p).await },
         ),
@@ -123,10 +124,13 @@ pub struct TextParams {
 
 async fn pointer(ctx: &Ctx, tab: TabId, at: Option<(f64, f64)>, action: MouseAction) -> ToolResult {
     if let Some((x, y)) = at {
-        if !x.is_finite() || !y.is_finite() || x < 0.0 || y < 0.0 {
-            return Err(crate::base::error::ToolError::invalid_params(
-                "x and y must be CSS pixels inside the viewport (0 or more)",
-            ));
+        let page = ctx.page_info(tab).await?;
+        let inside = |v: f64, size: f64| v.is_finite() && v >= 0.0 && (size <= 0.0 || v < size);
+        if !inside(x, page.width) || !inside(y, page.height) {
+            return Err(ToolError::invalid_params(format!(
+                "x and y must be CSS pixels inside the viewport: 0 <= x < {}, 0 <= y < {}; scroll to bring the place into view",
+                page.width, page.height
+            )));
         }
     }
     let command = Command::Mouse { tab, at, action };
@@ -136,7 +140,7 @@ async fn pointer(ctx: &Ctx, tab: TabId, at: Option<(f64, f64)>, action: MouseAct
 async fn wheel(ctx: &Ctx, tab: TabId, p: WheelParams) -> ToolResult {
     let (dx, dy) = (p.dx.unwrap_or(0.0), p.dy);
     if !dx.is_finite() || !dy.is_finite() {
-        return Err(crate::base::error::ToolError::invalid_params(
+        return Err(ToolError::invalid_params(
             "dx and dy must be numbers",
         ));
     }
@@ -153,12 +157,16 @@ async fn wheel(ctx: &Ctx, tab: TabId, p: WheelParams) -> ToolResult {
     // comes to rest, as its scroll events tell.
     let args = page_protocol::args(json!({"start_ms": SCROLL_START, "limit_ms": SCROLL_LIMIT}));
     let view: View = ctx.page(tab, PageOp::Settle, args).await?;
-    Ok(ToolOutput::json(json!({
+    let mut result = json!({
         "dx": dx,
         "dy": dy,
         "scrollX": view.scroll_x,
         "scrollY": view.scroll_y,
-    })))
+    });
+    if let Some(pane) = view.pane {
+        result["pane"] = pane;
+    }
+    Ok(ToolOutput::json(result))
 }
 
 /// How long after a wheel turn a scroll may take to begin, and to end (ms).

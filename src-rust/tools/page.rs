@@ -349,6 +349,11 @@ fn settled(
 ) -> Option<Result<bool, ToolError>> {
     let nav = info.nav;
     if nav.started <= before.started {
+        // A move within the document (back to a fragment's entry) is all
+        // the navigation there will be: no load follows.
+        if nav.moved_within > before.moved_within {
+            return Some(Ok(true));
+        }
         let asked = nav.requested > before.requested;
         return (!(asked && waiting_start) || downloaded).then_some(Ok(false));
     }
