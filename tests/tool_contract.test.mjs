@@ -5,7 +5,7 @@
 import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { loggedInSuite } from './support/session.mjs';
-import { callError, callText } from './support/mcp.mjs';
+import { TEST_NPUB, TEST_NSEC, callError, callText } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
 describe('tools do what they say', { timeout: 240_000 }, () => {
@@ -99,8 +99,12 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
 
   it('frame_switch ends with the document: after a click leaves the page, tools act on the new page', { timeout: 30_000 }, logged(async () => {
     await open();
-    await call('frame_switch', { selector: '#inner' });
+    const frame = await call('frame_switch', { selector: '#inner' });
     assert.match((await call('find_text', { text: 'Inside the frame' })).ref, /^e\d+/);
+    const inside = (await callText(mcp, 'snapshot')).split('\n');
+    assert.deepEqual(inside.slice(0, 3), [
+      `url: ${suite.fixtures.url('contract-frame.html')}`, 'title: Contract frame', `frame: ${frame.ref} (frame_main for the whole page)`,
+    ], 'the header is the frame\'s');
     const clicked = await call('click', { selector: '#toplink' });
     assert.deepEqual([clicked.navigated, clicked.title], [true, 'Sign up']);
     assert.match(await callText(mcp, 'snapshot'), /heading "Sign up"/);
@@ -192,5 +196,19 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
     assert.equal((await call('find_last', { selector: 'button' })).name, 'Shadow clicked');
     await callError(mcp, 'find_role', { role: 'button', name: 'shadow clicked', exact: true }, 'ELEMENT_NOT_FOUND');
     assert.equal((await call('find_role', { role: 'button', name: 'shadow clicked' })).name, 'Shadow clicked');
+  }));
+
+  it('login says the identity it replaced, takes a remembered identity without its method, and points agents nowhere they cannot go', { timeout: 30_000 }, logged(async () => {
+    const first = await call('login_status');
+    const readonly = await call('login', { method: 'readonly', npub: TEST_NPUB, remember: true });
+    assert.deepEqual([readonly.method, readonly.replaced], ['readonly', first.npub], 'the local key, replaced by its read-only self');
+    await call('logout');
+    const back = await call('login', { remembered: TEST_NPUB });
+    assert.deepEqual([back.method, back.npub, back.replaced], ['readonly', TEST_NPUB, undefined]);
+    const unknown = await callError(mcp, 'login', { remembered: 'npub1nothingrememberedhere' }, 'INVALID_PARAMS');
+    assert.doesNotMatch(unknown, /identity_list/);
+    assert.match(await callError(mcp, 'login', {}, 'INVALID_PARAMS'), /method/);
+    const again = await call('login', { method: 'local', nsec: TEST_NSEC });
+    assert.equal(again.replaced, TEST_NPUB);
   }));
 });

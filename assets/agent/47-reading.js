@@ -57,16 +57,18 @@
     return { value: null };
   }
 
+  // The page's document, or the frame's chosen with frame_switch.
   function opPageInfo(args, table) {
-    const doc = table.doc;
+    const doc = scopeOf(table);
+    const win = doc.defaultView || window;
     return {
-      url: location.href,
+      url: doc.URL,
       title: doc.title,
       ready: doc.readyState,
-      scrollX: Math.round(scrollX),
-      scrollY: Math.round(scrollY),
-      width: innerWidth,
-      height: innerHeight,
+      scrollX: Math.round(win.scrollX),
+      scrollY: Math.round(win.scrollY),
+      width: win.innerWidth,
+      height: win.innerHeight,
     };
   }
 

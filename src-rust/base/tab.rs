@@ -217,6 +217,7 @@ mod tests {
             finished: 1,
             diverted: 0,
             windows: 0,
+            moved_within: 0,
         };
         assert!(!tab.is_busy());
         tab.nav.started = 2;

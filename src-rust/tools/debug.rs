@@ -2,7 +2,7 @@
 //! a person which element an agent means.
 
 use super::page::{target, with};
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
 use crate::page_protocol::PageOp;
@@ -19,15 +19,15 @@ pub fn tools() -> Vec<ToolDef> {
         tab_tool(
             "console",
             "Console messages of this tab's pages and frames: level, source, text, URL, line, time; newest limit, oldest first.",
-            READ_ONLY,
+            ACTION,
             |ctx: Ctx, tab: TabId, p: ConsoleParams| async move {
                 read(&ctx, tab, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await
             },
         ),
         tab_tool(
             "errors",
-            "Uncaught exceptions and unhandled rejections of this tab, oldest first: message, URL, line, column, stack.",
-            READ_ONLY,
+            "Uncaught exceptions and unhandled rejections of this tab's pages, oldest first: message, URL, line, column, stack.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: ErrorsParams| async move { read(&ctx, tab, true, None, p.limit, p.clear).await },
         ),
         tab_tool(
@@ -67,12 +67,14 @@ impl Level {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ConsoleParams {
+    /// Only this level.
     #[serde(default)]
     level: Option<Level>,
     /// The newest so many.
     #[serde(default)]
     #[schemars(extend("default" = 100))]
     limit: Option<usize>,
+    /// Empty the log after reading it.
     #[serde(default)]
     clear: Option<bool>,
 }
@@ -84,6 +86,7 @@ pub struct ErrorsParams {
     #[serde(default)]
     #[schemars(extend("default" = 100))]
     limit: Option<usize>,
+    /// Empty the log after reading it.
     #[serde(default)]
     clear: Option<bool>,
 }

@@ -138,6 +138,7 @@ pub fn loaded_tab(id: TabId, url: &str) -> TabInfo {
             finished: 1,
             diverted: 0,
             windows: 0,
+            moved_within: 0,
         },
         ..TabInfo::default()
     }

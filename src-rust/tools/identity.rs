@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated(),
         tool(
             "login",
-            "Log in with a Nostr identity (browser tools refuse until then): local nsec or privkey_hex; seed mnemonic; readonly npub or pubkey_hex; nip46 bunker_url; nsigner transport and device; or remembered.",
+            "Log in with a Nostr identity (browser tools refuse until then): local nsec or privkey_hex; seed mnemonic; readonly npub or pubkey_hex; nip46 bunker_url (may answer pending with an auth_url to approve; login_status shows the end); nsigner transport and device; or remembered. Replaces a logged-in identity (replaced: its npub).",
             ACTION,
             |ctx: Ctx, p: LoginParams| async move { logged_in(&ctx, p, false).await },
         )
@@ -107,7 +107,14 @@ async fn logged_in(ctx: &Ctx, p: LoginParams, switching: bool) -> super::ToolRes
     let by = ctx.session.transport.principal();
     let context = ctx.context()?;
     let identity = ctx.app.identities.of(context);
-    let done = login(&ctx.app, &identity, p, switching, by).await;
+    let before = identity.npub();
+    let mut done = login(&ctx.app, &identity, p, switching, by).await;
+    // A login while logged in replaces the identity: said, never silent.
+    if let (Ok(status), Some(before)) = (done.as_mut(), before) {
+        if status["logged_in"] == true {
+            status["replaced"] = before.into();
+        }
+    }
     let waiting = done
         .as_ref()
         .is_ok_and(|status| status["logged_in"] != true);

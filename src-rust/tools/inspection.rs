@@ -6,7 +6,7 @@ use super::snapshot_diff;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
-use crate::page_protocol::{self, PageOp, Snapshot};
+use crate::page_protocol::{self, Args, PageInfo, PageOp, Snapshot};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -15,7 +15,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "snapshot",
-            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5]. Element tools take the ref; snapshot again after changes.",
+            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5] (f1e2: in a cross-origin frame). By default controls and headings only: interactive: false adds the text. Element tools take the ref; snapshot again after changes.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SnapshotParams| async move {
                 let args = page_protocol::args(json!({
@@ -26,7 +26,15 @@ pub fn tools() -> Vec<ToolDef> {
                     "depth": p.depth,
                 }));
                 let snap: Snapshot = ctx.page(tab, PageOp::Snapshot, args).await?;
-                let summary = ctx.page_summary(tab).await?;
+                let (summary, frame) = match ctx.frame(tab) {
+                    // Under frame_switch the snapshot is the frame's: so is its address.
+                    Some(frame) => {
+                        let info: PageInfo = ctx.page(tab, PageOp::PageInfo, Args::new()).await?;
+                        let line = format!("frame: {frame} (frame_main for the whole page)\n");
+                        (json!({"url": info.url, "title": info.title}), line)
+                    }
+                    None => (ctx.page_summary(tab).await?, String::new()),
+                };
                 let (tree, document) = (snap.text, snap.document.as_str());
                 let previous = ctx.session.remember_snapshot(tab, document, &tree);
                 let body = match (p.diff.unwrap_or(false), previous) {
@@ -38,7 +46,7 @@ pub fn tools() -> Vec<ToolDef> {
                     _ => tree,
                 };
                 let text = format!(
-                    "url: {}\ntitle: {}\n{}",
+                    "url: {}\ntitle: {}\n{frame}{}",
                     summary["url"].as_str().unwrap_or_default(),
                     summary["title"].as_str().unwrap_or_default(),
                     body
@@ -97,7 +105,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SnapshotParams {
-    /// Only controls and headings.
+    /// Controls and headings only; false: all text too.
     #[serde(default)]
     #[schemars(extend("default" = true))]
     interactive: Option<bool>,

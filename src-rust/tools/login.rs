@@ -32,12 +32,14 @@ pub enum Transport {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LoginParams {
-    #[schemars(extend("description" = ""))]
-    pub method: Method,
+    /// Not needed with remembered.
+    #[serde(default)]
+    pub method: Option<Method>,
     #[serde(default)]
     pub nsec: Option<SecretString>,
     #[serde(default)]
     pub privkey_hex: Option<SecretString>,
+    /// 12 or 24 BIP-39 words.
     #[serde(default)]
     pub mnemonic: Option<SecretString>,
     #[serde(default)]
@@ -56,13 +58,15 @@ pub struct LoginParams {
     /// Serial device, socket path, host:port or qube.
     #[serde(default)]
     pub device: Option<String>,
+    /// The qrexec service (transport qrexec).
     #[serde(default)]
     #[schemars(extend("default" = "qubes.NsignerRpc"))]
     pub service: Option<String>,
+    /// The signer's key slot.
     #[serde(default)]
     #[schemars(extend("default" = 0))]
     pub index: Option<u32>,
-    /// A private key needs password.
+    /// Keep the identity across restarts (a private key needs password).
     #[serde(default)]
     pub remember: Option<bool>,
     /// Encrypts (remember) or unlocks (remembered) a key.
@@ -77,7 +81,7 @@ impl LoginParams {
     /// Parameters with only the method set.
     fn for_method(method: Method) -> Self {
         LoginParams {
-            method,
+            method: Some(method),
             nsec: None,
             privkey_hex: None,
             mnemonic: None,
@@ -167,6 +171,16 @@ impl LoginParams {
         }
     }
 
+    /// The method asked for; only a remembered identity needs none.
+    fn method(&self) -> Result<Method, ToolError> {
+        self.method.ok_or_else(|| {
+            bad(
+                "method",
+                "required: local, seed, readonly, nip46 or nsigner (or give remembered)",
+            )
+        })
+    }
+
     /// The method-specific fields given, each with the method it belongs to.
     fn method_fields(&self) -> Vec<(&'static str, Method)> {
         FORM_FIELDS
@@ -190,7 +204,7 @@ impl LoginParams {
             }
             return Ok(());
         }
-        let method = self.method;
+        let method = self.method()?;
         if let Some((foreign, owner)) = fields.iter().find(|(_, owner)| *owner != method) {
             let own: Vec<&str> = fields
                 .iter()
@@ -242,7 +256,7 @@ pub async fn login(
     if let Some(key) = p.remembered.take() {
         p = from_remembered(app, &key, p).await?;
     }
-    let method = p.method;
+    let method = p.method()?;
     let remember = p.remember == Some(true);
     if remember && matches!(method, Method::Local | Method::Seed) && p.password.is_none() {
         return Err(bad(
@@ -309,10 +323,10 @@ async fn from_remembered(
     let entry = app.remembered.find(key).ok_or_else(|| {
         bad(
             "remembered",
-            format!("no remembered identity {key}; identity_list shows them"),
+            format!("no remembered identity {key} in this profile; the person remembers identities in the control panel (or log in with remember: true)"),
         )
     })?;
-    if given.method != entry.method {
+    if given.method.is_some_and(|method| method != entry.method) {
         return Err(bad(
             "remembered",
             format!(

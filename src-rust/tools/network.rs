@@ -3,7 +3,7 @@
 //! and a response's headers and body.
 
 use super::url_pattern::UrlPattern;
-use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Body, Command};
@@ -20,8 +20,8 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "network_requests",
-            "This tab's requests (frames too) since its last navigation or your mark: id, method, URL, type, status, failure, size, ms; newest limit, oldest first.",
-            READ_ONLY,
+            "This tab's requests (frames too) since its last navigation or your mark: id, method, URL, type, status, failure, size (Content-Length), ms; newest limit, oldest first.",
+            ACTION,
             |ctx: Ctx, tab: TabId, p: ListParams| async move { list(&ctx, tab, p).await },
         ),
         tab_tool(
