@@ -78,6 +78,7 @@ pub enum Navigation {
 
 /// Mouse buttons as GDK numbers them.
 pub const BUTTON_LEFT: u32 = 1;
+pub const BUTTON_MIDDLE: u32 = 2;
 
 /// A mouse action at viewport coordinates (CSS pixels).
 #[derive(Debug, Clone, Copy)]
@@ -104,10 +105,13 @@ pub enum MouseAction {
 /// An input on an element, as `Command::Act` does it.
 #[derive(Debug, Clone)]
 pub enum ElementInput {
-    /// Left clicks (2: a double click); on an option of a drop-down
-    /// <select>, the option is chosen as from its menu.
+    /// Clicks of `button` (2: a double click), with `modifiers` (a chord
+    /// such as "Control+Shift") held; a left click on an option of a
+    /// drop-down <select> chooses it as from its menu.
     Click {
         count: u32,
+        button: u32,
+        modifiers: Option<String>,
     },
     Hover,
     /// Replace a field's value (fill).

@@ -5,7 +5,7 @@
 // and --tools offers a subset.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
@@ -40,7 +40,7 @@ const PLAN = [
   'upload', 'pdf', 'screenshot_annotated',
 ];
 // Tools added to the plan since: the network, handing over to the person, contexts.
-const ADDED = ['network_requests', 'network_request', 'ask_person', 'context_new', 'context_list', 'context_close'];
+const ADDED = ['network_requests', 'network_request', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -127,6 +127,7 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal(r.logged_in, true);
       assert.equal(r.method, 'local');
       assert.equal(r.npub, TEST_NPUB);
+      assert.equal(r.files_folder, realpathSync(files), 'where upload, pdf and state files live');
     }),
     ok('login', { method: 'local', nsec: TEST_NSEC }, (r) => {
       assert.equal(r.logged_in, true);

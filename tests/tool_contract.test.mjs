@@ -211,4 +211,34 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
     const again = await call('login', { method: 'local', nsec: TEST_NSEC });
     assert.equal(again.replaced, TEST_NPUB);
   }));
+
+  it('click takes a button and modifier keys held around it', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const out = () => callText(mcp, 'get_text', { selector: '#mods-out' });
+    await call('click', { selector: '#mods', modifiers: ['Control', 'Shift'] });
+    assert.equal(await out(), 'click 0 ctrl shift trusted');
+    await call('click', { selector: '#mods', button: 'right' });
+    const right = 'contextmenu 2 trusted, auxclick 2 trusted';
+    assert.equal(await out(), `click 0 ctrl shift trusted, ${right}`);
+    await call('click', { selector: '#mods' });
+    assert.equal(await out(), `click 0 ctrl shift trusted, ${right}, click 0 trusted`, 'nothing stays held');
+    await callError(mcp, 'click', { selector: '#mods', modifiers: ['Hyper'] }, 'INVALID_PARAMS');
+  }));
+
+  it('fill_form fills text, choices and checkboxes in one call, names the field that fails, and submits', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('form.html') });
+    const filled = await call('fill_form', { fields: [
+      { selector: '#name', value: 'Ada' }, { selector: '#password', value: 'pw123' },
+      { selector: '#country', value: 'Japan' }, { selector: '#agree', value: true },
+    ] });
+    assert.deepEqual(filled.fields.map((f) => f.value ?? f.checked), ['Ada', '•••••', 'Japan', true]);
+    assert.deepEqual(await page("['name', 'password', 'country'].map((id) => document.getElementById(id).value).concat(document.getElementById('agree').checked)"),
+      ['Ada', 'pw123', 'Japan', true]);
+    const message = await callError(mcp, 'fill_form', { fields: [{ selector: '#name', value: 'Grace' }, { selector: '#nope', value: 'x' }] }, 'ELEMENT_NOT_FOUND');
+    assert.match(message, /^field 1 \(#nope\)/);
+    assert.equal(await page("document.getElementById('name').value"), 'Grace', 'the fields before it were filled');
+    const sent = await call('fill_form', { fields: [{ selector: '#comments', value: 'Hi' }, { selector: '#name', value: 'Ada L' }], submit: true });
+    assert.deepEqual([sent.navigated, sent.submitted, sent.title], [true, true, 'Submitted']);
+    await callError(mcp, 'fill_form', { fields: [] }, 'INVALID_PARAMS');
+  }));
 });

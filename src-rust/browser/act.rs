@@ -5,10 +5,12 @@
 
 use super::front::{bring_forward, deliver};
 use super::tab::TabState;
-use super::{delivery, input, script, SharedBrowser};
+use super::{clipboard, delivery, input, script, SharedBrowser};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
-use crate::bridge::{ElementInput, MouseAction, Output, Reply, BUTTON_LEFT, CARET_TO_END};
+use crate::bridge::{
+    ElementInput, MouseAction, Output, Reply, BUTTON_LEFT, BUTTON_MIDDLE, CARET_TO_END,
+};
 use crate::page_protocol::{
     self, ActionPoint, Args, Intercepted, Object, PageOp, PointOrChosen, Prepared,
 };
@@ -117,12 +119,21 @@ async fn act_on(
     };
     let op = PageOp::Actionable;
     match input {
-        ElementInput::Click { count } => {
-            click(view, state, target, count, (wait, limit), seen).await
+        ElementInput::Click {
+            count,
+            button,
+            ref modifiers,
+        } => {
+            let press = Press {
+                count,
+                button,
+                keys: modifiers.as_deref().map(input::parse_chord).transpose()?,
+            };
+            click(view, state, target, press, (wait, limit), seen).await
         }
         ElementInput::Hover => {
             let point: ActionPoint = page_protocol::parse(op, ready(&input).await?)?;
-            pointer(view, state, point, MouseAction::Move).await
+            pointer(view, state, point, MouseAction::Move, None).await
         }
         ElementInput::Point => ready(&input).await,
         ElementInput::Fill { ref value } => {
@@ -204,14 +215,21 @@ fn actionable_args(target: &Args, input: &ElementInput, wait: Duration) -> Args 
     if let Some(then) = input.then() {
         args.insert("then".into(), then.name().into());
     }
-    if matches!(input, ElementInput::Click { .. }) {
-        args.insert("choose".into(), true.into());
+    if let ElementInput::Click { count, button, .. } = input {
+        // Only a plain left click chooses a drop-down's option.
+        args.insert("choose".into(), (*button == BUTTON_LEFT).into());
         args.insert("intercept".into(), true.into());
-        if let ElementInput::Click { count } = input {
-            args.insert("count".into(), (*count).into());
-        }
+        args.insert("count".into(), (*count).into());
     }
     args
+}
+
+/// A click as the tool asked for it: how many, which button, and the
+/// modifier keys held around it.
+struct Press {
+    count: u32,
+    button: u32,
+    keys: Option<input::Chord>,
 }
 
 /// Clicks once the element is ready; a click the page moved another
@@ -220,12 +238,31 @@ async fn click(
     view: WebView,
     state: Rc<TabState>,
     target: Args,
-    count: u32,
+    press: Press,
     (wait, limit): (Duration, Duration),
     seen: &Rc<RefCell<Option<Value>>>,
 ) -> Result<Value, ToolError> {
     let op = PageOp::Actionable;
-    let input = ElementInput::Click { count };
+    let Press {
+        count,
+        button,
+        keys,
+    } = press;
+    if button == BUTTON_MIDDLE {
+        // A middle click pastes the primary selection: never the person's.
+        let (allowed, answer) = tokio::sync::oneshot::channel();
+        clipboard::check_middle_click(move |result| {
+            let _ = allowed.send(result);
+        });
+        answer
+            .await
+            .map_err(|_| ToolError::internal("the clipboard check was dropped"))??;
+    }
+    let input = ElementInput::Click {
+        count,
+        button,
+        modifiers: None,
+    };
     let deadline = Instant::now() + wait;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -238,11 +275,8 @@ async fn click(
             }
             PointOrChosen::Point(point) => point,
         };
-        let action = MouseAction::Click {
-            button: BUTTON_LEFT,
-            count,
-        };
-        let clicked = pointer(view.clone(), state.clone(), point, action).await?;
+        let action = MouseAction::Click { button, count };
+        let clicked = pointer(view.clone(), state.clone(), point, action, keys.clone()).await?;
         if state.blocked().is_some() {
             // The click opened a dialog: it reached the page's handler.
             return Ok(clicked);
@@ -281,16 +315,25 @@ fn lost_click(mut clicked: Value) -> Value {
     clicked
 }
 
-/// A mouse action at the point the checks found, sent at once.
+/// A mouse action at the point the checks found, sent at once, with
+/// `keys` (modifiers) pressed before it and released after.
 async fn pointer(
     view: WebView,
     state: Rc<TabState>,
     point: ActionPoint,
     action: MouseAction,
+    keys: Option<input::Chord>,
 ) -> Result<Value, ToolError> {
     let at = json!({"x": point.x, "y": point.y});
     deliver(view, state, move |view, hands| {
-        input::mouse(view, hands, (point.x, point.y), &action).map(|_| at)
+        if let Some(keys) = &keys {
+            input::key_phase(view, hands, keys, true)?;
+        }
+        let done = input::mouse(view, hands, (point.x, point.y), &action);
+        if let Some(keys) = &keys {
+            input::key_phase(view, hands, keys, false)?;
+        }
+        done.map(|_| at)
     })
     .await
 }

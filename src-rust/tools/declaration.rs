@@ -12,6 +12,7 @@ use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::future::Future;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
 /// What a tool needs: the program and the calling session.
@@ -25,6 +26,9 @@ pub struct Ctx {
     pub(super) acted: Arc<OnceLock<TabId>>,
     /// The element an input of this call went to (the recording keeps it).
     element: Arc<OnceLock<Element>>,
+    /// Whether any input of this call (fill_form fills several) went to a
+    /// password field: what the call typed is then a secret.
+    typed_secret: Arc<AtomicBool>,
 }
 
 impl Ctx {
@@ -35,17 +39,26 @@ impl Ctx {
             depth,
             acted: Arc::default(),
             element: Arc::default(),
+            typed_secret: Arc::default(),
         }
     }
 
     /// Notes the element this call's input went to (the first, for a drag).
     pub fn acted_on_element(&self, element: Element) {
+        if element.secret {
+            self.typed_secret.store(true, Ordering::Relaxed);
+        }
         let _ = self.element.set(element);
     }
 
-    /// The element this call's input went to.
+    /// The element this call's input went to, secret when any input of
+    /// the call went to a password field.
     pub fn acted_element(&self) -> Option<Element> {
-        self.element.get().cloned()
+        let secret = self.typed_secret.load(Ordering::Relaxed);
+        self.element.get().cloned().map(|mut element| {
+            element.secret |= secret;
+            element
+        })
     }
 
     /// Records the tab this call acts on (results of stateless clients

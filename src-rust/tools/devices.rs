@@ -91,7 +91,7 @@ pub enum Button {
 }
 
 impl Button {
-    fn number(self) -> u32 {
+    pub fn number(self) -> u32 {
         match self {
             Button::Left => 1,
             Button::Middle => 2,

@@ -2,7 +2,7 @@
 //! screenshot a model can match to refs.
 
 use super::identity::NoParams;
-use super::interaction::click_target;
+use super::interaction::{click_target, ClickPress};
 use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
@@ -51,14 +51,14 @@ pub struct UploadParams {
     r#ref: Option<String>,
     #[serde(default)]
     selector: Option<String>,
-    /// Absolute paths in the files folder.
+    /// Absolute paths in the files folder (login_status).
     files: Vec<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PdfParams {
-    /// Absolute, in the files folder (default: a new file there).
+    /// Absolute, in the files folder (login_status; default: a new file there).
     #[serde(default)]
     path: Option<String>,
 }
@@ -102,7 +102,7 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
     };
     arm(Some(files.clone())).await?;
     // A person's click opens the chooser; the armed files answer it.
-    let clicked = click_target(ctx, tab, control.clone(), 1, None).await;
+    let clicked = click_target(ctx, tab, control.clone(), ClickPress::left(1), None).await;
     let deadline = tokio::time::Instant::now() + CHOOSER_WAIT;
     let opened = clicked.is_ok()
         && ctx

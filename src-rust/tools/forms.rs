@@ -1,7 +1,7 @@
 //! select, check, uncheck: form controls set as a person sets them.
 
 use super::inspection::TargetParams;
-use super::interaction::{act, click_target};
+use super::interaction::{act, click_target, entered, ClickPress};
 use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
@@ -31,15 +31,93 @@ pub fn tools() -> Vec<ToolDef> {
             "check",
             "Check a checkbox, radio or switch (or its label) by clicking it, and verify; already checked: nothing done.",
             ACTION,
-            |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, true).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, true).await.map(ToolOutput::json) },
         ),
         tab_tool(
             "uncheck",
             "Uncheck a checkbox or switch by clicking it, and verify; already unchecked: nothing done.",
             ACTION,
-            |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, false).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, false).await.map(ToolOutput::json) },
+        ),
+        tab_tool(
+            "fill_form",
+            "Fill several fields in one call, in order: a text value as fill sets it, true or false checks or unchecks. Stops at the first field that fails, naming it; submit presses Enter after.",
+            ACTION,
+            |ctx: Ctx, tab: TabId, p: FillFormParams| async move { fill_form(&ctx, tab, p).await },
         ),
     ]
+}
+
+/// Fields one fill_form may take.
+const FORM_FIELDS_MAX: usize = 100;
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FillFormParams {
+    fields: Vec<FormField>,
+    /// Press Enter after the last field.
+    #[serde(default)]
+    submit: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FormField {
+    #[serde(default)]
+    r#ref: Option<String>,
+    #[serde(default)]
+    selector: Option<String>,
+    value: FieldValue,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum FieldValue {
+    Checked(bool),
+    Text(String),
+}
+
+async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
+    if p.fields.is_empty() || p.fields.len() > FORM_FIELDS_MAX {
+        return Err(ToolError::invalid_params(format!(
+            "fields: give 1 to {FORM_FIELDS_MAX} fields"
+        )));
+    }
+    let before = ctx.before(tab)?;
+    let mut done = Vec::with_capacity(p.fields.len());
+    for (n, field) in p.fields.into_iter().enumerate() {
+        let which = field
+            .r#ref
+            .clone()
+            .or(field.selector.clone())
+            .unwrap_or_default();
+        let filled = match field.value {
+            FieldValue::Text(value) => {
+                let args = with(target(&field.r#ref, &field.selector)?, json!({"value": value}));
+                act(ctx, tab, args, ElementInput::Fill { value }, None).await
+            }
+            FieldValue::Checked(want) => {
+                let element = TargetParams {
+                    r#ref: field.r#ref,
+                    selector: field.selector,
+                };
+                set_checked(ctx, tab, &element, want).await
+            }
+        };
+        let filled = filled.map_err(|e| {
+            ToolError::new(
+                e.code,
+                format!("field {n} ({which}): {}; the fields before it were filled", e.message),
+            )
+        })?;
+        done.push(filled);
+    }
+    let fields = Value::Array(done);
+    let result = match p.submit.unwrap_or(false) {
+        true => entered(ctx, tab, before, json!({"fields": fields}), true).await?,
+        false => json!({"fields": fields}),
+    };
+    Ok(ToolOutput::json(result))
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -61,12 +139,17 @@ pub struct SelectParams {
     value: Option<OneOrMany>,
 }
 
-async fn set_checked(ctx: &Ctx, tab: TabId, p: &TargetParams, want: bool) -> ToolResult {
+async fn set_checked(
+    ctx: &Ctx,
+    tab: TabId,
+    p: &TargetParams,
+    want: bool,
+) -> Result<Value, ToolError> {
     let before: Checkable = ctx
         .page(tab, PageOp::Checkable, target(&p.r#ref, &p.selector)?)
         .await?;
     if before.checked == json!(want) {
-        return Ok(ToolOutput::json(json!({"checked": want, "changed": false})));
+        return Ok(json!({"checked": want, "changed": false}));
     }
     if !want && before.radio {
         return Err(ToolError::invalid_params(
@@ -75,11 +158,11 @@ async fn set_checked(ctx: &Ctx, tab: TabId, p: &TargetParams, want: bool) -> Too
     }
     // The control itself (a label was given, perhaps): its ref from the agent.
     let control = Args::from_iter([("ref".into(), before.r#ref.into())]);
-    let mut clicked = click_target(ctx, tab, control.clone(), 1, None).await?;
+    let mut clicked = click_target(ctx, tab, control.clone(), ClickPress::left(1), None).await?;
     if clicked.get("navigated") == Some(&Value::Bool(true)) {
         clicked.insert("checked".into(), Value::Null);
         clicked.insert("changed".into(), true.into());
-        return Ok(ToolOutput::json(Value::Object(clicked)));
+        return Ok(Value::Object(clicked));
     }
     let after: Checkable = ctx.page(tab, PageOp::Checkable, control).await?;
     if after.checked != json!(want) {
@@ -92,5 +175,5 @@ async fn set_checked(ctx: &Ctx, tab: TabId, p: &TargetParams, want: bool) -> Too
             ),
         ));
     }
-    Ok(ToolOutput::json(json!({"checked": want, "changed": true})))
+    Ok(json!({"checked": want, "changed": true}))
 }

@@ -15,10 +15,12 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "login_status",
-            "Whether logged in: method, pubkey (hex), npub. Never secrets.",
+            "Whether logged in: method, pubkey (hex), npub (never secrets); and files_folder, where upload, pdf and state files live.",
             READ_ONLY,
             |ctx: Ctx, _: NoParams| async move {
-                Ok(ToolOutput::json(ctx.identity()?.status().await))
+                let mut status = ctx.identity()?.status().await;
+                status["files_folder"] = ctx.app.files.root().display().to_string().into();
+                Ok(ToolOutput::json(status))
             },
         )
         .ungated(),

@@ -7,6 +7,7 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, ElementInput, MouseAction, TabId, BUTTON_LEFT, CARET_TO_END};
 use crate::page_protocol::{self, ActionPoint, Args, Object, PageOp};
 use crate::recording::Element;
+use super::devices::Button;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -16,9 +17,9 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "click",
-            "Click with a real mouse once visible, stable, enabled and on top (waits timeout ms, 5000); reports navigation and new tabs. A select's option is chosen.",
+            "Click with a real mouse once visible, stable, enabled and on top (waits timeout ms, 5000); reports navigation and new tabs. A select's option is chosen. Like all key and pointer input, brings the tab to the front.",
             ACTION,
-            |ctx: Ctx, tab: TabId, p: ActParams| async move { click(&ctx, tab, &p).await },
+            |ctx: Ctx, tab: TabId, p: ClickParams| async move { click(&ctx, tab, &p).await },
         ),
         tab_tool(
             "fill",
@@ -61,7 +62,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Double-click an element with a real mouse (waits as click). Reports a navigation it starts.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, 2, None).await?;
+                let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, ClickPress::left(2), None).await?;
                 result.insert("double_clicked".into(), true.into());
                 Ok(ToolOutput::json(Value::Object(result)))
             },
@@ -90,22 +91,21 @@ pub fn tools() -> Vec<ToolDef> {
     ]
 }
 
-/// An element an input goes to, and how long it may wait for it.
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-pub struct ActParams {
+pub struct ClickParams {
     #[serde(default)]
-    pub r#ref: Option<String>,
+    r#ref: Option<String>,
     #[serde(default)]
-    pub selector: Option<String>,
+    selector: Option<String>,
     #[serde(default)]
-    pub timeout: Option<u64>,
-}
-
-impl ActParams {
-    pub fn target(&self) -> Result<Args, ToolError> {
-        target(&self.r#ref, &self.selector)
-    }
+    #[schemars(extend("default" = "left"))]
+    button: Option<Button>,
+    /// Keys held during the click.
+    #[serde(default)]
+    modifiers: Option<Vec<Modifier>>,
+    #[serde(default)]
+    timeout: Option<u64>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -253,8 +253,55 @@ async fn settle_after(ctx: &Ctx, tab: TabId, before: Before) -> Result<Object, T
     Ok(result)
 }
 
-async fn click(ctx: &Ctx, tab: TabId, p: &ActParams) -> ToolResult {
-    let mut result = click_target(ctx, tab, p.target()?, 1, p.timeout).await?;
+/// How a click presses: how many times, which button, which keys held.
+pub struct ClickPress {
+    pub count: u32,
+    pub button: Button,
+    pub modifiers: Vec<Modifier>,
+}
+
+impl ClickPress {
+    /// A plain left click (2: a double click).
+    pub fn left(count: u32) -> ClickPress {
+        ClickPress {
+            count,
+            button: Button::Left,
+            modifiers: Vec::new(),
+        }
+    }
+}
+
+/// A key held while clicking.
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+pub enum Modifier {
+    Alt,
+    Control,
+    Meta,
+    Shift,
+}
+
+/// The held keys as a chord ("Control+Shift"), none for none.
+fn modifier_chord(modifiers: &[Modifier]) -> Option<String> {
+    let names: Vec<&str> = modifiers
+        .iter()
+        .map(|m| match m {
+            Modifier::Alt => "Alt",
+            Modifier::Control => "Control",
+            Modifier::Meta => "Meta",
+            Modifier::Shift => "Shift",
+        })
+        .collect();
+    (!names.is_empty()).then(|| names.join("+"))
+}
+
+async fn click(ctx: &Ctx, tab: TabId, p: &ClickParams) -> ToolResult {
+    let press = ClickPress {
+        count: 1,
+        button: p.button.unwrap_or_default(),
+        modifiers: p.modifiers.clone().unwrap_or_default(),
+    };
+    let target = target(&p.r#ref, &p.selector)?;
+    let mut result = click_target(ctx, tab, target, press, p.timeout).await?;
     result.insert("clicked".into(), true.into());
     Ok(ToolOutput::json(Value::Object(result)))
 }
@@ -265,11 +312,16 @@ pub async fn click_target(
     ctx: &Ctx,
     tab: TabId,
     target: Args,
-    count: u32,
+    press: ClickPress,
     timeout: Option<u64>,
 ) -> Result<Object, ToolError> {
     let before = ctx.before(tab)?;
-    let done = act(ctx, tab, target, ElementInput::Click { count }, timeout).await?;
+    let input = ElementInput::Click {
+        count: press.count,
+        button: press.button.number(),
+        modifiers: modifier_chord(&press.modifiers),
+    };
+    let done = act(ctx, tab, target, input, timeout).await?;
     // An option of a drop-down <select> is chosen, as from its menu.
     if let Some(chosen) = done.get("chosen") {
         return Ok(Object::from_iter([
@@ -451,7 +503,7 @@ async fn type_text(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
 /// After a field took text: presses Enter in it when asked to `submit`,
 /// and reports what the keys caused (a "\n" or the Enter may submit a
 /// form), as press does, so that no agent submits twice.
-async fn entered(
+pub async fn entered(
     ctx: &Ctx,
     tab: TabId,
     before: Before,

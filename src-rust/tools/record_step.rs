@@ -132,6 +132,7 @@ const CHANGES_THE_PAGE: &[&str] = &[
     "dblclick",
     "hover",
     "fill",
+    "fill_form",
     "type",
     "press",
     "select",

@@ -41,7 +41,7 @@ pub struct StateParams {
     /// A file in the profile (letters, digits, - and _).
     #[serde(default)]
     name: Option<String>,
-    /// Or an absolute path in the files folder.
+    /// Or an absolute path in the files folder (login_status).
     #[serde(default)]
     path: Option<String>,
 }

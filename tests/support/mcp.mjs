@@ -19,7 +19,7 @@ export const CORE_TOOLS = [
 
 /** The test identity. */
 /** Tools in tools/list: the plan's 100, the network's two and ask_person. */
-export const CATALOGUE_SIZE = 106;
+export const CATALOGUE_SIZE = 107;
 
 export const TEST_NSEC = 'nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5';
 export const TEST_NPUB = 'npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg';
