@@ -14,7 +14,7 @@ import path from 'node:path';
 import { REPO_ROOT, startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { connectPanel } from './support/agent.mjs';
-import { CATALOGUE_SIZE, LATEST_PROTOCOL, MODERN_PROTOCOL, TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { LISTED_SIZE, LATEST_PROTOCOL, MODERN_PROTOCOL, TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
 import { refOf } from './support/snapshot.mjs';
 
 const PYTHON_PACKAGES = path.join(REPO_ROOT, 'target/python-tests');
@@ -118,7 +118,7 @@ describe('one /mcp, both protocol eras, the official SDKs', { timeout: 300_000 }
       const page = fixtures.url('/form.html');
       const seen = await pythonScenario(browser, mode, page);
       assert.equal(seen.protocol, MODERN_PROTOCOL, 'the stateless revision was chosen');
-      assert.equal(seen.tools, CATALOGUE_SIZE);
+      assert.equal(seen.tools, LISTED_SIZE);
       assert.ok(seen.click_params.includes('tab'), `click's parameters: ${seen.click_params}`);
       assert.notEqual(seen.first_tab, seen.second_tab);
       assert.equal(seen.first_value, 'Ada', 'the field filled in the first tab, read back by its id');

@@ -17,7 +17,7 @@ import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { connectPanel } from './support/agent.mjs';
 import { startBunker } from './support/bunker.mjs';
-import { CATALOGUE_SIZE, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { LISTED_SIZE, TEST_NSEC, TEST_NPUB, TEST_PUBKEY, callJson, callText, connectMcp } from './support/mcp.mjs';
 import { siteCalls } from './support/site_calls.mjs';
 import { waitFor } from './support/wait.mjs';
 
@@ -241,7 +241,7 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   test('assistants answer only when a person allows it; their tool is listed only then', logged(async () => {
     const listed = async () => (await mcp.listTools()).map((t) => t.name);
     assert.ok(!(await listed()).includes('nostr_prompts'));
-    assert.equal((await listed()).length, CATALOGUE_SIZE, 'the public catalogue is the whole catalogue');
+    assert.equal((await listed()).length, LISTED_SIZE, 'the everyday catalogue');
     const refused = await mcp.callTool('nostr_prompts', {});
     assert.equal(refused.isError, true);
     assert.equal(refused.structuredContent.error.code, 'UNKNOWN_TOOL');

@@ -30,6 +30,8 @@ describe('tool input schemas', { timeout: 120_000 }, () => {
   before(async () => {
     browser = await startBrowser();
     mcp = await connectMcp(browser);
+    // Every family's tools too.
+    await mcp.callTool('tools_enable', { family: 'all' });
     tools = await mcp.listTools();
   }, { timeout: 90_000 });
   after(async () => {

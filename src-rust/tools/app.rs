@@ -20,6 +20,8 @@ pub struct App {
     pub sessions: Sessions,
     pub calls: CallLog,
     pub tools: Registry,
+    /// The families of tools agents enabled (tools_enable).
+    pub families: crate::tools::families::Enabled,
     pub security: Security,
     /// Set while a person has taken over: browser tools answer PAUSED.
     pub paused: Arc<crate::base::pause::Pause>,
@@ -94,6 +96,7 @@ impl App {
             sessions: Sessions::new(setup.session_idle),
             calls: CallLog::default(),
             tools: setup.tools,
+            families: Default::default(),
             security,
             paused: shared.paused,
             activity: shared.activity,

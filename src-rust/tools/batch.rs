@@ -25,7 +25,9 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct BatchParams {
+    /// Each {tool, params}.
     commands: Vec<Command>,
+    /// Go on after a failure.
     #[serde(default, rename = "continueOnError")]
     #[schemars(extend("default" = false))]
     continue_on_error: Option<bool>,

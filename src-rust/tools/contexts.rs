@@ -76,6 +76,7 @@ pub struct NewParams {
     /// a-z, 0-9, - and _.
     #[serde(default)]
     name: Option<String>,
+    /// Nothing kept on disk; gone at close.
     #[serde(default = "yes")]
     #[schemars(extend("default" = true))]
     ephemeral: bool,

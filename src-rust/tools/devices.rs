@@ -77,7 +77,9 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PointParams {
+    /// CSS px from the viewport's left.
     x: f64,
+    /// CSS px from the viewport's top.
     y: f64,
 }
 
@@ -103,6 +105,7 @@ impl Button {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ButtonParams {
+    /// left, right or middle.
     #[schemars(extend("default" = "left"))]
     #[serde(default)]
     button: Button,
@@ -111,7 +114,9 @@ pub struct ButtonParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WheelParams {
+    /// px down (negative: up).
     dy: f64,
+    /// px right (negative: left).
     #[serde(default)]
     dx: Option<f64>,
 }
@@ -119,6 +124,7 @@ pub struct WheelParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TextParams {
+    /// Text for the clipboard.
     text: String,
 }
 
@@ -140,9 +146,7 @@ async fn pointer(ctx: &Ctx, tab: TabId, at: Option<(f64, f64)>, action: MouseAct
 async fn wheel(ctx: &Ctx, tab: TabId, p: WheelParams) -> ToolResult {
     let (dx, dy) = (p.dx.unwrap_or(0.0), p.dy);
     if !dx.is_finite() || !dy.is_finite() {
-        return Err(ToolError::invalid_params(
-            "dx and dy must be numbers",
-        ));
+        return Err(ToolError::invalid_params("dx and dy must be numbers"));
     }
     let action = MouseAction::Wheel { dx, dy };
     ctx.app

@@ -40,6 +40,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AcceptParams {
+    /// A prompt's answer (default: its default).
     #[serde(default)]
     text: Option<String>,
 }

@@ -160,8 +160,10 @@ async fn find(ctx: &Ctx, tab: TabId, args: Value) -> ToolResult {
 pub struct RoleParams {
     /// e.g. button, link, textbox.
     role: String,
+    /// Accessible name (contains, any case).
     #[serde(default)]
     name: Option<String>,
+    /// Whole name, same case.
     #[serde(default)]
     exact: Option<bool>,
 }
@@ -169,7 +171,9 @@ pub struct RoleParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TextParams {
+    /// Text shown (contains, any case).
     text: String,
+    /// Whole text, same case.
     #[serde(default)]
     exact: Option<bool>,
 }
@@ -177,42 +181,50 @@ pub struct TextParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LabelParams {
+    /// Label text (contains).
     label: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PlaceholderParams {
+    /// Placeholder text (contains).
     placeholder: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AltParams {
+    /// Alt text (contains).
     alt: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TitleParams {
+    /// Title text (contains).
     title: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TestIdParams {
+    /// data-testid, whole.
     testid: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SelectorParams {
+    /// CSS.
     selector: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NthParams {
+    /// From 0.
     n: u32,
+    /// CSS.
     selector: String,
 }

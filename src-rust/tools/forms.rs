@@ -54,6 +54,7 @@ const FORM_FIELDS_MAX: usize = 100;
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FillFormParams {
+    /// Each {ref or selector, value}.
     fields: Vec<FormField>,
     /// Press Enter after the last field.
     #[serde(default)]
@@ -93,7 +94,10 @@ async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
             .unwrap_or_default();
         let filled = match field.value {
             FieldValue::Text(value) => {
-                let args = with(target(&field.r#ref, &field.selector)?, json!({"value": value}));
+                let args = with(
+                    target(&field.r#ref, &field.selector)?,
+                    json!({"value": value}),
+                );
                 act(ctx, tab, args, ElementInput::Fill { value }, None).await
             }
             FieldValue::Checked(want) => {
@@ -107,7 +111,10 @@ async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
         let filled = filled.map_err(|e| {
             ToolError::new(
                 e.code,
-                format!("field {n} ({which}): {}; the fields before it were filled", e.message),
+                format!(
+                    "field {n} ({which}): {}; the fields before it were filled",
+                    e.message
+                ),
             )
         })?;
         done.push(filled);

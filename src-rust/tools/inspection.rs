@@ -144,6 +144,7 @@ pub struct AttrParams {
     r#ref: Option<String>,
     #[serde(default)]
     selector: Option<String>,
+    /// Attribute name, e.g. href.
     attr: String,
 }
 

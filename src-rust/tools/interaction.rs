@@ -1,5 +1,6 @@
 //! click, fill, type, press, scroll, hover, focus: real (trusted) input.
 
+use super::devices::Button;
 use super::inspection::TargetParams;
 use super::page::{target, with, Before, START_GRACE};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
@@ -7,7 +8,6 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, ElementInput, MouseAction, TabId, BUTTON_LEFT, CARET_TO_END};
 use crate::page_protocol::{self, ActionPoint, Args, Object, PageOp};
 use crate::recording::Element;
-use super::devices::Button;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -98,6 +98,7 @@ pub struct ClickParams {
     r#ref: Option<String>,
     #[serde(default)]
     selector: Option<String>,
+    /// left, right or middle.
     #[serde(default)]
     #[schemars(extend("default" = "left"))]
     button: Option<Button>,
@@ -115,6 +116,7 @@ pub struct ValueParams {
     r#ref: Option<String>,
     #[serde(default)]
     selector: Option<String>,
+    /// The text (fill: or an option, a date...).
     value: String,
     /// Press Enter after.
     #[serde(default)]
@@ -126,12 +128,16 @@ pub struct ValueParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DragParams {
+    /// What to drag (ref).
     #[serde(default)]
     src_ref: Option<String>,
+    /// What to drag (CSS).
     #[serde(default)]
     src_selector: Option<String>,
+    /// Where to drop (ref).
     #[serde(default)]
     tgt_ref: Option<String>,
+    /// Where to drop (CSS).
     #[serde(default)]
     tgt_selector: Option<String>,
 }
@@ -139,6 +145,7 @@ pub struct DragParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PressParams {
+    /// Enter, Tab, a, Control+a...
     pub key: String,
 }
 
@@ -154,7 +161,9 @@ pub enum Direction {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScrollParams {
+    /// up, down, left or right.
     direction: Direction,
+    /// CSS px.
     #[serde(default)]
     #[schemars(extend("default" = 500))]
     amount: Option<u32>,
@@ -465,14 +474,20 @@ async fn focus(ctx: &Ctx, tab: TabId, p: &TargetParams) -> ToolResult {
     let mut focused = ctx
         .agent(tab, PageOp::Focus, target(&p.r#ref, &p.selector)?)
         .await?;
-    let by_engine = focused.as_object_mut().and_then(|f| f.remove("caret_by_engine"));
+    let by_engine = focused
+        .as_object_mut()
+        .and_then(|f| f.remove("caret_by_engine"));
     if by_engine == Some(Value::Bool(true)) {
         // WebKit selected the field's content on focus, and only the engine
         // moves the caret in email and number fields.
         let (command, argument) = (CARET_TO_END, None);
         ctx.app
             .browser
-            .call_value(Command::Edit { tab, command, argument })
+            .call_value(Command::Edit {
+                tab,
+                command,
+                argument,
+            })
             .await?;
     }
     Ok(ToolOutput::json(focused))

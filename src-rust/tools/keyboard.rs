@@ -44,6 +44,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TextParams {
+    /// Text to type.
     value: String,
 }
 

@@ -35,24 +35,32 @@ pub struct LoginParams {
     /// Not needed with remembered.
     #[serde(default)]
     pub method: Option<Method>,
+    /// nsec1... (local).
     #[serde(default)]
     pub nsec: Option<SecretString>,
+    /// 64 hex (local).
     #[serde(default)]
     pub privkey_hex: Option<SecretString>,
     /// 12 or 24 BIP-39 words.
     #[serde(default)]
     pub mnemonic: Option<SecretString>,
+    /// BIP-32 account (seed).
     #[serde(default)]
     #[schemars(extend("default" = 0))]
     pub account: Option<u32>,
+    /// BIP-39 passphrase (seed).
     #[serde(default)]
     pub passphrase: Option<SecretString>,
+    /// npub1... (readonly).
     #[serde(default)]
     pub npub: Option<String>,
+    /// 64 hex (readonly).
     #[serde(default)]
     pub pubkey_hex: Option<String>,
+    /// bunker://... (nip46).
     #[serde(default)]
     pub bunker_url: Option<SecretString>,
+    /// How to reach the signer (nsigner).
     #[serde(default)]
     pub transport: Option<Transport>,
     /// Serial device, socket path, host:port or qube.

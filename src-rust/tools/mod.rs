@@ -15,6 +15,7 @@ pub mod dialogs;
 mod dispatch;
 #[cfg(test)]
 pub(crate) mod fake_browser;
+pub mod families;
 pub mod files;
 pub mod find;
 pub mod forms;
@@ -43,6 +44,7 @@ pub mod snapshot_diff;
 pub mod state;
 pub mod storage;
 pub mod tabs;
+mod tools_enable;
 mod url_pattern;
 pub mod wait;
 

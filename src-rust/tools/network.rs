@@ -117,13 +117,16 @@ pub struct ListParams {
     /// A pattern, as wait_for_url's.
     #[serde(default)]
     url: Option<String>,
+    /// Resource type.
     #[serde(default)]
     r#type: Option<Kind>,
     /// Only failures and statuses 400+.
     #[serde(default)]
     failed: Option<bool>,
+    /// Lowest status.
     #[serde(default)]
     status_min: Option<u32>,
+    /// Highest status.
     #[serde(default)]
     status_max: Option<u32>,
     /// All kept (1000), not only since navigation or mark.
@@ -132,6 +135,7 @@ pub struct ListParams {
     /// Mark the newest: later calls list only newer ones.
     #[serde(default)]
     mark: Option<bool>,
+    /// The newest so many.
     #[serde(default)]
     #[schemars(extend("default" = 50))]
     limit: Option<usize>,
@@ -140,6 +144,7 @@ pub struct ListParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RequestParams {
+    /// From network_requests.
     id: u64,
     /// Body text shown; cut bodies go whole to a file.
     #[serde(default)]

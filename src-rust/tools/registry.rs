@@ -45,6 +45,9 @@ pub struct Registry {
     tools: Vec<ToolDef>,
     /// Offered public tools; none: all of them.
     offered: Option<std::collections::HashSet<&'static str>>,
+    /// Whether tools/list leaves out families not enabled (not when
+    /// --tools chose the tools).
+    families: bool,
 }
 
 impl Default for Registry {
@@ -67,6 +70,7 @@ impl Registry {
         tools.extend(contexts::tools());
         tools.extend(wait::tools());
         tools.extend(batch::tools());
+        tools.extend(tools_enable::tools());
         tools.extend(storage::tools());
         tools.extend(devices::tools());
         tools.extend(settings::tools());
@@ -85,6 +89,7 @@ impl Registry {
         Registry {
             tools,
             offered: None,
+            families: true,
         }
     }
 
@@ -92,6 +97,9 @@ impl Registry {
     /// tool names and those two sets. The identity tools are always on
     /// (nothing works without a login), and so are the panel's own.
     pub fn select(&mut self, spec: &str) -> Result<usize, String> {
+        // A list chosen by name is listed as chosen; all (the default)
+        // lists the families beyond everyday browsing on request.
+        self.families = spec.trim() == "all";
         let mut offered = std::collections::HashSet::new();
         for item in spec.split(',').map(str::trim).filter(|s| !s.is_empty()) {
             match item {
@@ -157,7 +165,17 @@ impl Registry {
         &self.tools
     }
 
-    /// The public catalogue: what tools/list shows.
+    /// What tools/list shows now: the public catalogue, less the
+    /// families not enabled (see [`families`]).
+    pub fn listed<'a>(
+        &'a self,
+        enabled: &'a families::Enabled,
+    ) -> impl Iterator<Item = &'a ToolDef> + 'a {
+        self.public()
+            .filter(move |t| !self.families || enabled.lists(t.name))
+    }
+
+    /// The public catalogue: every tool tools/list may show.
     pub fn public(&self) -> impl Iterator<Item = &ToolDef> {
         self.tools
             .iter()
@@ -208,8 +226,8 @@ mod tests {
         let registry = Registry::new();
         assert_eq!(
             registry.public().count(),
-            106,
-            "the plan's 100 tools, the network's two, ask_person, the contexts' three"
+            108,
+            "the plan's 100 tools, the network's two, ask_person, the contexts' three, fill_form, tools_enable"
         );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
@@ -239,7 +257,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 106);
+        assert_eq!(registry.select("all").unwrap(), 108);
     }
 
     #[test]

@@ -19,7 +19,32 @@ pub fn for_params<P: JsonSchema>() -> Value {
             .or_insert_with(|| Value::Object(Default::default()));
         map.insert("type".into(), "object".into());
     }
+    describe_common(&mut value);
     value
+}
+
+/// What the parameters many tools share mean, said once: a field's own
+/// doc comment says more where it means more.
+const COMMON: [(&str, &str); 6] = [
+    ("ref", "From a snapshot."),
+    ("selector", "CSS, instead of ref."),
+    ("timeout", "ms."),
+    ("ms", "Milliseconds."),
+    ("context", "A context's name (default: the session's)."),
+    ("index", "From tab_list."),
+];
+
+fn describe_common(schema: &mut Value) {
+    let Some(properties) = schema["properties"].as_object_mut() else {
+        return;
+    };
+    for (name, description) in COMMON {
+        if let Some(Value::Object(property)) = properties.get_mut(name) {
+            property
+                .entry("description")
+                .or_insert_with(|| description.into());
+        }
+    }
 }
 
 /// Drops keys that cost tokens and say nothing to a model.

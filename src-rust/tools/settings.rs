@@ -56,19 +56,23 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ViewportParams {
+    /// CSS px, 200 to 7680.
     width: u32,
+    /// CSS px, 200 to 7680.
     height: u32,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OfflineParams {
+    /// true: offline; false: back online.
     offline: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct HeadersParams {
+    /// Name to value; {} removes all.
     #[serde(default)]
     headers: Option<Map<String, Value>>,
     /// headers as a JSON string.
@@ -79,8 +83,10 @@ pub struct HeadersParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CredentialsParams {
+    /// User name (none: forget).
     #[serde(default)]
     user: Option<String>,
+    /// Password.
     #[serde(default)]
     pass: Option<String>,
     /// A URL or origin.
@@ -130,6 +136,7 @@ pub enum Scheme {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MediaParams {
+    /// dark or light.
     color_scheme: Scheme,
 }
 

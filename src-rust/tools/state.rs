@@ -75,6 +75,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CountParams {
+    /// CSS.
     selector: String,
 }
 
@@ -85,6 +86,7 @@ pub struct StylesParams {
     r#ref: Option<String>,
     #[serde(default)]
     selector: Option<String>,
+    /// CSS properties (default: a common set).
     #[serde(default)]
     properties: Option<Vec<String>>,
 }

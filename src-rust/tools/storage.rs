@@ -141,8 +141,10 @@ fn cookie_tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CookiesGetParams {
+    /// Cookies a request there carries (default: the page's).
     #[serde(default)]
     url: Option<String>,
+    /// Every cookie of the profile.
     #[serde(default)]
     all: Option<bool>,
 }
@@ -158,19 +160,27 @@ pub enum SameSite {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CookieSetParams {
+    /// Cookie name.
     name: String,
+    /// Cookie value.
     value: String,
+    /// Default: the page's host.
     #[serde(default)]
     domain: Option<String>,
+    /// Cookie path.
     #[serde(default)]
     #[schemars(extend("default" = "/"))]
     path: Option<String>,
+    /// Unix seconds (default: session).
     #[serde(default)]
     expires: Option<i64>,
+    /// HTTPS only.
     #[serde(default)]
     secure: Option<bool>,
+    /// Hidden from scripts.
     #[serde(default, rename = "httpOnly")]
     http_only: Option<bool>,
+    /// strict, lax or none.
     #[serde(default, rename = "sameSite")]
     #[schemars(extend("default" = "lax"))]
     same_site: Option<SameSite>,
@@ -179,6 +189,7 @@ pub struct CookieSetParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CookiesClearParams {
+    /// Only this domain and its subdomains.
     #[serde(default)]
     domain: Option<String>,
 }
@@ -186,13 +197,16 @@ pub struct CookiesClearParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct KeyParams {
+    /// Storage key.
     key: String,
 }
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SetParams {
+    /// Storage key.
     key: String,
+    /// String to store.
     value: String,
 }
 

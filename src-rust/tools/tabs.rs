@@ -139,6 +139,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTabParams {
+    /// Open this (default: blank).
     #[serde(default)]
     url: Option<String>,
     #[serde(default)]

@@ -79,6 +79,7 @@ pub struct WaitParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitForParams {
+    /// CSS.
     selector: String,
     #[serde(default)]
     #[schemars(extend("default" = 10000))]
@@ -88,6 +89,7 @@ pub struct WaitForParams {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitTextParams {
+    /// Text to wait for (same case).
     text: String,
     #[serde(default)]
     #[schemars(extend("default" = 10000))]
@@ -115,6 +117,7 @@ pub enum LoadState {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitLoadParams {
+    /// load, domcontentloaded or networkidle.
     #[serde(default)]
     #[schemars(extend("default" = "load"))]
     state: Option<LoadState>,

@@ -18,8 +18,10 @@ export const CORE_TOOLS = [
 ];
 
 /** The test identity. */
-/** Tools in tools/list: the plan's 100, the network's two and ask_person. */
-export const CATALOGUE_SIZE = 107;
+/** Tools of the whole catalogue: the plan's 100 and those added since. */
+export const CATALOGUE_SIZE = 108;
+/** Tools tools/list shows until an agent enables a family (tools_enable). */
+export const LISTED_SIZE = 60;
 
 export const TEST_NSEC = 'nsec1vl029mgpspedva04g90vltkh6fvh240zqtv9k0t9af8935ke9laqsnlfe5';
 export const TEST_NPUB = 'npub10elfcs4fr0l0r8af98jlmgdh9c8tcxjvz9qkw038js35mp4dma8qzvjptg';

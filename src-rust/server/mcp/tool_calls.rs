@@ -13,7 +13,8 @@ use std::sync::Arc;
 pub(super) const INSTRUCTIONS: &str = "Sovereign Browser: a real browser with a Nostr identity. \
 Call login first (browser tools answer NOT_LOGGED_IN until then). Then open a URL, take a snapshot \
 to see the page with element refs ([ref=e5]: pass e5), and act with click/fill/type/press using those refs. \
-Take a new snapshot after the page changes; errors carry a code (STALE_REF, DIALOG_OPEN...) and say what to do.";
+Take a new snapshot after the page changes; errors carry a code (STALE_REF, DIALOG_OPEN...) and say what to do. \
+More tools (finders, cookies and storage, mouse, clipboard, network, emulation, contexts) come with tools_enable.";
 
 /// Said to stateless clients besides: they have no tab of their own.
 pub(super) const TAB_INSTRUCTIONS: &str =
@@ -34,7 +35,7 @@ pub(super) fn tools_list(app: &App, tab_handles: bool) -> Vec<Value> {
         .iter()
         .filter(|t| !t.hidden && t.shown_when.is_some_and(|shown| shown(app)));
     app.tools
-        .public()
+        .listed(&app.families)
         .chain(conditional)
         .map(|t| t.mcp_json(tab_handles))
         .collect()
