@@ -28,7 +28,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "dialog_status",
-            "This tab's open JavaScript dialog, if any: its type and message.",
+            "This tab's open JavaScript dialog, if any: its type (alert, confirm, prompt, beforeunload), message and a prompt's default text.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, _: NoParams| async move {
                 answer(&ctx, tab, DialogAction::Status).await

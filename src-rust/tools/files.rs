@@ -27,7 +27,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "pdf",
-            "Print the page to a PDF file. Returns its path and size.",
+            "Print the page to a PDF file. Returns its path and bytes.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: PdfParams| async move {
                 let files = &ctx.app.files;

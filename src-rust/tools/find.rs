@@ -13,7 +13,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "find_role",
-            "Find an element by ARIA role and accessible name (contains, any case; exact: whole).",
+            "Find one element by ARIA role and accessible name; several matches are INVALID_PARAMS listing them (be more specific). Open shadow roots and same-origin frames included.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: RoleParams| async move {
                 let what = match &p.name {

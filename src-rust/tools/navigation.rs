@@ -66,7 +66,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct OpenParams {
-    /// A bare host gets https://.
+    /// A bare host gets https:// (localhost and IP addresses: http://).
     url: String,
     #[serde(default)]
     #[schemars(extend("default" = 25000))]

@@ -71,6 +71,7 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaitParams {
+    /// Milliseconds, at most 300000.
     #[serde(default)]
     #[schemars(extend("default" = 1000))]
     ms: Option<u64>,
