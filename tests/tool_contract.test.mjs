@@ -5,7 +5,7 @@
 import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { loggedInSuite } from './support/session.mjs';
-import { TEST_NPUB, TEST_NSEC, callError, callText } from './support/mcp.mjs';
+import { TEST_NPUB, TEST_NSEC, callError, callJson, callText, connectMcp } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
 describe('tools do what they say', { timeout: 240_000 }, () => {
@@ -189,10 +189,10 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
     await open();
     const shadow = await call('find_role', { role: 'button', name: 'Shadow button' });
     assert.equal(await callText(mcp, 'get_text', { selector: shadow.selector }), 'Shadow button', shadow.selector);
-    assert.equal((await call('get_count', { selector: 'button' })).count, 2, 'the form\'s and the shadow root\'s');
+    assert.equal((await call('get_count', { selector: 'button' })).count, 3, 'the form\'s, #mods and the shadow root\'s');
     await call('click', { selector: shadow.selector });
     assert.equal(await callText(mcp, 'get_text', { ref: shadow.ref }), 'Shadow clicked');
-    assert.match(await callError(mcp, 'find_role', { role: 'button' }, 'INVALID_PARAMS'), /2 elements match role button/);
+    assert.match(await callError(mcp, 'find_role', { role: 'button' }, 'INVALID_PARAMS'), /3 elements match role button/);
     assert.equal((await call('find_last', { selector: 'button' })).name, 'Shadow clicked');
     await callError(mcp, 'find_role', { role: 'button', name: 'shadow clicked', exact: true }, 'ELEMENT_NOT_FOUND');
     assert.equal((await call('find_role', { role: 'button', name: 'shadow clicked' })).name, 'Shadow clicked');
@@ -240,5 +240,27 @@ describe('tools do what they say', { timeout: 240_000 }, () => {
     const sent = await call('fill_form', { fields: [{ selector: '#comments', value: 'Hi' }, { selector: '#name', value: 'Ada L' }], submit: true });
     assert.deepEqual([sent.navigated, sent.submitted, sent.title], [true, true, 'Submitted']);
     await callError(mcp, 'fill_form', { fields: [] }, 'INVALID_PARAMS');
+  }));
+
+  it('fill sends no key events and type does; a click brings the session\'s tab to the front, a fill does not', { timeout: 30_000 }, logged(async () => {
+    await open();
+    const keys = () => callText(mcp, 'get_text', { selector: '#keys' });
+    await call('fill', { selector: '#txt', value: 'xyz' });
+    assert.equal(await keys(), '', 'fill is one edit: input events, no keys');
+    await call('type', { selector: '#txt', value: 'ab' });
+    assert.equal(await keys(), 'a b');
+    const other = await connectMcp(suite.session.browser, { name: 'front-taker' });
+    try {
+      await callJson(other, 'tab_new', { url: suite.fixtures.url('form.html') });
+      const ours = async () => (await call('tab_list')).tabs.find((t) => t.current);
+      assert.equal((await ours()).front, false, 'the other agent\'s tab is in front');
+      await call('fill', { selector: '#txt', value: 'behind' });
+      assert.equal((await ours()).front, false, 'a fill works where the tab is');
+      await call('click', { selector: '#mods' });
+      assert.equal((await ours()).front, true, 'the click brought it to the front');
+    } finally {
+      await callJson(other, 'tab_close').catch(() => {});
+      await other.close().catch(() => {});
+    }
   }));
 });
