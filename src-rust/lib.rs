@@ -15,6 +15,7 @@ pub mod browser;
 pub mod cli;
 pub mod config;
 pub mod files_dir;
+pub mod flow;
 pub mod headless;
 pub mod hold;
 pub mod identity;

@@ -145,6 +145,7 @@
       role,
       name: nameOf(target, role, newContext(table)),
       secret: tag === 'input' && String(target.type).toLowerCase() === 'password',
+      testid: target.getAttribute('data-testid') || undefined,
     };
   }
 

@@ -96,6 +96,7 @@ fn element_of(reply: &Value) -> Option<Value> {
         "role": role,
         "name": point.get("name").and_then(Value::as_str).unwrap_or_default(),
         "secret": point.get("secret").and_then(Value::as_bool).unwrap_or(false),
+        "testid": point.get("testid").and_then(Value::as_str),
     }))
 }
 

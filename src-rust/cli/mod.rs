@@ -6,6 +6,7 @@
 
 mod catalog;
 mod connection;
+mod flows;
 mod output;
 
 use connection::{ConnectError, Connection};
@@ -30,6 +31,13 @@ commands:
   help TOOL       a tool's parameters (or: sovereign TOOL --help)
   -               run tools read from standard input, one per line, over one connection;
                   every line is checked before the first one runs
+  record export SESSION|last [--format flow|playwright]
+                  a recorded session (the profile's recordings) as a flow to replay,
+                  or as a Playwright test; to --out FILE or printed
+  replay FLOW.json [--set NAME=VALUE]... [--origin URL]
+                  do a flow again with no model: elements found by role and name,
+                  test id, label or text; stops at the first step that differs,
+                  saying what was expected and found, with a screenshot (exit 1)
 
 flags (anywhere on the line; after a `--` every word is the tool's):
   --addr HOST:PORT, --port N   where the browser listens
@@ -129,6 +137,14 @@ fn run(words: Vec<String>) -> Outcome {
             Outcome::Done
         }
         "-" => from_stdin(&options),
+        "record" => match args.split_first() {
+            Some((sub, rest)) if sub == "export" => flows::export(&options, rest),
+            _ => Outcome::Usage(
+                "usage: sovereign record export SESSION|last [--format flow|playwright] [--out FILE]"
+                    .into(),
+            ),
+        },
+        "replay" => flows::replay(&options, args),
         name => {
             let Some(tool) = catalog::find(name) else {
                 return Outcome::Usage(format!(

@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
 pub use step::{Element, PageSeen, Step};
-pub use store::SessionSummary;
+pub use store::{read_session, SessionSummary};
 
 /// Steps kept in memory for ephemeral contexts, all sessions together.
 pub const MEMORY_STEPS: usize = 2_000;

@@ -23,6 +23,9 @@ pub struct Element {
     /// A password field: what was typed into it is not kept.
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub secret: bool,
+    /// Its data-testid, if it has one (a replay finds it by that too).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub testid: Option<String>,
 }
 
 /// One tool call.

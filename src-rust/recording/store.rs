@@ -234,6 +234,40 @@ fn shot_name(n: u64) -> String {
 }
 
 /// A session's folder: its id when it is a plain name, else a digest of it.
+/// Reads a session's steps from a recordings folder without changing it
+/// (another program, the browser, may be writing there): `last` names the
+/// session that recorded most recently.
+pub fn read_session(dir: &Path, session: &str) -> Result<(String, Vec<Step>), String> {
+    let session = match session {
+        "last" => latest_session(dir)
+            .ok_or_else(|| format!("no recorded session in {}", dir.display()))?,
+        named => named.to_string(),
+    };
+    let path = dir.join(folder_name(&session)).join(STEPS);
+    let text = std::fs::read_to_string(&path).map_err(|e| {
+        format!(
+            "no recording of session {session} ({}: {e})",
+            path.display()
+        )
+    })?;
+    let steps = text
+        .lines()
+        .filter_map(|line| serde_json::from_str::<Step>(line).ok())
+        .collect();
+    Ok((session, steps))
+}
+
+/// The session whose summary says it recorded last.
+fn latest_session(dir: &Path) -> Option<String> {
+    std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .filter_map(|entry| std::fs::read(entry.path().join(SUMMARY)).ok())
+        .filter_map(|bytes| serde_json::from_slice::<SessionSummary>(&bytes).ok())
+        .max_by_key(|summary| summary.last)
+        .map(|summary| summary.session)
+}
+
 fn folder_name(session: &str) -> String {
     let plain = !session.is_empty()
         && session.len() <= 64

@@ -1,0 +1,382 @@
+//! Flows: what an agent did, kept as steps a program can do again with no
+//! model. A recorded session becomes a flow (`sovereign record export`);
+//! each step names its element by what it was (role and name, test id,
+//! the selector the agent gave), never by the ref it had, and says what
+//! followed (the address after a navigation, the tabs it opened). Values
+//! typed are parameters (`--set name=value`); a password's was never kept,
+//! so its parameter must be given.
+
+pub mod playwright;
+
+use crate::recording::{Element, Step};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The flow format's version.
+pub const FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Flow {
+    pub flow: u32,
+    /// The recorded session it came from.
+    pub session: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub client: Option<String>,
+    pub steps: Vec<FlowStep>,
+    /// Recorded calls left out: reads, failures, and what cannot be redone.
+    #[serde(skip_serializing_if = "Vec::is_empty", default)]
+    pub left_out: Vec<String>,
+}
+
+/// One action to do again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlowStep {
+    /// The recorded call's number in its session.
+    pub n: u64,
+    pub tool: String,
+    /// The element, by what it was.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub target: Option<Target>,
+    /// The tool's other arguments (url, key, text, index...).
+    #[serde(skip_serializing_if = "Value::is_null", default)]
+    pub args: Value,
+    /// What was typed or chosen: a parameter with its recorded value.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub value: Option<Param>,
+    /// What followed, checked when the step is done again.
+    #[serde(skip_serializing_if = "Expect::is_empty", default)]
+    pub expect: Expect,
+}
+
+/// An element as a person would name it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Target {
+    pub role: String,
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub testid: Option<String>,
+    /// The CSS selector the agent gave, if it gave one.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub selector: Option<String>,
+}
+
+/// A value that `--set NAME=...` replaces; a secret's was not kept.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    pub param: String,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub value: Option<Value>,
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub secret: bool,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Expect {
+    /// The address after the step, when it navigated.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub url: Option<String>,
+    /// How many tabs the step opened.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub new_tabs: Option<usize>,
+}
+
+impl Expect {
+    fn is_empty(&self) -> bool {
+        self.url.is_none() && self.new_tabs.is_none()
+    }
+}
+
+/// Tools that act on an element, and whether they carry a value.
+const ON_ELEMENT: [(&str, bool); 9] = [
+    ("click", false),
+    ("dblclick", false),
+    ("hover", false),
+    ("focus", false),
+    ("check", false),
+    ("uncheck", false),
+    ("fill", true),
+    ("type", true),
+    ("select", true),
+];
+
+/// Tools done again as they were called: their arguments hold no ref.
+const AS_CALLED: [&str; 10] = [
+    "open",
+    "back",
+    "forward",
+    "reload",
+    "press",
+    "tab_new",
+    "tab_switch",
+    "wait_for_text",
+    "wait_for_url",
+    "wait_for_load",
+];
+
+/// The flow of a recorded session's steps.
+pub fn from_steps(session: &str, steps: &[Step]) -> Flow {
+    let mut flow = Flow {
+        flow: FORMAT,
+        session: session.to_string(),
+        client: steps.iter().find_map(|s| s.client.clone()),
+        steps: Vec::new(),
+        left_out: Vec::new(),
+    };
+    let mut names = Vec::new();
+    for step in steps {
+        match flow_step(step, &mut names) {
+            Some(done) => flow.steps.push(done),
+            None if changes_nothing(&step.tool) => {}
+            None => {
+                let why = if step.ok {
+                    "cannot be done again"
+                } else {
+                    "failed"
+                };
+                flow.left_out
+                    .push(format!("{} {} ({why})", step.n, step.tool));
+            }
+        }
+    }
+    flow
+}
+
+/// Reads that change nothing: not worth a word in the flow.
+fn changes_nothing(tool: &str) -> bool {
+    tool.starts_with("get_")
+        || tool.starts_with("is_")
+        || tool.starts_with("find_")
+        || tool.starts_with("login")
+        || matches!(
+            tool,
+            "snapshot"
+                | "screenshot"
+                | "screenshot_annotated"
+                | "tab_list"
+                | "console"
+                | "errors"
+                | "tools_enable"
+        )
+}
+
+fn flow_step(step: &Step, names: &mut Vec<String>) -> Option<FlowStep> {
+    if !step.ok {
+        return None;
+    }
+    let mut done = FlowStep {
+        n: step.n,
+        tool: step.tool.clone(),
+        target: None,
+        args: Value::Null,
+        value: None,
+        expect: expect_of(step),
+    };
+    if AS_CALLED.contains(&step.tool.as_str()) {
+        done.args = without(&step.args, &["tab", "timeout"]);
+        return Some(done);
+    }
+    if step.tool == "keyboard_type" {
+        let element = step.element.as_ref();
+        let secret = element.is_some_and(|e| e.secret);
+        let name = element.map_or("typed", |e| e.name.as_str());
+        done.value = Some(param(name, step.args.get("value"), secret, names));
+        return Some(done);
+    }
+    let (_, carries_value) = ON_ELEMENT.iter().find(|(tool, _)| *tool == step.tool)?;
+    let element = step.element.as_ref()?;
+    done.target = Some(target_of(element, &step.args));
+    if *carries_value {
+        done.value = Some(param(
+            &element.name,
+            step.args.get("value"),
+            element.secret,
+            names,
+        ));
+    }
+    Some(done)
+}
+
+fn target_of(element: &Element, args: &Value) -> Target {
+    Target {
+        role: element.role.clone(),
+        name: element.name.clone(),
+        testid: element.testid.clone(),
+        selector: args
+            .get("selector")
+            .and_then(Value::as_str)
+            .map(str::to_string),
+    }
+}
+
+/// A parameter named after the element ("Email" gives email), unique in
+/// the flow; a secret's value was never recorded.
+fn param(name: &str, value: Option<&Value>, secret: bool, names: &mut Vec<String>) -> Param {
+    let mut base: String = name
+        .trim()
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '_' })
+        .collect::<String>()
+        .split('_')
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("_");
+    if base.is_empty() {
+        base = "value".into();
+    }
+    let mut name = base.clone();
+    let mut n = 2;
+    while names.contains(&name) {
+        name = format!("{base}_{n}");
+        n += 1;
+    }
+    names.push(name.clone());
+    Param {
+        param: name,
+        value: if secret { None } else { value.cloned() },
+        secret,
+    }
+}
+
+fn expect_of(step: &Step) -> Expect {
+    let moved = match (&step.before, &step.after) {
+        (Some(before), Some(after)) => before.url != after.url,
+        (None, Some(_)) => true,
+        _ => false,
+    };
+    let new_tabs = step
+        .result
+        .get("new_tabs")
+        .and_then(Value::as_array)
+        .map(Vec::len);
+    Expect {
+        url: step.after.as_ref().filter(|_| moved).map(|a| a.url.clone()),
+        new_tabs: new_tabs.filter(|&n| n > 0),
+    }
+}
+
+fn without(args: &Value, keys: &[&str]) -> Value {
+    match args {
+        Value::Object(map) => {
+            let kept: serde_json::Map<String, Value> = map
+                .iter()
+                .filter(|(k, _)| !keys.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            if kept.is_empty() {
+                Value::Null
+            } else {
+                Value::Object(kept)
+            }
+        }
+        _ => Value::Null,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::recording::PageSeen;
+    use serde_json::json;
+
+    fn step(n: u64, tool: &str, args: Value, element: Option<(&str, &str, bool)>) -> Step {
+        Step {
+            n,
+            time: n,
+            session: "s1".into(),
+            client: Some("agent".into()),
+            transport: "mcp".into(),
+            context: None,
+            tab: Some(1),
+            tool: tool.into(),
+            args,
+            ok: true,
+            code: None,
+            message: None,
+            result: Value::Null,
+            ms: 1.0,
+            before: Some(PageSeen {
+                url: "http://a/form".into(),
+                title: "Form".into(),
+            }),
+            after: Some(PageSeen {
+                url: "http://a/form".into(),
+                title: "Form".into(),
+            }),
+            element: element.map(|(role, name, secret)| Element {
+                r#ref: Some("e3".into()),
+                role: role.into(),
+                name: name.into(),
+                secret,
+                testid: None,
+            }),
+            requests: None,
+            shot: false,
+        }
+    }
+
+    #[test]
+    fn a_session_becomes_steps_by_what_elements_were() {
+        let mut submit = step(
+            5,
+            "click",
+            json!({"ref": "e9"}),
+            Some(("button", "Sign in", false)),
+        );
+        submit.after = Some(PageSeen {
+            url: "http://a/done".into(),
+            title: "Done".into(),
+        });
+        let steps = vec![
+            step(
+                1,
+                "open",
+                json!({"url": "http://a/form", "timeout": 5000}),
+                None,
+            ),
+            step(2, "snapshot", json!({}), None),
+            step(
+                3,
+                "fill",
+                json!({"ref": "e3", "value": "ada@example.org"}),
+                Some(("textbox", "Email", false)),
+            ),
+            step(
+                4,
+                "fill",
+                json!({"selector": "#pw", "value": "[secret]"}),
+                Some(("textbox", "Password", true)),
+            ),
+            submit,
+            step(6, "eval", json!({"script": "1"}), None),
+        ];
+        let flow = from_steps("s1", &steps);
+        let tools: Vec<&str> = flow.steps.iter().map(|s| s.tool.as_str()).collect();
+        assert_eq!(tools, ["open", "fill", "fill", "click"]);
+        assert_eq!(flow.steps[0].args, json!({"url": "http://a/form"}));
+        let email = &flow.steps[1];
+        assert_eq!(email.target.as_ref().unwrap().name, "Email");
+        assert_eq!(email.value.as_ref().unwrap().param, "email");
+        assert_eq!(
+            email.value.as_ref().unwrap().value,
+            Some(json!("ada@example.org"))
+        );
+        let password = flow.steps[2].value.as_ref().unwrap();
+        assert_eq!(
+            (
+                password.param.as_str(),
+                password.value.clone(),
+                password.secret
+            ),
+            ("password", None, true)
+        );
+        assert_eq!(
+            flow.steps[2].target.as_ref().unwrap().selector.as_deref(),
+            Some("#pw")
+        );
+        assert_eq!(flow.steps[3].expect.url.as_deref(), Some("http://a/done"));
+        assert_eq!(flow.left_out, ["6 eval (cannot be done again)"]);
+        let text = serde_json::to_string(&flow).unwrap();
+        assert!(!text.contains("e9") && !text.contains("secret]"), "{text}");
+    }
+}
