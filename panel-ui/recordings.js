@@ -251,6 +251,19 @@ export function initRecordings({ call, showRequests }) {
     }
   }
 
+  // The open session as a flow to replay, or a Playwright test, in the files folder.
+  for (const [id, format, what] of [['#timeline-export-flow', 'flow', 'flow'], ['#timeline-export-playwright', 'playwright', 'Playwright test']]) {
+    $(id).addEventListener('click', async () => {
+      if (!open) return;
+      try {
+        const saved = await call('record_export', { session: open, format });
+        toast(`Saved the ${what} (${saved.steps} steps) to ${saved.path}`, 'ok');
+      } catch (error) {
+        toast(`Could not export the session: ${describeError(error)}`, 'error');
+      }
+    });
+  }
+
   clientSelect.addEventListener('change', renderSessions);
   for (const input of [toolFilter, tabSelect, failedOnly]) {
     input.addEventListener(input === toolFilter ? 'input' : 'change', renderSteps);

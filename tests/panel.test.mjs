@@ -732,6 +732,14 @@ describe('control panel', { timeout: 300_000 }, () => {
     await page.locator('#requests tbody tr.linked', { hasText: '/form.html' }).first().waitFor({ state: 'visible' });
     await page.click('#requests-close');
     await page.click('#step-detail-close');
+    // The session as a flow to replay, in the files folder.
+    await page.click('#timeline-export-flow');
+    const saved = page.locator('#toasts .toast', { hasText: 'Saved the flow' });
+    await saved.waitFor({ state: 'visible' });
+    const file = (await saved.innerText()).match(/to (\/\S+\.flow\.json)$/)[1];
+    const flow = JSON.parse(readFileSync(file, 'utf8'));
+    assert.deepEqual(flow.steps.map((s) => [s.tool, s.target?.name]), [['tab_new', undefined], ['fill', 'Name']]);
+    assert.equal(flow.steps[1].value.value, 'Grace');
   });
 
   test('an agent\'s request for the person shows in the panel and is answered there', async () => {

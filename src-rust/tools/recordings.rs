@@ -2,7 +2,7 @@
 //! work (see `recording`), for the person: a recording holds what every
 //! agent did, so no agent reads or clears them.
 
-use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -59,6 +59,14 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated()
         .person_only(),
         tool(
+            "record_export",
+            "A recorded session as a flow to replay (`sovereign replay`) or a Playwright test, written to the files folder.",
+            ACTION,
+            |ctx: Ctx, p: ExportParams| async move { export(&ctx, p).await },
+        )
+        .ungated()
+        .person_only(),
+        tool(
             "record_clear",
             "Forget every recording, on disk too.",
             ACTION,
@@ -76,6 +84,64 @@ pub fn tools() -> Vec<ToolDef> {
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SessionsParams {}
+
+#[derive(Deserialize, JsonSchema, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    Flow,
+    Playwright,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExportParams {
+    /// The session's id (record_sessions).
+    session: String,
+    #[serde(default)]
+    #[schemars(extend("default" = "flow"))]
+    format: Option<ExportFormat>,
+}
+
+/// Writes a session's flow (or its Playwright test) into the files folder.
+async fn export(ctx: &Ctx, p: ExportParams) -> ToolResult {
+    let steps = ctx.app.recorder.steps(&p.session, 0, usize::MAX);
+    if steps.is_empty() {
+        return Err(ToolError::invalid_params(format!(
+            "no recorded steps for session {}",
+            p.session
+        )));
+    }
+    let flow = crate::flow::from_steps(&p.session, &steps);
+    let (text, ext) = match p.format.unwrap_or(ExportFormat::Flow) {
+        ExportFormat::Flow => (
+            serde_json::to_string_pretty(&flow).unwrap_or_default(),
+            "flow.json",
+        ),
+        ExportFormat::Playwright => (crate::flow::playwright::spec(&flow), "spec.ts"),
+    };
+    let short: String = p
+        .session
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .take(12)
+        .collect();
+    let files = &ctx.app.files;
+    let name = files.root().join(format!("session-{short}.{ext}"));
+    let path = files
+        .new_file(&name.to_string_lossy())
+        .map_err(ToolError::internal)?;
+    let target = path.clone();
+    let bytes = text.into_bytes();
+    tokio::task::spawn_blocking(move || crate::profile::write_private(&target, &bytes))
+        .await
+        .map_err(|e| ToolError::internal(e.to_string()))?
+        .map_err(|e| ToolError::internal(format!("cannot write {}: {e}", path.display())))?;
+    Ok(ToolOutput::json(json!({
+        "path": path.to_string_lossy(),
+        "steps": flow.steps.len(),
+        "left_out": flow.left_out,
+    })))
+}
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
