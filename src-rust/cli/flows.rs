@@ -3,7 +3,7 @@
 //! Exit codes as the tools': 1 when a step differs from what was recorded.
 
 use super::connection::Connection;
-use super::{connect, Options, Outcome};
+use super::reach::{connect, Options, Outcome};
 use crate::flow::{self, Flow, FlowStep, Target};
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;

@@ -8,8 +8,10 @@ mod catalog;
 mod connection;
 mod flows;
 mod output;
+mod reach;
 
-use connection::{ConnectError, Connection};
+use connection::Connection;
+use reach::{connect, Options, Outcome};
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal};
 use std::path::PathBuf;
@@ -55,38 +57,6 @@ token is --token, $SOVEREIGN_TOKEN, or read from the profile ($SOVEREIGN_PROFILE
 the default one).
 Exit codes: 0 done, 1 the tool failed, 2 usage error, 3 no browser reachable,
 4 the browser refused the token.";
-
-/// Where and how to talk to the browser, and how to print.
-struct Options {
-    addr: String,
-    token: Option<String>,
-    profile: Option<PathBuf>,
-    json: bool,
-    out: Option<PathBuf>,
-    help: bool,
-}
-
-enum Outcome {
-    Done,
-    ToolFailed,
-    Usage(String),
-    Unreachable(String),
-    TokenRefused(String),
-}
-
-impl Outcome {
-    fn exit(self) -> ExitCode {
-        let (code, message) = match self {
-            Outcome::Done => return ExitCode::SUCCESS,
-            Outcome::ToolFailed => return ExitCode::from(1),
-            Outcome::Usage(message) => (2, message),
-            Outcome::Unreachable(message) => (3, message),
-            Outcome::TokenRefused(message) => (4, message),
-        };
-        eprintln!("sovereign: {message}");
-        ExitCode::from(code)
-    }
-}
 
 pub fn main() -> ExitCode {
     let words: Vec<String> = std::env::args().skip(1).collect();
@@ -242,40 +212,6 @@ fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
         }
     }
     Ok((options, rest))
-}
-
-/// The token: given, or the one the browser keeps in its profile.
-fn token(options: &Options) -> Option<String> {
-    if options.token.is_some() {
-        return options.token.clone();
-    }
-    let dir = options
-        .profile
-        .clone()
-        .unwrap_or_else(crate::profile::default_dir);
-    std::fs::read_to_string(dir.join("token"))
-        .ok()
-        .map(|t| t.trim().to_string())
-        .filter(|t| !t.is_empty())
-}
-
-fn connect(options: &Options) -> Result<Connection, Outcome> {
-    let token = token(options);
-    Connection::open(&options.addr, token.as_deref()).map_err(|e| match e {
-        ConnectError::Unreachable(why) => Outcome::Unreachable(format!(
-            "no browser is running at {} ({why}); start one with `scripts/start.sh` or `sovereign-browser`",
-            options.addr
-        )),
-        ConnectError::TokenRefused if token.is_some() => Outcome::TokenRefused(format!(
-            "the browser at {} refused the token (401); give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR",
-            options.addr
-        )),
-        ConnectError::TokenRefused => Outcome::TokenRefused(format!(
-            "the browser at {} asks for a token (401) and none was found; give it with --token, $SOVEREIGN_TOKEN or --profile DIR",
-            options.addr
-        )),
-        ConnectError::Refused(why) => Outcome::Unreachable(format!("cannot talk to the browser at {}: {why}", options.addr)),
-    })
 }
 
 fn call(connection: &mut Connection, options: &Options, tool: &str, params: Value) -> Outcome {
