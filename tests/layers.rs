@@ -22,6 +22,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("recording", 2),
     ("bridge", 3),
     ("hold", 3),
+    ("flow", 3),
     ("browser", 4),
     ("identity", 4),
     ("nip07", 5),
