@@ -4,8 +4,8 @@
 // `report`, a native function only this closure holds, and the most bytes
 // to keep of one body. WebKit tells the browser about every request itself;
 // this only hands over what WebKit does not keep: the bodies of fetch() and
-// XMLHttpRequest responses, as the page received them. A report never makes
-// a request exist in the browser's list.
+// XMLHttpRequest responses, as the page received them, and the bodies their
+// requests sent. A report never makes a request exist in the browser's list.
 //
 // Everything the recorder calls is taken now, before page scripts can
 // replace it, and nothing it does may change what the page sees: the page
@@ -23,6 +23,11 @@
     const then = W.Promise.prototype.then;
     const Request = W.Request;
     const Response = W.Response;
+    const requestClone = Request && Request.prototype.clone;
+    const requestBytes = Request && Request.prototype.arrayBuffer;
+    const PromiseClass = W.Promise;
+    const promiseResolve = W.Promise.resolve;
+    const resolved = (value) => apply(promiseResolve, PromiseClass, [value]);
     const XHR = W.XMLHttpRequest && W.XMLHttpRequest.prototype;
     if (!W.fetch || !Request || !Response || !W.ReadableStream) return;
 
@@ -49,11 +54,32 @@
       return (text) => apply(method, encoder, [text]);
     })();
 
-    function hand(kind, method, url, started, body, truncated, note) {
+    // `sent`: a promise of the request's body, { bytes, truncated, note } or null.
+    function hand(kind, method, url, started, body, truncated, note, sent) {
+      apply(then, sent, [(kept) => {
+        try {
+          report(kind, method, url, started, body, truncated, note,
+            kept ? kept.bytes : null, kept ? kept.truncated : false, kept ? kept.note : '');
+        } catch (_) {
+          // Never the page's concern.
+        }
+      }]);
+    }
+
+    // The body a request sends, read from a copy (the page's own is sent
+    // untouched): a promise of { bytes, truncated, note }, or of null when
+    // the method sends none.
+    function sentBody(request, method, note) {
+      if (method === 'GET' || method === 'HEAD') return resolved(null);
       try {
-        report(kind, method, url, started, body, truncated, note);
+        const copy = apply(requestClone, request, []);
+        return apply(then, apply(requestBytes, copy, []), [(buffer) => {
+          const bytes = new U8(buffer);
+          const n = apply(lengthOf, bytes, []);
+          return { bytes: n > max ? head(bytes, max) : bytes, truncated: n > max, note };
+        }, () => null]);
       } catch (_) {
-        // Never the page's concern.
+        return resolved(null);
       }
     }
 
@@ -81,7 +107,7 @@
 
     // Reads a clone of the response to `max` bytes, then lets it go: the
     // page's own copy streams on untouched.
-    function capture(method, started, response) {
+    function capture(method, started, response, sent) {
       let url;
       let copy;
       try {
@@ -92,12 +118,12 @@
       }
       const body = apply(responseBody, copy, []);
       if (!body) {
-        hand('fetch', method, url, started, new U8(0), false, '');
+        hand('fetch', method, url, started, new U8(0), false, '', sent);
         return;
       }
       const reader = apply(getReader, body, []);
       const kept = collector();
-      const finish = (truncated, note) => hand('fetch', method, url, started, kept.bytes(), truncated, note);
+      const finish = (truncated, note) => hand('fetch', method, url, started, kept.bytes(), truncated, note, sent);
       const step = (result) => {
         if (result.done) return finish(false, '');
         const chunk = result.value;
@@ -126,8 +152,11 @@
         return apply(originalFetch, this, arguments);
       }
       const method = apply(requestMethod, request, []);
+      // The copy is taken before the request goes: its body can be read once.
+      const sent = sentBody(request, method, '');
       const promise = apply(originalFetch, this, [request]);
-      apply(then, promise, [(response) => capture(method, started, response), () => {}]);
+      // The copy of the response is taken at once, before the page reads it.
+      apply(then, promise, [(response) => capture(method, started, response, sent), () => {}]);
       return promise;
     };
 
@@ -157,13 +186,13 @@
       return apply(includes, NORMALIZED, [up]) ? up : text;
     }
 
-    function captureXhr(xhr, method, started) {
+    function captureXhr(xhr, method, started, sent) {
       const url = apply(xhrUrl, xhr, []);
       if (!url || apply(xhrStatus, xhr, []) === 0) return; // failed: no response
       const type = apply(xhrType, xhr, []);
       const keep = (bytes, note) => {
         const truncated = apply(lengthOf, bytes, []) > max;
-        hand('xhr', method, url, started, truncated ? head(bytes, max) : bytes, truncated, note);
+        hand('xhr', method, url, started, truncated ? head(bytes, max) : bytes, truncated, note, sent);
       };
       if (type === '' || type === 'text') {
         keep(encode(apply(xhrText, xhr, [])), 'the text the page decoded, as UTF-8');
@@ -176,7 +205,7 @@
           apply(then, apply(blobBytes, blob, []), [(buffer) => keep(new U8(buffer), ''), () => {}]);
         }
       } else {
-        hand('xhr', method, url, started, null, false, `responseType "${type}" keeps no bytes`);
+        hand('xhr', method, url, started, null, false, `responseType "${type}" keeps no bytes`, sent);
       }
     }
 
@@ -189,13 +218,28 @@
       return apply(originalOpen, this, arguments);
     };
 
+    // What send() sends, encoded as a request would encode it (a FormData's
+    // multipart boundary is then not the one sent).
+    function xhrSent(method, body) {
+      if (body === undefined || body === null) return resolved(null);
+      let request;
+      try {
+        request = new Request(W.location.href, { method: 'POST', body });
+      } catch (_) {
+        return resolved(null); // a Document: not read here
+      }
+      const note = body instanceof W.FormData ? 'a FormData re-encoded: its multipart boundary is not the one sent' : '';
+      return sentBody(request, method, note);
+    }
+
     XHR.send = function send() {
       const method = apply(getMethod, methods, [this]);
       if (method !== undefined) {
         const started = now();
         const xhr = this;
         try {
-          apply(addListener, xhr, ['loadend', () => captureXhr(xhr, method, started)]);
+          const sent = xhrSent(method, arguments[0]);
+          apply(addListener, xhr, ['loadend', () => captureXhr(xhr, method, started, sent)]);
         } catch (_) {
           // Not an XMLHttpRequest: send throws below, as it would.
         }

@@ -30,11 +30,22 @@ pub enum Output {
 }
 
 /// A response body read back: its bytes, or none with the reason.
+#[derive(Default)]
 pub struct Body {
     pub bytes: Option<Vec<u8>>,
     /// Cut short where the browser stops keeping one body.
     pub truncated: bool,
     /// What the reader should know: why there is none, or how it was kept.
+    pub note: Option<String>,
+    /// The body the request sent, as the page sent it (fetch() and
+    /// XMLHttpRequest), when its copy is kept.
+    pub sent: Option<Sent>,
+}
+
+/// A request's body as the page sent it.
+pub struct Sent {
+    pub bytes: Vec<u8>,
+    pub truncated: bool,
     pub note: Option<String>,
 }
 
@@ -45,6 +56,7 @@ impl std::fmt::Debug for Body {
             .field("bytes", &self.bytes.as_ref().map(Vec::len))
             .field("truncated", &self.truncated)
             .field("note", &self.note)
+            .field("sent", &self.sent.as_ref().map(|s| s.bytes.len()))
             .finish()
     }
 }

@@ -142,6 +142,47 @@ describe('network', { timeout: 180_000 }, () => {
     assert.match(refused.body_note, /no response/);
   }));
 
+  it('shows the body a fetch or an XMLHttpRequest sent: text in the result, binary in files', { timeout: 60_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('form.html') });
+    await call('network_requests', { mark: true });
+    await call('eval', { script: `
+      const xhr = (method, url, body, type) => new Promise((done) => {
+        const r = new XMLHttpRequest();
+        r.open(method, url);
+        if (type) r.setRequestHeader('Content-Type', type);
+        r.onloadend = done;
+        r.send(body);
+      });
+      const form = new FormData();
+      form.append('field', 'a form value');
+      await fetch('/echo?sent=json', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ a: 1, name: 'Ada' }) });
+      await xhr('PUT', '/echo?sent=text', 'plain words', 'text/plain');
+      await fetch('/echo?sent=binary', { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: new Uint8Array([0, 1, 2, 255, 254]) });
+      await xhr('POST', '/echo?sent=form', form);
+      await fetch('/echo?sent=none');
+      1` });
+    const listed = await waitFor(async () => {
+      const seen = await call('network_requests', { url: 'sent=' });
+      return seen.requests.length === 5 && seen.requests.every((r) => !r.pending) && seen;
+    }, 'the five requests to end');
+    const sent = async (what) => call('network_request', { id: listed.requests.find((r) => r.url.endsWith(`sent=${what}`)).id });
+    const json = await sent('json');
+    assert.equal(json.request_body, '{"a":1,"name":"Ada"}');
+    assert.match(json.request_body_note, /as the page's fetch\(\) sent it/);
+    const text = await sent('text');
+    assert.deepEqual([text.method, text.request_body], ['PUT', 'plain words']);
+    assert.match(text.request_body_note, /XMLHttpRequest/);
+    const binary = await sent('binary');
+    assert.equal(binary.request_body, null);
+    assert.equal(binary.request_body_bytes, 5);
+    assert.deepEqual([...readFileSync(binary.request_body_path)], [0, 1, 2, 255, 254]);
+    const form = await sent('form');
+    assert.match(form.request_body_path ? readFileSync(form.request_body_path, 'utf8') : form.request_body, /name="field"\r\n\r\na form value/);
+    assert.match(form.request_body_note, /FormData re-encoded/);
+    const none = await sent('none');
+    assert.equal(none.request_body, undefined, 'a GET sends no body');
+  }));
+
   it('exports the tab\'s requests as HAR 1.2 that har-validator accepts (the person\'s, from the panel)', { timeout: 60_000 }, logged(async () => {
     list = await loadAndRun();
     const panel = await connectPanel(suite.session.browser);

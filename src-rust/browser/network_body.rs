@@ -8,7 +8,7 @@
 use super::network::{Entry, NetworkLog, Phase};
 use crate::base::bounded;
 use crate::base::error::ToolError;
-use crate::bridge::{Body, Output, Reply};
+use crate::bridge::{Body, Output, Reply, Sent};
 use glib::ToVariant as _;
 use webkit2gtk::WebViewExt as _;
 use webkit2gtk::{UserMessage, UserMessageExt as _, WebResource, WebResourceExt as _, WebView};
@@ -41,6 +41,7 @@ fn none(note: impl Into<String>) -> Plan {
         bytes: None,
         truncated: false,
         note: Some(note.into()),
+        sent: None,
     })
 }
 
@@ -68,6 +69,7 @@ fn plan(entry: &Entry) -> Plan {
                 "a {} response to {} has no body",
                 status, entry.method
             )),
+            sent: None,
         });
     }
     if bounded::is_cut(&entry.url) {
@@ -152,6 +154,7 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, reply: Reply) {
                         bytes: Some(bytes),
                         truncated: false,
                         note: None,
+                        sent: None,
                     },
                     Err(_) => gone(),
                 })
@@ -174,6 +177,7 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, reply: Reply) {
                         bytes: None,
                         truncated: false,
                         note: Some(format!("the page's web process did not answer: {e}")),
+                        sent: None,
                     },
                 })
             });
@@ -186,6 +190,7 @@ fn gone() -> Body {
         bytes: None,
         truncated: false,
         note: Some("WebKit no longer holds this body: it keeps a page's subresources only while that page is open".into()),
+        sent: None,
     }
 }
 
@@ -202,6 +207,7 @@ fn from_page(message: &UserMessage) -> Body {
             note: Some(
                 "the page's copy is gone: the tab left the site that made the request, or newer bodies pushed it out (each page keeps its last 500, up to 64 MiB, and a web process 1,000, up to 128 MiB), or no frame of the origin that made the request kept one".into(),
             ),
+            sent: None,
         };
     }
     let kind = params.child_value(1).get::<String>().unwrap_or_default();
@@ -226,13 +232,43 @@ fn from_page(message: &UserMessage) -> Body {
         notes.push(note);
     }
     if truncated {
-        notes.push("cut at 10 MiB, where the browser stops keeping one body".into());
+        notes.push(CUT.into());
     }
     Body {
         bytes,
         truncated,
         note: Some(notes.join("; ")),
+        sent: sent_of(&params, reader),
     }
+}
+
+const CUT: &str = "cut at 10 MiB, where the browser stops keeping one body";
+
+/// The request's body in the extension's answer: (..., sent_captured,
+/// sent_truncated, sent_note, sent).
+fn sent_of(params: &glib::Variant, reader: &str) -> Option<Sent> {
+    if params.n_children() < 11 || !params.child_value(7).get::<bool>().unwrap_or(false) {
+        return None;
+    }
+    let truncated = params.child_value(8).get::<bool>().unwrap_or(false);
+    let note = params.child_value(9).get::<String>().unwrap_or_default();
+    let bytes = params
+        .child_value(10)
+        .fixed_array::<u8>()
+        .map(<[u8]>::to_vec)
+        .unwrap_or_default();
+    let mut notes = vec![format!("as the page's {reader} sent it")];
+    if !note.is_empty() {
+        notes.push(note);
+    }
+    if truncated {
+        notes.push(CUT.into());
+    }
+    Some(Sent {
+        bytes,
+        truncated,
+        note: Some(notes.join("; ")),
+    })
 }
 
 /// The error for an id the log does not hold.

@@ -26,7 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "network_request",
-            "A request's headers (not Cookie and others the network layer adds) and response body: text, or a file in the files folder if binary or cut. No request bodies.",
+            "A request's headers (not Cookie and others the network layer adds), response body and, for fetch and XMLHttpRequest, the body it sent: text, or a file in the files folder if binary or cut.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: RequestParams| async move { request(&ctx, tab, p).await },
         ),
@@ -259,61 +259,98 @@ async fn request(ctx: &Ctx, tab: TabId, p: RequestParams) -> ToolResult {
     let body = browser
         .call_body(Command::NetworkBody { tab, id: p.id })
         .await?;
+    let max_chars = p.max_chars.unwrap_or(DEFAULT_BODY_CHARS);
+    let sent = body.sent.as_ref().map(|sent| Body {
+        bytes: Some(sent.bytes.clone()),
+        truncated: sent.truncated,
+        note: sent.note.clone(),
+        sent: None,
+    });
     let mime = detail["mime"].as_str().unwrap_or_default().to_string();
-    let shown = show_body(
+    let response = Shown {
         ctx,
         tab,
-        p.id,
-        &mime,
-        body,
-        p.max_chars.unwrap_or(DEFAULT_BODY_CHARS),
-    )
-    .await?;
-    if let (Value::Object(out), Value::Object(body)) = (&mut detail, shown) {
-        out.extend(body);
+        id: p.id,
+        mime: &mime,
+        key: "body",
+    };
+    let shown = show_body(response, body, max_chars).await?;
+    let mut parts = vec![shown];
+    if let Some(sent) = sent {
+        let mime = header(&detail["request_headers"], "content-type").unwrap_or_default();
+        let request = Shown {
+            ctx,
+            tab,
+            id: p.id,
+            mime: &mime,
+            key: "request_body",
+        };
+        parts.push(show_body(request, sent, max_chars).await?);
+    }
+    if let Value::Object(out) = &mut detail {
+        for part in parts {
+            if let Value::Object(part) = part {
+                out.extend(part);
+            }
+        }
     }
     Ok(ToolOutput::json(detail))
 }
 
-/// The body as the result shows it: text up to `max_chars`, else a file.
-async fn show_body(
-    ctx: &Ctx,
+/// A header's value in a headers object, by name in any case.
+fn header(headers: &Value, name: &str) -> Option<String> {
+    headers
+        .as_object()?
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .and_then(|(_, v)| v.as_str().map(str::to_string))
+}
+
+/// Where a body goes in the result: which request, its type, its keys.
+struct Shown<'a> {
+    ctx: &'a Ctx,
     tab: TabId,
     id: u64,
-    mime: &str,
-    body: Body,
-    max_chars: usize,
-) -> Result<Value, ToolError> {
-    let mut out = json!({"body": null});
+    mime: &'a str,
+    /// "body" (the response's) or "request_body".
+    key: &'static str,
+}
+
+/// The body as the result shows it: text up to `max_chars`, else a file;
+/// under `key` ("body", "body_note", "body_path"...).
+async fn show_body(at: Shown<'_>, body: Body, max_chars: usize) -> Result<Value, ToolError> {
+    let key = at.key;
+    let mut out = json!({ key: null });
     if let Some(note) = &body.note {
-        out["body_note"] = note.clone().into();
+        out[format!("{key}_note")] = note.clone().into();
     }
     let Some(bytes) = body.bytes else {
         return Ok(out);
     };
-    out["body_bytes"] = bytes.len().into();
+    out[format!("{key}_bytes")] = bytes.len().into();
     if body.truncated {
-        out["body_truncated"] = true.into();
+        out[format!("{key}_truncated")] = true.into();
     }
-    let text = is_text(mime)
+    let text = is_text(at.mime)
         .then(|| std::str::from_utf8(&bytes).ok())
         .flatten();
     let cut = text.and_then(|t| t.char_indices().nth(max_chars).map(|(at, _)| &t[..at]));
     if let Some(text) = text {
         match cut {
             None => {
-                out["body"] = text.into();
+                out[key] = text.into();
                 return Ok(out);
             }
             Some(start) => {
                 let rest = text.chars().count() - max_chars;
-                out["body"] =
-                    format!("{start}\n[… {rest} more characters: the whole body is in body_path]")
+                out[key] =
+                    format!("{start}\n[… {rest} more characters: the whole body is in {key}_path]")
                         .into();
             }
         }
     }
-    out["body_path"] = write_body(ctx, tab, id, mime, &bytes).await?.into();
+    let written = write_body(at.ctx, at.tab, at.id, at.mime, key, &bytes).await?;
+    out[format!("{key}_path")] = written.into();
     Ok(out)
 }
 
@@ -341,9 +378,11 @@ async fn write_body(
     tab: TabId,
     id: u64,
     mime: &str,
+    key: &str,
     bytes: &[u8],
 ) -> Result<String, ToolError> {
-    let name = format!("network-tab{tab}-request{id}.{}", extension(mime));
+    let sent = if key == "body" { "" } else { "-sent" };
+    let name = format!("network-tab{tab}-request{id}{sent}.{}", extension(mime));
     let root = ctx.app.files.root().join(&name);
     let path = ctx
         .app

@@ -1,5 +1,6 @@
 /* Network bodies: WebKit gives the browser every request's metadata, but
- * keeps no body of a fetch() or XMLHttpRequest response for it to read.
+ * keeps no body of a fetch() or XMLHttpRequest response, nor of what their
+ * requests sent, for it to read.
  * The recorder (assets/network.js, handed over at start) runs in each
  * frame's page world before any page script and reports each response's
  * body to a native function that only its closure holds, bound to that
@@ -40,6 +41,9 @@ typedef struct {
     GBytes *body;   /* NULL: not captured; `note` says why */
     gboolean truncated;
     char *note;
+    GBytes *sent;   /* the request's body; NULL: it sent none */
+    gboolean sent_truncated;
+    char *sent_note;
 } Capture;
 
 typedef struct {
@@ -63,7 +67,8 @@ static guint process_captures;
 static guint64 next_seq;
 
 static gsize body_size(const Capture *capture) {
-    return capture->body ? g_bytes_get_size(capture->body) : 0;
+    return (capture->body ? g_bytes_get_size(capture->body) : 0) +
+           (capture->sent ? g_bytes_get_size(capture->sent) : 0);
 }
 
 static void capture_free(Capture *capture) {
@@ -72,8 +77,11 @@ static void capture_free(Capture *capture) {
     g_free(capture->method);
     g_free(capture->url);
     g_free(capture->note);
+    g_free(capture->sent_note);
     if (capture->body)
         g_bytes_unref(capture->body);
+    if (capture->sent)
+        g_bytes_unref(capture->sent);
     g_free(capture);
 }
 
@@ -195,7 +203,20 @@ static char *string_arg(GPtrArray *args, guint i, gsize max) {
     return text;
 }
 
-/* report(kind, method, url, started, body: Uint8Array | null, truncated, note) */
+/* Up to BODY_MAX bytes of a Uint8Array argument; NULL when it is none. */
+static GBytes *bytes_arg(GPtrArray *args, guint i, gboolean *cut) {
+    JSCValue *value = arg(args, i);
+    if (!value || !jsc_value_is_typed_array(value) ||
+        jsc_value_typed_array_get_type(value) != JSC_TYPED_ARRAY_UINT8)
+        return NULL;
+    gsize length = 0;
+    gpointer bytes = jsc_value_typed_array_get_data(value, &length);
+    *cut = length > BODY_MAX;
+    return g_bytes_new(bytes, MIN(length, (gsize)BODY_MAX));
+}
+
+/* report(kind, method, url, started, body: Uint8Array | null, truncated, note,
+ *        sent: Uint8Array | null, sent_truncated, sent_note) */
 static void on_report(GPtrArray *args, gpointer data) {
     Reporter *reporter = data;
     char *kind = string_arg(args, 0, 8);
@@ -216,18 +237,16 @@ static void on_report(GPtrArray *args, gpointer data) {
     capture->method = method;
     capture->url = url;
     capture->started = jsc_value_to_double(started);
-    JSCValue *body = arg(args, 4);
-    if (body && jsc_value_is_typed_array(body) &&
-        jsc_value_typed_array_get_type(body) == JSC_TYPED_ARRAY_UINT8) {
-        gsize length = 0;
-        gpointer bytes = jsc_value_typed_array_get_data(body, &length);
-        capture->truncated = length > BODY_MAX;
-        capture->body = g_bytes_new(bytes, MIN(length, (gsize)BODY_MAX));
-    }
+    capture->body = bytes_arg(args, 4, &capture->truncated);
     JSCValue *truncated = arg(args, 5);
     if (truncated && jsc_value_to_boolean(truncated))
         capture->truncated = TRUE;
     capture->note = string_arg(args, 6, 256);
+    capture->sent = bytes_arg(args, 7, &capture->sent_truncated);
+    JSCValue *sent_truncated = arg(args, 8);
+    if (sent_truncated && jsc_value_to_boolean(sent_truncated))
+        capture->sent_truncated = TRUE;
+    capture->sent_note = string_arg(args, 9, 256);
     store_add(reporter->store, capture);
 }
 
@@ -268,7 +287,8 @@ static gboolean made_from(const Capture *capture, const char *origin) {
 }
 
 /* The browser asks for a body: (method, url, origin, started) -> (found,
- * kind, captured, truncated, note, frame, body). */
+ * kind, captured, truncated, note, frame, body, sent_captured,
+ * sent_truncated, sent_note, sent). */
 static gboolean on_message(WebKitWebPage *page, WebKitUserMessage *message, gpointer unused) {
     (void)unused;
     if (g_strcmp0(webkit_user_message_get_name(message), BODY_REQUEST) != 0)
@@ -302,11 +322,17 @@ static gboolean on_message(WebKitWebPage *page, WebKitUserMessage *message, gpoi
                              : empty_body();
         char *frame = best->main ? g_strdup("the main frame")
                                  : g_strdup_printf("a frame of %s", best->origin);
-        reply = g_variant_new("(bsbbss@ay)", TRUE, best->kind, best->body != NULL,
-                              best->truncated, best->note ? best->note : "", frame, body);
+        GVariant *sent = best->sent
+                             ? g_variant_new_from_bytes(G_VARIANT_TYPE_BYTESTRING, best->sent, TRUE)
+                             : empty_body();
+        reply = g_variant_new("(bsbbss@aybbs@ay)", TRUE, best->kind, best->body != NULL,
+                              best->truncated, best->note ? best->note : "", frame, body,
+                              best->sent != NULL, best->sent_truncated,
+                              best->sent_note ? best->sent_note : "", sent);
         g_free(frame);
     } else {
-        reply = g_variant_new("(bsbbss@ay)", FALSE, "", FALSE, FALSE, "", "", empty_body());
+        reply = g_variant_new("(bsbbss@aybbs@ay)", FALSE, "", FALSE, FALSE, "", "", empty_body(),
+                              FALSE, FALSE, "", empty_body());
     }
     webkit_user_message_send_reply(message, webkit_user_message_new(BODY_REQUEST, reply));
     return TRUE;
