@@ -44,7 +44,8 @@ pub struct Body {
 
 /// A request's body as the page sent it.
 pub struct Sent {
-    pub bytes: Vec<u8>,
+    /// None: withheld (the note says why).
+    pub bytes: Option<Vec<u8>>,
     pub truncated: bool,
     pub note: Option<String>,
 }
@@ -56,7 +57,10 @@ impl std::fmt::Debug for Body {
             .field("bytes", &self.bytes.as_ref().map(Vec::len))
             .field("truncated", &self.truncated)
             .field("note", &self.note)
-            .field("sent", &self.sent.as_ref().map(|s| s.bytes.len()))
+            .field(
+                "sent",
+                &self.sent.as_ref().map(|s| s.bytes.as_ref().map(Vec::len)),
+            )
             .finish()
     }
 }

@@ -231,6 +231,42 @@ describe('ask_person', { timeout: 300_000 }, () => {
     assert.equal((await call('eval', { script: 'document.title' })).value, 'Submitted');
   });
 
+  test('what a page sends after the person typed into it (during the request) is withheld from network_request', async () => {
+    await ownTab('person-post.html');
+    const sent = async () => {
+      const listed = await waitFor(async () => {
+        const seen = await call('network_requests', { url: 'typed=1' });
+        const last = seen.requests.at(-1);
+        return last && !last.pending && seen;
+      }, 'the page\'s post');
+      return call('network_request', { id: listed.requests.at(-1).id });
+    };
+    await call('fill', { selector: '#password', value: 'the agent typed this' });
+    await call('click', { selector: '#send' });
+    assert.equal((await sent()).request_body, 'the agent typed this', 'before the person typed, the body is shown');
+    await call('fill', { selector: '#password', value: '' });
+    await call('network_requests', { mark: true });
+
+    const box = await call('get_box', { selector: '#password' });
+    const asked = call('ask_person', { message: 'Type your password for the post, then Done', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Type your password for the post'), 'the bar over the tab');
+    const pages = (await layout()).pages;
+    click({ x: pages.x + box.x, y: pages.y + box.y, width: box.width, height: box.height });
+    xdo('type', '--delay', '30', 'hunter2');
+    await waitFor(async () => {
+      const read = await panel.call('get_value', { selector: '#password' });
+      return read.ok === false && read.error.code === 'NOT_ALLOWED';
+    }, 'the page to take the person\'s typing as theirs');
+    click((await layout()).ask_done);
+    assert.equal((await asked).answer, 'done');
+
+    await call('click', { selector: '#send' });
+    const after = await sent();
+    assert.equal(after.request_body, null);
+    assert.match(after.request_body_note, /^withheld: the person typed into this page/);
+    assert.ok(!JSON.stringify(after).includes('hunter2'), JSON.stringify(after));
+  });
+
   test('a field the person types into inside a same-origin frame stays theirs for the page\'s reads and the frame\'s', async () => {
     const tab = await ownTab('frames.html');
     const before = await callText(mcp, 'snapshot');

@@ -135,8 +135,10 @@ fn without_fragment(url: &str) -> &str {
     url.split_once('#').map_or(url, |(before, _)| before)
 }
 
-/// Answers `reply` with request `id`'s body.
-pub fn read(view: &WebView, log: &NetworkLog, id: u64, reply: Reply) {
+/// Answers `reply` with request `id`'s body. `withhold_sent`: the person
+/// typed into the page during an agent's request for them, so what the
+/// page sends may carry it; the request's body is not handed over.
+pub fn read(view: &WebView, log: &NetworkLog, id: u64, withhold_sent: bool, reply: Reply) {
     let Some(plan) = log.read(id, plan) else {
         let _ = reply.send(Err(not_kept(log, id)));
         return;
@@ -172,6 +174,7 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, reply: Reply) {
             );
             view.send_message_to_page(&message, None::<&gio::Cancellable>, move |result| {
                 answer(match result {
+                    Ok(message) if withhold_sent => withheld(from_page(&message)),
                     Ok(message) => from_page(&message),
                     Err(e) => Body {
                         bytes: None,
@@ -183,6 +186,18 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, reply: Reply) {
             });
         }
     }
+}
+
+/// The body without what the request sent, said so.
+fn withheld(mut body: Body) -> Body {
+    if body.sent.is_some() {
+        body.sent = Some(Sent {
+            bytes: None,
+            truncated: false,
+            note: Some("withheld: the person typed into this page while an agent's request (ask_person) waited, and what the page sends may carry it; it is shown again once the page is left".into()),
+        });
+    }
+    body
 }
 
 fn gone() -> Body {
@@ -265,7 +280,7 @@ fn sent_of(params: &glib::Variant, reader: &str) -> Option<Sent> {
         notes.push(CUT.into());
     }
     Some(Sent {
-        bytes,
+        bytes: Some(bytes),
         truncated,
         note: Some(notes.join("; ")),
     })

@@ -261,7 +261,7 @@ async fn request(ctx: &Ctx, tab: TabId, p: RequestParams) -> ToolResult {
         .await?;
     let max_chars = p.max_chars.unwrap_or(DEFAULT_BODY_CHARS);
     let sent = body.sent.as_ref().map(|sent| Body {
-        bytes: Some(sent.bytes.clone()),
+        bytes: sent.bytes.clone(),
         truncated: sent.truncated,
         note: sent.note.clone(),
         sent: None,
