@@ -194,13 +194,13 @@
     refusePersonTyped(el, 'change or read its choice');
     if (byOption) {
       if (args.values !== undefined && args.values !== null) {
-        throw fail('INVALID_PARAMS', 'the ref is an option already: give no value, or the select\'s ref with values');
+        throw fail('INVALID_PARAMS', 'the ref is an option already: give no value, or the select\'s ref with value');
       }
       return chooseOptions(el, [target]);
     }
     const values = Array.isArray(args.values) ? args.values : [args.values];
     if (!values.length || !values.every((v) => typeof v === 'string')) {
-      throw fail('INVALID_PARAMS', 'values must be an option value or text, or a list of them');
+      throw fail('INVALID_PARAMS', 'value must be an option value or text, or a list of them (a multiple select)');
     }
     if (values.length > 1 && !el.multiple) {
       throw fail('INVALID_PARAMS', `this select takes one option, and ${values.length} were given`);
