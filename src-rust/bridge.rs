@@ -48,6 +48,8 @@ pub struct Sent {
     pub bytes: Option<Vec<u8>>,
     pub truncated: bool,
     pub note: Option<String>,
+    /// Its type when it is not the request's Content-Type (a form's fields).
+    pub mime: Option<&'static str>,
 }
 
 impl std::fmt::Debug for Body {

@@ -181,6 +181,17 @@ describe('network', { timeout: 180_000 }, () => {
     assert.match(form.request_body_note, /FormData re-encoded/);
     const none = await sent('none');
     assert.equal(none.request_body, undefined, 'a GET sends no body');
+
+    // A form's own post (a navigation): its text fields, as the form encodes them.
+    await call('open', { url: suite.fixtures.url('form.html') });
+    await call('fill', { selector: '#name', value: 'Ada Lovelace' });
+    await call('fill', { selector: '#password', value: 'pw&1=é' });
+    await call('click', { selector: '#create' });
+    const posted = (await call('network_requests', { url: '/submit' })).requests.find((r) => r.method === 'POST');
+    const post = await call('network_request', { id: posted.id });
+    const fields = new URLSearchParams(post.request_body);
+    assert.deepEqual([fields.get('name'), fields.get('password')], ['Ada Lovelace', 'pw&1=é'], post.request_body);
+    assert.match(post.request_body_note, /the form's text fields/);
   }));
 
   it('exports the tab\'s requests as HAR 1.2 that har-validator accepts (the person\'s, from the panel)', { timeout: 60_000 }, logged(async () => {

@@ -20,6 +20,7 @@ pub mod downloads;
 mod event;
 mod executor;
 mod expiry;
+mod form_fields;
 mod frame_relay;
 mod frames;
 mod front;

@@ -77,6 +77,8 @@ pub struct Entry {
     pub main_document: bool,
     /// WebKit's handle, for the body (none in unit tests).
     pub resource: Option<WebResource>,
+    /// A form's text fields, urlencoded, when this request submitted one.
+    pub sent_form: Option<String>,
 }
 
 impl Entry {
@@ -141,6 +143,7 @@ impl Entry {
             + self.failure.as_ref().map_or(0, String::len)
             + headers_bytes(&self.request_headers)
             + headers_bytes(&self.response_headers)
+            + self.sent_form.as_ref().map_or(0, String::len)
     }
 
     /// Drops WebKit's handle when what it holds is more than the entry
@@ -313,6 +316,7 @@ impl NetworkLog {
             response_headers: Vec::new(),
             main_document: request.main_document,
             resource: request.resource,
+            sent_form: None,
         };
         entry.keep_handle_only_if_whole(whole_url && !headers_cut);
         entry.bytes = entry.count_bytes();
@@ -362,6 +366,11 @@ impl NetworkLog {
             entry.request_headers = headers;
             entry.keep_handle_only_if_whole(!cut);
         });
+    }
+
+    /// The form request `id` submitted: its text fields, urlencoded.
+    pub fn form_sent(&self, id: u64, fields: String) {
+        self.with(id, |entry| entry.sent_form = Some(fields));
     }
 
     /// A redirect answered `id`; the next hop is a new entry, whose id this gives.

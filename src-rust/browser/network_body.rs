@@ -139,11 +139,18 @@ fn without_fragment(url: &str) -> &str {
 /// typed into the page during an agent's request for them, so what the
 /// page sends may carry it; the request's body is not handed over.
 pub fn read(view: &WebView, log: &NetworkLog, id: u64, withhold_sent: bool, reply: Reply) {
-    let Some(plan) = log.read(id, plan) else {
+    let Some((plan, form)) = log.read(id, |entry| (plan(entry), entry.sent_form.clone())) else {
         let _ = reply.send(Err(not_kept(log, id)));
         return;
     };
-    let answer = |body: Body| {
+    // A form's post: its text fields are what the request sent.
+    let answer = move |mut body: Body| {
+        if let Some(form) = form {
+            body.sent = Some(form_sent(form));
+        }
+        if withhold_sent {
+            body = withheld(body);
+        }
         let _ = reply.send(Ok(Output::Body(body)));
     };
     match plan {
@@ -174,7 +181,6 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, withhold_sent: bool, repl
             );
             view.send_message_to_page(&message, None::<&gio::Cancellable>, move |result| {
                 answer(match result {
-                    Ok(message) if withhold_sent => withheld(from_page(&message)),
                     Ok(message) => from_page(&message),
                     Err(e) => Body {
                         bytes: None,
@@ -188,6 +194,16 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, withhold_sent: bool, repl
     }
 }
 
+/// A form's text fields as the body its post sent.
+fn form_sent(fields: String) -> Sent {
+    Sent {
+        bytes: Some(fields.into_bytes()),
+        truncated: false,
+        note: Some("the form's text fields, as application/x-www-form-urlencoded writes them (WebKit hands over no body of a form's post: its other controls and files are not in it)".into()),
+        mime: Some("application/x-www-form-urlencoded"),
+    }
+}
+
 /// The body without what the request sent, said so.
 fn withheld(mut body: Body) -> Body {
     if body.sent.is_some() {
@@ -195,6 +211,7 @@ fn withheld(mut body: Body) -> Body {
             bytes: None,
             truncated: false,
             note: Some("withheld: the person typed into this page while an agent's request (ask_person) waited, and what the page sends may carry it; it is shown again once the page is left".into()),
+            mime: None,
         });
     }
     body
@@ -283,6 +300,7 @@ fn sent_of(params: &glib::Variant, reader: &str) -> Option<Sent> {
         bytes: Some(bytes),
         truncated,
         note: Some(notes.join("; ")),
+        mime: None,
     })
 }
 

@@ -19,11 +19,20 @@ pub fn watch(view: &WebView, state: &Rc<TabState>) {
     view.connect_resource_load_started(move |view, resource, request| {
         let Some(state) = tab.upgrade() else { return };
         let main_document = view.main_resource().as_ref() == Some(resource);
+        let started = started(request);
+        let post = started.method == "POST";
         let id = state.requests.start(Started {
             main_document,
             resource: Some(resource.clone()),
-            ..started(request)
+            ..started
         });
+        if main_document {
+            // The form WebKit said the page submits, if this load is its post.
+            let form = state.submitted_form.take();
+            if let Some(fields) = form.filter(|_| post) {
+                state.requests.form_sent(id, fields);
+            }
+        }
         state.network_changed(NetworkChange::Started);
         follow(resource, Rc::downgrade(&state), Rc::new(Cell::new(id)));
     });

@@ -260,11 +260,15 @@ async fn request(ctx: &Ctx, tab: TabId, p: RequestParams) -> ToolResult {
         .call_body(Command::NetworkBody { tab, id: p.id })
         .await?;
     let max_chars = p.max_chars.unwrap_or(DEFAULT_BODY_CHARS);
-    let sent = body.sent.as_ref().map(|sent| Body {
-        bytes: sent.bytes.clone(),
-        truncated: sent.truncated,
-        note: sent.note.clone(),
-        sent: None,
+    let sent = body.sent.as_ref().map(|sent| {
+        let mime = sent.mime.map(str::to_string);
+        let body = Body {
+            bytes: sent.bytes.clone(),
+            truncated: sent.truncated,
+            note: sent.note.clone(),
+            sent: None,
+        };
+        (body, mime)
     });
     let mime = detail["mime"].as_str().unwrap_or_default().to_string();
     let response = Shown {
@@ -276,8 +280,10 @@ async fn request(ctx: &Ctx, tab: TabId, p: RequestParams) -> ToolResult {
     };
     let shown = show_body(response, body, max_chars).await?;
     let mut parts = vec![shown];
-    if let Some(sent) = sent {
-        let mime = header(&detail["request_headers"], "content-type").unwrap_or_default();
+    if let Some((sent, mime)) = sent {
+        let mime = mime
+            .or_else(|| header(&detail["request_headers"], "content-type"))
+            .unwrap_or_default();
         let request = Shown {
             ctx,
             tab,
