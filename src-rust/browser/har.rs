@@ -63,7 +63,20 @@ fn entry(entry: &Entry) -> Value {
     if let Some(failure) = &entry.failure {
         out["_failure"] = failure.clone().into();
     }
+    if let Some(form) = &entry.sent_form {
+        out["request"]["postData"] = post_data(form);
+        out["request"]["bodySize"] = form.len().into();
+    }
     out
+}
+
+/// A form's post (its text fields, urlencoded) as HAR's postData.
+fn post_data(form: &str) -> Value {
+    json!({
+        "mimeType": "application/x-www-form-urlencoded",
+        "params": pairs(form),
+        "text": form,
+    })
 }
 
 /// A page of the tab, as HAR names it.
@@ -98,6 +111,11 @@ fn query_string(url: &str) -> Vec<Value> {
         .split_once('?')
         .map(|(_, q)| q.split('#').next().unwrap_or(""))
         .unwrap_or("");
+    pairs(query)
+}
+
+/// `a=1&b=2`, decoded, as HAR's name-value pairs.
+fn pairs(query: &str) -> Vec<Value> {
     query
         .split('&')
         .filter(|pair| !pair.is_empty())
@@ -178,6 +196,9 @@ mod tests {
             ]
         );
         assert!(query_string("http://a.test/").is_empty());
+        let posted = post_data("name=Ada+Lovelace&pw=a%261");
+        assert_eq!(posted["params"][1], json!({"name": "pw", "value": "a&1"}));
+        assert_eq!(posted["text"], "name=Ada+Lovelace&pw=a%261");
         assert_eq!(decode("100%"), "100%");
     }
 }
