@@ -4,11 +4,11 @@
 // refused. Refs read as a snapshot prints them (e5), with or without the @.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { browserBinary } from './support/browser.mjs';
+import { run } from './support/run.mjs';
 import { startLoggedIn } from './support/session.mjs';
 import { assertPng } from './support/png.mjs';
 import { refOf } from './support/snapshot.mjs';
@@ -17,19 +17,7 @@ import { CATALOGUE_SIZE, TEST_NSEC } from './support/mcp.mjs';
 const CLI = path.join(path.dirname(browserBinary()), 'sovereign');
 
 /** Runs the client; resolves { code, stdout, stderr }. */
-function sovereign(args, { env = {}, input = null, cwd } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(CLI, args, { env: { ...process.env, ...env }, cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    if (input !== null) child.stdin.end(input);
-    else child.stdin.end();
-  });
-}
+const sovereign = (args, opts) => run(CLI, args, opts);
 
 describe('the sovereign command', { timeout: 120_000 }, () => {
   let session;

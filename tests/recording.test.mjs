@@ -13,18 +13,11 @@ import { startFixtureServer } from './support/fixture-server.mjs';
 import { TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
 import { connectPanel } from './support/agent.mjs';
 import { refOf } from './support/snapshot.mjs';
+import { filesUnder } from './support/run.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const TEST_HEX = Buffer.from(nip19.decode(TEST_NSEC).data).toString('hex');
 const PASSWORD = 'hunter2-not-for-recordings';
-
-/** Every file under `dir`, with its text. */
-function filesUnder(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? filesUnder(full) : [{ file: full, text: readFileSync(full, 'utf8') }];
-  });
-}
 
 describe('recording', { timeout: 180_000 }, () => {
   let dir;

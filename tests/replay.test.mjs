@@ -6,8 +6,7 @@
 // typed appears in a recording, a flow or a test.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT, browserBinary, startBrowser, withBrowserLog } from './support/browser.mjs';
@@ -15,6 +14,7 @@ import { startFixtureServer } from './support/fixture-server.mjs';
 import { TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
 import { assertPng } from './support/png.mjs';
 import { refOf } from './support/snapshot.mjs';
+import { filesUnder, run } from './support/run.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const CLI = path.join(path.dirname(browserBinary()), 'sovereign');
@@ -22,26 +22,6 @@ const SHOP = path.join(REPO_ROOT, 'tests', 'fixtures', 'shop');
 const PASSWORD = 'open sesame';
 const CHROMIUM = '/usr/bin/chromium';
 
-/** Runs a command; resolves { code, stdout, stderr }. */
-function run(command, args, { env = {}, cwd } = {}) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: { ...process.env, ...env }, cwd, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** Every file under `dir`, with its text. */
-function filesUnder(dir) {
-  return readdirSync(dir).flatMap((name) => {
-    const full = path.join(dir, name);
-    return statSync(full).isDirectory() ? filesUnder(full) : [{ file: full, text: readFileSync(full, 'latin1') }];
-  });
-}
 
 describe('flows: recorded, exported, replayed without a model', { timeout: 300_000 }, () => {
   let dir;

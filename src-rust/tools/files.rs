@@ -158,3 +158,13 @@ async fn annotated(ctx: &Ctx, tab: TabId) -> ToolResult {
         .await?;
     Ok(ToolOutput::PngWithText(png, legend))
 }
+
+/// Writes `bytes` to `path` (a file in the files folder), owner-only and
+/// off the async threads; a link at the name is replaced, never followed.
+pub async fn write_private(path: &std::path::Path, bytes: Vec<u8>) -> Result<(), ToolError> {
+    let target = path.to_path_buf();
+    tokio::task::spawn_blocking(move || crate::profile::write_private(&target, &bytes))
+        .await
+        .map_err(|e| ToolError::internal(e.to_string()))?
+        .map_err(|e| ToolError::internal(format!("cannot write {}: {e}", path.display())))
+}

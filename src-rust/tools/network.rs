@@ -2,6 +2,7 @@
 //! WebKit's own record of every request (every frame, from the tab's start),
 //! and a response's headers and body.
 
+use super::files::write_private;
 use super::url_pattern::UrlPattern;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
@@ -395,12 +396,7 @@ async fn write_body(
         .files
         .new_file(&root.to_string_lossy())
         .map_err(ToolError::internal)?;
-    // Owner-only, and a link at the name is replaced, never followed.
-    let (target, bytes) = (path.clone(), bytes.to_vec());
-    tokio::task::spawn_blocking(move || crate::profile::write_private(&target, &bytes))
-        .await
-        .map_err(|e| ToolError::internal(e.to_string()))?
-        .map_err(|e| ToolError::internal(format!("cannot write {}: {e}", path.display())))?;
+    write_private(&path, bytes.to_vec()).await?;
     Ok(path.to_string_lossy().into_owned())
 }
 
@@ -461,11 +457,7 @@ async fn har(ctx: &Ctx, tab: TabId, p: HarParams) -> ToolResult {
     }});
     let bytes = serde_json::to_vec_pretty(&har).map_err(|e| ToolError::internal(e.to_string()))?;
     let size = bytes.len();
-    let target = path.clone();
-    tokio::task::spawn_blocking(move || crate::profile::write_private(&target, &bytes))
-        .await
-        .map_err(|e| ToolError::internal(e.to_string()))?
-        .map_err(|e| ToolError::internal(format!("cannot write {}: {e}", path.display())))?;
+    write_private(&path, bytes).await?;
     Ok(ToolOutput::json(json!({
         "path": path.to_string_lossy(),
         "entries": entries,

@@ -130,12 +130,7 @@ async fn export(ctx: &Ctx, p: ExportParams) -> ToolResult {
     let path = files
         .new_file(&name.to_string_lossy())
         .map_err(ToolError::internal)?;
-    let target = path.clone();
-    let bytes = text.into_bytes();
-    tokio::task::spawn_blocking(move || crate::profile::write_private(&target, &bytes))
-        .await
-        .map_err(|e| ToolError::internal(e.to_string()))?
-        .map_err(|e| ToolError::internal(format!("cannot write {}: {e}", path.display())))?;
+    super::files::write_private(&path, text.into_bytes()).await?;
     Ok(ToolOutput::json(json!({
         "path": path.to_string_lossy(),
         "steps": flow.steps.len(),
