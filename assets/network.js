@@ -34,6 +34,7 @@
     const getter = (proto, name) => Object.getOwnPropertyDescriptor(proto, name).get;
     const originalFetch = W.fetch;
     const requestMethod = getter(Request.prototype, 'method');
+    const requestUrl = getter(Request.prototype, 'url');
     const responseUrl = getter(Response.prototype, 'url');
     const responseBody = getter(Response.prototype, 'body');
     const clone = Response.prototype.clone;
@@ -159,6 +160,28 @@
       apply(then, promise, [(response) => capture(method, started, response, sent), () => {}]);
       return promise;
     };
+
+    // A beacon's response is never read, but what it sent is kept.
+    const Nav = W.Navigator && W.Navigator.prototype;
+    const originalBeacon = Nav && Nav.sendBeacon;
+    if (originalBeacon) {
+      Nav.sendBeacon = function sendBeacon(url) {
+        const started = now();
+        let target = null;
+        let sent = resolved(null);
+        try {
+          const data = arguments.length > 1 ? arguments[1] : null;
+          const request = new Request(url, { method: 'POST', body: data === undefined ? null : data });
+          target = apply(requestUrl, request, []);
+          sent = sentBody(request, 'POST', '');
+        } catch (_) {
+          // sendBeacon itself says what is wrong with its arguments.
+        }
+        const queued = apply(originalBeacon, this, arguments);
+        if (queued && target) hand('beacon', 'POST', target, started, null, false, "a beacon's response is never read", sent);
+        return queued;
+      };
+    }
 
     if (!XHR) return;
     const originalOpen = XHR.open;

@@ -160,11 +160,12 @@ describe('network', { timeout: 180_000 }, () => {
       await fetch('/echo?sent=binary', { method: 'POST', headers: { 'Content-Type': 'application/octet-stream' }, body: new Uint8Array([0, 1, 2, 255, 254]) });
       await xhr('POST', '/echo?sent=form', form);
       await fetch('/echo?sent=none');
+      navigator.sendBeacon('/echo?sent=beacon', 'left the page');
       1` });
     const listed = await waitFor(async () => {
       const seen = await call('network_requests', { url: 'sent=' });
-      return seen.requests.length === 5 && seen.requests.every((r) => !r.pending) && seen;
-    }, 'the five requests to end');
+      return seen.requests.length === 6 && seen.requests.every((r) => !r.pending) && seen;
+    }, 'the six requests to end');
     const sent = async (what) => call('network_request', { id: listed.requests.find((r) => r.url.endsWith(`sent=${what}`)).id });
     const json = await sent('json');
     assert.equal(json.request_body, '{"a":1,"name":"Ada"}');
@@ -181,6 +182,9 @@ describe('network', { timeout: 180_000 }, () => {
     assert.match(form.request_body_note, /FormData re-encoded/);
     const none = await sent('none');
     assert.equal(none.request_body, undefined, 'a GET sends no body');
+    const beacon = await sent('beacon');
+    assert.deepEqual([beacon.method, beacon.request_body], ['POST', 'left the page']);
+    assert.match(beacon.request_body_note, /sendBeacon\(\)/);
 
     // A form's own post (a navigation): its text fields, as the form encodes them.
     await call('open', { url: suite.fixtures.url('form.html') });

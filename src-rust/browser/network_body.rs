@@ -254,10 +254,10 @@ fn from_page(message: &UserMessage) -> Body {
             .map(<[u8]>::to_vec)
             .unwrap_or_default()
     });
-    let reader = if kind == "xhr" {
-        "XMLHttpRequest"
-    } else {
-        "fetch()"
+    let reader = match kind.as_str() {
+        "xhr" => "XMLHttpRequest",
+        "beacon" => "sendBeacon()",
+        _ => "fetch()",
     };
     let mut notes = vec![format!("as the page's {reader} received it, in {frame}")];
     if !note.is_empty() {
