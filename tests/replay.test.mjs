@@ -33,8 +33,9 @@ describe('flows: recorded, exported, replayed without a model', { timeout: 300_0
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'sovereign-replay-'));
     profile = path.join(dir, 'profile');
+    // A variant holds only the pages it changes; the others are the same pages'.
     for (const variant of ['same', 'moved', 'missing']) {
-      sites[variant] = await startFixtureServer({ root: path.join(SHOP, variant) });
+      sites[variant] = await startFixtureServer({ root: [path.join(SHOP, variant), path.join(SHOP, 'same')] });
     }
     browser = await startBrowser({ baseArgs: ['--headless', '--no-panel', '--port', '0', '--profile', profile] });
     mcp = await connectMcp(browser, { name: 'shopping-agent' });

@@ -246,17 +246,22 @@ async function handle(root, holds, submitted, served, req, res) {
 
   let rel = decodeURIComponent(u.pathname);
   if (rel.endsWith('/')) rel += 'index.html';
-  const file = path.resolve(root, '.' + rel);
-  if (!file.startsWith(path.resolve(root) + path.sep)) {
-    send(res, 403, TYPES['.txt'], 'forbidden\n');
-    return;
+  // Several roots: the first that has the file serves it (a variant over its base).
+  for (const dir of [root].flat()) {
+    const file = path.resolve(dir, '.' + rel);
+    if (!file.startsWith(path.resolve(dir) + path.sep)) {
+      send(res, 403, TYPES['.txt'], 'forbidden\n');
+      return;
+    }
+    try {
+      const body = await readFile(file);
+      send(res, 200, TYPES[path.extname(file)] ?? 'application/octet-stream', body);
+      return;
+    } catch {
+      // Not in this root: the next one may have it.
+    }
   }
-  try {
-    const body = await readFile(file);
-    send(res, 200, TYPES[path.extname(file)] ?? 'application/octet-stream', body);
-  } catch {
-    send(res, 404, TYPES['.txt'], 'not found\n');
-  }
+  send(res, 404, TYPES['.txt'], 'not found\n');
 }
 
 /** A loopback port where nothing listens (taken from the system, then released). */
@@ -270,7 +275,7 @@ export async function closedPort() {
 
 /**
  * Start the server on 127.0.0.1, port chosen by the system.
- * Returns { origin, url(path), close() }.
+ * Returns { origin, url(path), close() }. `root`: a folder, or folders tried in order.
  */
 export async function startFixtureServer({ root = FIXTURES, host = '127.0.0.1' } = {}) {
   const holds = new Map();
