@@ -304,6 +304,11 @@ pub enum Command {
     CloseContext {
         context: ContextId,
     },
+    /// Sends a context's requests through the routing proxy from now on.
+    RouteContext {
+        context: ContextId,
+        access: crate::routes::ProxyAccess,
+    },
     BringToFront {
         tab: TabId,
     },
@@ -612,6 +617,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::WindowScreenshot { .. } => "the window screenshot",
         Command::NewContext { .. } => "opening a context",
         Command::CloseContext { .. } => "closing the context",
+        Command::RouteContext { .. } => "routing the context's requests",
         Command::NewTab { .. } => "opening a tab",
         Command::BringToFront { .. } => "switching tabs",
         Command::CloseTab { .. } => "closing the tab",

@@ -23,5 +23,6 @@ pub mod nip07;
 pub mod page_protocol;
 pub mod profile;
 pub mod recording;
+pub mod routes;
 pub mod server;
 pub mod tools;

@@ -139,6 +139,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     let asks = Arc::new(sovereign_browser::asks::Asks::default());
     let agent_scripted = Arc::new(sovereign_browser::agent_scripts::AgentScripted::default());
     let proxy = event_loop.create_proxy();
+    let routing = sovereign_browser::routes::Routing::new();
     let (nostr_calls, nostr_incoming) = tokio::sync::mpsc::unbounded_channel();
     // The tabs' state, published by the main thread for tokio code.
     let (publisher, published) = tokio::sync::watch::channel(Default::default());
@@ -164,6 +165,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             agent_scripted: agent_scripted.clone(),
             publisher: publisher.clone(),
             panel_beside: xvfb.is_some(),
+            routing: routing.clone(),
         },
     )?;
 
@@ -197,6 +199,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             paused,
             activity: activity.clone(),
             asks,
+            routing,
         },
         Setup {
             session_idle: args.session_idle(),

@@ -40,8 +40,8 @@ const PLAN = [
   'console', 'errors', 'highlight', 'state_save', 'state_load',
   'upload', 'pdf', 'screenshot_annotated',
 ];
-// Tools added to the plan since: the network, handing over to the person, contexts.
-const ADDED = ['network_requests', 'network_request', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
+// Tools added to the plan since: the network and its routes, handing over to the person, contexts.
+const ADDED = ['network_requests', 'network_request', 'network_route', 'network_unroute', 'network_routes', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -607,6 +607,16 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal(r.response_headers['X-Fixture'], 'json');
     }),
     extra(fails('network_request', { id: 0 }, 'INVALID_PARAMS', /no request 0/)),
+    ok('network_route', { url: '**/routed-by-catalogue', action: 'fulfill', body: 'routed' }, async (r) => {
+      assert.deepEqual([r.route.action, r.route.matched], ['fulfill', 0]);
+      const got = await call('eval', { script: "fetch('/routed-by-catalogue').then((r) => r.text())" });
+      assert.equal(got.value, 'routed');
+    }),
+    extra(fails('network_route', { url: '**', action: 'abort', status: 200 }, 'INVALID_PARAMS', /status: only fulfill or continue/)),
+    ok('network_routes', {}, (r) => {
+      assert.deepEqual(r.routes.map((x) => [x.url, x.matched]), [['**/routed-by-catalogue', 1]]);
+    }),
+    ok('network_unroute', { all: true }, (r) => assert.deepEqual(r, { removed: 1 })),
 
     // Handing over to the person: nobody answers this one, so it times out.
     ok('ask_person', { message: 'Nobody is here to answer this', timeout: 1000 }, (r) => {

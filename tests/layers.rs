@@ -20,6 +20,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("files_dir", 2),
     ("page_protocol", 2),
     ("recording", 2),
+    ("routes", 2),
     ("bridge", 3),
     ("hold", 3),
     ("flow", 3),

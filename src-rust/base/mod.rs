@@ -26,3 +26,4 @@ pub mod page_event;
 pub mod pause;
 pub mod secret;
 pub mod tab;
+pub mod url_pattern;

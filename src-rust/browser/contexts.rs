@@ -95,6 +95,8 @@ impl Browser {
             .partition(|t| t.context == id);
         self.tabs = kept;
         let context = self.contexts.remove(at);
+        // Its routes end with it.
+        self.routing.forget(id);
         let tabs = gone.len();
         for tab in gone {
             tab.state.related.leave(tab.state.id);

@@ -79,6 +79,8 @@ pub struct Entry {
     pub resource: Option<WebResource>,
     /// A form's text fields, urlencoded, when this request submitted one.
     pub sent_form: Option<String>,
+    /// The route (network_route) that answered or changed it.
+    pub routed: Option<u64>,
 }
 
 impl Entry {
@@ -104,6 +106,9 @@ impl Entry {
         };
         if let Some(to) = self.redirected_to {
             out.insert("redirected_to".into(), to.into());
+        }
+        if let Some(route) = self.routed {
+            out.insert("routed".into(), route.into());
         }
         Value::Object(out)
     }
@@ -228,20 +233,7 @@ pub fn kind_of(headers: &Headers, main_document: bool) -> &'static str {
         .iter()
         .find(|(name, _)| name.eq_ignore_ascii_case("sec-fetch-dest"))
         .map(|(_, value)| value.as_str());
-    match dest {
-        Some("document") => "document",
-        Some("iframe" | "frame") => "frame",
-        Some("script" | "audioworklet" | "paintworklet") => "script",
-        Some("style") => "stylesheet",
-        Some("image") => "image",
-        Some("font") => "font",
-        Some("audio" | "video" | "track") => "media",
-        Some("empty") => "fetch",
-        Some("manifest") => "manifest",
-        Some("worker" | "sharedworker" | "serviceworker") => "worker",
-        Some("object" | "embed") => "object",
-        _ => "other",
-    }
+    crate::routes::rule::kind_of_dest(dest)
 }
 
 #[derive(Default)]
@@ -317,6 +309,7 @@ impl NetworkLog {
             main_document: request.main_document,
             resource: request.resource,
             sent_form: None,
+            routed: None,
         };
         entry.keep_handle_only_if_whole(whole_url && !headers_cut);
         entry.bytes = entry.count_bytes();
@@ -369,6 +362,21 @@ impl NetworkLog {
     }
 
     /// The form request `id` submitted: its text fields, urlencoded.
+    /// Notes the route that answered or changed the request, once: the
+    /// proxy saw it without the URL's fragment.
+    pub fn mark_routed(&self, id: u64, routed_by: &dyn Fn(&str, &str) -> Option<u64>) {
+        let asked = self.read(id, |e| {
+            let url = e.url.split('#').next().unwrap_or_default().to_string();
+            (e.routed.is_none()).then(|| (e.method.clone(), url))
+        });
+        let Some((method, url)) = asked.flatten() else {
+            return;
+        };
+        if let Some(route) = routed_by(&method, &url) {
+            self.with(id, |entry| entry.routed = Some(route));
+        }
+    }
+
     pub fn form_sent(&self, id: u64, fields: String) {
         self.with(id, |entry| entry.sent_form = Some(fields));
     }

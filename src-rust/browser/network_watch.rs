@@ -12,8 +12,11 @@ use webkit2gtk::{
     WebResourceExt as _, WebView, WebViewExt as _,
 };
 
+/// Which route answered or changed a request (method, URL), if one did.
+pub type RoutedBy = Rc<dyn Fn(&str, &str) -> Option<u64>>;
+
 /// Records every request of `view`'s pages and frames in `state`.
-pub fn watch(view: &WebView, state: &Rc<TabState>) {
+pub fn watch(view: &WebView, state: &Rc<TabState>, routed: RoutedBy) {
     // Weak: the log keeps WebKit's resources, whose handlers these are.
     let tab = Rc::downgrade(state);
     view.connect_resource_load_started(move |view, resource, request| {
@@ -34,7 +37,12 @@ pub fn watch(view: &WebView, state: &Rc<TabState>) {
             }
         }
         state.network_changed(NetworkChange::Started);
-        follow(resource, Rc::downgrade(&state), Rc::new(Cell::new(id)));
+        follow(
+            resource,
+            Rc::downgrade(&state),
+            Rc::new(Cell::new(id)),
+            routed.clone(),
+        );
     });
 }
 
@@ -60,7 +68,7 @@ fn headers(headers: Option<soup::MessageHeaders>) -> Headers {
 }
 
 /// Follows one resource to its end; `id` moves to each redirect's new hop.
-fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>) {
+fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed: RoutedBy) {
     // By name: the binding takes the redirect response for never null,
     // and it is null on the first hop.
     let (t, i) = (tab.clone(), id.clone());
@@ -89,11 +97,12 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>) {
         None
     });
 
-    let (t, i) = (tab.clone(), id.clone());
+    let (t, i, r) = (tab.clone(), id.clone(), routed.clone());
     resource.connect_response_notify(move |resource| {
         let (Some(state), Some(response)) = (t.upgrade(), resource.response()) else {
             return;
         };
+        state.requests.mark_routed(i.get(), &*r);
         state.requests.response(
             i.get(),
             response.status_code(),
@@ -108,6 +117,7 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>) {
     let (t, i, e) = (tab.clone(), id.clone(), ended.clone());
     resource.connect_failed(move |_, error| {
         let Some(state) = t.upgrade() else { return };
+        state.requests.mark_routed(i.get(), &*routed);
         state.requests.fail(i.get(), error.message().to_string());
         if !e.replace(true) {
             state.network_changed(NetworkChange::Ended);

@@ -34,4 +34,6 @@ pub struct BrowserOptions {
     /// Place the panel's window beside the browser's: a private display
     /// has no window manager, and would stack it over the tabs.
     pub panel_beside: bool,
+    /// Agents' routes, and the proxy that applies them.
+    pub routing: std::sync::Arc<crate::routes::Routing>,
 }

@@ -4,9 +4,10 @@
 //! each context has its own).
 
 use super::tab::TabState;
-use crate::base::error::ToolError;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{CredentialsChange, SiteCredentials};
 use crate::page_protocol::{Args, PageOp};
+use crate::routes::ProxyAccess;
 use glib::translate::ToGlibPtr;
 use serde_json::{json, Value};
 use std::cell::RefCell;
@@ -14,8 +15,9 @@ use std::rc::Rc;
 use webkit2gtk::{
     AuthenticationRequestExt as _, URIRequest, URIRequestExt as _, UserContentInjectedFrames,
     UserContentManagerExt as _, UserScript, UserScriptInjectionTime, WebView, WebViewExt as _,
-    WebsiteDataManagerExt as _,
+    WebsiteDataManager, WebsiteDataManagerExt as _,
 };
+use zeroize::Zeroizing;
 
 /// The origins whose HTTP authentication agents answer at once, at most.
 const MAX_CREDENTIALS: usize = 64;
@@ -34,6 +36,8 @@ pub struct AgentSettings {
     /// The proxy the browser was started with, restored when back online.
     pub start_proxy: Option<String>,
     offline: std::cell::Cell<bool>,
+    /// The routing proxy, once agents added a route to this context.
+    route_proxy: RefCell<Option<ProxyAccess>>,
     /// `assets/offline.js` with the current state: what new documents read.
     offline_script: RefCell<Option<UserScript>>,
 }
@@ -90,26 +94,10 @@ impl AgentSettings {
     /// in documents loaded from now on, offline or online events in every
     /// frame of `views` (every tab) when it changes.
     pub fn set_offline(&self, views: &[WebView], offline: bool) -> Result<Value, ToolError> {
-        let manager = views
-            .first()
-            .and_then(|view| view.website_data_manager())
-            .ok_or_else(|| ToolError::internal("the profile has no data manager"))?;
-        let proxy = if offline {
-            Some(OFFLINE_PROXY)
-        } else {
-            self.start_proxy.as_deref()
-        };
-        match proxy {
-            Some(proxy) => {
-                let mut settings = webkit2gtk::NetworkProxySettings::new(Some(proxy), &[]);
-                manager.set_network_proxy_settings(
-                    webkit2gtk::NetworkProxyMode::Custom,
-                    Some(&mut settings),
-                );
-            }
-            None => manager.set_network_proxy_settings(webkit2gtk::NetworkProxyMode::Default, None),
-        }
-        if self.offline.replace(offline) != offline {
+        let manager = data_manager(views)?;
+        let changed = self.offline.replace(offline) != offline;
+        self.apply_proxy(&manager);
+        if changed {
             let old = self.offline_script();
             let new = offline_script(offline);
             for view in views {
@@ -125,6 +113,46 @@ impl AgentSettings {
         Ok(json!({"offline": offline}))
     }
 
+    /// Sends the context's requests (`views`: its tabs) through the
+    /// routing proxy from now on (unless offline: then once back online).
+    pub fn route_through(
+        &self,
+        views: &[WebView],
+        access: ProxyAccess,
+    ) -> Result<Value, ToolError> {
+        if self.start_proxy.is_some() {
+            return Err(ToolError::new(
+                ErrorCode::Unsupported,
+                "routes do not work beside the proxy the browser was started with (--proxy)",
+            ));
+        }
+        let manager = data_manager(views)?;
+        let proxy = access.url();
+        *self.route_proxy.borrow_mut() = Some(access);
+        self.apply_proxy(&manager);
+        Ok(json!({"proxy": proxy}))
+    }
+
+    /// Where the context's requests go now: nowhere (offline), the
+    /// routing proxy, the start-up proxy, or straight to sites.
+    pub fn apply_proxy(&self, manager: &WebsiteDataManager) {
+        let routed = self.route_proxy.borrow().as_ref().map(ProxyAccess::url);
+        let proxy = match self.offline.get() {
+            true => Some(OFFLINE_PROXY.to_string()),
+            false => routed.or_else(|| self.start_proxy.clone()),
+        };
+        match proxy {
+            Some(proxy) => {
+                let mut settings = webkit2gtk::NetworkProxySettings::new(Some(&proxy), &[]);
+                manager.set_network_proxy_settings(
+                    webkit2gtk::NetworkProxyMode::Custom,
+                    Some(&mut settings),
+                );
+            }
+            None => manager.set_network_proxy_settings(webkit2gtk::NetworkProxyMode::Default, None),
+        }
+    }
+
     /// The script that gives a tab's documents navigator.onLine.
     pub fn offline_script(&self) -> UserScript {
         self.offline_script
@@ -138,6 +166,18 @@ impl AgentSettings {
         let me = self.clone();
         let state = state.clone();
         view.connect_authenticate(move |view, request| {
+            if let Some(access) = me.routing_challenge(request) {
+                // The routing proxy asks the engine for this run's credential.
+                let credential = (!request.is_retry()).then(|| {
+                    webkit2gtk::Credential::new(
+                        &access.0,
+                        &access.1,
+                        webkit2gtk::CredentialPersistence::ForSession,
+                    )
+                });
+                authenticate(request, credential.as_ref());
+                return true;
+            }
             // Only the site they were given for, never a proxy or another site.
             let origin = request_origin(request).filter(|_| !request.is_for_proxy());
             let theirs = origin.and_then(|origin| {
@@ -160,19 +200,22 @@ impl AgentSettings {
                     webkit2gtk::CredentialPersistence::ForSession,
                 )
             });
-            let raw = credential.as_ref().map_or(std::ptr::null_mut(), |c| {
-                ToGlibPtr::<*const webkit2gtk::ffi::WebKitCredential>::to_glib_none(c).0 as *mut _
-            });
-            // SAFETY: a live request and a credential (or none) WebKit copies;
-            // the binding lacks this call.
-            unsafe {
-                webkit2gtk::ffi::webkit_authentication_request_authenticate(
-                    request.to_glib_none().0,
-                    raw,
-                );
-            }
+            authenticate(request, credential.as_ref());
             true
         });
+    }
+
+    /// The routing proxy's user and password, when it is the proxy asking.
+    fn routing_challenge(
+        &self,
+        request: &webkit2gtk::AuthenticationRequest,
+    ) -> Option<(String, Zeroizing<String>)> {
+        let kept = self.route_proxy.borrow();
+        let access = kept.as_ref().filter(|_| request.is_for_proxy())?;
+        let host = request.host()?;
+        let ours = host.parse::<std::net::IpAddr>().ok() == Some(access.addr.ip())
+            && request.port() == u32::from(access.addr.port());
+        ours.then(|| (access.user.clone(), access.password.clone()))
     }
 
     /// Loads `url` in `view`, with the agent's extra headers when there
@@ -225,6 +268,30 @@ impl AgentSettings {
     pub fn has_headers(&self) -> bool {
         !self.headers.borrow().is_empty()
     }
+}
+
+/// Answers an authentication request with a credential (none: cancel,
+/// which shows the server's own answer).
+fn authenticate(
+    request: &webkit2gtk::AuthenticationRequest,
+    credential: Option<&webkit2gtk::Credential>,
+) {
+    let raw = credential.map_or(std::ptr::null_mut(), |c| {
+        ToGlibPtr::<*const webkit2gtk::ffi::WebKitCredential>::to_glib_none(c).0 as *mut _
+    });
+    // SAFETY: a live request and a credential (or none) WebKit copies;
+    // the binding lacks this call.
+    unsafe {
+        webkit2gtk::ffi::webkit_authentication_request_authenticate(request.to_glib_none().0, raw);
+    }
+}
+
+/// The website data of a context, from one of its tabs.
+fn data_manager(views: &[WebView]) -> Result<WebsiteDataManager, ToolError> {
+    views
+        .first()
+        .and_then(|view| view.website_data_manager())
+        .ok_or_else(|| ToolError::internal("the context has no tab to reach its data manager"))
 }
 
 fn offline_script(offline: bool) -> UserScript {

@@ -60,6 +60,7 @@ pub struct Browser {
     pub(super) web_extension: Option<PathBuf>,
     pub(super) nostr_scripts: nostr::NostrScripts,
     pub(super) nostr_calls: crate::base::page_event::PageCalls,
+    pub(super) routing: std::sync::Arc<crate::routes::Routing>,
     /// Where tabs an agent ran its own script in are marked.
     pub(super) agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
     /// Agents' requests for the person (ask_person).
@@ -129,6 +130,7 @@ impl Browser {
                 .ok(),
             nostr_scripts: nostr::NostrScripts::new(),
             nostr_calls: options.nostr_calls.clone(),
+            routing: options.routing.clone(),
             agent_scripted: options.agent_scripted.clone(),
             asks: options.asks.clone(),
             downloads: downloads::Downloads::new(
@@ -225,6 +227,10 @@ impl Browser {
                 web_extension::load_in(&session, dir);
             }
             self.network.apply(&webkit);
+            if let Some(manager) = webkit.website_data_manager() {
+                // Routes or offline set before the context had a tab.
+                ctx.settings.apply_proxy(&manager);
+            }
         }
         let ctx = &self.contexts[at];
         if let Some(manager) = webkit.user_content_manager() {
@@ -248,7 +254,9 @@ impl Browser {
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         ctx.settings.connect(&webkit, &state);
         tab::connect(&webkit, &state, self.server_port.clone());
-        network_watch::watch(&webkit, &state);
+        let routing = self.routing.clone();
+        let routed = move |method: &str, url: &str| routing.take_routed(context, method, url);
+        network_watch::watch(&webkit, &state, Rc::new(routed));
         webkit.connect_context_menu(|_, _, event, _| input::context_menu_is_agents(event));
         self.connect_window_signals(&webkit, id, ctx);
         let position = self.strip(context).len();
@@ -616,6 +624,22 @@ impl Browser {
             before,
             same_document,
         })
+    }
+
+    /// Sends `context`'s requests through the routing proxy.
+    pub(super) fn route_context(
+        &self,
+        context: ContextId,
+        access: crate::routes::ProxyAccess,
+    ) -> Result<Value, ToolError> {
+        let ctx = self.context(context)?;
+        let views: Vec<_> = self
+            .tabs
+            .iter()
+            .filter(|t| t.context == context)
+            .map(|t| t.webkit.clone())
+            .collect();
+        ctx.settings.route_through(&views, access)
     }
 
     pub(super) fn change_setting(

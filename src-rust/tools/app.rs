@@ -29,6 +29,8 @@ pub struct App {
     pub activity: Arc<crate::activity::Activity>,
     /// Agents' requests for the person (ask_person), shown by the window too.
     pub asks: Arc<crate::asks::Asks>,
+    /// Every context's routes (network_route) and their proxy.
+    pub routing: Arc<crate::routes::Routing>,
     /// Where state_save keeps named state files (in the profile).
     pub states_dir: std::path::PathBuf,
     /// How many contexts agents may have open besides the person's.
@@ -63,6 +65,8 @@ pub struct Shared {
     pub paused: Arc<crate::base::pause::Pause>,
     pub activity: Arc<crate::activity::Activity>,
     pub asks: Arc<crate::asks::Asks>,
+    /// Agents' routes, which the window's engine sends requests through.
+    pub routing: Arc<crate::routes::Routing>,
 }
 
 /// Start-up choices the program is made with.
@@ -101,6 +105,7 @@ impl App {
             paused: shared.paused,
             activity: shared.activity,
             asks: shared.asks,
+            routing: shared.routing,
             states_dir: setup.states_dir,
             contexts_max: setup.contexts_max,
             files: setup.files,

@@ -67,6 +67,7 @@ impl FakeBrowser {
                 paused: Arc::default(),
                 activity: Arc::new(Activity::default()),
                 asks: Arc::default(),
+                routing: crate::routes::Routing::new(),
             },
             Setup {
                 session_idle: Duration::from_secs(60),

@@ -78,6 +78,9 @@ pub const FAMILIES: [Family; 8] = [
         tools: &[
             "network_requests",
             "network_request",
+            "network_route",
+            "network_unroute",
+            "network_routes",
             "set_offline",
             "set_headers",
             "set_credentials",

@@ -36,6 +36,7 @@ mod record_step;
 pub mod recordings;
 pub mod reference;
 mod registry;
+pub mod routes;
 pub mod saved_state;
 pub mod schema;
 pub mod sessions;
@@ -45,7 +46,6 @@ pub mod state;
 pub mod storage;
 pub mod tabs;
 mod tools_enable;
-mod url_pattern;
 pub mod wait;
 
 pub use declaration::{tab_tool, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, READ_ONLY};

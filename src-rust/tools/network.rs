@@ -3,10 +3,10 @@
 //! and a response's headers and body.
 
 use super::files::write_private;
-use super::url_pattern::UrlPattern;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
+use crate::base::url_pattern::UrlPattern;
 use crate::bridge::{Body, Command};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -94,7 +94,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    fn as_str(self) -> &'static str {
+    pub(super) fn as_str(self) -> &'static str {
         match self {
             Kind::Document => "document",
             Kind::Frame => "frame",

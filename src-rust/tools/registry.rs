@@ -79,6 +79,7 @@ impl Registry {
         tools.extend(frames::tools());
         tools.extend(debug::tools());
         tools.extend(network::tools());
+        tools.extend(routes::tools());
         tools.extend(person::tools());
         tools.extend(saved_state::tools());
         tools.extend(files::tools());

@@ -5,10 +5,10 @@
 //! fails with TIMEOUT saying what it awaited and what it saw last.
 
 use super::page::POLL;
-use super::url_pattern::UrlPattern;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabInfo;
+use crate::base::url_pattern::UrlPattern;
 use crate::bridge::{tab_closed, TabId};
 use crate::page_protocol::{self, HasText, PageOp, Query};
 use schemars::JsonSchema;

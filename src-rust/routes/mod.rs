@@ -1,0 +1,346 @@
+//! Routes: agents block, mock or change a context's requests. A context
+//! with routes sends its requests through the browser's own proxy on
+//! loopback (`proxy`), which answers them by the context's routes or
+//! passes them on (`upstream`). Only the browser's engine knows the
+//! proxy's per-run credential, and each context's user name says whose
+//! routes apply, so neither another local user nor a page can use it.
+//!
+//! WebKitGTK offers no request interception in the browser process; the
+//! web process's `send-request` can only cancel or redirect, and a URI
+//! scheme handler changes the URL the page sees. A proxy answers as the
+//! server would, for every request type, with the page's CORS rules
+//! deciding on the route's headers.
+
+pub mod proxy;
+pub mod rule;
+mod upstream;
+
+use crate::base::context::ContextId;
+use crate::base::error::ToolError;
+use rule::{Action, Asked, Route, RouteSpec};
+use serde_json::Value;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+use zeroize::Zeroizing;
+
+/// Routes a context holds at most.
+pub const MAX_ROUTES: usize = 200;
+/// Bytes a context's routes keep (bodies and headers) at most.
+pub const MAX_BYTES: usize = 64 << 20;
+/// Routed requests remembered per context, for the network log's `routed`.
+const RECENT: usize = 1000;
+/// The proxy's user names: this prefix and the context's id.
+const USER_PREFIX: &str = "context-";
+
+/// Every context's routes, and the proxy that applies them.
+pub struct Routing {
+    state: Mutex<State>,
+    /// Where the proxy listens, once a route made it start.
+    listening: tokio::sync::OnceCell<SocketAddr>,
+    /// The engine's password for the proxy, made for this run.
+    password: Zeroizing<String>,
+}
+
+#[derive(Default)]
+struct State {
+    next_id: u64,
+    tables: HashMap<ContextId, Table>,
+    /// Contexts whose engine sends its requests through the proxy.
+    engaged: HashSet<ContextId>,
+}
+
+#[derive(Default)]
+struct Table {
+    routes: Vec<Route>,
+    bytes: usize,
+    /// Requests a route answered or changed, oldest first.
+    recent: VecDeque<Routed>,
+}
+
+struct Routed {
+    method: String,
+    url: String,
+    route: u64,
+}
+
+/// What a context's engine needs to send its requests through the proxy.
+pub struct ProxyAccess {
+    pub addr: SocketAddr,
+    pub user: String,
+    pub password: Zeroizing<String>,
+}
+
+impl ProxyAccess {
+    /// The proxy as the engine's settings name it.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+}
+
+impl std::fmt::Debug for ProxyAccess {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "ProxyAccess({}, {})", self.addr, self.user)
+    }
+}
+
+/// What the proxy does with a request a route took.
+pub struct Decision {
+    pub route: u64,
+    pub action: Action,
+    pub delay: Duration,
+}
+
+impl Routing {
+    pub fn new() -> Arc<Routing> {
+        Arc::new(Routing {
+            state: Mutex::default(),
+            listening: tokio::sync::OnceCell::new(),
+            password: Zeroizing::new(crate::profile::random_hex(32)),
+        })
+    }
+
+    /// Starts the proxy (once) and answers where it listens.
+    pub async fn listen(self: &Arc<Self>) -> std::io::Result<SocketAddr> {
+        let me = self.clone();
+        let addr = self
+            .listening
+            .get_or_try_init(|| async move { proxy::start(me).await })
+            .await?;
+        Ok(*addr)
+    }
+
+    /// The proxy's address, if it started.
+    pub fn address(&self) -> Option<SocketAddr> {
+        self.listening.get().copied()
+    }
+
+    /// The user name and password the engine answers the proxy with for
+    /// `context`'s requests.
+    pub fn credential(&self, context: ContextId) -> (String, Zeroizing<String>) {
+        (format!("{USER_PREFIX}{context}"), self.password.clone())
+    }
+
+    /// Where and how `context`'s engine reaches the proxy, once it started.
+    pub fn access(&self, context: ContextId) -> Option<ProxyAccess> {
+        let (user, password) = self.credential(context);
+        Some(ProxyAccess {
+            addr: self.address()?,
+            user,
+            password,
+        })
+    }
+
+    /// The context a proxy user and password stand for.
+    fn context_of(&self, user: &str, password: &str) -> Option<ContextId> {
+        let context = user.strip_prefix(USER_PREFIX)?.parse().ok()?;
+        let right: bool =
+            subtle::ConstantTimeEq::ct_eq(password.as_bytes(), self.password.as_bytes()).into();
+        right.then_some(context)
+    }
+
+    /// Adds a route to `context`'s; the newest route that takes a request
+    /// answers it.
+    pub fn add(&self, context: ContextId, spec: RouteSpec) -> Result<Value, ToolError> {
+        let mut state = self.lock();
+        state.next_id += 1;
+        let id = state.next_id;
+        let table = state.tables.entry(context).or_default();
+        if table.routes.len() >= MAX_ROUTES {
+            return Err(ToolError::invalid_params(format!(
+                "a context holds at most {MAX_ROUTES} routes; network_unroute some first"
+            )));
+        }
+        let bytes = spec.action.bytes();
+        if table.bytes + bytes > MAX_BYTES {
+            return Err(ToolError::invalid_params(format!(
+                "a context's routes keep at most {} MiB of bodies and headers; network_unroute some first",
+                MAX_BYTES >> 20
+            )));
+        }
+        table.bytes += bytes;
+        let route = Route {
+            id,
+            spec,
+            matched: 0,
+        };
+        let summary = route.summary();
+        table.routes.push(route);
+        Ok(summary)
+    }
+
+    /// Removes one route; whether it was there.
+    pub fn remove(&self, context: ContextId, id: u64) -> bool {
+        let mut state = self.lock();
+        let Some(table) = state.tables.get_mut(&context) else {
+            return false;
+        };
+        let Some(at) = table.routes.iter().position(|r| r.id == id) else {
+            return false;
+        };
+        let route = table.routes.remove(at);
+        table.bytes -= route.spec.action.bytes();
+        true
+    }
+
+    /// Removes every route of `context`; how many there were.
+    pub fn clear(&self, context: ContextId) -> usize {
+        let mut state = self.lock();
+        let Some(table) = state.tables.get_mut(&context) else {
+            return 0;
+        };
+        table.bytes = 0;
+        std::mem::take(&mut table.routes).len()
+    }
+
+    /// A closed context's routes go with it.
+    pub fn forget(&self, context: ContextId) {
+        let mut state = self.lock();
+        state.tables.remove(&context);
+        state.engaged.remove(&context);
+    }
+
+    /// Whether `context`'s engine sends its requests through the proxy.
+    pub fn engaged(&self, context: ContextId) -> bool {
+        self.lock().engaged.contains(&context)
+    }
+
+    pub fn set_engaged(&self, context: ContextId) {
+        self.lock().engaged.insert(context);
+    }
+
+    /// `context`'s routes, oldest first.
+    pub fn list(&self, context: ContextId) -> Vec<Value> {
+        let state = self.lock();
+        let routes = state.tables.get(&context).map(|t| &t.routes[..]);
+        routes
+            .unwrap_or_default()
+            .iter()
+            .map(Route::summary)
+            .collect()
+    }
+
+    /// Whether `context` has a route now.
+    pub fn has_routes(&self, context: ContextId) -> bool {
+        let state = self.lock();
+        state
+            .tables
+            .get(&context)
+            .is_some_and(|t| !t.routes.is_empty())
+    }
+
+    /// The route that takes this request, counted, and remembered for
+    /// the log.
+    fn pick(&self, context: ContextId, asked: &Asked) -> Option<Decision> {
+        let mut state = self.lock();
+        let table = state.tables.get_mut(&context)?;
+        let route = table.routes.iter_mut().rev().find(|r| r.takes(asked))?;
+        route.matched += 1;
+        let decision = Decision {
+            route: route.id,
+            action: route.spec.action.clone(),
+            delay: route.spec.delay,
+        };
+        if table.recent.len() >= RECENT {
+            table.recent.pop_front();
+        }
+        table.recent.push_back(Routed {
+            method: asked.method.to_string(),
+            url: asked.url.to_string(),
+            route: decision.route,
+        });
+        Some(decision)
+    }
+
+    /// The route that answered or changed this request of `context`, if
+    /// one did (each routed request is told once, oldest first).
+    pub fn take_routed(&self, context: ContextId, method: &str, url: &str) -> Option<u64> {
+        let mut state = self.lock();
+        let recent = &mut state.tables.get_mut(&context)?.recent;
+        let at = recent
+            .iter()
+            .position(|r| r.method == method && r.url == url)?;
+        recent.remove(at).map(|r| r.route)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rule::{AbortReason, RouteSpec};
+    use super::*;
+    use crate::base::url_pattern::UrlPattern;
+
+    fn spec(url: &str) -> RouteSpec {
+        RouteSpec {
+            url: UrlPattern::parse("url", url).unwrap(),
+            url_text: url.into(),
+            method: None,
+            kind: None,
+            action: Action::Abort(AbortReason::Blocked),
+            delay: Duration::ZERO,
+            times: None,
+        }
+    }
+
+    fn asked(url: &str) -> Asked<'_> {
+        Asked {
+            method: "GET",
+            url,
+            kind: "fetch",
+        }
+    }
+
+    #[test]
+    fn the_newest_route_answers_and_each_context_has_its_own() {
+        let routing = Routing::new();
+        let old = routing.add(1, spec("**/a")).unwrap()["id"]
+            .as_u64()
+            .unwrap();
+        let new = routing.add(1, spec("**/a")).unwrap()["id"]
+            .as_u64()
+            .unwrap();
+        assert_eq!(
+            routing.pick(1, &asked("http://x.test/a")).unwrap().route,
+            new
+        );
+        assert!(routing.pick(2, &asked("http://x.test/a")).is_none());
+        assert_eq!(routing.take_routed(1, "GET", "http://x.test/a"), Some(new));
+        assert_eq!(
+            routing.take_routed(1, "GET", "http://x.test/a"),
+            None,
+            "told once"
+        );
+        assert!(routing.remove(1, new));
+        assert_eq!(
+            routing.pick(1, &asked("http://x.test/a")).unwrap().route,
+            old
+        );
+        assert_eq!(routing.list(1)[0]["matched"], 1);
+        assert_eq!(routing.clear(1), 1);
+        assert!(!routing.has_routes(1));
+    }
+
+    #[test]
+    fn a_context_holds_a_bounded_number_of_routes() {
+        let routing = Routing::new();
+        for _ in 0..MAX_ROUTES {
+            routing.add(1, spec("**")).unwrap();
+        }
+        let refused = routing.add(1, spec("**")).unwrap_err();
+        assert!(refused.message.contains("at most"));
+    }
+
+    #[test]
+    fn the_credential_names_its_context_and_nothing_else_passes() {
+        let routing = Routing::new();
+        let (user, password) = routing.credential(7);
+        assert_eq!(routing.context_of(&user, &password), Some(7));
+        assert_eq!(routing.context_of(&user, "guess"), None);
+        assert_eq!(routing.context_of("context-x", &password), None);
+    }
+}

@@ -1,0 +1,204 @@
+// Routes: an agent blocks, mocks or changes a context's requests, and the
+// page sees what the route said as if the server had said it, for every
+// kind of request, in a frame of another origin too, with CORS decided on
+// the route's headers. Asserted from the page's side and in the log.
+import { describe, it, beforeEach, after } from 'node:test';
+import assert from 'node:assert/strict';
+import net from 'node:net';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loggedInSuite } from './support/session.mjs';
+import { callError, callJson, connectMcp, TEST_NSEC } from './support/mcp.mjs';
+import { PIXEL_PNG } from './support/fixture-server.mjs';
+import { waitFor } from './support/wait.mjs';
+
+describe('network routes', { timeout: 240_000 }, () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-'));
+  const suite = loggedInSuite({ args: ['--files-dir', dir] });
+  const { call, logged } = suite;
+  let mcp;
+  beforeEach(async () => {
+    mcp = suite.mcp;
+    await call('network_unroute', { all: true });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  const page = () => call('open', { url: suite.fixtures.url('/routes.html') });
+  /** Runs one of the page's own helpers (routes.html) and gives its answer. */
+  const inPage = async (helper, ...args) =>
+    (await call('eval', { script: `${helper}(${args.map((a) => JSON.stringify(a)).join(', ')})` })).value;
+  const route = async (args) => (await call('network_route', args)).route;
+  /** The other origin: the same server under another host name. */
+  const otherOrigin = () => suite.fixtures.origin.replace('127.0.0.1', 'localhost');
+  /** The log's entries for a URL, once they have ended. */
+  const logged_ = (pattern) => waitFor(async () => {
+    const seen = (await call('network_requests', { limit: 1000 })).requests.filter((r) => pattern.test(r.url));
+    return seen.length > 0 && seen.every((r) => !r.pending) && seen;
+  }, `the log to hold ${pattern}`);
+
+  it('fulfill answers fetch, XMLHttpRequest, scripts, stylesheets, images and documents as a server would', { timeout: 60_000 }, logged(async () => {
+    await page();
+    writeFileSync(path.join(dir, 'pixel.png'), PIXEL_PNG);
+    const api = await route({ url: '**/api/items', action: 'fulfill', json: { items: ['a', 'b'] }, headers: { 'X-Mock': 'yes' } });
+    assert.equal(api.action, 'fulfill');
+    await route({ url: '**/mocked.txt', action: 'fulfill', status: 201, body: 'plain words' });
+    await route({ url: '**/mocked.js', action: 'fulfill', body: 'window.routedValue = 42;', headers: { 'Content-Type': 'text/javascript' } });
+    await route({ url: '**/mocked.css', action: 'fulfill', body: 'h1 { color: rgb(1, 2, 3) }', headers: { 'Content-Type': 'text/css' } });
+    await route({ url: '**/mocked.png', action: 'fulfill', body_file: path.join(dir, 'pixel.png') });
+
+    const got = await inPage('fetchIt', '/api/items');
+    assert.deepEqual([got.status, got.type, got.mock, JSON.parse(got.text)], [200, 'application/json', 'yes', { items: ['a', 'b'] }]);
+    assert.deepEqual(await inPage('xhrIt', '/mocked.txt'), { status: 201, text: 'plain words' });
+    assert.deepEqual(await inPage('scriptIt', '/mocked.js'), { loaded: true, value: 42 });
+    assert.deepEqual(await inPage('styleIt', '/mocked.css'), { color: 'rgb(1, 2, 3)' });
+    assert.deepEqual(await inPage('imageIt', '/mocked.png'), { width: 1, height: 1 });
+
+    // The log tells which route answered.
+    const [entry] = await logged_(/\/api\/items$/);
+    assert.equal(entry.routed, api.id);
+    assert.equal(entry.status, 200);
+
+    // A document nobody serves, answered by a route.
+    await route({ url: '**/nowhere.html', action: 'fulfill', body: '<!doctype html><title>Mocked</title><p id="m">made by a route</p>', headers: { 'Content-Type': 'text/html' } });
+    const opened = await call('open', { url: suite.fixtures.url('/nowhere.html') });
+    assert.equal(opened.title, 'Mocked');
+    assert.equal((await call('eval', { script: "document.querySelector('#m').textContent" })).value, 'made by a route');
+  }));
+
+  it('a frame of another origin gets its routed document; CORS is decided on the route\'s headers', { timeout: 60_000 }, logged(async () => {
+    await page();
+    const other = otherOrigin();
+    await route({ url: `${other}/framed.html`, action: 'fulfill', body: "<!doctype html><title>F</title><script>parent.postMessage(document.title + ' from ' + location.origin, '*')</script>", headers: { 'Content-Type': 'text/html' } });
+    const framed = await inPage('frameIt', `${other}/framed.html`);
+    assert.deepEqual(framed, { said: `F from ${other}`, origin: other });
+
+    // Without Access-Control-Allow-Origin the page may not read it; with it, it may.
+    await route({ url: `${other}/closed.json`, action: 'fulfill', json: { secret: 1 } });
+    await route({ url: `${other}/open.json`, action: 'fulfill', json: { open: 1 }, headers: { 'Access-Control-Allow-Origin': '*' } });
+    assert.match((await inPage('fetchIt', `${other}/closed.json`)).error, /TypeError/);
+    assert.equal((await inPage('fetchIt', `${other}/open.json`)).text, '{"open":1}');
+  }));
+
+  it('a fulfilled redirect is followed', logged(async () => {
+    await page();
+    await route({ url: '**/old-place', action: 'fulfill', status: 302, headers: { Location: '/net/cors' } });
+    const got = await inPage('fetchIt', '/old-place');
+    assert.equal(got.redirected, true);
+    assert.match(got.url, /\/net\/cors$/);
+    assert.match(got.text, /the server's bytes/);
+  }));
+
+  it('abort fails the request as a network error: fetch, script, document', logged(async () => {
+    await page();
+    const blocked = await route({ url: '**/net/cors*', action: 'abort', reason: 'blocked' });
+    await route({ url: '**/blocked.js', action: 'abort' });
+    assert.match((await inPage('fetchIt', '/net/cors?x=1')).error, /TypeError/);
+    assert.deepEqual(await inPage('scriptIt', '/blocked.js'), { error: 'script failed' });
+    await callError(mcp, 'open', { url: suite.fixtures.url('/net/cors?doc=1') }, 'NAVIGATION_FAILED');
+    await page();
+    await inPage('fetchIt', '/net/cors?x=2');
+    const [entry] = await logged_(/\/net\/cors\?x=2$/);
+    assert.equal(entry.routed, blocked.id);
+    assert.ok(entry.failure, 'the log shows it failed');
+    const listed = (await call('network_routes')).routes.find((r) => r.id === blocked.id);
+    assert.equal(listed.reason, 'blocked');
+    assert.equal(listed.matched, 3, 'each request is taken once: the engine does not try it again');
+
+    // One abort: the engine does not send the request again past it.
+    await route({ url: '**/net/text*', action: 'abort', times: 1 });
+    assert.match((await inPage('fetchIt', '/net/text?size=5')).error, /TypeError/);
+    assert.equal((await inPage('fetchIt', '/net/text?size=5')).text, 'netwo');
+  }));
+
+  it('continue changes the request\'s headers and the response\'s status and headers', logged(async () => {
+    await page();
+    await route({
+      url: '**/echo*', action: 'continue', request_headers: { 'X-Added': 'by route', 'Accept-Language': null },
+      status: 203, headers: { 'X-Mock': 'changed', 'Content-Type': 'text/plain' },
+    });
+    const got = await inPage('fetchIt', '/echo?c=1');
+    assert.equal(got.status, 203);
+    assert.equal(got.mock, 'changed');
+    assert.equal(got.type, 'text/plain');
+    const seen = JSON.parse(got.text.match(/<pre id="echo">(.*)<\/pre>/s)[1].replaceAll('&quot;', '"'));
+    assert.equal(seen.headers['x-added'], 'by route');
+    assert.equal(seen.headers['accept-language'], undefined);
+  }));
+
+  it('times limits a route, delay_ms holds its answer, the newest route wins', logged(async () => {
+    await page();
+    await route({ url: '**/net/cors*', action: 'fulfill', body: 'older' });
+    const once = await route({ url: '**/net/cors*', action: 'fulfill', body: 'twice', times: 2 });
+    assert.equal((await inPage('fetchIt', '/net/cors?t=1')).text, 'twice');
+    assert.equal((await inPage('fetchIt', '/net/cors?t=2')).text, 'twice');
+    assert.equal((await inPage('fetchIt', '/net/cors?t=3')).text, 'older', 'spent: the older route answers');
+    const listed = (await call('network_routes')).routes.find((r) => r.id === once.id);
+    assert.deepEqual([listed.matched, listed.spent], [2, true]);
+
+    await route({ url: '**/slowed', action: 'fulfill', body: 'late', delay_ms: 400 });
+    const slowed = await inPage('fetchIt', '/slowed');
+    assert.equal(slowed.text, 'late');
+    assert.ok(slowed.ms >= 380, `answered after ${slowed.ms} ms`);
+  }));
+
+  it('unroute takes routes away; bad routes are refused with a reason', logged(async () => {
+    await page();
+    const r = await route({ url: '**/net/cors*', action: 'fulfill', body: 'mocked' });
+    assert.equal((await inPage('fetchIt', '/net/cors?u=1')).text, 'mocked');
+    assert.deepEqual(await call('network_unroute', { id: r.id }), { removed: 1 });
+    assert.match((await inPage('fetchIt', '/net/cors?u=2')).text, /the server's bytes/);
+    await callError(mcp, 'network_unroute', { id: r.id }, 'INVALID_PARAMS');
+    await callError(mcp, 'network_unroute', {}, 'INVALID_PARAMS');
+    await callError(mcp, 'network_route', { url: '**', action: 'abort', body: 'x' }, 'INVALID_PARAMS');
+    await callError(mcp, 'network_route', { url: '**', action: 'fulfill', body: 'x', json: {} }, 'INVALID_PARAMS');
+    await callError(mcp, 'network_route', { url: '**', action: 'fulfill', headers: { 'Content-Length': '3' } }, 'INVALID_PARAMS');
+    await callError(mcp, 'network_route', { url: '**', action: 'fulfill', status: 99 }, 'INVALID_PARAMS');
+    await callError(mcp, 'network_route', { url: '**', action: 'fulfill', body_file: '/etc/passwd' }, 'INVALID_PARAMS');
+    await callError(mcp, 'network_route', { url: '**', action: 'abort', delay_ms: 600_000 }, 'INVALID_PARAMS');
+    await callError(mcp, 'network_route', { url: '**', action: 'bounce' }, 'INVALID_PARAMS');
+    assert.deepEqual((await call('network_routes')).routes, []);
+  }));
+
+  it('routes belong to their context and end with it', logged(async () => {
+    const other = await connectMcp(suite.session.browser, { name: 'other-agent' });
+    try {
+      await callJson(other, 'context_new', { name: 'routed' });
+      await callJson(other, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(other, 'open', { url: suite.fixtures.url('/routes.html') });
+      await callJson(other, 'network_route', { url: '**/net/cors*', action: 'fulfill', body: 'theirs' });
+      const theirs = await callJson(other, 'eval', { script: "fetchIt('/net/cors?c=1')" });
+      assert.equal(theirs.value.text, 'theirs');
+      await page();
+      assert.match((await inPage('fetchIt', '/net/cors?c=2')).text, /the server's bytes/, 'not in the person\'s context');
+      assert.deepEqual((await call('network_routes')).routes, []);
+      assert.equal((await call('network_routes', { context: 'routed' })).routes.length, 1);
+      await callJson(other, 'context_close', { context: 'routed' });
+      await callError(mcp, 'network_routes', { context: 'routed' }, 'NO_CONTEXT');
+    } finally {
+      await other.close().catch(() => {});
+    }
+  }));
+
+  it('the proxy serves no one without the engine\'s credential, and a page cannot reach it', logged(async () => {
+    await page();
+    await route({ url: '**/never', action: 'abort' });
+    const line = await waitFor(() => suite.session.browser.stderr().match(/routing proxy listening own=127\.0\.0\.1:(\d+)/), 'the proxy to listen');
+    const port = Number(line[1]);
+    const ask = (auth) => new Promise((resolve, reject) => {
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.write(`GET ${suite.fixtures.url('/net/cors')} HTTP/1.1\r\nHost: 127.0.0.1\r\n${auth}Connection: close\r\n\r\n`);
+      });
+      let text = '';
+      socket.on('data', (d) => { text += d; });
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+    });
+    assert.match(await ask(''), /^HTTP\/1\.1 407/);
+    const guess = Buffer.from('context-0:guess').toString('base64');
+    assert.match(await ask(`Proxy-Authorization: Basic ${guess}\r\n`), /^HTTP\/1\.1 407/);
+    const got = await inPage('fetchIt', `http://127.0.0.1:${port}/`);
+    assert.ok(got.error || got.status === 407, `the page got ${JSON.stringify(got)}`);
+    assert.doesNotMatch(JSON.stringify(got), /context-|routes/);
+  }));
+});
