@@ -106,6 +106,8 @@ setup_install_missing() {
 		command -v xdotool >/dev/null 2>&1 || SETUP_MISSING+=(xdotool)
 		# Another program's copy, for the clipboard tests (what the person copies).
 		command -v xclip >/dev/null 2>&1 || SETUP_MISSING+=(xclip)
+		# A test CA and its sites' certificates, for the https routes tests.
+		command -v openssl >/dev/null 2>&1 || SETUP_MISSING+=(openssl)
 		# A PDF reader to check the PDFs the browser prints.
 		command -v pdftotext >/dev/null 2>&1 || SETUP_MISSING+=(poppler-utils)
 		# Closing the window as a window manager would (tests/support/close_window.py),

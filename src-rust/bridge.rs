@@ -309,6 +309,13 @@ pub enum Command {
         context: ContextId,
         access: crate::routes::ProxyAccess,
     },
+    /// Has a context's engine accept the routing proxy's certificate (PEM)
+    /// for one site (host).
+    TrustSite {
+        context: ContextId,
+        host: String,
+        pem: String,
+    },
     BringToFront {
         tab: TabId,
     },
@@ -618,6 +625,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::NewContext { .. } => "opening a context",
         Command::CloseContext { .. } => "closing the context",
         Command::RouteContext { .. } => "routing the context's requests",
+        Command::TrustSite { .. } => "accepting a routed site's certificate",
         Command::NewTab { .. } => "opening a tab",
         Command::BringToFront { .. } => "switching tabs",
         Command::CloseTab { .. } => "closing the tab",

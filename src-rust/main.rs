@@ -4,7 +4,7 @@
 
 use anyhow::Context;
 use clap::Parser;
-use sovereign_browser::bridge::BrowserHandle;
+use sovereign_browser::bridge::{BrowserHandle, Command};
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
 use sovereign_browser::files_dir::FilesDir;
@@ -186,6 +186,19 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         }),
         published,
     );
+    // The routing proxy has a context's engine accept its sites' certificates.
+    let trusting = handle.clone();
+    routing.set_trust_site(Box::new(move |context, host, pem| {
+        let handle = trusting.clone();
+        Box::pin(async move {
+            let command = Command::TrustSite { context, host, pem };
+            handle
+                .call_value(command)
+                .await
+                .map(|_| ())
+                .map_err(|e| e.message)
+        })
+    }));
     let remembered = RememberedStore::new(profile.remembered_path());
     let app = App::new(
         handle,

@@ -2,7 +2,7 @@
 // page sees what the route said as if the server had said it, for every
 // kind of request, in a frame of another origin too, with CORS decided on
 // the route's headers. Asserted from the page's side and in the log.
-import { describe, it, beforeEach, after } from 'node:test';
+import { describe, it, before, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -10,19 +10,34 @@ import os from 'node:os';
 import path from 'node:path';
 import { loggedInSuite } from './support/session.mjs';
 import { callError, callJson, connectMcp, TEST_NSEC } from './support/mcp.mjs';
-import { PIXEL_PNG } from './support/fixture-server.mjs';
+import { PIXEL_PNG, startFixtureServer } from './support/fixture-server.mjs';
+import { makeTestCa } from './support/test-ca.mjs';
 import { waitFor } from './support/wait.mjs';
 
 describe('network routes', { timeout: 240_000 }, () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-'));
-  const suite = loggedInSuite({ args: ['--files-dir', dir] });
+  const certs = mkdtempSync(path.join(os.tmpdir(), 'sovereign-ca-'));
+  const ca = makeTestCa(certs);
+  // The proxy verifies sites against these roots: the test CA alone.
+  const suite = loggedInSuite({ args: ['--files-dir', dir], env: { SSL_CERT_FILE: ca.caFile } });
   const { call, logged } = suite;
   let mcp;
+  let secure;
+  let untrusted;
+  before(async () => {
+    secure = await startFixtureServer({ tls: ca.site });
+    untrusted = await startFixtureServer({ tls: ca.untrusted });
+  });
   beforeEach(async () => {
     mcp = suite.mcp;
     await call('network_unroute', { all: true });
   });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  after(async () => {
+    await secure?.close();
+    await untrusted?.close();
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(certs, { recursive: true, force: true });
+  });
 
   const page = () => call('open', { url: suite.fixtures.url('/routes.html') });
   /** Runs one of the page's own helpers (routes.html) and gives its answer. */
@@ -178,6 +193,31 @@ describe('network routes', { timeout: 240_000 }, () => {
     } finally {
       await other.close().catch(() => {});
     }
+  }));
+
+  it('https: pages, fetch and frames of other origins are routed; sites a route does not answer are still verified', { timeout: 60_000 }, logged(async () => {
+    await route({ url: '**/never-matches', action: 'abort' });
+    const opened = await call('open', { url: secure.url('/routes.html') });
+    assert.equal(opened.title, 'Routes', 'a page of a site the roots verify passes through');
+
+    const api = await route({ url: `${secure.origin}/api/items`, action: 'fulfill', json: { tls: true } });
+    await route({ url: `${secure.origin}/blocked*`, action: 'abort' });
+    await route({ url: '**/echo*', action: 'continue', request_headers: { 'X-Added': 'over tls' }, headers: { 'X-Mock': 'tls' } });
+    const got = await inPage('fetchIt', '/api/items');
+    assert.deepEqual([got.status, got.text], [200, '{"tls":true}']);
+    assert.match((await inPage('fetchIt', '/blocked?x=1')).error, /TypeError/);
+    const echoed = await inPage('fetchIt', '/echo?tls=1');
+    assert.equal(echoed.mock, 'tls');
+    assert.match(echoed.text, /x-added&quot;:&quot;over tls/);
+    const [entry] = await logged_(/\/api\/items$/);
+    assert.equal(entry.routed, api.id);
+
+    const other = secure.origin.replace('127.0.0.1', 'localhost');
+    await route({ url: `${other}/framed.html`, action: 'fulfill', body: "<!doctype html><title>S</title><script>parent.postMessage(location.origin, '*')</script>", headers: { 'Content-Type': 'text/html' } });
+    assert.deepEqual(await inPage('frameIt', `${other}/framed.html`), { said: other, origin: other });
+
+    // A site whose certificate the roots do not verify is refused, as the engine would.
+    await callError(mcp, 'open', { url: untrusted.url('/routes.html') }, 'NAVIGATION_FAILED');
   }));
 
   it('the proxy serves no one without the engine\'s credential, and a page cannot reach it', logged(async () => {

@@ -64,6 +64,10 @@ pub(super) fn execute(
             let result = browser.borrow_mut().close_context(context);
             let _ = reply.send(value(result));
         }
+        Command::TrustSite { context, host, pem } => {
+            let result = browser.borrow().trust_site(context, &host, &pem);
+            let _ = reply.send(value(result));
+        }
         Command::RouteContext { context, access } => {
             let result = browser.borrow().route_context(context, access);
             let _ = reply.send(value(result));

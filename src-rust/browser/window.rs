@@ -642,6 +642,29 @@ impl Browser {
         ctx.settings.route_through(&views, access)
     }
 
+    /// Has `context`'s engine accept the routing proxy's certificate for
+    /// `host` (that site only, in that context only).
+    pub(super) fn trust_site(
+        &self,
+        context: ContextId,
+        host: &str,
+        pem: &str,
+    ) -> Result<Value, ToolError> {
+        let view = self
+            .tabs
+            .iter()
+            .find(|t| t.context == context)
+            .map(|t| t.webkit.clone())
+            .ok_or_else(|| no_context(context))?;
+        let session = view
+            .context()
+            .ok_or_else(|| ToolError::internal("the tab has no web context"))?;
+        let certificate = gio::TlsCertificate::from_pem(pem)
+            .map_err(|e| ToolError::internal(format!("the site's certificate: {e}")))?;
+        session.allow_tls_certificate_for_host(&certificate, host);
+        Ok(json!({"host": host}))
+    }
+
     pub(super) fn change_setting(
         &self,
         id: TabId,

@@ -11,17 +11,20 @@
 //! server would, for every request type, with the page's CORS rules
 //! deciding on the route's headers.
 
+mod droppable;
 pub mod proxy;
 pub mod rule;
+mod tls;
 mod upstream;
 
 use crate::base::context::ContextId;
 use crate::base::error::ToolError;
+use futures_util::future::BoxFuture;
 use rule::{Action, Asked, Route, RouteSpec};
 use serde_json::Value;
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::Duration;
 use zeroize::Zeroizing;
 
@@ -31,6 +34,8 @@ pub const MAX_ROUTES: usize = 200;
 pub const MAX_BYTES: usize = 64 << 20;
 /// Routed requests remembered per context, for the network log's `routed`.
 const RECENT: usize = 1000;
+/// Sites whose acceptance is remembered, at most (past it, asked again).
+const TRUSTED_MAX: usize = 10_000;
 /// The proxy's user names: this prefix and the context's id.
 const USER_PREFIX: &str = "context-";
 
@@ -41,7 +46,16 @@ pub struct Routing {
     listening: tokio::sync::OnceCell<SocketAddr>,
     /// The engine's password for the proxy, made for this run.
     password: Zeroizing<String>,
+    /// Sites' certificates for https inside `CONNECT` (none: tunnels).
+    certificates: Result<tls::Certificates, String>,
+    /// Tells a context's engine to accept a site's certificate.
+    trust_site: OnceLock<TrustSite>,
 }
+
+/// Has a context's engine accept the proxy's certificate (PEM) for a
+/// site (host), before the engine meets it.
+pub type TrustSite =
+    Box<dyn Fn(ContextId, String, String) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
 
 #[derive(Default)]
 struct State {
@@ -49,6 +63,8 @@ struct State {
     tables: HashMap<ContextId, Table>,
     /// Contexts whose engine sends its requests through the proxy.
     engaged: HashSet<ContextId>,
+    /// Sites whose certificate a context's engine accepts.
+    trusted: HashSet<(ContextId, String)>,
 }
 
 #[derive(Default)]
@@ -98,7 +114,36 @@ impl Routing {
             state: Mutex::default(),
             listening: tokio::sync::OnceCell::new(),
             password: Zeroizing::new(crate::profile::random_hex(32)),
+            certificates: tls::Certificates::new(),
+            trust_site: OnceLock::new(),
         })
+    }
+
+    /// How the browser has a context's engine accept a site's certificate;
+    /// without it, https passes through the proxy as it is.
+    pub fn set_trust_site(&self, trust: TrustSite) {
+        let _ = self.trust_site.set(trust);
+    }
+
+    /// Whether https inside `CONNECT` is answered by the proxy.
+    fn intercepts(&self) -> bool {
+        self.certificates.is_ok() && self.trust_site.get().is_some()
+    }
+
+    /// Has `context`'s engine accept `pem` for `host`, once.
+    async fn trust(&self, context: ContextId, host: &str, pem: &str) -> Result<(), String> {
+        let key = (context, host.to_string());
+        if self.lock().trusted.contains(&key) {
+            return Ok(());
+        }
+        let trust = self.trust_site.get().ok_or("no way to reach the engine")?;
+        trust(context, host.to_string(), pem.to_string()).await?;
+        let mut state = self.lock();
+        if state.trusted.len() >= TRUSTED_MAX {
+            state.trusted.clear();
+        }
+        state.trusted.insert(key);
+        Ok(())
     }
 
     /// Starts the proxy (once) and answers where it listens.
@@ -199,6 +244,7 @@ impl Routing {
         let mut state = self.lock();
         state.tables.remove(&context);
         state.engaged.remove(&context);
+        state.trusted.retain(|(c, _)| *c != context);
     }
 
     /// Whether `context`'s engine sends its requests through the proxy.

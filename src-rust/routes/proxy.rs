@@ -1,26 +1,27 @@
 //! The routing proxy: an HTTP/1.1 proxy on loopback that the engine of a
 //! context with routes sends its requests through. It asks the engine
-//! for its per-run credential (407), tunnels `CONNECT` as it is, and
-//! answers each plain request by the context's newest route that takes
-//! it, or passes it on unchanged.
+//! for its per-run credential (407), speaks TLS as the site inside each
+//! `CONNECT` (`tls`), and answers each request by the context's newest
+//! route that takes it, or passes it on unchanged.
 
+use super::droppable::{Droppable, SendNow};
 use super::rule::{kind_of_dest, Action, Asked, Reply};
 use super::upstream::{self, Unreachable};
 use super::Routing;
+use crate::base::context::ContextId;
 use axum::body::Body;
 use axum::http::{header, HeaderName, HeaderValue, Request, Response, StatusCode};
 use base64::Engine as _;
+use futures_util::future::BoxFuture;
 use hyper::body::Incoming;
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use std::net::{Ipv4Addr, SocketAddr};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::task::{Context, Poll};
 use std::time::Duration;
-use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
@@ -56,85 +57,44 @@ async fn accept(listener: TcpListener, routing: Arc<Routing>, own: SocketAddr) {
         };
         let routing = routing.clone();
         tokio::spawn(async move {
-            let stream = Droppable::new(stream);
-            let dropped = stream.dropped.clone();
-            let service = service_fn(move |request| {
-                let (routing, dropped) = (routing.clone(), dropped.clone());
-                async move {
-                    let served = serve(routing, own, request).await;
-                    if served.is_err() {
-                        dropped.store(true, Ordering::Relaxed);
-                    }
-                    served
-                }
-            });
-            let served = http1::Builder::new()
-                .timer(TokioTimer::new())
-                .header_read_timeout(HEAD_TIMEOUT)
-                .preserve_header_case(true)
-                .serve_connection(TokioIo::new(stream), service)
-                .with_upgrades()
-                .await;
-            if let Err(error) = served {
-                tracing::debug!("routing proxy: connection ended: {error}");
-            }
+            let answer: Answer =
+                Arc::new(move |request| Box::pin(serve(routing.clone(), own, request)));
+            serve_on(Droppable::new(stream), answer).await;
             drop(slot);
         });
     }
 }
 
-/// A connection whose request may be dropped. The engine tries a request
-/// again when a connection it used before closes without an answer, so a
-/// dropped request gets an answer no one can read instead: the engine
-/// fails it as a network error, once.
-struct Droppable {
-    stream: TcpStream,
-    dropped: Arc<AtomicBool>,
-}
+/// How a connection's requests are answered.
+type Answer = Arc<
+    dyn Fn(Request<Incoming>) -> BoxFuture<'static, Result<Response<Body>, Dropped>> + Send + Sync,
+>;
 
-impl Droppable {
-    fn new(stream: TcpStream) -> Droppable {
-        Droppable {
-            stream,
-            dropped: Arc::default(),
+/// Serves one connection (plain, or TLS inside a `CONNECT`) until it ends.
+async fn serve_on<S>(stream: Droppable<S>, answer: Answer)
+where
+    S: SendNow + AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
+    let dropped = stream.flag();
+    let service = service_fn(move |request| {
+        let (answer, dropped) = (answer.clone(), dropped.clone());
+        async move {
+            let answered = answer(request).await;
+            if answered.is_err() {
+                dropped.store(true, Ordering::Relaxed);
+            }
+            answered
         }
-    }
-}
-
-impl Drop for Droppable {
-    fn drop(&mut self) {
-        if self.dropped.load(Ordering::Relaxed) {
-            // A few bytes: the socket's buffer takes them at once.
-            let _ = self.stream.try_write(b"dropped by a route\r\n\r\n");
-        }
-    }
-}
-
-impl AsyncRead for Droppable {
-    fn poll_read(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_read(cx, buf)
-    }
-}
-
-impl AsyncWrite for Droppable {
-    fn poll_write(
-        mut self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<std::io::Result<usize>> {
-        Pin::new(&mut self.stream).poll_write(cx, buf)
-    }
-
-    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_flush(cx)
-    }
-
-    fn poll_shutdown(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<std::io::Result<()>> {
-        Pin::new(&mut self.stream).poll_shutdown(cx)
+    });
+    let served = http1::Builder::new()
+        .timer(TokioTimer::new())
+        .header_read_timeout(HEAD_TIMEOUT)
+        .preserve_header_case(true)
+        .serve_connection(TokioIo::new(stream), service)
+        .with_upgrades()
+        .await;
+    if let Err(error) = served {
+        tracing::debug!("routing proxy: connection ended: {error}");
     }
 }
 
@@ -166,6 +126,9 @@ async fn serve(
         return Ok(challenge());
     };
     if request.method() == hyper::Method::CONNECT {
+        if routing.intercepts() {
+            return intercept(routing, own, context, request).await;
+        }
         return upstream::tunnel(request, own).await.map_err(Dropped::from);
     }
     if request.uri().scheme().is_none() {
@@ -174,6 +137,17 @@ async fn serve(
             "a proxy takes absolute URLs",
         ));
     }
+    answer(routing, own, context, request).await
+}
+
+/// Answers a request (its URI absolute) by the context's newest route
+/// that takes it, or from its server.
+async fn answer(
+    routing: Arc<Routing>,
+    own: SocketAddr,
+    context: ContextId,
+    request: Request<Incoming>,
+) -> Result<Response<Body>, Dropped> {
     let url = request.uri().to_string();
     let method = request.method().as_str().to_string();
     let dest = request
@@ -185,8 +159,9 @@ async fn serve(
         url: &url,
         kind: kind_of_dest(dest),
     };
+    let tls = routing.certificates.as_ref().ok();
     let Some(decision) = routing.pick(context, &asked) else {
-        return Ok(upstream::forward(request, &Default::default(), own).await?);
+        return Ok(upstream::forward(request, &Default::default(), own, tls).await?);
     };
     tracing::debug!(
         route = decision.route,
@@ -199,12 +174,69 @@ async fn serve(
     match decision.action {
         Action::Abort(_) => Err(Dropped),
         Action::Fulfill(reply) => Ok(fulfilled(reply)),
-        Action::Continue(change) => Ok(upstream::forward(request, &change, own).await?),
+        Action::Continue(change) => Ok(upstream::forward(request, &change, own, tls).await?),
     }
 }
 
+/// Answers a `CONNECT` and speaks TLS inside it as the site, with a
+/// certificate of this run that the context's engine was told to accept
+/// for this site: its requests are then answered as plain ones are.
+async fn intercept(
+    routing: Arc<Routing>,
+    own: SocketAddr,
+    context: ContextId,
+    mut request: Request<Incoming>,
+) -> Result<Response<Body>, Dropped> {
+    let authority = request.uri().authority().cloned().ok_or(Dropped)?;
+    let host = authority.host().trim_matches(['[', ']']).to_string();
+    let certificates = routing.certificates.as_ref().map_err(|_| Dropped)?;
+    let site = certificates.site(&host).map_err(|error| {
+        tracing::warn!("routing proxy: no certificate for a site: {error}");
+        Dropped
+    })?;
+    routing
+        .trust(context, &host, &site.pem)
+        .await
+        .map_err(|error| {
+            tracing::warn!("routing proxy: the engine did not take a site's certificate: {error}");
+            Dropped
+        })?;
+    // The URL as the engine writes it: no port when it is https's own.
+    let origin = match authority.port_u16() {
+        Some(443) | None => format!("https://{}", authority.host()),
+        Some(_) => format!("https://{authority}"),
+    };
+    let on_upgrade = hyper::upgrade::on(&mut request);
+    tokio::spawn(async move {
+        let Ok(upgraded) = on_upgrade.await else {
+            return;
+        };
+        let Ok(parts) = upgraded.downcast::<TokioIo<Droppable<TcpStream>>>() else {
+            return;
+        };
+        // The engine waits for the answer before its TLS hello.
+        if !parts.read_buf.is_empty() {
+            return;
+        }
+        let acceptor = tokio_rustls::TlsAcceptor::from(site.server.clone());
+        let Ok(tls) = acceptor.accept(parts.io.into_inner()).await else {
+            return;
+        };
+        let answer: Answer = Arc::new(move |mut request| {
+            let (routing, origin) = (routing.clone(), origin.clone());
+            Box::pin(async move {
+                let path = request.uri().path_and_query().map_or("/", |p| p.as_str());
+                *request.uri_mut() = format!("{origin}{path}").parse().map_err(|_| Dropped)?;
+                answer(routing, own, context, request).await
+            })
+        });
+        serve_on(Droppable::new(tls), answer).await;
+    });
+    Ok(Response::new(Body::empty()))
+}
+
 /// The context whose credential the request carries, if any.
-fn authorized(routing: &Routing, request: &Request<Incoming>) -> Option<u64> {
+fn authorized(routing: &Routing, request: &Request<Incoming>) -> Option<ContextId> {
     let value = request.headers().get(header::PROXY_AUTHORIZATION)?;
     let encoded = value.to_str().ok()?.strip_prefix("Basic ")?;
     let decoded = base64::engine::general_purpose::STANDARD

@@ -4,12 +4,15 @@
 //! WebSocket's upgrade both ways.
 
 use super::rule::{Change, HeaderChanges};
+use super::tls::Certificates;
 use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, Request, Response, StatusCode};
 use hyper::body::Incoming;
 use hyper_util::rt::TokioIo;
+use rustls_pki_types::ServerName;
 use std::net::SocketAddr;
 use std::time::Duration;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 
 /// How long reaching a server may take.
@@ -25,14 +28,18 @@ pub async fn forward(
     mut request: Request<Incoming>,
     change: &Change,
     own: SocketAddr,
+    tls: Option<&Certificates>,
 ) -> Result<Response<Body>, Unreachable> {
     let uri = request.uri().clone();
     let host = uri.host().ok_or(Unreachable)?.trim_matches(['[', ']']);
-    let port = uri.port_u16().unwrap_or(80);
-    if uri.scheme_str() != Some("http") {
-        return Err(Unreachable);
-    }
-    let stream = connect(host, port, own).await?;
+    let stream: Box<dyn Io> = match (uri.scheme_str(), tls) {
+        (Some("http"), _) => Box::new(connect(host, uri.port_u16().unwrap_or(80), own).await?),
+        (Some("https"), Some(certificates)) => {
+            let tcp = connect(host, uri.port_u16().unwrap_or(443), own).await?;
+            Box::new(verified(certificates, host, tcp).await?)
+        }
+        _ => return Err(Unreachable),
+    };
     let upgrading = request.headers().contains_key(header::UPGRADE);
     strip_hop_by_hop(request.headers_mut(), upgrading);
     apply(request.headers_mut(), &change.request_headers);
@@ -97,6 +104,32 @@ async fn splice(engine: hyper::upgrade::OnUpgrade, server: hyper::upgrade::OnUpg
     };
     let (mut engine, mut server) = (TokioIo::new(engine), TokioIo::new(server));
     let _ = tokio::io::copy_bidirectional(&mut engine, &mut server).await;
+}
+
+/// A connection to a server, plain or TLS.
+trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
+
+/// TLS to `host` over `tcp`, its certificate verified against the roots.
+async fn verified(
+    certificates: &Certificates,
+    host: &str,
+    tcp: TcpStream,
+) -> Result<tokio_rustls::client::TlsStream<TcpStream>, Unreachable> {
+    let config = certificates.client().map_err(|error| {
+        tracing::warn!("routing proxy: {error}");
+        Unreachable
+    })?;
+    let name = ServerName::try_from(host.to_string()).map_err(|_| Unreachable)?;
+    let connecting = tokio_rustls::TlsConnector::from(config).connect(name, tcp);
+    match tokio::time::timeout(CONNECT_TIMEOUT, connecting).await {
+        Ok(Ok(stream)) => Ok(stream),
+        Ok(Err(error)) => {
+            tracing::info!(host, "routing proxy: TLS to a site failed: {error}");
+            Err(Unreachable)
+        }
+        Err(_) => Err(Unreachable),
+    }
 }
 
 /// A connection to `host:port`, never to the proxy itself.

@@ -1,6 +1,7 @@
 // A small HTTP server for test pages: static files from tests/fixtures/
 // (or another folder) plus a few dynamic routes the tests need.
 import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -275,23 +276,26 @@ export async function closedPort() {
 
 /**
  * Start the server on 127.0.0.1, port chosen by the system.
- * Returns { origin, url(path), close() }. `root`: a folder, or folders tried in order.
+ * Returns { origin, url(path), close() }. `root`: a folder, or folders tried in order;
+ * `tls`: { key, cert } in PEM to serve https.
  */
-export async function startFixtureServer({ root = FIXTURES, host = '127.0.0.1' } = {}) {
+export async function startFixtureServer({ root = FIXTURES, host = '127.0.0.1', tls = null } = {}) {
   const holds = new Map();
   const submitted = [];
   const served = new Map();
-  const server = http.createServer((req, res) => {
+  const answer = (req, res) => {
     handle(root, holds, submitted, served, req, res).catch((err) => {
       if (!res.headersSent) send(res, 500, TYPES['.txt'], String(err) + '\n');
       else res.destroy();
     });
-  });
+  };
+  // tls: { key, cert } (PEM) serves https.
+  const server = tls ? https.createServer(tls, answer) : http.createServer(answer);
   await new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, host, resolve);
   });
-  const origin = `http://${host}:${server.address().port}`;
+  const origin = `${tls ? 'https' : 'http'}://${host}:${server.address().port}`;
   return {
     origin,
     url: (p = '/') => origin + (p.startsWith('/') ? p : '/' + p),

@@ -1,0 +1,115 @@
+//! TLS for https through the routing proxy. Toward the engine: a
+//! certificate per site, made for this run and accepted by that context's
+//! engine for that site alone (never a CA anything else trusts). Toward
+//! the site: TLS verified against the system's roots (`SSL_CERT_FILE`
+//! names other roots), as the engine would verify it.
+
+use rustls_pki_types::pem::PemObject as _;
+use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+use tokio_rustls::rustls::{self, ClientConfig, RootCertStore, ServerConfig};
+
+/// Sites' certificates kept at most; past it they are made again.
+const KEPT: usize = 1000;
+/// Where Debian and Ubuntu keep the system's roots.
+const SYSTEM_ROOTS: &str = "/etc/ssl/certs/ca-certificates.crt";
+
+/// A site's certificate: what the proxy serves, and what the engine is
+/// told to accept.
+pub struct SiteCertificate {
+    pub server: Arc<ServerConfig>,
+    pub pem: String,
+}
+
+pub struct Certificates {
+    key: rcgen::KeyPair,
+    made: Mutex<HashMap<String, Arc<SiteCertificate>>>,
+    client: OnceLock<Result<Arc<ClientConfig>, String>>,
+}
+
+fn provider() -> Arc<rustls::crypto::CryptoProvider> {
+    Arc::new(rustls::crypto::ring::default_provider())
+}
+
+impl Certificates {
+    pub fn new() -> Result<Certificates, String> {
+        let key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
+        Ok(Certificates {
+            key,
+            made: Mutex::default(),
+            client: OnceLock::new(),
+        })
+    }
+
+    /// The certificate for `host`, made the first time.
+    pub fn site(&self, host: &str) -> Result<Arc<SiteCertificate>, String> {
+        let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(site) = made.get(host) {
+            return Ok(site.clone());
+        }
+        let mut params =
+            rcgen::CertificateParams::new(vec![host.to_string()]).map_err(|e| e.to_string())?;
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, host);
+        let cert = params.self_signed(&self.key).map_err(|e| e.to_string())?;
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.serialize_der()));
+        let mut server = ServerConfig::builder_with_provider(provider())
+            .with_safe_default_protocol_versions()
+            .map_err(|e| e.to_string())?
+            .with_no_client_auth()
+            .with_single_cert(vec![cert.der().clone()], key)
+            .map_err(|e| e.to_string())?;
+        server.alpn_protocols = vec![b"http/1.1".to_vec()];
+        let site = Arc::new(SiteCertificate {
+            server: Arc::new(server),
+            pem: cert.pem(),
+        });
+        if made.len() >= KEPT {
+            made.clear();
+        }
+        made.insert(host.to_string(), site.clone());
+        Ok(site)
+    }
+
+    /// How the proxy talks TLS to sites (the roots read once).
+    pub fn client(&self) -> Result<Arc<ClientConfig>, String> {
+        self.client.get_or_init(client_config).clone()
+    }
+}
+
+fn client_config() -> Result<Arc<ClientConfig>, String> {
+    let file = std::env::var("SSL_CERT_FILE").unwrap_or_else(|_| SYSTEM_ROOTS.to_string());
+    let mut roots = RootCertStore::empty();
+    let certs = CertificateDer::pem_file_iter(&file)
+        .map_err(|e| format!("cannot read the TLS roots in {file}: {e}"))?;
+    for cert in certs.flatten() {
+        let _ = roots.add(cert);
+    }
+    if roots.is_empty() {
+        return Err(format!("no TLS roots in {file}"));
+    }
+    let mut config = ClientConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_site_gets_one_certificate_naming_it() {
+        let certificates = Certificates::new().unwrap();
+        let a = certificates.site("a.test").unwrap();
+        assert!(a.pem.starts_with("-----BEGIN CERTIFICATE-----"));
+        assert!(Arc::ptr_eq(&a, &certificates.site("a.test").unwrap()));
+        let ip = certificates.site("127.0.0.1").unwrap();
+        assert_ne!(a.pem, ip.pem);
+    }
+}
