@@ -41,7 +41,7 @@ const PLAN = [
   'upload', 'pdf', 'screenshot_annotated',
 ];
 // Tools added to the plan since: the network and its routes, handing over to the person, contexts.
-const ADDED = ['network_requests', 'network_request', 'network_route', 'network_unroute', 'network_routes', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
+const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -613,10 +613,22 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal(got.value, 'routed');
     }),
     extra(fails('network_route', { url: '**', action: 'abort', status: 200 }, 'INVALID_PARAMS', /status: only fulfill or continue/)),
-    ok('network_routes', {}, (r) => {
-      assert.deepEqual(r.routes.map((x) => [x.url, x.matched]), [['**/routed-by-catalogue', 1]]);
+    ok('network_route_har', () => {
+      const file = path.join(files, 'catalogue.har');
+      writeFileSync(file, JSON.stringify({ log: { version: '1.2', entries: [{
+        request: { method: 'GET', url: url('/from-har.txt') },
+        response: { status: 200, headers: [], content: { mimeType: 'text/plain', text: 'from the HAR' } },
+      }] } }));
+      return { path: file, url: '**/from-har.txt' };
+    }, async (r) => {
+      assert.deepEqual([r.route.action, r.route.entries], ['har', 1]);
+      const got = await call('eval', { script: "fetch('/from-har.txt').then((r) => r.text())" });
+      assert.equal(got.value, 'from the HAR');
     }),
-    ok('network_unroute', { all: true }, (r) => assert.deepEqual(r, { removed: 1 })),
+    ok('network_routes', {}, (r) => {
+      assert.deepEqual(r.routes.map((x) => [x.url, x.matched]), [['**/routed-by-catalogue', 1], ['**/from-har.txt', 1]]);
+    }),
+    ok('network_unroute', { all: true }, (r) => assert.deepEqual(r, { removed: 2 })),
 
     // Handing over to the person: nobody answers this one, so it times out.
     ok('ask_person', { message: 'Nobody is here to answer this', timeout: 1000 }, (r) => {

@@ -218,6 +218,7 @@ describe('network', { timeout: 180_000 }, () => {
       assert.deepEqual(json.request.queryString, [{ name: 'via', value: 'fetch' }]);
       assert.ok(json.response.headers.some((h) => h.name.toLowerCase() === 'x-fixture' && h.value === 'json'));
       assert.equal(json._resourceType, 'fetch');
+      assert.equal(json.response.content.text, JSON.stringify({ hello: 'network', query: '?via=fetch' }), 'the body, for replaying it');
       assert.ok(har.log.entries.every((e) => har.log.pages.some((p) => p.id === e.pageref)));
       assert.ok(har.log.pages.some((p) => p.title === 'Network'), JSON.stringify(har.log.pages));
       // Only in the files folder; and only the person's.

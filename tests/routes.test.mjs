@@ -12,6 +12,7 @@ import { loggedInSuite } from './support/session.mjs';
 import { callError, callJson, connectMcp, TEST_NSEC } from './support/mcp.mjs';
 import { PIXEL_PNG, startFixtureServer } from './support/fixture-server.mjs';
 import { makeTestCa } from './support/test-ca.mjs';
+import { connectPanel } from './support/agent.mjs';
 import { waitFor } from './support/wait.mjs';
 
 describe('network routes', { timeout: 240_000 }, () => {
@@ -218,6 +219,77 @@ describe('network routes', { timeout: 240_000 }, () => {
 
     // A site whose certificate the roots do not verify is refused, as the engine would.
     await callError(mcp, 'open', { url: untrusted.url('/routes.html') }, 'NAVIGATION_FAILED');
+  }));
+
+  it('a HAR written as Chromium writes it answers a whole site offline, https too', { timeout: 60_000 }, logged(async () => {
+    const site = 'https://shop.invalid';
+    const entry = (url, status, mimeType, text, extra = {}) => ({
+      startedDateTime: '2026-12-01T10:00:00.000Z', time: 12,
+      request: { method: 'GET', url, httpVersion: 'http/2.0', headers: [{ name: ':authority', value: 'shop.invalid' }], queryString: [], cookies: [], headersSize: -1, bodySize: 0 },
+      response: {
+        status, statusText: '', httpVersion: 'http/2.0', cookies: [], redirectURL: '', headersSize: -1, bodySize: -1, _transferSize: 100,
+        headers: [{ name: ':status', value: String(status) }, { name: 'content-encoding', value: 'br' }, { name: 'content-length', value: '7' }, { name: 'content-type', value: mimeType }],
+        content: { size: text.length, mimeType, text, ...extra },
+      },
+      cache: {}, timings: { blocked: -1, dns: -1, ssl: -1, connect: -1, send: 0, wait: 10, receive: 2 }, _resourceType: 'document',
+    });
+    const har = { log: { version: '1.2', creator: { name: 'WebInspector', version: '537.36' }, pages: [], entries: [
+      entry(`${site}/`, 200, 'text/html', '<!doctype html><title>Shop from HAR</title><h1 id="h">Recorded shop</h1><script src="/app.js"></script>'),
+      entry(`${site}/app.js`, 200, 'application/javascript', Buffer.from('window.appRan = "yes";').toString('base64'), { encoding: 'base64' }),
+      entry(`${site}/api/data`, 200, 'application/json', '{"items":[1,2,3]}'),
+      entry(`${site}/gone`, 0, 'x-unknown', ''),
+    ] } };
+    const file = path.join(dir, 'shop.har');
+    writeFileSync(file, JSON.stringify(har));
+    const replay = await route({ url: `${site}/**`, action: 'fulfill', body: 'never' }).then(() => call('network_route_har', { path: file }));
+    assert.deepEqual([replay.route.action, replay.route.entries, replay.route.not_found], ['har', 3, 'abort']);
+    const opened = await call('open', { url: `${site}/` });
+    assert.equal(opened.title, 'Shop from HAR');
+    assert.equal((await call('eval', { script: 'window.appRan' })).value, 'yes');
+    // The recorded page has none of routes.html's helpers: fetch as it is.
+    const fetched = async (url) => (await call('eval', {
+      script: `fetch(${JSON.stringify(url)}).then(async (r) => ({ status: r.status, type: r.headers.get('content-type'), text: await r.text() }), (e) => ({ error: String(e) }))`,
+    })).value;
+    const data = await fetched('/api/data');
+    assert.deepEqual([data.status, data.type, data.text], [200, 'application/json', '{"items":[1,2,3]}']);
+    assert.match((await fetched('/not-recorded')).error, /TypeError/, 'not in the file: aborted');
+    assert.match((await fetched('/gone')).error, /TypeError/, 'recorded without a response: aborted');
+
+    // not_found pass: an older route (or the network) answers what the file lacks.
+    await call('network_unroute', { id: replay.route.id });
+    await call('network_route_har', { path: file, not_found: 'pass' });
+    assert.equal((await fetched('/not-recorded')).text, 'never');
+    await callError(mcp, 'network_route_har', { path: '/etc/hostname' }, 'INVALID_PARAMS');
+    writeFileSync(path.join(dir, 'broken.har'), '{"log": {}}');
+    assert.match(await callError(mcp, 'network_route_har', { path: path.join(dir, 'broken.har') }, 'INVALID_PARAMS'), /not a HAR/);
+  }));
+
+  it('a HAR this browser exported replays its pages when the server is gone', { timeout: 60_000 }, logged(async () => {
+    const gone = await startFixtureServer();
+    let closed = false;
+    try {
+      await call('open', { url: gone.url('/routes.html') });
+      assert.match((await inPage('fetchIt', '/net/cors?h=1')).text, /the server's bytes/);
+      await logged_(/\/net\/cors\?h=1$/);
+      const panel = await connectPanel(suite.session.browser);
+      let saved;
+      try {
+        const tab = (await call('tab_list')).tabs.find((t) => t.front).id;
+        ({ result: saved } = await panel.call('network_har', { tab }));
+      } finally {
+        panel.close();
+      }
+      await gone.close();
+      closed = true;
+      await call('network_route_har', { path: saved.path });
+      const opened = await call('open', { url: gone.url('/routes.html') });
+      assert.equal(opened.title, 'Routes', 'the page came from the file');
+      const got = await inPage('fetchIt', '/net/cors?h=1');
+      assert.equal(got.status, 200);
+      assert.match(got.text, /the server's bytes/);
+    } finally {
+      if (!closed) await gone.close();
+    }
   }));
 
   it('the proxy serves no one without the engine\'s credential, and a page cannot reach it', logged(async () => {

@@ -59,6 +59,8 @@ fn entry(entry: &Entry) -> Value {
         "cache": {},
         "timings": {"send": 0, "wait": entry.ms.unwrap_or(0.0).max(0.0), "receive": 0},
         "_resourceType": entry.kind,
+        // The log's own id, for reading the body back.
+        "_id": entry.id,
     });
     if let Some(failure) = &entry.failure {
         out["_failure"] = failure.clone().into();

@@ -12,6 +12,7 @@
 //! deciding on the route's headers.
 
 mod droppable;
+pub mod har;
 pub mod proxy;
 pub mod rule;
 mod tls;
@@ -104,8 +105,26 @@ impl std::fmt::Debug for ProxyAccess {
 /// What the proxy does with a request a route took.
 pub struct Decision {
     pub route: u64,
-    pub action: Action,
+    pub action: Outcome,
     pub delay: Duration,
+}
+
+/// A route's answer to one request.
+pub enum Outcome {
+    /// Fail it as a network error.
+    Abort,
+    Fulfill(rule::Reply),
+    Continue(rule::Change),
+}
+
+impl Outcome {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Outcome::Abort => "abort",
+            Outcome::Fulfill(_) => "fulfill",
+            Outcome::Continue(_) => "continue",
+        }
+    }
 }
 
 impl Routing {
@@ -281,13 +300,28 @@ impl Routing {
     fn pick(&self, context: ContextId, asked: &Asked) -> Option<Decision> {
         let mut state = self.lock();
         let table = state.tables.get_mut(&context)?;
-        let route = table.routes.iter_mut().rev().find(|r| r.takes(asked))?;
-        route.matched += 1;
-        let decision = Decision {
-            route: route.id,
-            action: route.spec.action.clone(),
-            delay: route.spec.delay,
-        };
+        let decision = table.routes.iter_mut().rev().find_map(|route| {
+            if !route.takes(asked) {
+                return None;
+            }
+            let action = match &route.spec.action {
+                Action::Abort(_) => Outcome::Abort,
+                Action::Fulfill(reply) => Outcome::Fulfill(reply.clone()),
+                Action::Continue(change) => Outcome::Continue(change.clone()),
+                Action::Har(replay) => match replay.archive.find(asked.method, asked.url) {
+                    Some(reply) => Outcome::Fulfill(reply.clone()),
+                    // Not in the file: an older route, or the network.
+                    None if replay.pass_unknown => return None,
+                    None => Outcome::Abort,
+                },
+            };
+            route.matched += 1;
+            Some(Decision {
+                route: route.id,
+                action,
+                delay: route.spec.delay,
+            })
+        })?;
         if table.recent.len() >= RECENT {
             table.recent.pop_front();
         }

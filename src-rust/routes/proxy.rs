@@ -5,9 +5,9 @@
 //! route that takes it, or passes it on unchanged.
 
 use super::droppable::{Droppable, SendNow};
-use super::rule::{kind_of_dest, Action, Asked, Reply};
+use super::rule::{kind_of_dest, Asked, Reply};
 use super::upstream::{self, Unreachable};
-use super::Routing;
+use super::{Outcome, Routing};
 use crate::base::context::ContextId;
 use axum::body::Body;
 use axum::http::{header, HeaderName, HeaderValue, Request, Response, StatusCode};
@@ -172,9 +172,9 @@ async fn answer(
         tokio::time::sleep(decision.delay).await;
     }
     match decision.action {
-        Action::Abort(_) => Err(Dropped),
-        Action::Fulfill(reply) => Ok(fulfilled(reply)),
-        Action::Continue(change) => Ok(upstream::forward(request, &change, own, tls).await?),
+        Outcome::Abort => Err(Dropped),
+        Outcome::Fulfill(reply) => Ok(fulfilled(reply)),
+        Outcome::Continue(change) => Ok(upstream::forward(request, &change, own, tls).await?),
     }
 }
 

@@ -2,9 +2,11 @@
 //! type) and what it does with them (abort, fulfill, continue changed),
 //! after a delay, a number of times.
 
+use super::har::Archive;
 use crate::base::url_pattern::UrlPattern;
 use bytes::Bytes;
 use serde_json::{json, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Why an aborted request failed, as the log and the route list say it.
@@ -46,11 +48,22 @@ pub struct Change {
     pub response_headers: HeaderChanges,
 }
 
+/// Answers from a HAR file.
+#[derive(Debug, Clone)]
+pub struct Replay {
+    pub archive: Arc<Archive>,
+    /// The file, as given.
+    pub path: String,
+    /// A request the file does not hold goes to the network (else it fails).
+    pub pass_unknown: bool,
+}
+
 #[derive(Debug, Clone)]
 pub enum Action {
     Abort(AbortReason),
     Fulfill(Reply),
     Continue(Change),
+    Har(Replay),
 }
 
 impl Action {
@@ -59,6 +72,7 @@ impl Action {
             Action::Abort(_) => "abort",
             Action::Fulfill(_) => "fulfill",
             Action::Continue(_) => "continue",
+            Action::Har(_) => "har",
         }
     }
 
@@ -77,6 +91,7 @@ impl Action {
             Action::Continue(change) => {
                 changes(&change.request_headers) + changes(&change.response_headers)
             }
+            Action::Har(replay) => replay.archive.bytes(),
         }
     }
 }
@@ -152,6 +167,12 @@ impl Route {
                 if let Some(status) = change.status {
                     map.insert("status".into(), status.into());
                 }
+            }
+            Action::Har(replay) => {
+                map.insert("path".into(), replay.path.clone().into());
+                map.insert("entries".into(), replay.archive.len().into());
+                let not_found = if replay.pass_unknown { "pass" } else { "abort" };
+                map.insert("not_found".into(), not_found.into());
             }
         }
         if !spec.delay.is_zero() {

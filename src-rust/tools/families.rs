@@ -79,6 +79,7 @@ pub const FAMILIES: [Family; 8] = [
             "network_requests",
             "network_request",
             "network_route",
+            "network_route_har",
             "network_unroute",
             "network_routes",
             "set_offline",

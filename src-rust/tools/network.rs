@@ -8,12 +8,16 @@ use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::base::url_pattern::UrlPattern;
 use crate::bridge::{Body, Command};
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 const DEFAULT_LIMIT: usize = 50;
 const MAX_LIMIT: usize = 1000;
+/// Response bodies a HAR file holds at most, in all.
+const HAR_BODIES: usize = 64 << 20;
 /// Text of a body shown in the result unless asked for more or less.
 const DEFAULT_BODY_CHARS: usize = 20_000;
 
@@ -33,7 +37,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool(
             "network_har",
-            "This tab's requests (since its last navigation, or all kept) as a HAR 1.2 file in the files folder.",
+            "This tab's requests (since its last navigation, or all kept) as a HAR 1.2 file in the files folder, with the response bodies the browser still has.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: HarParams| async move { har(&ctx, tab, p).await },
         )
@@ -448,6 +452,10 @@ async fn har(ctx: &Ctx, tab: TabId, p: HarParams) -> ToolResult {
         .browser
         .call_value(Command::NetworkHar { tab, all })
         .await?;
+    let mut log = log;
+    if let Some(entries) = log["entries"].as_array_mut() {
+        with_bodies(ctx, tab, entries).await;
+    }
     let entries = log["entries"].as_array().map_or(0, Vec::len);
     let har = json!({"log": {
         "version": "1.2",
@@ -464,6 +472,53 @@ async fn har(ctx: &Ctx, tab: TabId, p: HarParams) -> ToolResult {
         "bytes": size,
         "dropped": log["dropped"],
     })))
+}
+
+/// Adds each response's body the browser still has to its entry
+/// (`content.text`, base64 unless text), up to `HAR_BODIES` in all, so
+/// that the file can answer the same requests again (network_route_har).
+async fn with_bodies(ctx: &Ctx, tab: TabId, entries: &mut [Value]) {
+    let mut room = HAR_BODIES;
+    for entry in entries.iter_mut() {
+        let Some(id) = entry["_id"].as_u64() else {
+            continue;
+        };
+        if entry["response"]["status"].as_u64().unwrap_or(0) == 0 {
+            continue;
+        }
+        let Ok(body) = ctx
+            .app
+            .browser
+            .call_body(Command::NetworkBody { tab, id })
+            .await
+        else {
+            continue;
+        };
+        let Some(bytes) = body.bytes.filter(|b| b.len() <= room) else {
+            continue;
+        };
+        room -= bytes.len();
+        let mime = entry["response"]["content"]["mimeType"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let content = &mut entry["response"]["content"];
+        content["size"] = bytes.len().into();
+        match String::from_utf8(bytes) {
+            Ok(text) if is_text(&mime) => content["text"] = text.into(),
+            Ok(text) => {
+                content["text"] = BASE64.encode(text.as_bytes()).into();
+                content["encoding"] = "base64".into();
+            }
+            Err(bytes) => {
+                content["text"] = BASE64.encode(bytes.as_bytes()).into();
+                content["encoding"] = "base64".into();
+            }
+        }
+        if body.truncated {
+            content["_truncated"] = true.into();
+        }
+    }
 }
 
 #[cfg(test)]

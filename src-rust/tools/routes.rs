@@ -7,17 +7,21 @@ use crate::base::context::ContextId;
 use crate::base::error::ToolError;
 use crate::base::url_pattern::UrlPattern;
 use crate::bridge::Command;
-use crate::routes::rule::{AbortReason, Action, Change, HeaderChanges, Reply, RouteSpec};
+use crate::routes::har::Archive;
+use crate::routes::rule::{AbortReason, Action, Change, HeaderChanges, Replay, Reply, RouteSpec};
 use axum::http::{HeaderName, HeaderValue, Method};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// The longest delay a route may add.
 const DELAY_MAX_MS: u64 = 60_000;
 /// The largest body a route answers with.
 const BODY_MAX: u64 = 10 << 20;
+/// The largest HAR file a route answers from.
+const HAR_MAX: u64 = 64 << 20;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -26,6 +30,12 @@ pub fn tools() -> Vec<ToolDef> {
             "Answer this context's requests matching url (and method, type) yourself: abort (a network error), fulfill (status, headers, body/json/body_file), or continue (changed request headers, response status and headers); after delay_ms, at most times. Newest route wins.",
             ACTION,
             |ctx: Ctx, p: RouteParams| async move { route(&ctx, p).await },
+        ),
+        tool(
+            "network_route_har",
+            "Answer this context's requests (those matching url) from a HAR file in the files folder, by method and URL; not_found abort (default: offline) or pass to the network.",
+            ACTION,
+            |ctx: Ctx, p: HarRouteParams| async move { route_har(&ctx, p).await },
         ),
         tool(
             "network_unroute",
@@ -107,6 +117,28 @@ pub struct RouteParams {
     context: Option<String>,
 }
 
+#[derive(Deserialize, JsonSchema, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum NotFound {
+    Abort,
+    Pass,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct HarRouteParams {
+    /// The HAR file: a path in the files folder.
+    path: String,
+    /// A request the file lacks: abort (default) or pass.
+    #[serde(default)]
+    not_found: Option<NotFound>,
+    /// Only requests matching this pattern, as wait_for_url's (default: all).
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    context: Option<String>,
+}
+
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UnrouteParams {
@@ -130,6 +162,43 @@ pub struct RoutesParams {
 async fn route(ctx: &Ctx, p: RouteParams) -> ToolResult {
     let context = ctx.context_named(p.context.as_deref())?;
     let spec = spec_of(ctx, p)?;
+    engage(ctx, context).await?;
+    let route = ctx.app.routing.add(context, spec)?;
+    Ok(ToolOutput::json(json!({"route": route})))
+}
+
+async fn route_har(ctx: &Ctx, p: HarRouteParams) -> ToolResult {
+    let context = ctx.context_named(p.context.as_deref())?;
+    let url_text = p.url.unwrap_or_else(|| "**".to_string());
+    let url = UrlPattern::parse("url", &url_text)?;
+    let file = ctx
+        .app
+        .files
+        .existing_file(&p.path)
+        .map_err(|e| ToolError::invalid_field("path", e))?;
+    let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
+    if size > HAR_MAX {
+        return Err(ToolError::invalid_field(
+            "path",
+            format!("at most {} MiB", HAR_MAX >> 20),
+        ));
+    }
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| ToolError::invalid_field("path", e.to_string()))?;
+    let archive = Archive::parse(&text).map_err(|e| ToolError::invalid_field("path", e))?;
+    let spec = RouteSpec {
+        url,
+        url_text,
+        method: None,
+        kind: None,
+        action: Action::Har(Replay {
+            archive: Arc::new(archive),
+            path: p.path,
+            pass_unknown: p.not_found == Some(NotFound::Pass),
+        }),
+        delay: Duration::ZERO,
+        times: None,
+    };
     engage(ctx, context).await?;
     let route = ctx.app.routing.add(context, spec)?;
     Ok(ToolOutput::json(json!({"route": route})))
