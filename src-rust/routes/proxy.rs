@@ -55,6 +55,9 @@ async fn accept(listener: TcpListener, routing: Arc<Routing>, own: SocketAddr) {
                 continue;
             }
         };
+        // Heads and bodies go in separate writes: Nagle would hold the
+        // second until the engine's delayed acknowledgement.
+        let _ = stream.set_nodelay(true);
         let routing = routing.clone();
         tokio::spawn(async move {
             let answer: Answer =
