@@ -82,6 +82,63 @@ describe('network routes', { timeout: 240_000 }, () => {
     assert.equal((await call('eval', { script: "document.querySelector('#m').textContent" })).value, 'made by a route');
   }));
 
+  // Each action on each kind of request, from the page and from inside a
+  // frame of another origin: what the page's own code got.
+  for (const place of ['the page', 'a frame of another origin']) {
+    it(`abort, fulfill and continue reach every kind of request from ${place}`, { timeout: 90_000 }, logged(async () => {
+      await page();
+      if (place !== 'the page') {
+        const inner = `${otherOrigin()}/routes.html`;
+        await call('eval', { script: `new Promise((done) => { const f = document.createElement('iframe'); f.id = 'inner'; f.title = 'Inner'; f.onload = () => done(true); f.src = ${JSON.stringify(inner)}; document.body.append(f); })` });
+        await call('frame_switch', { selector: '#inner' });
+        assert.equal((await call('eval', { script: 'location.origin' })).value, otherOrigin());
+      }
+      const tag = place === 'the page' ? 'p' : 'f';
+      try {
+        // fulfill
+        writeFileSync(path.join(dir, 'pixel.png'), PIXEL_PNG);
+        await route({ url: '**/matrix/data.json', action: 'fulfill', json: { made: 'by route' } });
+        await route({ url: '**/matrix/words.txt', action: 'fulfill', body: 'xhr words' });
+        await route({ url: '**/matrix/app.js', action: 'fulfill', body: 'window.routedValue = "fulfilled";', headers: { 'Content-Type': 'text/javascript' } });
+        await route({ url: '**/matrix/look.css', action: 'fulfill', body: 'h1 { color: rgb(0, 0, 255) }', headers: { 'Content-Type': 'text/css' } });
+        await route({ url: '**/matrix/pic.png', action: 'fulfill', body_file: path.join(dir, 'pixel.png') });
+        await route({ url: '**/matrix/frame.html', action: 'fulfill', body: "<!doctype html><script>parent.postMessage('fulfilled frame', '*')</script>", headers: { 'Content-Type': 'text/html' } });
+        assert.equal(JSON.parse((await inPage('fetchIt', '/matrix/data.json')).text).made, 'by route');
+        assert.equal((await inPage('xhrIt', '/matrix/words.txt')).text, 'xhr words');
+        assert.equal((await inPage('scriptIt', '/matrix/app.js')).value, 'fulfilled');
+        assert.equal((await inPage('styleIt', '/matrix/look.css')).color, 'rgb(0, 0, 255)');
+        assert.equal((await inPage('imageIt', '/matrix/pic.png')).width, 1);
+        assert.equal((await inPage('frameIt', '/matrix/frame.html')).said, 'fulfilled frame');
+        await call('network_unroute', { all: true });
+
+        // continue: the server sees the header the route added, in each kind's own way
+        await route({ url: '**/net/seen*', action: 'continue', request_headers: { 'X-Added': 'yes' }, headers: { 'X-Mock': 'continued' } });
+        const fetched = await inPage('fetchIt', `/net/seen?as=json&${tag}`);
+        assert.deepEqual([JSON.parse(fetched.text).added, fetched.mock], ['yes', 'continued']);
+        assert.equal(JSON.parse((await inPage('xhrIt', `/net/seen?as=json&x${tag}`)).text).added, 'yes');
+        assert.equal((await inPage('scriptIt', `/net/seen?as=js&${tag}`)).value, 'yes');
+        assert.equal((await inPage('styleIt', `/net/seen?as=css&${tag}`)).color, 'rgb(0, 128, 0)');
+        assert.equal((await inPage('imageIt', `/net/seen?as=png&${tag}`)).width, 1);
+        assert.equal((await inPage('frameIt', `/net/seen?as=html&${tag}`)).said, 'yes');
+        await call('network_unroute', { all: true });
+
+        // abort: each fails as a network error
+        const aborted = await route({ url: '**/matrix/**', action: 'abort' });
+        assert.match((await inPage('fetchIt', '/matrix/data.json?a')).error, /TypeError/);
+        assert.deepEqual(await inPage('xhrIt', '/matrix/words.txt?a'), { error: 'xhr failed' });
+        assert.deepEqual(await inPage('scriptIt', '/matrix/app.js?a'), { error: 'script failed' });
+        assert.deepEqual(await inPage('styleIt', '/matrix/look.css?a'), { error: 'stylesheet failed' });
+        assert.deepEqual(await inPage('imageIt', '/matrix/pic.png?a'), { error: 'image failed' });
+        // A frame whose document failed fires no load event: the log tells.
+        await call('eval', { script: "const f = document.createElement('iframe'); f.src = '/matrix/frame.html?a'; document.body.append(f); true" });
+        const [frame] = await logged_(/\/matrix\/frame\.html\?a$/);
+        assert.deepEqual([frame.type, frame.routed, Boolean(frame.failure)], ['frame', aborted.id, true]);
+      } finally {
+        if (place !== 'the page') await call('frame_main');
+      }
+    }));
+  }
+
   it('a frame of another origin gets its routed document; CORS is decided on the route\'s headers', { timeout: 60_000 }, logged(async () => {
     await page();
     const other = otherOrigin();

@@ -94,7 +94,8 @@ export function patternBytes(size) {
  * /net/json (JSON, with a custom header), /net/redirect?n=N (N hops, then
  * JSON), /net/missing (404), /net/bytes?size=N (binary, patternBytes),
  * /net/text?size=N (text), /net/pixel.png (an image), /net/echo (the
- * request's method and body, any method).
+ * request's method and body, any method), /net/seen?as=js|css|png|html|json
+ * (the request's X-Added header, as that kind of resource shows it).
  */
 async function network(u, req, res) {
   const headers = { 'Cache-Control': 'no-store' };
@@ -140,6 +141,31 @@ async function network(u, req, res) {
       for (let i = 0; i < n; i++) many[`X-Long-${i}`] = 'h'.repeat(size);
       res.writeHead(200, many);
       res.end('{}');
+      return;
+    }
+    case '/net/seen': {
+      // What the request's X-Added header said, shown as each kind of
+      // resource can show it: a script's global, a stylesheet's colour, an
+      // image that loads only with it, a frame's message, JSON.
+      const added = req.headers['x-added'] ?? null;
+      const as = u.searchParams.get('as');
+      const cors = { ...headers, 'Access-Control-Allow-Origin': '*' };
+      if (as === 'js') {
+        res.writeHead(200, { ...cors, 'Content-Type': 'text/javascript' });
+        res.end(`window.routedValue = ${JSON.stringify(added)};`);
+      } else if (as === 'css') {
+        res.writeHead(200, { ...cors, 'Content-Type': 'text/css' });
+        res.end(`h1 { color: ${added ? 'rgb(0, 128, 0)' : 'rgb(128, 0, 0)'} }`);
+      } else if (as === 'png') {
+        res.writeHead(added ? 200 : 404, { ...cors, 'Content-Type': 'image/png' });
+        res.end(added ? PIXEL_PNG : '');
+      } else if (as === 'html') {
+        res.writeHead(200, { ...headers, 'Content-Type': 'text/html' });
+        res.end(`<!doctype html><title>Seen</title><script>parent.postMessage(${JSON.stringify(added)}, '*')</script>`);
+      } else {
+        res.writeHead(200, { ...cors, 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ added }));
+      }
       return;
     }
     case '/net/pixel.png':
