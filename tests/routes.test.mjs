@@ -4,7 +4,10 @@
 // the route's headers. Asserted from the page's side and in the log.
 import { describe, it, before, beforeEach, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
+import https from 'node:https';
 import net from 'node:net';
+import { WebSocketServer } from 'ws';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -346,6 +349,29 @@ describe('network routes', { timeout: 240_000 }, () => {
       assert.match(got.text, /the server's bytes/);
     } finally {
       if (!closed) await gone.close();
+    }
+  }));
+
+  it('WebSockets pass through a routed context, ws and wss', { timeout: 60_000 }, logged(async () => {
+    const echo = async (server) => {
+      const sockets = new WebSocketServer({ server });
+      sockets.on('connection', (socket) => socket.on('message', (data) => socket.send(`echo ${data}`)));
+      await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+      return { port: server.address().port, close: () => { sockets.close(); server.closeAllConnections(); server.close(); } };
+    };
+    const plainEcho = await echo(http.createServer());
+    const secureEcho = await echo(https.createServer(ca.site));
+    try {
+      await route({ url: '**/never-matches', action: 'abort' });
+      await page();
+      const talk = (url) => call('eval', {
+        script: `new Promise((done) => { const ws = new WebSocket(${JSON.stringify(url)}); ws.onopen = () => ws.send('hi'); ws.onmessage = (e) => { done(e.data); ws.close(); }; ws.onerror = () => done('error'); })`,
+      });
+      assert.equal((await talk(`ws://127.0.0.1:${plainEcho.port}/`)).value, 'echo hi');
+      assert.equal((await talk(`wss://127.0.0.1:${secureEcho.port}/`)).value, 'echo hi');
+    } finally {
+      plainEcho.close();
+      secureEcho.close();
     }
   }));
 

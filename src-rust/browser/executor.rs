@@ -65,8 +65,7 @@ pub(super) fn execute(
             let _ = reply.send(value(result));
         }
         Command::TrustSite { context, host, pem } => {
-            let result = browser.borrow().trust_site(context, &host, &pem);
-            let _ = reply.send(value(result));
+            browser.borrow().trust_site(context, &host, &pem, reply)
         }
         Command::RouteContext { context, access } => {
             let result = browser.borrow().route_context(context, access);

@@ -643,26 +643,47 @@ impl Browser {
     }
 
     /// Has `context`'s engine accept the routing proxy's certificate for
-    /// `host` (that site only, in that context only).
+    /// `host` (that site only, in that context only), and answers once the
+    /// network process has taken it: WebKit sends it there without waiting,
+    /// so a question sent after it (the site's cookies) is answered after
+    /// it was handled.
     pub(super) fn trust_site(
         &self,
         context: ContextId,
         host: &str,
         pem: &str,
-    ) -> Result<Value, ToolError> {
-        let view = self
-            .tabs
-            .iter()
-            .find(|t| t.context == context)
-            .map(|t| t.webkit.clone())
-            .ok_or_else(|| no_context(context))?;
-        let session = view
-            .context()
-            .ok_or_else(|| ToolError::internal("the tab has no web context"))?;
-        let certificate = gio::TlsCertificate::from_pem(pem)
-            .map_err(|e| ToolError::internal(format!("the site's certificate: {e}")))?;
-        session.allow_tls_certificate_for_host(&certificate, host);
-        Ok(json!({"host": host}))
+        reply: crate::bridge::Reply,
+    ) {
+        let taken = (|| {
+            let view = self
+                .tabs
+                .iter()
+                .find(|t| t.context == context)
+                .map(|t| t.webkit.clone())
+                .ok_or_else(|| no_context(context))?;
+            let session = view
+                .context()
+                .ok_or_else(|| ToolError::internal("the tab has no web context"))?;
+            let certificate = gio::TlsCertificate::from_pem(pem)
+                .map_err(|e| ToolError::internal(format!("the site's certificate: {e}")))?;
+            session.allow_tls_certificate_for_host(&certificate, host);
+            session
+                .website_data_manager()
+                .and_then(|m| m.cookie_manager())
+                .ok_or_else(|| ToolError::internal("the context has no cookie manager"))
+        })();
+        let cookies = match taken {
+            Ok(cookies) => cookies,
+            Err(error) => {
+                let _ = reply.send(Err(error));
+                return;
+            }
+        };
+        let url = format!("https://{host}/");
+        let host = host.to_string();
+        webkit2gtk::CookieManagerExt::cookies(&cookies, &url, gio::Cancellable::NONE, move |_| {
+            let _ = reply.send(Ok(Output::Value(json!({"host": host}))));
+        });
     }
 
     pub(super) fn change_setting(

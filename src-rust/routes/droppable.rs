@@ -63,6 +63,10 @@ impl<S: SendNow> Droppable<S> {
         }
     }
 
+    pub fn inner(&self) -> &S {
+        &self.inner
+    }
+
     /// Set when the request on it is dropped.
     pub fn flag(&self) -> Arc<AtomicBool> {
         self.dropped.clone()

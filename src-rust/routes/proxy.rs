@@ -153,6 +153,7 @@ async fn answer(
 ) -> Result<Response<Body>, Dropped> {
     let url = request.uri().to_string();
     let method = request.method().as_str().to_string();
+    tracing::trace!(%method, %url, "routing proxy: a request");
     let dest = request
         .headers()
         .get("sec-fetch-dest")
@@ -204,11 +205,6 @@ async fn intercept(
             tracing::warn!("routing proxy: the engine did not take a site's certificate: {error}");
             Dropped
         })?;
-    // The URL as the engine writes it: no port when it is https's own.
-    let origin = match authority.port_u16() {
-        Some(443) | None => format!("https://{}", authority.host()),
-        Some(_) => format!("https://{authority}"),
-    };
     let on_upgrade = hyper::upgrade::on(&mut request);
     tokio::spawn(async move {
         let Ok(upgraded) = on_upgrade.await else {
@@ -221,9 +217,17 @@ async fn intercept(
         if !parts.read_buf.is_empty() {
             return;
         }
-        let acceptor = tokio_rustls::TlsAcceptor::from(site.server.clone());
-        let Ok(tls) = acceptor.accept(parts.io.into_inner()).await else {
-            return;
+        let stream = parts.io.into_inner();
+        // A tunnel carries TLS (its first byte starts a handshake record),
+        // or plain HTTP: the engine tunnels ws:// too.
+        let mut first = [0u8; 1];
+        let tls = matches!(stream.inner().peek(&mut first).await, Ok(1) if first[0] == 0x16);
+        let scheme = if tls { "https" } else { "http" };
+        let origin = match authority.port_u16() {
+            // The URL as the engine writes it: no port when it is the scheme's own.
+            Some(443) if tls => format!("https://{}", authority.host()),
+            Some(80) if !tls => format!("http://{}", authority.host()),
+            _ => format!("{scheme}://{authority}"),
         };
         let answer: Answer = Arc::new(move |mut request| {
             let (routing, origin) = (routing.clone(), origin.clone());
@@ -233,6 +237,14 @@ async fn intercept(
                 answer(routing, own, context, request).await
             })
         });
+        if !tls {
+            serve_on(stream, answer).await;
+            return;
+        }
+        let acceptor = tokio_rustls::TlsAcceptor::from(site.server.clone());
+        let Ok(tls) = acceptor.accept(stream).await else {
+            return;
+        };
         serve_on(Droppable::new(tls), answer).await;
     });
     Ok(Response::new(Body::empty()))

@@ -32,9 +32,12 @@ pub async fn forward(
 ) -> Result<Response<Body>, Unreachable> {
     let uri = request.uri().clone();
     let host = uri.host().ok_or(Unreachable)?.trim_matches(['[', ']']);
+    // The engine asks for a WebSocket by its own URL (ws://) in absolute form.
     let stream: Box<dyn Io> = match (uri.scheme_str(), tls) {
-        (Some("http"), _) => Box::new(connect(host, uri.port_u16().unwrap_or(80), own).await?),
-        (Some("https"), Some(certificates)) => {
+        (Some("http" | "ws"), _) => {
+            Box::new(connect(host, uri.port_u16().unwrap_or(80), own).await?)
+        }
+        (Some("https" | "wss"), Some(certificates)) => {
             let tcp = connect(host, uri.port_u16().unwrap_or(443), own).await?;
             Box::new(verified(certificates, host, tcp).await?)
         }
