@@ -410,8 +410,14 @@ mod tests {
 
     #[test]
     fn no_tool_has_a_parameter_named_like_a_global_flag() {
+        // network_route's json is the peers' name for a JSON body; the
+        // client takes it after `--` (sovereign network_route URL -- --json '{}').
+        let named_by_peers = [("network_route", "json")];
         for tool in catalog::tools() {
             for flag in GLOBAL_FLAGS {
+                if named_by_peers.contains(&(tool.name.as_str(), *flag)) {
+                    continue;
+                }
                 assert!(
                     tool.schema["properties"].get(*flag).is_none(),
                     "{} has a parameter --{flag}, which the client takes as its own flag before `--`",

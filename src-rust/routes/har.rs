@@ -1,7 +1,7 @@
 //! Answers from a HAR file (1.2, as browsers' devtools and this browser
 //! write it): each recorded request's response, found by method and URL.
 
-use super::rule::Reply;
+use super::reply::Reply;
 use base64::Engine as _;
 use bytes::Bytes;
 use serde_json::Value;

@@ -14,6 +14,7 @@
 mod droppable;
 pub mod har;
 pub mod proxy;
+mod reply;
 pub mod rule;
 mod tls;
 mod upstream;
@@ -163,16 +164,6 @@ impl Routing {
         }
         state.trusted.insert(key);
         Ok(())
-    }
-
-    /// Starts the proxy (once) and answers where it listens.
-    pub async fn listen(self: &Arc<Self>) -> std::io::Result<SocketAddr> {
-        let me = self.clone();
-        let addr = self
-            .listening
-            .get_or_try_init(|| async move { proxy::start(me).await })
-            .await?;
-        Ok(*addr)
     }
 
     /// The proxy's address, if it started.

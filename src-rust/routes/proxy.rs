@@ -31,8 +31,18 @@ const CONNECTIONS: usize = 512;
 const HEAD_TIMEOUT: Duration = Duration::from_secs(30);
 const REALM: &str = "Basic realm=\"Sovereign Browser\"";
 
+/// Starts the proxy (once) and answers where it listens.
+pub async fn listen(routing: &Arc<Routing>) -> std::io::Result<SocketAddr> {
+    let me = routing.clone();
+    let addr = routing
+        .listening
+        .get_or_try_init(|| async move { start(me).await })
+        .await?;
+    Ok(*addr)
+}
+
 /// Listens on a free loopback port and serves from there.
-pub(super) async fn start(routing: Arc<Routing>) -> std::io::Result<SocketAddr> {
+async fn start(routing: Arc<Routing>) -> std::io::Result<SocketAddr> {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).await?;
     let own = listener.local_addr()?;
     tokio::spawn(accept(listener, routing, own));

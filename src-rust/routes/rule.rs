@@ -3,8 +3,8 @@
 //! after a delay, a number of times.
 
 use super::har::Archive;
+pub use super::reply::Reply;
 use crate::base::url_pattern::UrlPattern;
-use bytes::Bytes;
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -27,14 +27,6 @@ impl AbortReason {
             AbortReason::Refused => "refused",
         }
     }
-}
-
-/// A response the route gives instead of the server's.
-#[derive(Debug, Clone)]
-pub struct Reply {
-    pub status: u16,
-    pub headers: Vec<(String, String)>,
-    pub body: Bytes,
 }
 
 /// Headers to set (Some) or remove (None), by name.

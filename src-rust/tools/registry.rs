@@ -227,8 +227,8 @@ mod tests {
         let registry = Registry::new();
         assert_eq!(
             registry.public().count(),
-            108,
-            "the plan's 100 tools, the network's two, ask_person, the contexts' three, fill_form, tools_enable"
+            112,
+            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable"
         );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
@@ -258,7 +258,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 108);
+        assert_eq!(registry.select("all").unwrap(), 112);
     }
 
     #[test]

@@ -171,20 +171,9 @@ async fn route_har(ctx: &Ctx, p: HarRouteParams) -> ToolResult {
     let context = ctx.context_named(p.context.as_deref())?;
     let url_text = p.url.unwrap_or_else(|| "**".to_string());
     let url = UrlPattern::parse("url", &url_text)?;
-    let file = ctx
-        .app
-        .files
-        .existing_file(&p.path)
-        .map_err(|e| ToolError::invalid_field("path", e))?;
-    let size = std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0);
-    if size > HAR_MAX {
-        return Err(ToolError::invalid_field(
-            "path",
-            format!("at most {} MiB", HAR_MAX >> 20),
-        ));
-    }
-    let text = std::fs::read_to_string(&file)
-        .map_err(|e| ToolError::invalid_field("path", e.to_string()))?;
+    let (_, bytes) = read_bounded(ctx, "path", &p.path, HAR_MAX)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| ToolError::invalid_field("path", "not UTF-8 text: not a HAR file"))?;
     let archive = Archive::parse(&text).map_err(|e| ToolError::invalid_field("path", e))?;
     let spec = RouteSpec {
         url,
@@ -210,8 +199,7 @@ async fn engage(ctx: &Ctx, context: ContextId) -> Result<(), ToolError> {
     if routing.engaged(context) {
         return Ok(());
     }
-    routing
-        .listen()
+    crate::routes::proxy::listen(routing)
         .await
         .map_err(|e| ToolError::internal(format!("the routing proxy cannot listen: {e}")))?;
     let access = routing
@@ -400,20 +388,7 @@ fn body_of(
         return Ok((value.to_string().into_bytes(), "application/json".into()));
     }
     if let Some(given) = body_file {
-        let path = ctx
-            .app
-            .files
-            .existing_file(given)
-            .map_err(|e| ToolError::invalid_field("body_file", e))?;
-        let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
-        if size > BODY_MAX {
-            return Err(ToolError::invalid_field(
-                "body_file",
-                format!("at most {} MiB", BODY_MAX >> 20),
-            ));
-        }
-        let bytes = std::fs::read(&path)
-            .map_err(|e| ToolError::invalid_field("body_file", e.to_string()))?;
+        let (path, bytes) = read_bounded(ctx, "body_file", given, BODY_MAX)?;
         return Ok((bytes, crate::routes::rule::mime_of_path(&path).into()));
     }
     let text = body.unwrap_or_default();
@@ -424,4 +399,28 @@ fn body_of(
         ));
     }
     Ok((text.into_bytes(), "text/plain; charset=utf-8".into()))
+}
+
+/// A file of the files folder (the parameter `field` names it), read if
+/// it holds at most `max` bytes.
+fn read_bounded(
+    ctx: &Ctx,
+    field: &str,
+    given: &str,
+    max: u64,
+) -> Result<(std::path::PathBuf, Vec<u8>), ToolError> {
+    let path = ctx
+        .app
+        .files
+        .existing_file(given)
+        .map_err(|e| ToolError::invalid_field(field, e))?;
+    let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    if size > max {
+        return Err(ToolError::invalid_field(
+            field,
+            format!("at most {} MiB", max >> 20),
+        ));
+    }
+    let bytes = std::fs::read(&path).map_err(|e| ToolError::invalid_field(field, e.to_string()))?;
+    Ok((path, bytes))
 }
