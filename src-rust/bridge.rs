@@ -19,6 +19,8 @@ pub enum Output {
     Png(Vec<u8>),
     /// A small JPEG (a recording's picture of the page).
     Jpeg(Vec<u8>),
+    /// A screenshot as asked (`Command::Picture`).
+    Picture(Picture),
     /// A navigation began: the tab's counters from just before it, and
     /// whether it stays in the document (a fragment: no load follows).
     Navigation {
@@ -27,6 +29,53 @@ pub enum Output {
     },
     /// A recorded response's body.
     Body(Body),
+}
+
+/// What a screenshot takes, and how it is encoded.
+#[derive(Debug, Clone, Copy)]
+pub struct Shot {
+    pub area: ShotArea,
+    /// JPEG of this quality (1 to 100); none: PNG.
+    pub jpeg_quality: Option<u8>,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub enum ShotArea {
+    /// What the viewport shows.
+    Viewport,
+    /// The whole page, scrolled parts included.
+    Page,
+    /// An element's box in CSS px: in the viewport, and in the page (its
+    /// scroll added), for a box the viewport does not hold whole.
+    Element {
+        x: f64,
+        y: f64,
+        width: f64,
+        height: f64,
+        page_x: f64,
+        page_y: f64,
+    },
+}
+
+/// An encoded screenshot and its size in pixels.
+pub struct Picture {
+    pub data: Vec<u8>,
+    pub mime: &'static str,
+    pub width: i32,
+    pub height: i32,
+}
+
+impl std::fmt::Debug for Picture {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "Picture({}, {}x{}, {} bytes)",
+            self.mime,
+            self.width,
+            self.height,
+            self.data.len()
+        )
+    }
 }
 
 /// A response body read back: its bytes, or none with the reason.
@@ -263,6 +312,20 @@ pub enum SettingsChange {
         width: u32,
         height: u32,
     },
+    /// The User-Agent the context's tabs send and show (none: WebKit's own).
+    UserAgent(Option<String>),
+    /// Where pages of the context find themselves, granted to them while
+    /// set (none: no position, and pages are refused it again).
+    Geolocation(Option<Position>),
+}
+
+/// A position pages get from navigator.geolocation.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Position {
+    pub latitude: f64,
+    pub longitude: f64,
+    /// Metres.
+    pub accuracy: f64,
 }
 
 /// How to answer a JavaScript dialog.
@@ -389,6 +452,11 @@ pub enum Command {
     Screenshot {
         tab: TabId,
         marks: Vec<Mark>,
+    },
+    /// The viewport, the whole page or an element, as PNG or JPEG.
+    Picture {
+        tab: TabId,
+        shot: Shot,
     },
     /// The visible area as a small JPEG, for a recording's step.
     Thumbnail {
@@ -547,6 +615,16 @@ impl BrowserHandle {
         }
     }
 
+    /// Runs a command that answers with a screenshot as asked.
+    pub async fn call_picture(&self, command: Command) -> Result<Picture, ToolError> {
+        match self.call(command).await? {
+            Output::Picture(picture) => Ok(picture),
+            other => Err(ToolError::internal(format!(
+                "expected a screenshot, got {other:?}"
+            ))),
+        }
+    }
+
     /// Runs a command that answers with a JPEG.
     pub async fn call_jpeg(&self, command: Command) -> Result<Vec<u8>, ToolError> {
         match self.call(command).await? {
@@ -641,6 +719,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::KeyPhase { .. } => "the key press",
         Command::Edit { .. } => "the editing command",
         Command::Screenshot { .. } => "the screenshot",
+        Command::Picture { .. } => "the screenshot",
         Command::Thumbnail { .. } => "the recording's picture",
         Command::Pdf { .. } => "printing to PDF",
         Command::ArmUpload { .. } => "preparing the upload",

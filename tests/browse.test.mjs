@@ -467,16 +467,17 @@ for (const transport of TRANSPORTS) describe(`browsing over ${transport}`, { tim
         });
       });
 
-      test('screenshot returns a PNG image block', async () => {
+      test('screenshot returns a PNG image block and a text block with its size', async () => {
         await call('open', { url: page('/form.html') });
         const r = await d.mcp.callTool('screenshot', {});
         assert.ok(!r.isError, `screenshot failed: ${JSON.stringify(r).slice(0, 500)}`);
-        assert.equal(r.content.length, 1);
-        const [img] = r.content;
+        assert.equal(r.content.length, 2);
+        const [img, text] = r.content;
         assert.equal(img.type, 'image');
         assert.equal(img.mimeType, 'image/png');
         const { width, height } = assertPngBase64(img.data, 'screenshot');
         assert.ok(width >= 200 && height >= 200, `screenshot is ${width}x${height}`);
+        assert.deepEqual(text, { type: 'text', text: `png, ${width} x ${height} px` });
       });
     });
   }

@@ -40,8 +40,8 @@ const PLAN = [
   'console', 'errors', 'highlight', 'state_save', 'state_load',
   'upload', 'pdf', 'screenshot_annotated',
 ];
-// Tools added to the plan since: the network and its routes, handing over to the person, contexts.
-const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
+// Tools added to the plan since: the network and its routes, handing over to the person, contexts, emulation.
+const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_geolocation', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -506,6 +506,16 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal((await call('set_offline', { offline: false })).offline, false);
       assert.equal((await openCatalogue()).title, 'Catalogue', 'back online');
     }),
+    ok('set_user_agent', { user_agent: 'CatalogueAgent/1.0' }, async (r) => {
+      assert.equal(r.user_agent, 'CatalogueAgent/1.0');
+      assert.equal((await call('eval', { script: 'navigator.userAgent' })).value, 'CatalogueAgent/1.0');
+      assert.match((await call('set_user_agent', {})).user_agent, /AppleWebKit/);
+    }),
+    ok('set_geolocation', { latitude: 48.85, longitude: 2.35 }, async (r) => {
+      assert.deepEqual(r, { geolocation: { latitude: 48.85, longitude: 2.35, accuracy: 10 }, permission: 'granted' });
+      assert.equal((await call('set_geolocation', {})).permission, 'denied');
+    }),
+    extra(fails('set_geolocation', { longitude: 2 }, 'INVALID_PARAMS', /latitude and longitude/)),
     ok('set_headers', { headers: { 'X-Catalogue': 'yes' } }, async (r) => {
       assert.deepEqual(r.headers, ['X-Catalogue']);
       await call('open', { url: url('/echo') });

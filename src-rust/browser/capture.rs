@@ -3,7 +3,8 @@
 
 use super::expiry::Expiry;
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Mark, Output, Reply};
+use crate::bridge::{Mark, Output, Picture, Reply, Shot, ShotArea};
+use gtk::prelude::WidgetExt as _;
 use serde_json::json;
 use std::cell::RefCell;
 use std::path::PathBuf;
@@ -18,6 +19,90 @@ pub fn screenshot(view: &WebView, marks: Vec<Mark>, reply: Reply, limit: Duratio
     });
 }
 
+/// The viewport, the whole page or an element's box, as `shot` says. An
+/// element the viewport holds whole is cut from the viewport; a larger one
+/// from the whole page.
+pub fn picture(view: &WebView, shot: Shot, reply: Reply, limit: Duration) {
+    // CSS px to the snapshot's pixels.
+    let scale = f64::from(view.scale_factor()) * view.zoom_level();
+    let viewport = (
+        f64::from(view.allocated_width()) / view.zoom_level(),
+        f64::from(view.allocated_height()) / view.zoom_level(),
+    );
+    let (region, crop) = match shot.area {
+        ShotArea::Viewport => (SnapshotRegion::Visible, None),
+        ShotArea::Page => (SnapshotRegion::FullDocument, None),
+        ShotArea::Element {
+            x,
+            y,
+            width,
+            height,
+            ..
+        } if x >= 0.0 && y >= 0.0 && x + width <= viewport.0 && y + height <= viewport.1 => {
+            (SnapshotRegion::Visible, Some((x, y, width, height)))
+        }
+        ShotArea::Element {
+            width,
+            height,
+            page_x,
+            page_y,
+            ..
+        } => (
+            SnapshotRegion::FullDocument,
+            Some((page_x, page_y, width, height)),
+        ),
+    };
+    let quality = shot.jpeg_quality;
+    snapshot(view, region, reply, limit, move |surface| {
+        let crop = crop.map(|(x, y, w, h)| (x * scale, y * scale, w * scale, h * scale));
+        encode_picture(surface, crop, quality).map(Output::Picture)
+    });
+}
+
+/// Cuts `crop` (snapshot pixels) out of the snapshot, and encodes it.
+fn encode_picture(
+    surface: cairo::Surface,
+    crop: Option<(f64, f64, f64, f64)>,
+    jpeg_quality: Option<u8>,
+) -> Result<Picture, ToolError> {
+    let image = cairo::ImageSurface::try_from(surface)
+        .map_err(|_| ToolError::internal("the snapshot is not an image surface"))?;
+    let (full_w, full_h) = (image.width(), image.height());
+    let (x0, y0, x1, y1) = match crop {
+        None => (0, 0, full_w, full_h),
+        Some((x, y, w, h)) => (
+            (x.floor() as i32).clamp(0, full_w),
+            (y.floor() as i32).clamp(0, full_h),
+            ((x + w).ceil() as i32).clamp(0, full_w),
+            ((y + h).ceil() as i32).clamp(0, full_h),
+        ),
+    };
+    let (width, height) = (x1 - x0, y1 - y0);
+    if width <= 0 || height <= 0 {
+        return Err(ToolError::new(
+            ErrorCode::NotInteractable,
+            "the element has no area on the page to take",
+        ));
+    }
+    let pixbuf = gdk::pixbuf_get_from_surface(&image, x0, y0, width, height)
+        .ok_or_else(|| ToolError::internal("the snapshot could not be read"))?;
+    let (data, mime) = match jpeg_quality {
+        Some(quality) => {
+            let quality = quality.to_string();
+            let jpeg = pixbuf.save_to_bufferv("jpeg", &[("quality", quality.as_str())]);
+            (jpeg, "image/jpeg")
+        }
+        None => (pixbuf.save_to_bufferv("png", &[]), "image/png"),
+    };
+    let data = data.map_err(|e| ToolError::internal(format!("encoding the image failed: {e}")))?;
+    Ok(Picture {
+        data,
+        mime,
+        width,
+        height,
+    })
+}
+
 /// Snapshots the visible area (within `limit`) and answers what `encode`
 /// makes of it.
 fn visible_area(
@@ -26,10 +111,21 @@ fn visible_area(
     limit: Duration,
     encode: impl FnOnce(cairo::Surface) -> Result<Output, ToolError> + 'static,
 ) {
+    snapshot(view, SnapshotRegion::Visible, reply, limit, encode);
+}
+
+/// Snapshots `region` (within `limit`) and answers what `encode` makes of it.
+fn snapshot(
+    view: &WebView,
+    region: SnapshotRegion,
+    reply: Reply,
+    limit: Duration,
+    encode: impl FnOnce(cairo::Surface) -> Result<Output, ToolError> + 'static,
+) {
     let expiry = Expiry::after(limit);
     let cancellable = expiry.cancellable().clone();
     view.snapshot(
-        SnapshotRegion::Visible,
+        region,
         SnapshotOptions::NONE,
         Some(&cancellable),
         move |result| {

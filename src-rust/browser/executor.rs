@@ -170,6 +170,14 @@ pub(super) fn execute(
                 None => capture::screenshot(&t.webkit, marks, reply, limit),
             })
         }
+        Command::Picture { tab, shot } => {
+            on_tab(browser, tab, reply, |t, reply| match t.state.blocked() {
+                Some(e) => {
+                    let _ = reply.send(Err(e));
+                }
+                None => capture::picture(&t.webkit, shot, reply, limit),
+            })
+        }
         Command::Thumbnail { tab } => on_tab(browser, tab, reply, |t, reply| {
             capture::thumbnail(&t.webkit, reply, limit)
         }),

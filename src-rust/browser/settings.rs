@@ -5,14 +5,17 @@
 
 use super::tab::TabState;
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{CredentialsChange, SiteCredentials};
+use crate::bridge::{CredentialsChange, Position, SiteCredentials};
 use crate::page_protocol::{Args, PageOp};
 use crate::routes::ProxyAccess;
 use glib::translate::ToGlibPtr;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
+use glib::prelude::*;
 use webkit2gtk::{
+    GeolocationManager, GeolocationManagerExt as _, GeolocationPermissionRequest,
+    GeolocationPosition, PermissionRequestExt as _, SettingsExt as _, WebContextExt as _,
     AuthenticationRequestExt as _, URIRequest, URIRequestExt as _, UserContentInjectedFrames,
     UserContentManagerExt as _, UserScript, UserScriptInjectionTime, WebView, WebViewExt as _,
     WebsiteDataManager, WebsiteDataManagerExt as _,
@@ -38,6 +41,12 @@ pub struct AgentSettings {
     offline: std::cell::Cell<bool>,
     /// The routing proxy, once agents added a route to this context.
     route_proxy: RefCell<Option<ProxyAccess>>,
+    /// The User-Agent agents set (none: WebKit's own).
+    user_agent: RefCell<Option<String>>,
+    /// The position pages get, and are allowed to ask for, while set.
+    geolocation: std::cell::Cell<Option<Position>>,
+    /// The context's geolocation provider (its web context's).
+    geolocation_manager: RefCell<Option<GeolocationManager>>,
     /// `assets/offline.js` with the current state: what new documents read.
     offline_script: RefCell<Option<UserScript>>,
 }
@@ -151,6 +160,80 @@ impl AgentSettings {
             }
             None => manager.set_network_proxy_settings(webkit2gtk::NetworkProxyMode::Default, None),
         }
+    }
+
+    /// Has every tab of the context (`views`) send and show this
+    /// User-Agent (none: WebKit's own); answers what pages now read.
+    pub fn set_user_agent(&self, views: &[WebView], agent: Option<String>) -> Value {
+        for view in views {
+            if let Some(settings) = WebViewExt::settings(view) {
+                settings.set_user_agent(agent.as_deref());
+            }
+        }
+        *self.user_agent.borrow_mut() = agent;
+        let shown = views
+            .first()
+            .and_then(WebViewExt::settings)
+            .and_then(|s| s.user_agent())
+            .map(|ua| ua.to_string());
+        json!({"user_agent": shown})
+    }
+
+    /// Gives pages of the context this position (none: no position, and
+    /// they are refused it again); pages watching it hear of it at once.
+    pub fn set_geolocation(&self, views: &[WebView], position: Option<Position>) -> Result<Value, ToolError> {
+        if views.is_empty() {
+            return Err(ToolError::internal("the context has no tab"));
+        }
+        self.geolocation.set(position);
+        if let Some(manager) = self.geolocation_manager.borrow().as_ref() {
+            match position {
+                Some(position) => manager.update_position(&mut webkit_position(position)),
+                None => manager.failed("the position is no longer given"),
+            }
+        }
+        Ok(match position {
+            Some(p) => json!({
+                "geolocation": {"latitude": p.latitude, "longitude": p.longitude, "accuracy": p.accuracy},
+                "permission": "granted",
+            }),
+            None => json!({"geolocation": null, "permission": "denied"}),
+        })
+    }
+
+    /// What agents set for the context, in a new tab of it: its
+    /// User-Agent, and the geolocation permission while a position is set.
+    pub fn emulate_in(self: &Rc<Self>, view: &WebView) {
+        if let (Some(agent), Some(settings)) = (self.user_agent.borrow().as_deref(), WebViewExt::settings(view)) {
+            settings.set_user_agent(Some(agent));
+        }
+        let me = Rc::downgrade(self);
+        view.connect_permission_request(move |_, request| {
+            let given = me.upgrade().and_then(|me| me.geolocation.get()).is_some();
+            if given && request.is::<GeolocationPermissionRequest>() {
+                request.allow();
+                return true;
+            }
+            // Anything else: WebKit's own answer (refused).
+            false
+        });
+    }
+
+    /// Provides the context's positions while agents set one (else
+    /// WebKit's own provider); done once, with the context's first tab.
+    pub fn hook_geolocation(self: &Rc<Self>, view: &WebView) {
+        let Some(manager) = view.context().and_then(|c| c.geolocation_manager()) else {
+            return;
+        };
+        let me = Rc::downgrade(self);
+        manager.connect_start(move |manager| {
+            let Some(position) = me.upgrade().and_then(|me| me.geolocation.get()) else {
+                return false;
+            };
+            manager.update_position(&mut webkit_position(position));
+            true
+        });
+        *self.geolocation_manager.borrow_mut() = Some(manager);
     }
 
     /// The script that gives a tab's documents navigator.onLine.
@@ -268,6 +351,15 @@ impl AgentSettings {
     pub fn has_headers(&self) -> bool {
         !self.headers.borrow().is_empty()
     }
+}
+
+fn webkit_position(position: Position) -> GeolocationPosition {
+    let mut made = GeolocationPosition::new(position.latitude, position.longitude, position.accuracy);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    made.set_timestamp(now);
+    made
 }
 
 /// Answers an authentication request with a credential (none: cancel,

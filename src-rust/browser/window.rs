@@ -227,6 +227,7 @@ impl Browser {
                 web_extension::load_in(&session, dir);
             }
             self.network.apply(&webkit);
+            ctx.settings.hook_geolocation(&webkit);
             if let Some(manager) = webkit.website_data_manager() {
                 // Routes or offline set before the context had a tab.
                 ctx.settings.apply_proxy(&manager);
@@ -253,6 +254,7 @@ impl Browser {
         console::listen(&webkit, &state.console);
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         ctx.settings.connect(&webkit, &state);
+        ctx.settings.emulate_in(&webkit);
         tab::connect(&webkit, &state, self.server_port.clone());
         let routing = self.routing.clone();
         let routed = move |method: &str, url: &str| routing.take_routed(context, method, url);
@@ -626,6 +628,15 @@ impl Browser {
         })
     }
 
+    /// The web views of `context`'s tabs.
+    fn views_of(&self, context: ContextId) -> Vec<webkit2gtk::WebView> {
+        self.tabs
+            .iter()
+            .filter(|t| t.context == context)
+            .map(|t| t.webkit.clone())
+            .collect()
+    }
+
     /// Sends `context`'s requests through the routing proxy.
     pub(super) fn route_context(
         &self,
@@ -633,13 +644,7 @@ impl Browser {
         access: crate::routes::ProxyAccess,
     ) -> Result<Value, ToolError> {
         let ctx = self.context(context)?;
-        let views: Vec<_> = self
-            .tabs
-            .iter()
-            .filter(|t| t.context == context)
-            .map(|t| t.webkit.clone())
-            .collect();
-        ctx.settings.route_through(&views, access)
+        ctx.settings.route_through(&self.views_of(context), access)
     }
 
     /// Has `context`'s engine accept the routing proxy's certificate for
@@ -699,13 +704,7 @@ impl Browser {
             SettingsChange::Credentials(change) => settings.set_credentials(change),
             SettingsChange::Offline(offline) => {
                 // One network session a context: all its tabs are offline.
-                let views: Vec<_> = self
-                    .tabs
-                    .iter()
-                    .filter(|t| t.context == context.info.id)
-                    .map(|t| t.webkit.clone())
-                    .collect();
-                settings.set_offline(&views, offline)
+                settings.set_offline(&self.views_of(context.info.id), offline)
             }
             SettingsChange::DarkScheme(dark) => {
                 // WebKitGTK answers prefers-color-scheme from the GTK theme variant.
@@ -713,6 +712,14 @@ impl Browser {
                     .ok_or_else(|| ToolError::internal("no GTK settings"))?;
                 gtk_settings.set_gtk_application_prefer_dark_theme(dark);
                 Ok(json!({"color_scheme": if dark { "dark" } else { "light" }}))
+            }
+            SettingsChange::UserAgent(agent) => {
+                let views = self.views_of(context.info.id);
+                Ok(settings.set_user_agent(&views, agent))
+            }
+            SettingsChange::Geolocation(position) => {
+                let views = self.views_of(context.info.id);
+                settings.set_geolocation(&views, position)
             }
             SettingsChange::Viewport { width, height } => {
                 // The window also holds the toolbar and tab strip: add their size.

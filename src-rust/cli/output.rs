@@ -32,9 +32,13 @@ pub fn print_reply(
         .map(str::to_string)
     {
         // An image goes to a file; the path is what gets printed.
-        let path = out
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| std::path::PathBuf::from(format!("{tool}-{}.png", millis())));
+        let extension = match result["mimeType"].as_str() {
+            Some("image/jpeg") => "jpg",
+            _ => "png",
+        };
+        let path = out.map(Path::to_path_buf).unwrap_or_else(|| {
+            std::path::PathBuf::from(format!("{tool}-{}.{extension}", millis()))
+        });
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(data)
             .map_err(|e| format!("the image did not decode: {e}"))?;

@@ -1,11 +1,9 @@
-//! snapshot, get_text, get_html, get_attr, eval, screenshot.
+//! snapshot, get_text, get_html, get_attr, eval.
 
-use super::identity::NoParams;
 use super::page::{target, with};
 use super::snapshot_diff;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::tab::TabId;
-use crate::bridge::Command;
 use crate::page_protocol::{self, Args, PageInfo, PageOp, Snapshot};
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -87,16 +85,6 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: EvalParams| async move {
                 Ok(ToolOutput::json(ctx.run_script(tab, p.script).await?))
-            },
-        ),
-        tab_tool(
-            "screenshot",
-            "A PNG of the visible part of this tab.",
-            READ_ONLY,
-            |ctx: Ctx, tab: TabId, _: NoParams| async move {
-                let marks = Vec::new();
-                let png = ctx.app.browser.call_png(Command::Screenshot { tab, marks }).await?;
-                Ok(ToolOutput::Png(png))
             },
         ),
     ]

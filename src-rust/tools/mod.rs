@@ -39,6 +39,7 @@ mod registry;
 pub mod routes;
 pub mod saved_state;
 pub mod schema;
+mod screenshot;
 pub mod sessions;
 pub mod settings;
 pub mod snapshot_diff;

@@ -13,6 +13,12 @@ pub enum ToolOutput {
     Png(Vec<u8>),
     /// A PNG image with text that explains it (a legend).
     PngWithText(Vec<u8>, String),
+    /// An image of a type, with a line that says what it is (its size).
+    Image {
+        data: Vec<u8>,
+        mime: &'static str,
+        text: String,
+    },
 }
 
 impl ToolOutput {
@@ -45,6 +51,12 @@ impl ToolOutput {
                     {"type": "text", "text": text},
                 ],
             }),
+            ToolOutput::Image { data, mime, text } => json!({
+                "content": [
+                    {"type": "image", "data": base64_png(data), "mimeType": mime},
+                    {"type": "text", "text": text},
+                ],
+            }),
         }
     }
 
@@ -56,6 +68,9 @@ impl ToolOutput {
             ToolOutput::Png(png) => json!({"mimeType": "image/png", "data": base64_png(png)}),
             ToolOutput::PngWithText(png, text) => {
                 json!({"mimeType": "image/png", "data": base64_png(png), "text": text})
+            }
+            ToolOutput::Image { data, mime, text } => {
+                json!({"mimeType": mime, "data": base64_png(data), "text": text})
             }
         }
     }

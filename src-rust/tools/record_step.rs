@@ -165,5 +165,8 @@ fn summary(output: &ToolOutput) -> Value {
         ToolOutput::Text(text) => json!({"text": text, "chars": text.chars().count()}),
         ToolOutput::Png(png) => json!({"png_bytes": png.len()}),
         ToolOutput::PngWithText(png, text) => json!({"png_bytes": png.len(), "text": text}),
+        ToolOutput::Image { data, mime, text } => {
+            json!({"image_bytes": data.len(), "mime": mime, "text": text})
+        }
     }
 }

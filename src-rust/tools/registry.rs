@@ -62,6 +62,7 @@ impl Registry {
         tools.extend(identity::tools());
         tools.extend(navigation::tools());
         tools.extend(inspection::tools());
+        tools.extend(screenshot::tools());
         tools.extend(interaction::tools());
         tools.extend(forms::tools());
         tools.extend(keyboard::tools());
@@ -227,8 +228,8 @@ mod tests {
         let registry = Registry::new();
         assert_eq!(
             registry.public().count(),
-            112,
-            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable"
+            114,
+            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable, set_user_agent, set_geolocation"
         );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
@@ -258,7 +259,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 112);
+        assert_eq!(registry.select("all").unwrap(), 114);
     }
 
     #[test]

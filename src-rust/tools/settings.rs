@@ -1,17 +1,19 @@
-//! set_viewport, set_offline, set_headers, set_credentials, set_media: how
-//! the browser presents itself to sites. Offline, headers and credentials
+//! set_viewport, set_offline, set_headers, set_credentials, set_user_agent,
+//! set_geolocation, set_media: how the browser presents itself to sites. Offline, headers and credentials
 //! hold for the tab's context (its tabs share one network session); the
 //! colour scheme is the whole browser's (WebKitGTK reads it from GTK).
 
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
-use crate::bridge::{Command, CredentialsChange, SettingsChange, SiteCredentials};
+use crate::bridge::{Command, CredentialsChange, Position, SettingsChange, SiteCredentials};
 use crate::page_protocol::{self, PageOp, View};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
+/// The longest User-Agent agents may set.
+const USER_AGENT_MAX: usize = 512;
 /// Sizes a viewport may take.
 const VIEWPORT_MIN: u32 = 200;
 const VIEWPORT_MAX: u32 = 7680;
@@ -41,6 +43,24 @@ pub fn tools() -> Vec<ToolDef> {
             "Answer an origin's HTTP authentication (Basic, Digest), by default the page's; each origin keeps its own, no other site gets them. No user: forget the origin's (no origin: all), the person answers.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: CredentialsParams| async move { set_credentials(&ctx, tab, p).await },
+        ),
+        tab_tool(
+            "set_user_agent",
+            "Make the context's tabs send and show this User-Agent (navigator.userAgent too); none: the browser's own. Returns what pages now read.",
+            ACTION,
+            |ctx: Ctx, tab: TabId, p: UserAgentParams| async move {
+                let agent = p.user_agent.filter(|a| !a.trim().is_empty());
+                if agent.as_deref().is_some_and(|a| a.len() > USER_AGENT_MAX || a.contains(['\r', '\n'])) {
+                    return Err(ToolError::invalid_field("user_agent", format!("one line, at most {USER_AGENT_MAX} characters")));
+                }
+                change(&ctx, tab, SettingsChange::UserAgent(agent)).await
+            },
+        ),
+        tab_tool(
+            "set_geolocation",
+            "Give the context's pages this position (navigator.geolocation), allowing them to ask while it is set; no latitude: none, and they are refused again.",
+            ACTION,
+            |ctx: Ctx, tab: TabId, p: GeolocationParams| async move { set_geolocation(&ctx, tab, p).await },
         ),
         tab_tool(
             "set_media",
@@ -124,6 +144,57 @@ fn origin_given(url: &str) -> Result<String, ToolError> {
             "origin: {url:?} is not an http(s) site; give origin, or open the site first"
         ))
     })
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UserAgentParams {
+    /// The whole string (none: the browser's own).
+    #[serde(default)]
+    user_agent: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct GeolocationParams {
+    /// Degrees, -90 to 90 (none: no position).
+    #[serde(default)]
+    latitude: Option<f64>,
+    /// Degrees, -180 to 180.
+    #[serde(default)]
+    longitude: Option<f64>,
+    /// Metres (default 10).
+    #[serde(default)]
+    accuracy: Option<f64>,
+}
+
+async fn set_geolocation(ctx: &Ctx, tab: TabId, p: GeolocationParams) -> ToolResult {
+    let position = match (p.latitude, p.longitude) {
+        (None, None) if p.accuracy.is_none() => None,
+        (Some(latitude), Some(longitude)) => {
+            if !(-90.0..=90.0).contains(&latitude) {
+                return Err(ToolError::invalid_field("latitude", "from -90 to 90"));
+            }
+            if !(-180.0..=180.0).contains(&longitude) {
+                return Err(ToolError::invalid_field("longitude", "from -180 to 180"));
+            }
+            let accuracy = p.accuracy.unwrap_or(10.0);
+            if !(accuracy.is_finite() && accuracy >= 0.0) {
+                return Err(ToolError::invalid_field("accuracy", "metres, 0 or more"));
+            }
+            Some(Position {
+                latitude,
+                longitude,
+                accuracy,
+            })
+        }
+        _ => {
+            return Err(ToolError::invalid_params(
+                "give latitude and longitude (and accuracy), or none of them",
+            ))
+        }
+    };
+    change(ctx, tab, SettingsChange::Geolocation(position)).await
 }
 
 #[derive(Deserialize, JsonSchema, Clone, Copy)]

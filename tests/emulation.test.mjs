@@ -1,0 +1,60 @@
+// set_user_agent and set_geolocation, checked from the page's side: what
+// navigator says, what the server receives, what getCurrentPosition and
+// watchPosition get, and that the permission goes when the position does.
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { loggedInSuite } from './support/session.mjs';
+import { callError } from './support/mcp.mjs';
+import { waitFor } from './support/wait.mjs';
+
+const PHONE = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) SovereignTest/1.0 Mobile';
+
+/** The page's getCurrentPosition: coordinates, or the error's code. */
+const CURRENT = `new Promise((done) => navigator.geolocation.getCurrentPosition(
+  (p) => done({ latitude: p.coords.latitude, longitude: p.coords.longitude, accuracy: p.coords.accuracy }),
+  (e) => done({ code: e.code }), { timeout: 10000 }))`;
+
+describe('emulation', { timeout: 120_000 }, () => {
+  const suite = loggedInSuite();
+  const { call, logged } = suite;
+  const page = async (script) => (await call('eval', { script })).value;
+
+  it('set_user_agent: navigator.userAgent, the header the server gets, and new tabs; none restores the browser\'s own', logged(async () => {
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    const own = await page('navigator.userAgent');
+    assert.match(own, /AppleWebKit/);
+    const set = await call('set_user_agent', { user_agent: PHONE });
+    assert.equal(set.user_agent, PHONE);
+    assert.equal(await page('navigator.userAgent'), PHONE);
+    await call('open', { url: suite.fixtures.url('/echo') });
+    const echoed = JSON.parse(await page("document.querySelector('#echo').textContent"));
+    assert.equal(echoed.headers['user-agent'], PHONE);
+    const { tab } = await call('tab_new', { url: suite.fixtures.url('/form.html') });
+    assert.equal(await page('navigator.userAgent'), PHONE, `tab ${tab} has it too`);
+    await call('tab_close', { tab });
+    const back = await call('set_user_agent', {});
+    assert.equal(back.user_agent, own);
+    assert.equal(await page('navigator.userAgent'), own);
+    await callError(suite.mcp, 'set_user_agent', { user_agent: 'two\nlines' }, 'INVALID_PARAMS');
+  }));
+
+  it('set_geolocation: pages get the position and its changes while it is set, and are refused without it', logged(async () => {
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    assert.deepEqual(await page(CURRENT), { code: 1 }, 'refused (PERMISSION_DENIED) before any is set');
+    const set = await call('set_geolocation', { latitude: 52.52, longitude: 13.405, accuracy: 25 });
+    assert.deepEqual(set, { geolocation: { latitude: 52.52, longitude: 13.405, accuracy: 25 }, permission: 'granted' });
+    assert.deepEqual(await page(CURRENT), { latitude: 52.52, longitude: 13.405, accuracy: 25 });
+
+    // A page watching hears a new position.
+    await page('window.seen = []; navigator.geolocation.watchPosition((p) => seen.push(p.coords.latitude)); true');
+    await waitFor(async () => (await page('seen.length')) > 0, 'the watch to get the position');
+    await call('set_geolocation', { latitude: -33.86, longitude: 151.21 });
+    await waitFor(async () => (await page('seen.at(-1)')) === -33.86, 'the watch to hear the new position');
+
+    assert.deepEqual(await call('set_geolocation', {}), { geolocation: null, permission: 'denied' });
+    await call('reload');
+    assert.deepEqual(await page(CURRENT), { code: 1 }, 'refused again once cleared');
+    await callError(suite.mcp, 'set_geolocation', { latitude: 91, longitude: 0 }, 'INVALID_PARAMS');
+    await callError(suite.mcp, 'set_geolocation', { latitude: 10 }, 'INVALID_PARAMS');
+  }));
+});
