@@ -43,6 +43,8 @@ describe('emulation', { timeout: 120_000 }, () => {
     assert.deepEqual(await page(CURRENT), { code: 1 }, 'refused (PERMISSION_DENIED) before any is set');
     const set = await call('set_geolocation', { latitude: 52.52, longitude: 13.405, accuracy: 25 });
     assert.deepEqual(set, { geolocation: { latitude: 52.52, longitude: 13.405, accuracy: 25 }, permission: 'granted' });
+    // A document keeps the answer it got (WebKit's rule): a new one asks again.
+    await call('reload');
     assert.deepEqual(await page(CURRENT), { latitude: 52.52, longitude: 13.405, accuracy: 25 });
 
     // A page watching hears a new position.
@@ -52,6 +54,8 @@ describe('emulation', { timeout: 120_000 }, () => {
     await waitFor(async () => (await page('seen.at(-1)')) === -33.86, 'the watch to hear the new position');
 
     assert.deepEqual(await call('set_geolocation', {}), { geolocation: null, permission: 'denied' });
+    const after = await page(CURRENT.replace('timeout: 10000', 'timeout: 1000'));
+    assert.ok(after.code >= 2 && after.latitude === undefined, `a document that had it gets no position: ${JSON.stringify(after)}`);
     await call('reload');
     assert.deepEqual(await page(CURRENT), { code: 1 }, 'refused again once cleared');
     await callError(suite.mcp, 'set_geolocation', { latitude: 91, longitude: 0 }, 'INVALID_PARAMS');

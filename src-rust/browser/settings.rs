@@ -8,16 +8,16 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{CredentialsChange, Position, SiteCredentials};
 use crate::page_protocol::{Args, PageOp};
 use crate::routes::ProxyAccess;
+use glib::prelude::*;
 use glib::translate::ToGlibPtr;
 use serde_json::{json, Value};
 use std::cell::RefCell;
 use std::rc::Rc;
-use glib::prelude::*;
 use webkit2gtk::{
-    GeolocationManager, GeolocationManagerExt as _, GeolocationPermissionRequest,
-    GeolocationPosition, PermissionRequestExt as _, SettingsExt as _, WebContextExt as _,
-    AuthenticationRequestExt as _, URIRequest, URIRequestExt as _, UserContentInjectedFrames,
-    UserContentManagerExt as _, UserScript, UserScriptInjectionTime, WebView, WebViewExt as _,
+    AuthenticationRequestExt as _, GeolocationManager, GeolocationManagerExt as _,
+    GeolocationPermissionRequest, GeolocationPosition, PermissionRequestExt as _, SettingsExt as _,
+    URIRequest, URIRequestExt as _, UserContentInjectedFrames, UserContentManagerExt as _,
+    UserScript, UserScriptInjectionTime, WebContextExt as _, WebView, WebViewExt as _,
     WebsiteDataManager, WebsiteDataManagerExt as _,
 };
 use zeroize::Zeroizing;
@@ -166,14 +166,14 @@ impl AgentSettings {
     /// User-Agent (none: WebKit's own); answers what pages now read.
     pub fn set_user_agent(&self, views: &[WebView], agent: Option<String>) -> Value {
         for view in views {
-            if let Some(settings) = WebViewExt::settings(view) {
+            if let Some(settings) = webkit2gtk::WebViewExt::settings(view) {
                 settings.set_user_agent(agent.as_deref());
             }
         }
         *self.user_agent.borrow_mut() = agent;
         let shown = views
             .first()
-            .and_then(WebViewExt::settings)
+            .and_then(webkit2gtk::WebViewExt::settings)
             .and_then(|s| s.user_agent())
             .map(|ua| ua.to_string());
         json!({"user_agent": shown})
@@ -181,7 +181,11 @@ impl AgentSettings {
 
     /// Gives pages of the context this position (none: no position, and
     /// they are refused it again); pages watching it hear of it at once.
-    pub fn set_geolocation(&self, views: &[WebView], position: Option<Position>) -> Result<Value, ToolError> {
+    pub fn set_geolocation(
+        &self,
+        views: &[WebView],
+        position: Option<Position>,
+    ) -> Result<Value, ToolError> {
         if views.is_empty() {
             return Err(ToolError::internal("the context has no tab"));
         }
@@ -204,7 +208,10 @@ impl AgentSettings {
     /// What agents set for the context, in a new tab of it: its
     /// User-Agent, and the geolocation permission while a position is set.
     pub fn emulate_in(self: &Rc<Self>, view: &WebView) {
-        if let (Some(agent), Some(settings)) = (self.user_agent.borrow().as_deref(), WebViewExt::settings(view)) {
+        if let (Some(agent), Some(settings)) = (
+            self.user_agent.borrow().as_deref(),
+            webkit2gtk::WebViewExt::settings(view),
+        ) {
             settings.set_user_agent(Some(agent));
         }
         let me = Rc::downgrade(self);
@@ -219,18 +226,20 @@ impl AgentSettings {
         });
     }
 
-    /// Provides the context's positions while agents set one (else
-    /// WebKit's own provider); done once, with the context's first tab.
+    /// Provides the context's positions: the one agents set, else none.
+    /// A document keeps the permission it was given, so one that asks
+    /// after the position was cleared fails here rather than reaching the
+    /// machine's own location. Done once, with the context's first tab.
     pub fn hook_geolocation(self: &Rc<Self>, view: &WebView) {
         let Some(manager) = view.context().and_then(|c| c.geolocation_manager()) else {
             return;
         };
         let me = Rc::downgrade(self);
         manager.connect_start(move |manager| {
-            let Some(position) = me.upgrade().and_then(|me| me.geolocation.get()) else {
-                return false;
-            };
-            manager.update_position(&mut webkit_position(position));
+            match me.upgrade().and_then(|me| me.geolocation.get()) {
+                Some(position) => manager.update_position(&mut webkit_position(position)),
+                None => manager.failed("no position is given"),
+            }
             true
         });
         *self.geolocation_manager.borrow_mut() = Some(manager);
@@ -354,7 +363,8 @@ impl AgentSettings {
 }
 
 fn webkit_position(position: Position) -> GeolocationPosition {
-    let mut made = GeolocationPosition::new(position.latitude, position.longitude, position.accuracy);
+    let mut made =
+        GeolocationPosition::new(position.latitude, position.longitude, position.accuracy);
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());

@@ -89,7 +89,12 @@ pub const FAMILIES: [Family; 8] = [
     },
     Family {
         name: "emulation",
-        tools: &["set_viewport", "set_media", "set_user_agent", "set_geolocation"],
+        tools: &[
+            "set_viewport",
+            "set_media",
+            "set_user_agent",
+            "set_geolocation",
+        ],
     },
     Family {
         name: "contexts",
