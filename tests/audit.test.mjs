@@ -48,9 +48,11 @@ describe('the identity audit', { timeout: 180_000 }, () => {
     try {
       await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
 
-      // The site signs on its own, after the agent's call has ended.
+      // The site signs on its own once the test lets it (a held request),
+      // after the agent's call has ended: no agent call runs then.
       const site = siteCalls(mcp, app);
-      await site.start("new Promise((r) => setTimeout(r, 1000)).then(() => window.nostr.signEvent({ kind: 1, content: 'the site says hi', tags: [], created_at: 1700000000 }))");
+      await site.start("fetch('/hold?name=site-signs').then(() => window.nostr.signEvent({ kind: 1, content: 'the site says hi', tags: [], created_at: 1700000000 }))");
+      fixtures.release('site-signs');
       await answer((p) => p.kind === 1 && p.content === 'the site says hi', true);
       const bySite = (await site.result()).value;
       assert.equal(bySite.content, 'the site says hi');
@@ -66,7 +68,8 @@ describe('the identity audit', { timeout: 180_000 }, () => {
       // The person refuses a reaction.
       await callJson(mcp, 'tab_new', {});
       const refused = siteCalls(mcp, app);
-      await refused.start("new Promise((r) => setTimeout(r, 1000)).then(() => window.nostr.signEvent({ kind: 7, content: '+', tags: [], created_at: 1700000002 }))");
+      await refused.start("fetch('/hold?name=site-reacts').then(() => window.nostr.signEvent({ kind: 7, content: '+', tags: [], created_at: 1700000002 }))");
+      fixtures.release('site-reacts');
       await answer((p) => p.kind === 7, false);
       assert.equal((await refused.result()).ok, false);
 
