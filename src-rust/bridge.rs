@@ -453,6 +453,11 @@ pub enum Command {
         tab: TabId,
         marks: Vec<Mark>,
     },
+    /// axe-core's accessibility audit of the tab's page (`selector` in args).
+    Audit {
+        tab: TabId,
+        args: Args,
+    },
     /// The viewport, the whole page or an element, as PNG or JPEG.
     Picture {
         tab: TabId,
@@ -720,6 +725,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Edit { .. } => "the editing command",
         Command::Screenshot { .. } => "the screenshot",
         Command::Picture { .. } => "the screenshot",
+        Command::Audit { .. } => "the accessibility audit",
         Command::Thumbnail { .. } => "the recording's picture",
         Command::Pdf { .. } => "printing to PDF",
         Command::ArmUpload { .. } => "preparing the upload",

@@ -54,6 +54,8 @@ pub enum PageOp {
     #[serde(rename = "indexeddb")]
     IndexedDb,
     Eval,
+    /// axe-core's audit of the page (`assets/agent/86-audit.js`).
+    Audit,
 }
 
 impl PageOp {
@@ -88,6 +90,7 @@ impl PageOp {
         PageOp::Network,
         PageOp::IndexedDb,
         PageOp::Eval,
+        PageOp::Audit,
     ];
 
     /// The name the agent library's `OPS` table knows it by.
@@ -123,6 +126,7 @@ impl PageOp {
             PageOp::Network => "network",
             PageOp::IndexedDb => "indexeddb",
             PageOp::Eval => "eval",
+            PageOp::Audit => "audit",
         }
     }
 }

@@ -34,6 +34,7 @@
     ['network', opNetwork],
     ['indexeddb', opIndexedDb],
     ['eval', opEval],
+    ['audit', opAudit],
   ]);
 
   function errorResult(op, error) {

@@ -5,7 +5,7 @@ use super::event::UserEvent;
 use super::front::{with_chord, with_front_tab};
 use super::window::Tab;
 use super::{
-    act, capture, clipboard, cookies, delivery, input, network_body, script, tab, xtest,
+    act, audit, capture, clipboard, cookies, delivery, input, network_body, script, tab, xtest,
     SharedBrowser,
 };
 use crate::base::error::ToolError;
@@ -170,6 +170,9 @@ pub(super) fn execute(
                 None => capture::screenshot(&t.webkit, marks, reply, limit),
             })
         }
+        Command::Audit { tab, args } => on_tab(browser, tab, reply, |t, reply| {
+            audit::run(&t.webkit, &t.state, args, reply, limit)
+        }),
         Command::Picture { tab, shot } => {
             on_tab(browser, tab, reply, |t, reply| match t.state.blocked() {
                 Some(e) => {

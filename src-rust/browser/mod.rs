@@ -6,6 +6,7 @@
 mod act;
 mod agent_world;
 mod ask_bar;
+mod audit;
 mod budget;
 pub mod capture;
 pub mod chrome;

@@ -14,7 +14,7 @@ pub struct Family {
 }
 
 /// Every family, in the order tools_enable names them.
-pub const FAMILIES: [Family; 8] = [
+pub const FAMILIES: [Family; 9] = [
     Family {
         name: "find",
         tools: &[
@@ -95,6 +95,10 @@ pub const FAMILIES: [Family; 8] = [
             "set_user_agent",
             "set_geolocation",
         ],
+    },
+    Family {
+        name: "audit",
+        tools: &["audit_accessibility"],
     },
     Family {
         name: "contexts",

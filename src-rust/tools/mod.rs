@@ -6,6 +6,7 @@
 //! `registry` joins the lists, `dispatch` runs a call.
 
 pub mod app;
+mod audit;
 pub mod batch;
 pub mod contexts;
 pub mod debug;
