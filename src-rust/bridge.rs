@@ -453,6 +453,11 @@ pub enum Command {
         tab: TabId,
         marks: Vec<Mark>,
     },
+    /// Cancels a download of `context` still under way.
+    CancelDownload {
+        context: ContextId,
+        id: u64,
+    },
     /// axe-core's accessibility audit of the tab's page (`selector` in args).
     Audit {
         tab: TabId,
@@ -726,6 +731,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::Screenshot { .. } => "the screenshot",
         Command::Picture { .. } => "the screenshot",
         Command::Audit { .. } => "the accessibility audit",
+        Command::CancelDownload { .. } => "cancelling the download",
         Command::Thumbnail { .. } => "the recording's picture",
         Command::Pdf { .. } => "printing to PDF",
         Command::ArmUpload { .. } => "preparing the upload",

@@ -41,7 +41,7 @@ const PLAN = [
   'upload', 'pdf', 'screenshot_annotated',
 ];
 // Tools added to the plan since: the network and its routes, handing over to the person, contexts, emulation.
-const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_geolocation', 'audit_accessibility', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
+const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_geolocation', 'audit_accessibility', 'downloads', 'wait_for_download', 'download_cancel', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -516,6 +516,9 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal((await call('set_geolocation', {})).permission, 'denied');
     }),
     extra(fails('set_geolocation', { longitude: 2 }, 'INVALID_PARAMS', /latitude and longitude/)),
+    ok('downloads', {}, (r) => assert.ok(Array.isArray(r.downloads))),
+    fails('wait_for_download', { timeout: 200 }, 'TIMEOUT', /no download ended within 200 ms/),
+    fails('download_cancel', { id: 424242 }, 'INVALID_PARAMS', /no download 424242/),
     ok('audit_accessibility', { selector: 'h1' }, (r) => {
       assert.equal(r.count, r.violations.length);
       assert.match(r.engine, /^axe-core /);

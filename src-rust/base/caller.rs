@@ -113,6 +113,8 @@ pub struct Session {
     /// The tab whose requests the panel shows live (the panel's own
     /// session), and how many times it asked: each ask gets a fresh push.
     watched_requests: Mutex<(Option<TabId>, u64)>,
+    /// The newest download it was given (wait_for_download, downloads).
+    downloads_seen: AtomicU64,
     closed: watch::Sender<bool>,
     /// The sessions' signal to the panel (what it lists of this one changed).
     changes: Arc<Changes>,
@@ -123,6 +125,15 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Session {
+    /// The newest download this session was given.
+    pub fn downloads_seen(&self) -> u64 {
+        self.downloads_seen.load(Ordering::Relaxed)
+    }
+
+    pub fn saw_download(&self, id: u64) {
+        self.downloads_seen.fetch_max(id, Ordering::Relaxed);
+    }
+
     fn new(transport: Transport, changes: Arc<Changes>) -> Session {
         Session {
             // 128 random bits: unguessable.
@@ -132,6 +143,7 @@ impl Session {
             created: SystemTime::now(),
             last_active: Mutex::new(Instant::now()),
             calls: AtomicU64::new(0),
+            downloads_seen: AtomicU64::new(0),
             tab: Mutex::new(None),
             context: Mutex::new(DEFAULT_CONTEXT),
             memory: Arc::default(),

@@ -143,9 +143,21 @@ pub enum DownloadState {
 /// One download of this run.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct DownloadInfo {
+    pub id: u64,
+    /// The context whose page started it.
+    #[serde(skip)]
+    pub context: crate::base::context::ContextId,
     pub url: String,
     pub path: String,
     pub state: DownloadState,
+    /// Bytes received so far (all of them once done).
+    pub bytes: u64,
+    /// The size the server announced, when it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// Why it failed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
 }
 
 /// Everything the main thread publishes: the open contexts, the tabs (by

@@ -1,19 +1,42 @@
-//! Downloads: saved in the profile's downloads folder, recorded so the
-//! tool that caused one can report where the file went.
+//! Downloads: saved in the files folder, recorded with the context whose
+//! page started them, their progress and, when one fails, why; published
+//! so that tools can report and wait for them, and cancelled on request.
+//! wry names each file (`start`, `finish`); WebKit's own download object,
+//! heard at the context's `download-started`, gives sizes, failures and
+//! cancelling.
 
 use super::event::UserEvent;
 use super::tab::Publisher;
+use crate::base::context::ContextId;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{DownloadInfo, DownloadState};
-use std::cell::RefCell;
+use serde_json::{json, Value};
+use std::cell::{Cell, RefCell};
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
+use std::time::{Duration, Instant};
 use tao::event_loop::EventLoopProxy;
+use webkit2gtk::{DownloadExt as _, URIRequestExt as _, URIResponseExt as _, WebContextExt as _};
+
+/// Downloads remembered, at most; the oldest ended ones go first.
+const KEPT: usize = 200;
+/// The shortest gap between two progress reports of one download.
+const PROGRESS_GAP: Duration = Duration::from_millis(250);
+/// Characters kept of a failure's reason.
+const REASON_MAX: usize = 300;
 
 struct Download {
+    id: u64,
+    context: ContextId,
     url: String,
     path: PathBuf,
     /// None while in progress, then whether it succeeded.
     outcome: Option<bool>,
+    bytes: u64,
+    total: Option<u64>,
+    failure: Option<String>,
+    /// WebKit's download, while it runs (to read its size or cancel it).
+    webkit: Option<webkit2gtk::Download>,
 }
 
 /// Every download of this run, in the order they started.
@@ -21,23 +44,35 @@ struct Download {
 pub struct Downloads {
     dir: PathBuf,
     list: Rc<RefCell<Vec<Download>>>,
+    /// WebKit's downloads whose file wry has not named yet, by URL.
+    unnamed: Rc<RefCell<Vec<(String, webkit2gtk::Download)>>>,
+    next_id: Rc<Cell<u64>>,
     /// Tells the window when one ends.
     events: Option<EventLoopProxy<UserEvent>>,
     publisher: Publisher,
+    published_at: Rc<Cell<Option<Instant>>>,
 }
 
 impl Downloads {
     pub fn new(dir: PathBuf, events: EventLoopProxy<UserEvent>, publisher: Publisher) -> Self {
         Downloads {
-            dir,
-            list: Rc::default(),
             events: Some(events),
-            publisher,
+            ..Downloads::quiet(dir, publisher)
         }
     }
 
-    /// Picks the destination (the suggested name, in our folder, never
-    /// overwriting) and records the download. Returns false to refuse it.
+    fn quiet(dir: PathBuf, publisher: Publisher) -> Self {
+        Downloads {
+            dir,
+            list: Rc::default(),
+            unnamed: Rc::default(),
+            next_id: Rc::new(Cell::new(1)),
+            events: None,
+            publisher,
+            published_at: Rc::default(),
+        }
+    }
+
     /// A new file name in the downloads folder: `stem-<time>.ext`.
     pub fn new_file(&self, stem: &str, ext: &str) -> PathBuf {
         let ms = std::time::SystemTime::now()
@@ -48,7 +83,30 @@ impl Downloads {
         self.dir.join(format!("{stem}-{ms}.{ext}"))
     }
 
-    pub fn start(&self, url: String, suggested: &mut PathBuf) -> bool {
+    /// Hears the downloads of a context's web context, for their sizes,
+    /// failures and cancelling (after wry's own handler, which names them).
+    pub fn watch(&self, session: &webkit2gtk::WebContext) {
+        let me = self.clone();
+        session.connect_download_started(move |_, download| {
+            let url = download
+                .request()
+                .and_then(|r| r.uri())
+                .map(|u| u.to_string())
+                .unwrap_or_default();
+            me.unnamed.borrow_mut().push((url, download.clone()));
+            let progress = me.clone();
+            download.connect_received_data(move |download, _| progress.progressed(download));
+            let failed = me.clone();
+            download.connect_failed(move |download, error| {
+                failed.failed(download, error.message());
+            });
+        });
+    }
+
+    /// Picks the destination (the suggested name, in our folder, never
+    /// overwriting) and records the download for `context`. Returns false
+    /// to refuse it.
+    pub fn start(&self, context: ContextId, url: String, suggested: &mut PathBuf) -> bool {
         if std::fs::create_dir_all(&self.dir).is_err() {
             tracing::warn!(dir = %self.dir.display(), "cannot create the downloads folder");
             return false;
@@ -60,11 +118,31 @@ impl Downloads {
             .unwrap_or_else(|| "download".into());
         *suggested = unique_path(&self.dir, &name);
         tracing::info!(path = %suggested.display(), "download started");
-        self.list.borrow_mut().push(Download {
+        let webkit = {
+            let mut unnamed = self.unnamed.borrow_mut();
+            let at = unnamed.iter().position(|(u, _)| *u == url);
+            at.map(|at| unnamed.remove(at).1)
+        };
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        let mut list = self.list.borrow_mut();
+        if list.len() >= KEPT {
+            if let Some(at) = list.iter().position(|d| d.outcome.is_some()) {
+                list.remove(at);
+            }
+        }
+        list.push(Download {
+            id,
+            context,
             url,
             path: suggested.clone(),
             outcome: None,
+            bytes: 0,
+            total: None,
+            failure: None,
+            webkit,
         });
+        drop(list);
         self.publish();
         true
     }
@@ -72,6 +150,70 @@ impl Downloads {
     pub fn finish(&self, url: &str, path: Option<PathBuf>, ok: bool) {
         self.record_end(url, path, ok);
         self.publish();
+    }
+
+    /// Cancels a download of `context` still under way.
+    pub fn cancel(&self, context: ContextId, id: u64) -> Result<Value, ToolError> {
+        let list = self.list.borrow();
+        let download = list
+            .iter()
+            .find(|d| d.id == id && d.context == context)
+            .ok_or_else(|| {
+                ToolError::invalid_params(format!(
+                    "id: this context has no download {id}; downloads lists them"
+                ))
+            })?;
+        let webkit = match (&download.outcome, &download.webkit) {
+            (None, Some(webkit)) => webkit.clone(),
+            (None, None) => {
+                return Err(ToolError::new(
+                    ErrorCode::Unsupported,
+                    "this download cannot be cancelled from here",
+                ))
+            }
+            (Some(_), _) => {
+                return Err(ToolError::invalid_params(format!(
+                    "download {id} has already ended"
+                )))
+            }
+        };
+        drop(list);
+        // WebKit fails it as cancelled: `failed` and wry's end record it.
+        webkit.cancel();
+        Ok(json!({"cancelled": id}))
+    }
+
+    fn progressed(&self, webkit: &webkit2gtk::Download) {
+        let found = self.with_webkit(webkit, |d| {
+            d.bytes = webkit.received_data_length();
+            d.total = webkit
+                .response()
+                .map(|r| r.content_length())
+                .filter(|n| *n > 0);
+        });
+        let due = self
+            .published_at
+            .get()
+            .is_none_or(|at| at.elapsed() >= PROGRESS_GAP);
+        if found && due {
+            self.publish();
+        }
+    }
+
+    fn failed(&self, webkit: &webkit2gtk::Download, reason: &str) {
+        let reason: String = reason.chars().take(REASON_MAX).collect();
+        self.with_webkit(webkit, |d| d.failure = Some(reason));
+    }
+
+    /// Changes the download WebKit's `webkit` is; whether there is one.
+    fn with_webkit(
+        &self,
+        webkit: &webkit2gtk::Download,
+        change: impl FnOnce(&mut Download),
+    ) -> bool {
+        let mut list = self.list.borrow_mut();
+        let found = list.iter_mut().find(|d| d.webkit.as_ref() == Some(webkit));
+        found.map(change).is_some()
     }
 
     fn record_end(&self, url: &str, path: Option<PathBuf>, ok: bool) {
@@ -82,6 +224,15 @@ impl Downloads {
             .find(|d| d.outcome.is_none() && (Some(&d.path) == path.as_ref() || d.url == url));
         if let Some(entry) = entry {
             entry.outcome = Some(ok);
+            if let Some(webkit) = entry.webkit.take() {
+                entry.bytes = webkit.received_data_length();
+            }
+            if ok {
+                entry.bytes = std::fs::metadata(&entry.path).map_or(entry.bytes, |m| m.len());
+                entry.failure = None;
+            } else if entry.failure.is_none() {
+                entry.failure = Some("the download failed".into());
+            }
             if let Some(events) = &self.events {
                 let _ = events.send_event(UserEvent::DownloadDone(
                     entry.path.display().to_string(),
@@ -93,6 +244,7 @@ impl Downloads {
 
     /// Publishes every download of this run, for the tools waiting on one.
     fn publish(&self) {
+        self.published_at.set(Some(Instant::now()));
         let downloads: Vec<DownloadInfo> = self.list.borrow().iter().map(info).collect();
         self.publisher
             .send_modify(|state| state.downloads = downloads);
@@ -101,6 +253,8 @@ impl Downloads {
 
 fn info(download: &Download) -> DownloadInfo {
     DownloadInfo {
+        id: download.id,
+        context: download.context,
         url: download.url.clone(),
         path: download.path.display().to_string(),
         state: match download.outcome {
@@ -108,6 +262,9 @@ fn info(download: &Download) -> DownloadInfo {
             Some(true) => DownloadState::Done,
             Some(false) => DownloadState::Failed,
         },
+        bytes: download.bytes,
+        total: download.total,
+        failure: download.failure.clone(),
     }
 }
 
@@ -137,21 +294,20 @@ mod tests {
         assert_eq!(unique_path(&dir, "a.txt"), dir.join("a (1).txt"));
         assert_eq!(unique_path(&dir, "b"), dir.join("b"));
         let (publisher, state) = tokio::sync::watch::channel(Default::default());
-        let downloads = Downloads {
-            dir: dir.clone(),
-            list: Rc::default(),
-            events: None,
-            publisher: std::sync::Arc::new(publisher),
-        };
+        let downloads = Downloads::quiet(dir.clone(), std::sync::Arc::new(publisher));
         let mut p = PathBuf::from("/elsewhere/a.txt");
-        assert!(downloads.start("http://x/a.txt".into(), &mut p));
+        assert!(downloads.start(3, "http://x/a.txt".into(), &mut p));
         assert_eq!(p, dir.join("a (1).txt"));
+        std::fs::write(&p, "four").unwrap();
         downloads.finish("http://x/a.txt", Some(p), true);
+        let published = state.borrow().downloads[0].clone();
+        assert_eq!(published.state, DownloadState::Done, "published");
         assert_eq!(
-            state.borrow().downloads[0].state,
-            DownloadState::Done,
-            "published"
+            (published.id, published.context, published.bytes),
+            (1, 3, 4)
         );
+        assert!(downloads.cancel(3, 1).is_err(), "it has ended");
+        assert!(downloads.cancel(4, 1).is_err(), "another context's");
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -170,6 +170,10 @@ pub(super) fn execute(
                 None => capture::screenshot(&t.webkit, marks, reply, limit),
             })
         }
+        Command::CancelDownload { context, id } => {
+            let result = browser.borrow().downloads.cancel(context, id);
+            let _ = reply.send(value(result));
+        }
         Command::Audit { tab, args } => on_tab(browser, tab, reply, |t, reply| {
             audit::run(&t.webkit, &t.state, args, reply, limit)
         }),

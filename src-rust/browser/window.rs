@@ -214,7 +214,7 @@ impl Browser {
             // Download handlers belong to the context's session: connect them once.
             let (started, finished) = (self.downloads.clone(), self.downloads.clone());
             builder = builder
-                .with_download_started_handler(move |url, path| started.start(url, path))
+                .with_download_started_handler(move |url, path| started.start(context, url, path))
                 .with_download_completed_handler(move |url, path, ok| {
                     finished.finish(&url, path, ok)
                 });
@@ -228,6 +228,9 @@ impl Browser {
             }
             self.network.apply(&webkit);
             ctx.settings.hook_geolocation(&webkit);
+            if let Some(session) = webkit.context() {
+                self.downloads.watch(&session);
+            }
             if let Some(manager) = webkit.website_data_manager() {
                 // Routes or offline set before the context had a tab.
                 ctx.settings.apply_proxy(&manager);

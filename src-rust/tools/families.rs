@@ -14,7 +14,7 @@ pub struct Family {
 }
 
 /// Every family, in the order tools_enable names them.
-pub const FAMILIES: [Family; 9] = [
+pub const FAMILIES: [Family; 10] = [
     Family {
         name: "find",
         tools: &[
@@ -95,6 +95,10 @@ pub const FAMILIES: [Family; 9] = [
             "set_user_agent",
             "set_geolocation",
         ],
+    },
+    Family {
+        name: "downloads",
+        tools: &["downloads", "wait_for_download", "download_cancel"],
     },
     Family {
         name: "audit",

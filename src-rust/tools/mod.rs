@@ -14,6 +14,7 @@ mod declaration;
 pub mod devices;
 pub mod dialogs;
 mod dispatch;
+mod downloads;
 #[cfg(test)]
 pub(crate) mod fake_browser;
 pub mod families;

@@ -219,7 +219,7 @@ impl Ctx {
         let info = state.tab(tab).ok_or_else(tab_closed)?;
         Ok(Before {
             nav: info.nav,
-            downloads: state.downloads.len(),
+            downloads: newest_download(&state),
             tabs: state.tab_ids(),
         })
     }
@@ -253,7 +253,7 @@ impl Ctx {
                     let Some(info) = state.tab(tab) else {
                         return Some(Err(tab_closed()));
                     };
-                    let downloaded = state.downloads.len() > before.downloads;
+                    let downloaded = newest_download(state) > before.downloads;
                     // A new window asked for: its tab opens after WebKit's
                     // decision, and learns its address a moment later.
                     let mut opened = state.tabs.iter().filter(|t| !before.tabs.contains(&t.id));
@@ -306,15 +306,15 @@ impl Ctx {
         Ok(json!({"url": info.url, "title": title}))
     }
 
-    /// How many downloads this run has seen (to spot new ones).
-    pub fn download_count(&self) -> usize {
-        self.app.browser.state().downloads.len()
-    }
-
     /// Downloads started since `from`, after waiting (bounded) for them to end.
-    pub async fn downloads_since(&self, from: usize, limit: Duration) -> Vec<DownloadInfo> {
-        let deadline = tokio::time::Instant::now() + limit;
-        let since = |state: &BrowserState| state.downloads.iter().skip(from).cloned().collect();
+    pub async fn downloads_since(&self, from: u64, limit: Duration) -> Vec<DownloadInfo> {
+        // A big download is not waited for: it is reported under way, and
+        // wait_for_download waits for it.
+        let deadline = tokio::time::Instant::now() + limit.min(DOWNLOAD_GRACE);
+        // This session's context's only: another agent's are not its doing.
+        let context = self.context().ok();
+        let mine = move |d: &&DownloadInfo| d.id > from && Some(d.context) == context;
+        let since = |state: &BrowserState| state.downloads.iter().filter(mine).cloned().collect();
         let ended = self
             .app
             .browser
@@ -322,7 +322,7 @@ impl Ctx {
                 let busy = state
                     .downloads
                     .iter()
-                    .skip(from)
+                    .filter(mine)
                     .any(|d| d.state == DownloadState::InProgress);
                 (!busy).then(|| since(state))
             })
@@ -331,11 +331,21 @@ impl Ctx {
     }
 }
 
+/// The id of the newest download of this run (0: none yet), to tell the
+/// ones an action starts.
+pub fn newest_download(state: &BrowserState) -> u64 {
+    state.downloads.iter().map(|d| d.id).max().unwrap_or(0)
+}
+
+/// How long an action's result waits for a download it started to end.
+const DOWNLOAD_GRACE: Duration = Duration::from_secs(2);
+
 /// The state an action started from.
 #[derive(Debug, Clone)]
 pub struct Before {
     pub nav: NavCounters,
-    pub downloads: usize,
+    /// The newest download's id.
+    pub downloads: u64,
     pub tabs: Vec<TabId>,
 }
 

@@ -75,7 +75,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let state = ctx.app.browser.state();
                 let before = Before {
                     nav: NavCounters::default(),
-                    downloads: state.downloads.len(),
+                    downloads: super::page::newest_download(&state),
                     tabs: state.tab_ids(),
                 };
                 // The person works in the tab in front for an agent: it stays there.

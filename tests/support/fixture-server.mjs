@@ -95,7 +95,8 @@ export function patternBytes(size) {
  * JSON), /net/missing (404), /net/bytes?size=N (binary, patternBytes),
  * /net/text?size=N (text), /net/pixel.png (an image), /net/echo (the
  * request's method and body, any method), /net/seen?as=js|css|png|html|json
- * (the request's X-Added header, as that kind of resource shows it).
+ * (the request's X-Added header, as that kind of resource shows it),
+ * /net/download?name=&size=&chunks=&every=&broken (an attachment, slow or cut).
  */
 async function network(u, req, res) {
   const headers = { 'Cache-Control': 'no-store' };
@@ -166,6 +167,31 @@ async function network(u, req, res) {
         res.writeHead(200, { ...cors, 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ added }));
       }
+      return;
+    }
+    case '/net/download': {
+      // A file to save: `size` pattern bytes in `chunks` parts `every` ms
+      // apart; `broken` ends the connection halfway.
+      const size = Math.min(Number(u.searchParams.get('size')) || 0, 16 << 20);
+      const chunks = Math.min(Math.max(Number(u.searchParams.get('chunks')) || 1, 1), 1000);
+      const every = Math.min(Number(u.searchParams.get('every')) || 0, 10_000);
+      const name = (u.searchParams.get('name') || 'file.bin').replace(/[^\w.-]/g, '_');
+      res.writeHead(200, {
+        ...headers, 'Content-Type': 'application/octet-stream', 'Content-Length': size,
+        'Content-Disposition': `attachment; filename="${name}"`,
+      });
+      const bytes = patternBytes(size);
+      const part = Math.ceil(size / chunks);
+      for (let at = 0; at < size; at += part) {
+        if (u.searchParams.has('broken') && at >= size / 2) {
+          res.destroy();
+          return;
+        }
+        if (res.destroyed) return;
+        res.write(bytes.subarray(at, at + part));
+        if (every) await new Promise((r) => setTimeout(r, every));
+      }
+      res.end();
       return;
     }
     case '/net/pixel.png':

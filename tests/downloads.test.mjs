@@ -1,0 +1,63 @@
+// downloads, wait_for_download, download_cancel: a download a page starts
+// later is waited for and its bytes read back from the files folder; one
+// the server breaks fails and says why, and the browser goes on; one under
+// way is cancelled.
+import { describe, it, beforeEach, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loggedInSuite } from './support/session.mjs';
+import { callError } from './support/mcp.mjs';
+import { patternBytes } from './support/fixture-server.mjs';
+import { waitFor } from './support/wait.mjs';
+
+describe('downloads', { timeout: 120_000 }, () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-'));
+  const suite = loggedInSuite({ args: ['--files-dir', dir] });
+  const { call, logged } = suite;
+  let mcp;
+  beforeEach(async () => {
+    mcp = suite.mcp;
+    await call('open', { url: suite.fixtures.url('/downloads.html') });
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('wait_for_download gets a download a page starts later, its bytes in the files folder', logged(async () => {
+    await call('click', { selector: '#later' });
+    const download = await call('wait_for_download', { timeout: 20_000 });
+    assert.deepEqual([download.name, download.state, download.bytes, download.total], ['later.bin', 'done', 50_000, 50_000]);
+    assert.match(download.url, /\/net\/download\?name=later\.bin/);
+    assert.equal(path.dirname(download.path), realpathSync(dir), 'saved in the files folder');
+    assert.ok(readFileSync(download.path).equals(patternBytes(50_000)), 'the bytes the server sent');
+    const listed = (await call('downloads')).downloads.find((d) => d.id === download.id);
+    assert.deepEqual(listed, download);
+    // Given once: the next wait waits for a new one.
+    assert.match(await callError(mcp, 'wait_for_download', { timeout: 300 }, 'TIMEOUT'), /no download ended within 300 ms/);
+  }));
+
+  it('a download the server breaks fails and says why, and the browser goes on', logged(async () => {
+    await call('click', { selector: '#broken' });
+    const download = await call('wait_for_download', { timeout: 20_000 });
+    assert.equal(download.name, 'broken.bin');
+    assert.equal(download.state, 'failed');
+    assert.ok(download.failure && download.failure.length > 3, JSON.stringify(download));
+    assert.ok(download.bytes < 200_000, `${download.bytes} bytes of 200000`);
+    // Nothing else broke: the page and this client still answer.
+    assert.equal((await call('get_url')).url, suite.fixtures.url('/downloads.html'));
+    assert.equal((await call('eval', { script: "document.querySelector('h1').textContent" })).value, 'Downloads');
+  }));
+
+  it('download_cancel stops a download under way', logged(async () => {
+    await call('click', { selector: '#slow' });
+    const running = await waitFor(async () => (await call('downloads')).downloads
+      .find((d) => d.name === 'slow.bin' && d.state === 'in_progress' && d.bytes > 0), 'the slow download to be under way');
+    assert.equal(running.total, 400_000);
+    assert.deepEqual(await call('download_cancel', { id: running.id }), { cancelled: running.id });
+    const ended = await call('wait_for_download', { timeout: 20_000 });
+    assert.deepEqual([ended.id, ended.state], [running.id, 'failed']);
+    assert.match(ended.failure, /cancel/i);
+    await callError(mcp, 'download_cancel', { id: running.id }, 'INVALID_PARAMS');
+    await callError(mcp, 'download_cancel', { id: 99_999 }, 'INVALID_PARAMS');
+  }));
+});
