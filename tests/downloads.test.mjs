@@ -2,26 +2,20 @@
 // later is waited for and its bytes read back from the files folder; one
 // the server breaks fails and says why, and the browser goes on; one under
 // way is cancelled.
-import { describe, it, beforeEach, after } from 'node:test';
+import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync, realpathSync } from 'node:fs';
 import path from 'node:path';
-import { loggedInSuite } from './support/session.mjs';
+import { filesSuite } from './support/session.mjs';
 import { callError } from './support/mcp.mjs';
 import { patternBytes } from './support/fixture-server.mjs';
 import { waitFor } from './support/wait.mjs';
 
 describe('downloads', { timeout: 120_000 }, () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-'));
-  const suite = loggedInSuite({ args: ['--files-dir', dir] });
-  const { call, logged } = suite;
+  const suite = filesSuite('/downloads.html');
+  const { call, logged, dir } = suite;
   let mcp;
-  beforeEach(async () => {
-    mcp = suite.mcp;
-    await call('open', { url: suite.fixtures.url('/downloads.html') });
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  beforeEach(() => { mcp = suite.mcp; });
 
   it('wait_for_download gets a download a page starts later, its bytes in the files folder', logged(async () => {
     await call('click', { selector: '#later' });

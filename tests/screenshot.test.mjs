@@ -1,25 +1,19 @@
 // screenshot: the viewport, the whole page or one element, png or jpeg,
 // returned or written to the files folder; checked by the image's pixels,
 // its size against the page's own, and the file's bytes.
-import { describe, it, beforeEach, after } from 'node:test';
+import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { loggedInSuite } from './support/session.mjs';
+import { filesSuite } from './support/session.mjs';
 import { callError } from './support/mcp.mjs';
 import { decodePng } from './support/png.mjs';
 
 describe('screenshot', { timeout: 120_000 }, () => {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-'));
-  const suite = loggedInSuite({ args: ['--files-dir', dir] });
-  const { call, logged } = suite;
+  const suite = filesSuite('/screenshot.html');
+  const { call, logged, dir } = suite;
   let mcp;
-  beforeEach(async () => {
-    mcp = suite.mcp;
-    await call('open', { url: suite.fixtures.url('/screenshot.html') });
-  });
-  after(() => rmSync(dir, { recursive: true, force: true }));
+  beforeEach(() => { mcp = suite.mcp; });
 
   /** The image and the text of a screenshot's result. */
   const shoot = async (args = {}) => {

@@ -1,6 +1,9 @@
 // The usual start of a browsing test file: fixture pages, the browser, an
 // MCP client, and a logged-in identity; stop() ends them all.
-import { before, after } from 'node:test';
+import { before, beforeEach, after } from 'node:test';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startBrowser, withBrowserLog } from './browser.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { TEST_NSEC, callJson, connectMcp } from './mcp.mjs';
@@ -38,4 +41,16 @@ export function loggedInSuite(opts = {}) {
     call: (tool, args = {}) => callJson(session.mcp, tool, args),
     logged: (fn) => withBrowserLog(() => session.browser, fn),
   };
+}
+
+/**
+ * loggedInSuite with a files folder of its own (`dir`, removed after), and
+ * `page` (a fixture path) opened before each test.
+ */
+export function filesSuite(page, opts = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'sovereign-files-'));
+  const suite = loggedInSuite({ ...opts, args: ['--files-dir', dir, ...(opts.args ?? [])] });
+  beforeEach(async () => { await suite.call('open', { url: suite.fixtures.url(page) }); });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+  return Object.assign(suite, { dir });
 }
