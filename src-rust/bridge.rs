@@ -314,6 +314,9 @@ pub enum SettingsChange {
     },
     /// The User-Agent the context's tabs send and show (none: WebKit's own).
     UserAgent(Option<String>),
+    /// The language pages are asked in and read (Accept-Language,
+    /// navigator.language); none: the system's.
+    Locale(Option<String>),
     /// Where pages of the context find themselves, granted to them while
     /// set (none: no position, and pages are refused it again).
     Geolocation(Option<Position>),

@@ -41,7 +41,7 @@ const PLAN = [
   'upload', 'pdf', 'screenshot_annotated',
 ];
 // Tools added to the plan since: the network and its routes, handing over to the person, contexts, emulation.
-const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_geolocation', 'audit_accessibility', 'downloads', 'wait_for_download', 'download_cancel', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
+const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_locale', 'set_geolocation', 'audit_accessibility', 'downloads', 'wait_for_download', 'download_cancel', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -510,6 +510,10 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal(r.user_agent, 'CatalogueAgent/1.0');
       assert.equal((await call('eval', { script: 'navigator.userAgent' })).value, 'CatalogueAgent/1.0');
       assert.match((await call('set_user_agent', {})).user_agent, /AppleWebKit/);
+    }),
+    ok('set_locale', { locale: 'fr-FR' }, async (r) => {
+      assert.deepEqual(r, { locale: 'fr-FR' });
+      assert.deepEqual(await call('set_locale', {}), { locale: null });
     }),
     ok('set_geolocation', { latitude: 48.85, longitude: 2.35 }, async (r) => {
       assert.deepEqual(r, { geolocation: { latitude: 48.85, longitude: 2.35, accuracy: 10 }, permission: 'granted' });

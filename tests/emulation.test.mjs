@@ -38,6 +38,25 @@ describe('emulation', { timeout: 120_000 }, () => {
     await callError(suite.mcp, 'set_user_agent', { user_agent: 'two\nlines' }, 'INVALID_PARAMS');
   }));
 
+  it('set_locale: the Accept-Language the server gets and navigator.language from the next load; none restores the system\'s', logged(async () => {
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    const own = await page('navigator.language');
+    assert.deepEqual(await call('set_locale', { locale: 'de_de' }), { locale: 'de-DE' });
+    await call('open', { url: suite.fixtures.url('/echo') });
+    const echoed = JSON.parse(await page("document.querySelector('#echo').textContent"));
+    assert.match(echoed.headers['accept-language'], /^de-DE\b/i);
+    assert.equal(await page('navigator.language'), 'de-DE');
+    assert.equal(await page('navigator.languages[0]'), 'de-DE');
+    assert.equal(await page("new Intl.NumberFormat().format(1234.5)"), '1.234,5', 'Intl follows it');
+    assert.deepEqual(await call('set_locale', {}), { locale: null });
+    await call('open', { url: suite.fixtures.url('/echo') });
+    const after = JSON.parse(await page("document.querySelector('#echo').textContent"));
+    assert.doesNotMatch(after.headers['accept-language'] ?? '', /^de/i, 'the system\'s languages again');
+    assert.notEqual(await page('navigator.language'), 'de-DE');
+    assert.ok(own, 'the page read a language before');
+    await callError(suite.mcp, 'set_locale', { locale: 'not a tag!' }, 'INVALID_PARAMS');
+  }));
+
   it('set_geolocation: pages get the position and its changes while it is set, and are refused without it', logged(async () => {
     await call('open', { url: suite.fixtures.url('/form.html') });
     assert.deepEqual(await page(CURRENT), { code: 1 }, 'refused (PERMISSION_DENIED) before any is set');

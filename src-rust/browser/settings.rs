@@ -179,6 +179,30 @@ impl AgentSettings {
         json!({"user_agent": shown})
     }
 
+    /// Has pages of the context asked in `locale` (Accept-Language) and
+    /// reading it (navigator.language, in documents loaded from now on);
+    /// none: the system's languages.
+    pub fn set_locale(
+        &self,
+        views: &[WebView],
+        locale: Option<String>,
+    ) -> Result<Value, ToolError> {
+        let session = views
+            .first()
+            .and_then(|view| view.context())
+            .ok_or_else(|| ToolError::internal("the context has no tab"))?;
+        match &locale {
+            Some(locale) => session.set_preferred_languages(&[locale.as_str()]),
+            // WebKit keeps an override it was given: give back the system's.
+            None => {
+                let system = system_languages();
+                let system: Vec<&str> = system.iter().map(String::as_str).collect();
+                session.set_preferred_languages(&system);
+            }
+        }
+        Ok(json!({"locale": locale}))
+    }
+
     /// Gives pages of the context this position (none: no position, and
     /// they are refused it again); pages watching it hear of it at once.
     pub fn set_geolocation(
@@ -360,6 +384,22 @@ impl AgentSettings {
     pub fn has_headers(&self) -> bool {
         !self.headers.borrow().is_empty()
     }
+}
+
+/// The system's languages as WebKit takes them (de-DE, not de_DE.UTF-8).
+fn system_languages() -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for name in glib::language_names() {
+        let tag = name
+            .split(['.', '@'])
+            .next()
+            .unwrap_or_default()
+            .replace('_', "-");
+        if !tag.is_empty() && !out.contains(&tag) {
+            out.push(tag);
+        }
+    }
+    out
 }
 
 fn webkit_position(position: Position) -> GeolocationPosition {

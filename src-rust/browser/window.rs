@@ -720,6 +720,10 @@ impl Browser {
                 let views = self.views_of(context.info.id);
                 Ok(settings.set_user_agent(&views, agent))
             }
+            SettingsChange::Locale(locale) => {
+                let views = self.views_of(context.info.id);
+                settings.set_locale(&views, locale)
+            }
             SettingsChange::Geolocation(position) => {
                 let views = self.views_of(context.info.id);
                 settings.set_geolocation(&views, position)

@@ -93,6 +93,7 @@ pub const FAMILIES: [Family; 10] = [
             "set_viewport",
             "set_media",
             "set_user_agent",
+            "set_locale",
             "set_geolocation",
         ],
     },

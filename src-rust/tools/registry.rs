@@ -230,8 +230,8 @@ mod tests {
         let registry = Registry::new();
         assert_eq!(
             registry.public().count(),
-            118,
-            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable, set_user_agent, set_geolocation, audit_accessibility, the downloads' three"
+            119,
+            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable, set_user_agent, set_locale, set_geolocation, audit_accessibility, the downloads' three"
         );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
@@ -261,7 +261,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 118);
+        assert_eq!(registry.select("all").unwrap(), 119);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! set_viewport, set_offline, set_headers, set_credentials, set_user_agent,
-//! set_geolocation, set_media: how the browser presents itself to sites. Offline, headers and credentials
+//! set_locale, set_geolocation, set_media: how the browser presents itself
+//! to sites. Offline, headers and credentials
 //! hold for the tab's context (its tabs share one network session); the
 //! colour scheme is the whole browser's (WebKitGTK reads it from GTK).
 
@@ -54,6 +55,15 @@ pub fn tools() -> Vec<ToolDef> {
                     return Err(ToolError::invalid_field("user_agent", format!("one line, at most {USER_AGENT_MAX} characters")));
                 }
                 change(&ctx, tab, SettingsChange::UserAgent(agent)).await
+            },
+        ),
+        tab_tool(
+            "set_locale",
+            "Make the context's pages asked in and read this language (Accept-Language; navigator.language from the next load); none: the system's.",
+            ACTION,
+            |ctx: Ctx, tab: TabId, p: LocaleParams| async move {
+                let locale = p.locale.map(|l| locale_of(&l)).transpose()?;
+                change(&ctx, tab, SettingsChange::Locale(locale)).await
             },
         ),
         tab_tool(
@@ -152,6 +162,44 @@ pub struct UserAgentParams {
     /// The whole string (none: the browser's own).
     #[serde(default)]
     user_agent: Option<String>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LocaleParams {
+    /// A language tag: de-DE, fr, pt-BR (none: the system's).
+    #[serde(default)]
+    locale: Option<String>,
+}
+
+/// A BCP 47 language tag as pages write it: a language of 2 or 3 letters,
+/// then subtags of letters and digits.
+fn locale_of(given: &str) -> Result<String, ToolError> {
+    let mut parts = given.split(['-', '_']);
+    let language = parts.next().unwrap_or_default();
+    let language_ok =
+        (2..=3).contains(&language.len()) && language.chars().all(|c| c.is_ascii_alphabetic());
+    let rest: Vec<&str> = parts.collect();
+    let rest_ok = rest
+        .iter()
+        .all(|p| (1..=8).contains(&p.len()) && p.chars().all(|c| c.is_ascii_alphanumeric()));
+    if !language_ok || !rest_ok || given.len() > 35 {
+        return Err(ToolError::invalid_field(
+            "locale",
+            format!("{given:?} is not a language tag like de-DE"),
+        ));
+    }
+    let mut tag = language.to_ascii_lowercase();
+    for part in rest {
+        tag.push('-');
+        // A region is written in capitals (de-DE), other subtags as given.
+        if part.len() == 2 && part.chars().all(|c| c.is_ascii_alphabetic()) {
+            tag.push_str(&part.to_ascii_uppercase());
+        } else {
+            tag.push_str(part);
+        }
+    }
+    Ok(tag)
 }
 
 #[derive(Deserialize, JsonSchema)]
