@@ -7,6 +7,8 @@
 (script) => {
   const seen = new WeakSet();
   const plain = (key, v) => {
+    // Half a surrogate pair would be an escape no strict JSON parser takes.
+    if (typeof v === 'string') return v.toWellFormed();
     if (typeof v === 'bigint') return v.toString();
     if (typeof v === 'function') return '[function ' + (v.name || 'anonymous') + ']';
     if (typeof v === 'symbol') return v.toString();

@@ -21,8 +21,14 @@
     return text.replace(/\s+/g, ' ').trim();
   }
 
+  // Cut to `max` UTF-16 units with a marker, never through a surrogate pair: half of one
+  // is no character, and no JSON parser outside the engine reads it.
   function clamp(text, max) {
-    return text.length > max ? text.slice(0, max - 1) + '…' : text;
+    if (text.length <= max) return text;
+    let end = max - 1;
+    const last = text.charCodeAt(end - 1);
+    if (last >= 0xd800 && last <= 0xdbff) end -= 1;
+    return text.slice(0, end) + '…';
   }
 
   // An attribute's text with ASCII whitespace collapsed (a no-break space is kept, as

@@ -33,6 +33,6 @@
     const el = node.element;
     const out = { target: node.target.map(String).join(' ') };
     if (el && el.nodeType === 1) out.ref = refText(refOf(table, el));
-    if (node.failureSummary) out.fix = node.failureSummary.slice(0, 500);
+    if (node.failureSummary) out.fix = clamp(node.failureSummary, 500);
     return out;
   }

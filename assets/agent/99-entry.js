@@ -48,10 +48,17 @@
     return { ok: false, code: 'JS_ERROR', message: `agent operation ${String(op)} failed: ${detail}` };
   }
 
-  // An op's reply, or (eval, IndexedDB) a promise of it.
+  // An op's reply, or (eval, IndexedDB) a promise of it. A page's text may hold half a
+  // surrogate pair (a lone \ud83d): JSON.stringify writes it as an escape no strict parser
+  // takes, so every string goes out well formed (U+FFFD in its place).
   function call(op, args) {
     const reply = run(op, args);
-    return reply instanceof Promise ? reply.then((r) => JSON.stringify(r)) : JSON.stringify(reply);
+    return reply instanceof Promise ? reply.then(toJson) : toJson(reply);
+  }
+
+  function toJson(reply) {
+    return JSON.stringify(reply, (key, value) =>
+      typeof value === 'string' && !value.isWellFormed() ? value.toWellFormed() : value);
   }
 
   function run(op, args) {
