@@ -4,7 +4,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loggedInSuite } from './support/session.mjs';
-import { callText } from './support/mcp.mjs';
+import { callError, callText } from './support/mcp.mjs';
 
 describe('replies from the page', { timeout: 120_000 }, () => {
   const suite = loggedInSuite();
@@ -26,5 +26,18 @@ describe('replies from the page', { timeout: 120_000 }, () => {
     await call('eval', { script: "document.getElementById('big').textContent = 'line of text 0123456789\\n'.repeat(120000); true" });
     const text = await callText(suite.mcp, 'get_text', { selector: '#big' });
     assert.ok(text.length >= 2_800_000, `get_text gave ${text.length} characters`);
+  }));
+
+  it('a snapshot of 20,000 controls comes back whole up to the documented maximum; above it a clear error', { timeout: 60_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('/surrogates.html') });
+    await call('eval', { script: "for (let i = 0; i < 20000; i++) { const b = document.createElement('button'); b.textContent = 'Control ' + i; document.body.append(b); } true" });
+    const cut = await callText(suite.mcp, 'snapshot', {});
+    assert.match(cut, /truncated/);
+    const whole = await callText(suite.mcp, 'snapshot', { max_chars: 4_000_000 });
+    assert.doesNotMatch(whole, /truncated/);
+    assert.ok(whole.includes('button "Control 19999"'), whole.slice(-300));
+    assert.ok(whole.length > 500_000, `${whole.length} characters`);
+    const refused = await callError(suite.mcp, 'snapshot', { max_chars: 4_000_001 }, 'INVALID_PARAMS');
+    assert.match(refused, /max_chars: at most 4000000/);
   }));
 });

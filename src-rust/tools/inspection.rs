@@ -3,11 +3,15 @@
 use super::page::{target, with};
 use super::snapshot_diff;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
+use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::page_protocol::{self, Args, PageInfo, PageOp, Snapshot};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+
+/// The largest snapshot a call may ask for, in characters.
+const SNAPSHOT_MAX_CHARS: u64 = 4_000_000;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -16,6 +20,12 @@ pub fn tools() -> Vec<ToolDef> {
             "The page as an accessibility tree, a line per element: role, name, state, [ref=e5] (f1e2: in a cross-origin frame). By default controls and headings only: interactive: false adds the text. Element tools take the ref; snapshot again after changes.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SnapshotParams| async move {
+                if p.max_chars.is_some_and(|n| n > SNAPSHOT_MAX_CHARS) {
+                    return Err(ToolError::invalid_field(
+                        "max_chars",
+                        format!("at most {SNAPSHOT_MAX_CHARS}; scope a bigger page with selector"),
+                    ));
+                }
                 let args = page_protocol::args(json!({
                     "interactive": p.interactive.unwrap_or(true),
                     "compact": p.compact.unwrap_or(true),
@@ -104,7 +114,7 @@ pub struct SnapshotParams {
     /// Only this part of the page.
     #[serde(default)]
     selector: Option<String>,
-    /// Cut (marked) at about this size.
+    /// Cut (marked) at about this size (default 60000, at most 4000000).
     #[serde(default)]
     max_chars: Option<u64>,
     /// Levels, with interactive false.
