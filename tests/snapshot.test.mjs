@@ -63,6 +63,6 @@ describe('snapshot options', { timeout: 180_000 }, () => {
     assert.match(scoped, /textbox "Name"/);
     assert.ok(!/heading/.test(scoped.split('\n').slice(2).join('\n')), 'the scoped tree leaves the heading out');
     const cut = await snap({ interactive: false, max_chars: 200 });
-    assert.match(cut, /\[\.\.\. truncated: \d+ more lines/);
+    assert.match(cut, /\n\[\.\.\. \d+ more lines, \d+ refs: snapshot \{after: "[^"]+", interactive: false, max_chars: 200\} goes on/);
   });
 });

@@ -25,7 +25,26 @@
       states: statesOf(el, shownRole, tag, name) + (el === ctx.modal ? ' [modal]' : ''),
       value: valueOf(el, shownRole, tag),
       children: NO_CHILDREN,
+      level: shownRole === 'heading' ? headingLevel(el, tag) : 0,
+      opensSection: !!ctx.section && ctx.section.heading === el,
     };
+  }
+
+  // Notes a heading's line, for a section's bounds.
+  function noteHeading(node, lines, ctx) {
+    if (!ctx.section || !node.level) return;
+    if (node.opensSection) ctx.section.line = lines.length - 1;
+    ctx.section.levels.push([lines.length - 1, node.level]);
+  }
+
+  // The lines of a section, its heading's indent taken off.
+  function sectionLines(lines, section) {
+    if (section.line < 0) return [];
+    const level = section.levels.find(([at]) => at === section.line)[1];
+    const next = section.levels.find(([at, l]) => at > section.line && l <= level);
+    const part = lines.slice(section.line, next ? next[0] : lines.length);
+    const cut = part[0].length - part[0].trimStart().length;
+    return part.map((line) => line.slice(Math.min(cut, line.length - line.trimStart().length)));
   }
 
   // A caption or legend that became the table's or group's name is not repeated as text.
@@ -84,6 +103,7 @@
       if (visibility === VISIBLE) {
         const node = describe(el, role, tag, ctx, interactive);
         lines.push(lineFor(node));
+        noteHeading(node, lines, ctx);
         if (ctx.marks && node.ref) ctx.marks.push({ el, node });
         if (tag === 'select') pushOptionLines(optionNodes(el, ctx), lines);
         else if (tag === 'input' && el.list) pushOptionLines(datalistNodes(el, ctx), lines);
@@ -332,6 +352,7 @@
     }
     const line = lineFor(name === node.name ? node : Object.assign({}, node, { name }));
     lines.push(indent(depth) + line + (inlineText ? ': ' + inlineText : ''));
+    noteHeading(node, lines, ctx);
     for (const kid of kids) {
       if (kid.text !== undefined) {
         if (depth + 1 <= ctx.maxDepth) lines.push(indent(depth + 1) + '- text: ' + kid.text);
@@ -360,7 +381,7 @@
       used += cost;
     }
     if (kept === lines.length) return { text: lines.join('\n'), count: lines.length, truncated: false };
-    const hint = interactive ? 'use selector to scope the snapshot' : 'use selector to scope or interactive=true';
+    const hint = interactive ? 'scope the snapshot with ref or selector' : 'scope it with ref or selector, or interactive=true';
     const shown = lines.slice(0, kept);
     shown.push(`[... truncated: ${lines.length - kept} more lines; ${hint}]`);
     return { text: shown.join('\n'), count: shown.length, truncated: true };
@@ -392,12 +413,20 @@
     const doc = scopeOf(table);
     // While a modal dialog is open the rest of the page is inert: show only the dialog.
     const modal = hasTarget(args) ? null : modalDialog(doc);
-    const root = hasTarget(args) ? resolveTarget(args, table) : modal || doc.body || doc.documentElement;
+    let root = hasTarget(args) ? resolveTarget(args, table) : modal || doc.body || doc.documentElement;
+    // A heading's part is its section: the page from it to the next heading of its level or above.
+    const section = root && hasTarget(args) && !args.outline && roleOf(root, root.localName) === 'heading'
+      ? { heading: root, line: -1, levels: [] } : null;
+    if (section) root = root.ownerDocument.body || root.ownerDocument.documentElement;
     const ctx = newContext(table, {
-      interactive, compact, maxDepth, maxChars, modal, visibility: new Map(), skip: new WeakSet(),
-      frames: [], frameFloor: Math.max(Number(args.next) || 0, place.floor, table.next),
+      interactive: interactive || !!args.outline, compact, maxDepth, maxChars, modal, visibility: new Map(),
+      skip: new WeakSet(), section, frames: args.outline ? null : [],
+      frameFloor: Math.max(Number(args.next) || 0, place.floor, table.next),
     });
-    const lines = [];
+    if (args.outline) {
+      return { text: opOutline(root, ctx).join('\n'), next: table.next, document: documentId() };
+    }
+    let lines = [];
     if (root) {
       if (interactive) {
         if (modal) lines.push(lineFor(describe(modal, 'dialog', 'dialog', ctx, false)));
@@ -408,6 +437,7 @@
         renderTop(items, lines, ctx);
       }
     }
+    if (section) lines = sectionLines(lines, section);
     const total = lines.length;
     if (!total) {
       const hint = interactive

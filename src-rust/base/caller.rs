@@ -87,10 +87,22 @@ impl Transport {
 pub struct TabMemory {
     /// The frame's ref, by tab, and the document it was chosen in.
     frames: Mutex<HashMap<TabId, (String, u64)>>,
-    /// The last snapshot of each tab: its document's identity and its text.
-    snapshots: Mutex<HashMap<TabId, (String, String)>>,
+    /// The snapshots of each tab `diff` and paging compare with.
+    snapshots: Mutex<HashMap<TabId, KeptSnapshots>>,
     /// network_requests lists what came after this request id, by tab.
     network_marks: Mutex<HashMap<TabId, u64>>,
+}
+
+/// Tabs whose snapshots a session keeps (two each, up to the snapshot's
+/// largest size): past it, the tab snapshotted longest ago is forgotten.
+const KEPT_SNAPSHOT_TABS: usize = 16;
+
+struct KeptSnapshots {
+    /// What the newest snapshot is compared with.
+    base: Option<(String, String)>,
+    latest: Option<(String, String)>,
+    /// Higher for the tab snapshotted more recently.
+    stamp: u64,
 }
 
 pub struct Session {
@@ -212,15 +224,36 @@ impl Session {
         }
     }
 
-    /// Keeps this snapshot of a tab (of `document`) and gives back the
-    /// previous one with its document.
+    /// Keeps this snapshot of a tab (of `document`) and gives back the one
+    /// it is compared with, with its document: the previous one, or while
+    /// the caller pages through a snapshot (`paging`), the one its first
+    /// part was compared with, so every part shows the same changes.
     pub fn remember_snapshot(
         &self,
         tab: TabId,
         document: &str,
         text: &str,
+        paging: bool,
     ) -> Option<(String, String)> {
-        lock(&self.memory.snapshots).insert(tab, (document.to_string(), text.to_string()))
+        let mut kept = lock(&self.memory.snapshots);
+        let stamp = kept.values().map(|k| k.stamp).max().unwrap_or(0) + 1;
+        if kept.len() >= KEPT_SNAPSHOT_TABS && !kept.contains_key(&tab) {
+            if let Some(oldest) = kept.iter().min_by_key(|(_, k)| k.stamp).map(|(t, _)| *t) {
+                kept.remove(&oldest);
+            }
+        }
+        let now = (document.to_string(), text.to_string());
+        let entry = kept.entry(tab).or_insert_with(|| KeptSnapshots {
+            base: None,
+            latest: None,
+            stamp,
+        });
+        entry.stamp = stamp;
+        let latest = entry.latest.replace(now);
+        if !paging {
+            entry.base = latest;
+        }
+        entry.base.clone()
     }
 
     /// Which tab's requests the panel shows live (none: no tab's), and

@@ -162,9 +162,9 @@ fn cut(text: &str, limit: usize, interactive: bool) -> String {
         kept += 1;
     }
     let hint = if interactive {
-        "use selector to scope the snapshot"
+        "scope the snapshot with ref or selector"
     } else {
-        "use selector to scope or interactive=true"
+        "scope it with ref or selector, or interactive=true"
     };
     let mut out = lines[..kept].join("\n");
     out.push_str(&format!(
@@ -202,7 +202,7 @@ mod tests {
         let text = "- a\n- b\n- c\n- d";
         assert_eq!(
             cut(text, 7, true),
-            "- a\n- b\n[... truncated: 2 more lines; use selector to scope the snapshot]"
+            "- a\n- b\n[... truncated: 2 more lines; scope the snapshot with ref or selector]"
         );
         assert_eq!(cut(text, 100, true), text);
     }

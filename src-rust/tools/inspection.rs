@@ -2,6 +2,7 @@
 
 use super::page::{target, with};
 use super::snapshot_diff;
+use super::snapshot_pages::{self, Cursor};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
@@ -17,21 +18,33 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "snapshot",
-            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5] (f1e2: in a cross-origin frame). By default controls and headings only: interactive: false adds the text. Element tools take the ref; snapshot again after changes.",
+            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5] (f1e5: in a cross-origin frame). By default controls and headings only: interactive: false adds the text. A big page comes in parts: the last line says how to go on. Element tools take the ref; snapshot again after changes.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SnapshotParams| async move {
-                if p.max_chars.is_some_and(|n| n > SNAPSHOT_MAX_CHARS) {
-                    return Err(ToolError::invalid_field(
-                        "max_chars",
-                        format!("at most {SNAPSHOT_MAX_CHARS}; scope a bigger page with selector"),
-                    ));
+                let max_chars = match p.max_chars {
+                    Some(n) if n == 0 || n > SNAPSHOT_MAX_CHARS => {
+                        return Err(ToolError::invalid_field(
+                            "max_chars",
+                            format!("1 to {SNAPSHOT_MAX_CHARS}; a bigger page is read in parts (after) or scoped (ref, selector)"),
+                        ));
+                    }
+                    Some(n) => n as usize,
+                    None => snapshot_pages::DEFAULT_MAX_CHARS,
+                };
+                let outline = p.outline.unwrap_or(false);
+                let diff = p.diff.unwrap_or(false);
+                if outline && diff {
+                    return Err(ToolError::invalid_params("outline and diff do not go together: an outline is never compared"));
                 }
+                let after = p.after.as_deref().map(Cursor::parse).transpose()?;
                 let args = page_protocol::args(json!({
                     "interactive": p.interactive.unwrap_or(true),
                     "compact": p.compact.unwrap_or(true),
+                    "ref": p.r#ref,
                     "selector": p.selector,
-                    "max_chars": p.max_chars,
+                    "max_chars": SNAPSHOT_MAX_CHARS,
                     "depth": p.depth,
+                    "outline": outline,
                 }));
                 let snap: Snapshot = ctx.page(tab, PageOp::Snapshot, args).await?;
                 let (summary, frame) = match ctx.frame(tab) {
@@ -44,15 +57,21 @@ pub fn tools() -> Vec<ToolDef> {
                     None => (ctx.page_summary(tab).await?, String::new()),
                 };
                 let (tree, document) = (snap.text, snap.document.as_str());
-                let previous = ctx.session.remember_snapshot(tab, document, &tree);
-                let body = match (p.diff.unwrap_or(false), previous) {
-                    (true, Some((before, previous))) if before == document => {
-                        snapshot_diff::diff(&previous, &tree)
+                let body = if outline {
+                    tree
+                } else {
+                    let paging = after.is_some();
+                    let previous = ctx.session.remember_snapshot(tab, document, &tree, paging);
+                    match (diff, previous) {
+                        (true, Some((before, previous))) if before == document => {
+                            snapshot_diff::diff(&previous, &tree)
+                        }
+                        // Lines of another document say nothing about this one.
+                        (true, Some(_)) => format!("{}\n{tree}", snapshot_diff::NEW_DOCUMENT),
+                        _ => tree,
                     }
-                    // Lines of another document say nothing about this one.
-                    (true, Some(_)) => format!("{}\n{tree}", snapshot_diff::NEW_DOCUMENT),
-                    _ => tree,
                 };
+                let body = snapshot_pages::part(&body, max_chars, after.as_ref(), &p.again())?;
                 let text = format!(
                     "url: {}\ntitle: {}\n{frame}{}",
                     summary["url"].as_str().unwrap_or_default(),
@@ -111,18 +130,62 @@ pub struct SnapshotParams {
     #[serde(default)]
     #[schemars(extend("default" = true))]
     compact: Option<bool>,
-    /// Only this part of the page.
+    /// Only this element's part (a heading's: its section).
+    #[serde(default)]
+    r#ref: Option<String>,
+    /// Only this part of the page (CSS).
     #[serde(default)]
     selector: Option<String>,
-    /// Cut (marked) at about this size (default 60000, at most 4000000).
+    /// Size of a part (default 60000, at most 4000000).
     #[serde(default)]
     max_chars: Option<u64>,
+    /// The next part: the cursor a part's last line gives.
+    #[serde(default)]
+    after: Option<String>,
+    /// Landmarks and headings with refs and control counts, to pick a part of a big page.
+    #[serde(default)]
+    outline: Option<bool>,
     /// Levels, with interactive false.
     #[serde(default)]
     depth: Option<u32>,
     /// Only changes since this session's last snapshot.
     #[serde(default)]
     diff: Option<bool>,
+}
+
+impl SnapshotParams {
+    /// The parameters besides `after` a next part is asked with, as the
+    /// closing line writes them (", interactive: false, selector: \"main\"").
+    fn again(&self) -> String {
+        let mut out = String::new();
+        let mut add =
+            |name: &str, value: serde_json::Value| out.push_str(&format!(", {name}: {value}"));
+        if self.interactive == Some(false) {
+            add("interactive", false.into());
+        }
+        if self.compact == Some(false) {
+            add("compact", false.into());
+        }
+        if let Some(r) = &self.r#ref {
+            add("ref", r.as_str().into());
+        }
+        if let Some(selector) = &self.selector {
+            add("selector", selector.as_str().into());
+        }
+        if let Some(n) = self.max_chars {
+            add("max_chars", n.into());
+        }
+        if self.outline == Some(true) {
+            add("outline", true.into());
+        }
+        if let Some(depth) = self.depth {
+            add("depth", depth.into());
+        }
+        if self.diff == Some(true) {
+            add("diff", true.into());
+        }
+        out
+    }
 }
 
 /// An element named by ref or selector.

@@ -45,6 +45,7 @@ mod screenshot;
 pub mod sessions;
 pub mod settings;
 pub mod snapshot_diff;
+mod snapshot_pages;
 pub mod state;
 pub mod storage;
 pub mod tabs;
