@@ -320,6 +320,24 @@ pub enum SettingsChange {
     /// Where pages of the context find themselves, granted to them while
     /// set (none: no position, and pages are refused it again).
     Geolocation(Option<Position>),
+    /// The IANA time zone pages see (Date, Intl) from their next load;
+    /// none: the machine's.
+    Timezone(Option<String>),
+    /// The screen, pixel ratio and touch support scripts see from their
+    /// next load; none: this machine's.
+    DeviceLook(Option<DeviceLook>),
+}
+
+/// What scripts read of a device set_device emulates.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize)]
+pub struct DeviceLook {
+    /// The screen in CSS px.
+    pub width: u32,
+    pub height: u32,
+    /// devicePixelRatio.
+    pub scale: f64,
+    /// Touch events and navigator.maxTouchPoints.
+    pub touch: bool,
 }
 
 /// A position pages get from navigator.geolocation.

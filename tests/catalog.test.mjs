@@ -41,7 +41,7 @@ const PLAN = [
   'upload', 'pdf', 'screenshot_annotated',
 ];
 // Tools added to the plan since: the network and its routes, handing over to the person, contexts, emulation.
-const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_locale', 'set_geolocation', 'audit_accessibility', 'downloads', 'wait_for_download', 'download_cancel', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
+const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_locale', 'set_geolocation', 'set_timezone', 'set_device', 'audit_accessibility', 'downloads', 'wait_for_download', 'download_cancel', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -520,6 +520,21 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.equal((await call('set_geolocation', {})).permission, 'denied');
     }),
     extra(fails('set_geolocation', { longitude: 2 }, 'INVALID_PARAMS', /latitude and longitude/)),
+    ok('set_timezone', { timezone: 'Asia/Tokyo' }, async (r) => {
+      assert.equal(r.utc_offset, '+09:00');
+      await call('reload');
+      assert.equal((await call('eval', { script: 'Intl.DateTimeFormat().resolvedOptions().timeZone' })).value, 'Asia/Tokyo');
+      assert.deepEqual(await call('set_timezone', {}), { timezone: null });
+      await call('reload');
+    }),
+    extra(fails('set_timezone', { timezone: 'Nowhere/Atall' }, 'INVALID_PARAMS', /IANA name/)),
+    ok('set_device', { name: 'iPhone SE' }, async (r) => {
+      assert.deepEqual(r.viewport, { width: 375, height: 667 });
+      assert.equal((await call('eval', { script: 'innerWidth' })).value, 375);
+      assert.equal((await call('set_device', { name: 'Desktop' })).viewport.width, 1280);
+      await call('set_viewport', { width: 800, height: 600 });
+    }),
+    extra(fails('set_device', { name: 'Nokia 3310' }, 'INVALID_PARAMS', /iPhone 15/)),
     ok('downloads', {}, (r) => assert.ok(Array.isArray(r.downloads))),
     fails('wait_for_download', { timeout: 200 }, 'TIMEOUT', /no download ended within 200 ms/),
     fails('download_cancel', { id: 424242 }, 'INVALID_PARAMS', /no download 424242/),

@@ -1,5 +1,6 @@
-// set_user_agent and set_geolocation, checked from the page's side: what
-// navigator says, what the server receives, what getCurrentPosition and
+// set_user_agent, set_locale, set_geolocation, set_timezone and set_device,
+// checked from the page's side: what navigator, Date, Intl, screen and
+// matchMedia say, what the server receives, what getCurrentPosition and
 // watchPosition get, and that the permission goes when the position does.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -79,5 +80,132 @@ describe('emulation', { timeout: 120_000 }, () => {
     assert.deepEqual(await page(CURRENT), { code: 1 }, 'refused again once cleared');
     await callError(suite.mcp, 'set_geolocation', { latitude: 91, longitude: 0 }, 'INVALID_PARAMS');
     await callError(suite.mcp, 'set_geolocation', { latitude: 10 }, 'INVALID_PARAMS');
+  }));
+
+  it('set_timezone: Date and Intl of the page and its frames in the zone from the next load, DST gaps and overlaps as ECMA-262 says; none restores the machine\'s', logged(async () => {
+    await call('open', { url: suite.fixtures.url('/frames.html') });
+    const own = await page('Intl.DateTimeFormat().resolvedOptions().timeZone');
+    const set = await call('set_timezone', { timezone: 'America/New_York' });
+    assert.equal(set.timezone, 'America/New_York');
+    assert.match(set.utc_offset, /^-0[45]:00$/);
+    assert.match(set.local_time, /^\d{4}-\d\d-\d\dT\d\d:\d\d$/);
+    assert.equal(await page('Intl.DateTimeFormat().resolvedOptions().timeZone'), own, 'a loaded document keeps its zone');
+
+    await call('reload');
+    const seen = await page(`(() => {
+      const summer = new Date(Date.UTC(2026, 6, 1, 16));
+      const set = new Date(summer); set.setHours(0);
+      return {
+        zone: Intl.DateTimeFormat().resolvedOptions().timeZone,
+        winterOffset: new Date(Date.UTC(2026, 0, 15, 12)).getTimezoneOffset(),
+        summerOffset: summer.getTimezoneOffset(),
+        hours: summer.getHours(),
+        text: String(summer),
+        locale: summer.toLocaleString('en-US'),
+        fields: new Date(2026, 6, 1, 12).toISOString(),
+        localIso: new Date('2026-07-01T12:00').toISOString(),
+        dateOnly: new Date('2026-07-01').toISOString(),
+        written: new Date('July 1, 2026 12:00').toISOString(),
+        slashes: new Date('2026/07/01').toISOString(),
+        explicit: new Date('2026-07-01T12:00:00Z').toISOString(),
+        gap: new Date(2026, 2, 8, 2, 30).toISOString(),
+        overlap: new Date(2026, 10, 1, 1, 30).toISOString(),
+        setHours: set.toISOString(),
+        utc: new Date(Date.UTC(2026, 6, 1)).toISOString(),
+        formatted: new Intl.DateTimeFormat('en-US', { hour: 'numeric', hourCycle: 'h23' }).format(summer),
+        tokyo: new Intl.DateTimeFormat('en-US', { hour: 'numeric', hourCycle: 'h23', timeZone: 'Asia/Tokyo' }).format(summer),
+        isDate: new Date() instanceof Date && Object.prototype.toString.call(new Date()) === '[object Date]',
+      };
+    })()`);
+    assert.deepEqual(seen, {
+      zone: 'America/New_York',
+      winterOffset: 300,
+      summerOffset: 240,
+      hours: 12,
+      text: 'Wed Jul 01 2026 12:00:00 GMT-0400 (Eastern Daylight Time)',
+      locale: '7/1/2026, 12:00:00 PM',
+      fields: '2026-07-01T16:00:00.000Z',
+      localIso: '2026-07-01T16:00:00.000Z',
+      dateOnly: '2026-07-01T00:00:00.000Z',
+      written: '2026-07-01T16:00:00.000Z',
+      slashes: '2026-07-01T04:00:00.000Z',
+      explicit: '2026-07-01T12:00:00.000Z',
+      gap: '2026-03-08T07:30:00.000Z',
+      overlap: '2026-11-01T05:30:00.000Z',
+      setHours: '2026-07-01T04:00:00.000Z',
+      utc: '2026-07-01T00:00:00.000Z',
+      formatted: '12',
+      tokyo: '01',
+      isDate: true,
+    });
+    const frame = (script) => page(`document.querySelector('iframe').contentWindow.eval(${JSON.stringify(script)})`);
+    assert.equal(await frame('Intl.DateTimeFormat().resolvedOptions().timeZone'), 'America/New_York', 'the frame too');
+    assert.equal(await frame('new Date(Date.UTC(2026, 6, 1, 16)).getHours()'), 12);
+
+    const tokyo = await call('set_timezone', { timezone: 'Asia/Tokyo' });
+    assert.equal(tokyo.utc_offset, '+09:00');
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    assert.equal(await page('new Date(Date.UTC(2026, 6, 1, 16)).getHours()'), 1, '16:00 UTC is 01:00 the next day in Tokyo');
+    assert.equal(await page('new Date(Date.UTC(2026, 6, 1, 16)).getDate()'), 2);
+
+    assert.deepEqual(await call('set_timezone', {}), { timezone: null });
+    await call('reload');
+    assert.equal(await page('Intl.DateTimeFormat().resolvedOptions().timeZone'), own, 'the machine\'s zone again');
+    await callError(suite.mcp, 'set_timezone', { timezone: 'Mars/Olympus_Mons' }, 'INVALID_PARAMS');
+    await callError(suite.mcp, 'set_timezone', { timezone: '../../etc/passwd' }, 'INVALID_PARAMS');
+  }));
+
+  it('set_device: a phone\'s viewport and User-Agent at once, its screen, pixel ratio and touch for scripts from the next load; Desktop gives them back', logged(async () => {
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    const ownAgent = await page('navigator.userAgent');
+    const phone = await call('set_device', { name: 'pixel 8' });
+    assert.equal(phone.device, 'Pixel 8');
+    assert.deepEqual(phone.viewport, { width: 412, height: 915 });
+    assert.match(phone.user_agent, /Android 14; Pixel 8.*Mobile/);
+    assert.equal(phone.device_pixel_ratio, 2.625);
+    assert.equal(phone.touch, true);
+    assert.deepEqual(await page('[innerWidth, innerHeight, navigator.userAgent]'), [412, 915, phone.user_agent]);
+
+    await call('reload');
+    const seen = await page(`(() => {
+      document.body.ontouchstart = (event) => { window.touched = event.type; };
+      document.body.dispatchEvent(new TouchEvent('touchstart', { bubbles: true }));
+      return {
+        ratio: devicePixelRatio,
+        screen: [screen.width, screen.height],
+        touchPoints: navigator.maxTouchPoints,
+        ontouchstart: 'ontouchstart' in window,
+        touched: window.touched,
+        coarse: matchMedia('(pointer: coarse)').matches,
+        fine: matchMedia('(pointer: fine)').matches,
+        hover: matchMedia('(hover: hover)').matches,
+        sharp: matchMedia('(min-resolution: 2dppx)').matches,
+        webkitRatio: matchMedia('(-webkit-min-device-pixel-ratio: 3)').matches,
+        mixed: matchMedia('(max-width: 500px) and (any-pointer: coarse)').matches,
+        media: matchMedia('(pointer: coarse)').media,
+      };
+    })()`);
+    assert.deepEqual(seen, {
+      ratio: 2.625,
+      screen: [412, 915],
+      touchPoints: 5,
+      ontouchstart: true,
+      touched: 'touchstart',
+      coarse: true,
+      fine: false,
+      hover: false,
+      sharp: true,
+      webkitRatio: false,
+      mixed: true,
+      media: '(pointer: coarse)',
+    });
+
+    const desk = await call('set_device', { name: 'Desktop' });
+    assert.deepEqual(desk.viewport, { width: 1280, height: 720 });
+    assert.equal(desk.user_agent, ownAgent, 'the browser\'s own User-Agent again');
+    await call('reload');
+    assert.deepEqual(await page("[devicePixelRatio, navigator.maxTouchPoints, 'ontouchstart' in window, matchMedia('(pointer: fine)').matches, innerWidth]"),
+      [1, 0, false, true, 1280]);
+    await callError(suite.mcp, 'set_device', { name: 'Nokia 3310' }, 'INVALID_PARAMS');
   }));
 });

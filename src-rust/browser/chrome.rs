@@ -197,13 +197,15 @@ impl Chrome {
         install_style(window);
 
         let band = context_band(context);
-        vbox.pack_start(&toolbar, false, false, 0);
-        vbox.pack_start(&strip, false, false, 0);
+        let toolbar_row = narrowable(&toolbar);
+        let strip_row = narrowable(&strip);
+        vbox.pack_start(&toolbar_row, false, false, 0);
+        vbox.pack_start(&strip_row, false, false, 0);
         vbox.pack_start(&paused_bar, false, false, 0);
         vbox.pack_start(&ask.bar, false, false, 0);
         vbox.pack_start(&nostr_bar, false, false, 0);
-        vbox.reorder_child(&toolbar, 0);
-        vbox.reorder_child(&strip, 1);
+        vbox.reorder_child(&toolbar_row, 0);
+        vbox.reorder_child(&strip_row, 1);
         vbox.reorder_child(&paused_bar, 2);
         vbox.reorder_child(&ask.bar, 3);
         vbox.reorder_child(&nostr_bar, 4);
@@ -214,8 +216,8 @@ impl Chrome {
             band.show_all();
         }
         vbox.pack_end(&downloads, false, false, 2);
-        toolbar.show_all();
-        strip.show_all();
+        toolbar_row.show_all();
+        strip_row.show_all();
 
         let p = poster.clone();
         back.connect_clicked(move |_| p.post(ChromeAction::Back));
@@ -557,6 +559,20 @@ fn context_band(context: &ContextInfo) -> Option<gtk::Label> {
 
 /// A bar across the window: a sign, a line of text, a button. Shown only
 /// when asked (not by the window's show_all).
+/// A row that lets the window be narrower than its widgets (set_viewport
+/// and set_device ask for a phone's width): what does not fit is cut at
+/// the right, with no scroll bar taking room.
+fn narrowable(row: &gtk::Box) -> gtk::ScrolledWindow {
+    let scroller = gtk::ScrolledWindow::new(gtk::Adjustment::NONE, gtk::Adjustment::NONE);
+    scroller.set_policy(gtk::PolicyType::External, gtk::PolicyType::Never);
+    scroller.set_shadow_type(gtk::ShadowType::None);
+    let viewport = gtk::Viewport::new(gtk::Adjustment::NONE, gtk::Adjustment::NONE);
+    viewport.set_shadow_type(gtk::ShadowType::None);
+    viewport.add(row);
+    scroller.add(&viewport);
+    scroller
+}
+
 fn notice_bar(name: &str, sign: &str, text: &gtk::Label, action: &gtk::Button) -> gtk::Box {
     let bar = gtk::Box::new(gtk::Orientation::Horizontal, 8);
     bar.set_border_width(4);

@@ -5,7 +5,7 @@
 
 use super::tab::TabState;
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{CredentialsChange, Position, SiteCredentials};
+use crate::bridge::{CredentialsChange, DeviceLook, Position, SiteCredentials};
 use crate::page_protocol::{Args, PageOp};
 use crate::routes::ProxyAccess;
 use glib::prelude::*;
@@ -28,6 +28,10 @@ const MAX_CREDENTIALS: usize = 64;
 const OFFLINE_PROXY: &str = "http://127.0.0.1:9";
 /// navigator.onLine as set_offline says, in the page's world of every frame.
 const OFFLINE_SOURCE: &str = include_str!("../../assets/offline.js");
+/// Date and Intl in the zone set_timezone gives, in the page's world.
+const TIMEZONE_SOURCE: &str = include_str!("../../assets/timezone.js");
+/// The screen, pixel ratio and touch set_device gives, in the page's world.
+const DEVICE_SOURCE: &str = include_str!("../../assets/device.js");
 
 #[derive(Default)]
 pub struct AgentSettings {
@@ -49,6 +53,13 @@ pub struct AgentSettings {
     geolocation_manager: RefCell<Option<GeolocationManager>>,
     /// `assets/offline.js` with the current state: what new documents read.
     offline_script: RefCell<Option<UserScript>>,
+    /// The IANA time zone pages see (none: the machine's).
+    timezone: RefCell<Option<String>>,
+    /// The device scripts see (none: this machine).
+    device_look: std::cell::Cell<Option<DeviceLook>>,
+    /// `assets/timezone.js` and `assets/device.js` as set: what new
+    /// documents run (none while nothing is emulated).
+    emulation_script: RefCell<Option<UserScript>>,
 }
 
 impl AgentSettings {
@@ -269,6 +280,45 @@ impl AgentSettings {
         *self.geolocation_manager.borrow_mut() = Some(manager);
     }
 
+    /// Has documents of the context loaded from now on (`views`: its tabs)
+    /// see this time zone; none: the machine's.
+    pub fn set_timezone(&self, views: &[WebView], zone: Option<String>) -> Value {
+        *self.timezone.borrow_mut() = zone.clone();
+        self.renew_emulation(views);
+        json!({"timezone": zone})
+    }
+
+    /// Has documents of the context loaded from now on see this device's
+    /// screen, pixel ratio and touch; none: this machine's.
+    pub fn set_device_look(&self, views: &[WebView], look: Option<DeviceLook>) -> Value {
+        self.device_look.set(look);
+        self.renew_emulation(views);
+        json!({"device": look})
+    }
+
+    /// The script that emulates what agents set, for a new tab.
+    pub fn emulation_script(&self) -> Option<UserScript> {
+        self.emulation_script.borrow().clone()
+    }
+
+    /// Replaces the emulation script of every tab with one for what is
+    /// set now (none when nothing is).
+    fn renew_emulation(&self, views: &[WebView]) {
+        let new = emulation_script(self.timezone.borrow().as_deref(), self.device_look.get());
+        let old = self.emulation_script.replace(new.clone());
+        for view in views {
+            let Some(scripts) = view.user_content_manager() else {
+                continue;
+            };
+            if let Some(old) = &old {
+                scripts.remove_script(old);
+            }
+            if let Some(new) = &new {
+                scripts.add_script(new);
+            }
+        }
+    }
+
     /// The script that gives a tab's documents navigator.onLine.
     pub fn offline_script(&self) -> UserScript {
         self.offline_script
@@ -445,6 +495,29 @@ fn offline_script(offline: bool) -> UserScript {
         &[],
         &[],
     )
+}
+
+/// The page-world script for a time zone and a device, if either is set;
+/// each value goes in as JSON, which is a JavaScript literal.
+fn emulation_script(zone: Option<&str>, look: Option<DeviceLook>) -> Option<UserScript> {
+    let mut source = String::new();
+    if let Some(zone) = zone {
+        let literal = Value::from(zone).to_string();
+        source.push_str(&TIMEZONE_SOURCE.replace("__SOVEREIGN_TIMEZONE__", &literal));
+    }
+    if let Some(look) = look {
+        let literal = serde_json::to_string(&look).unwrap_or_else(|_| "null".into());
+        source.push_str(&DEVICE_SOURCE.replace("__SOVEREIGN_DEVICE__", &literal));
+    }
+    (!source.is_empty()).then(|| {
+        UserScript::new(
+            &source,
+            UserContentInjectedFrames::AllFrames,
+            UserScriptInjectionTime::Start,
+            &[],
+            &[],
+        )
+    })
 }
 
 /// The origin that asks, written as `address::origin_of` writes origins.

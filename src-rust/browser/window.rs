@@ -249,6 +249,9 @@ impl Browser {
         super::budget::register(&state.requests, &state.console);
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&ctx.settings.offline_script());
+            if let Some(script) = ctx.settings.emulation_script() {
+                manager.add_script(&script);
+            }
             manager.add_script(&self.input_script);
             receipts::listen(&manager, &state.input);
             person_typed::listen(&manager, &state, self.asks.clone(), ctx.front.clone());
@@ -727,6 +730,14 @@ impl Browser {
             SettingsChange::Geolocation(position) => {
                 let views = self.views_of(context.info.id);
                 settings.set_geolocation(&views, position)
+            }
+            SettingsChange::Timezone(zone) => {
+                let views = self.views_of(context.info.id);
+                Ok(settings.set_timezone(&views, zone))
+            }
+            SettingsChange::DeviceLook(look) => {
+                let views = self.views_of(context.info.id);
+                Ok(settings.set_device_look(&views, look))
             }
             SettingsChange::Viewport { width, height } => {
                 // The window also holds the toolbar and tab strip: add their size.

@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn the_catalogue_has_every_tool() {
-        assert_eq!(tools().len(), 119);
+        assert_eq!(tools().len(), 121);
         assert!(find("snapshot").is_some());
     }
 

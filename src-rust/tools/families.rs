@@ -95,6 +95,8 @@ pub const FAMILIES: [Family; 10] = [
             "set_user_agent",
             "set_locale",
             "set_geolocation",
+            "set_timezone",
+            "set_device",
         ],
     },
     Family {

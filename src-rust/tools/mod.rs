@@ -15,6 +15,7 @@ pub mod devices;
 pub mod dialogs;
 mod dispatch;
 mod downloads;
+mod emulation;
 #[cfg(test)]
 pub(crate) mod fake_browser;
 pub mod families;

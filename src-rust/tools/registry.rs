@@ -77,6 +77,7 @@ impl Registry {
         tools.extend(storage::tools());
         tools.extend(devices::tools());
         tools.extend(settings::tools());
+        tools.extend(emulation::tools());
         tools.extend(find::tools());
         tools.extend(dialogs::tools());
         tools.extend(frames::tools());
@@ -230,8 +231,8 @@ mod tests {
         let registry = Registry::new();
         assert_eq!(
             registry.public().count(),
-            119,
-            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable, set_user_agent, set_locale, set_geolocation, audit_accessibility, the downloads' three"
+            121,
+            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable, set_user_agent, set_locale, set_geolocation, set_timezone, set_device, audit_accessibility, the downloads' three"
         );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
@@ -261,7 +262,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 119);
+        assert_eq!(registry.select("all").unwrap(), 121);
     }
 
     #[test]

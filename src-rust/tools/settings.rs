@@ -260,12 +260,19 @@ pub struct MediaParams {
 }
 
 async fn change(ctx: &Ctx, tab: TabId, change: SettingsChange) -> ToolResult {
-    Ok(ToolOutput::json(
-        ctx.app
-            .browser
-            .call_value(Command::Settings { tab, change })
-            .await?,
-    ))
+    Ok(ToolOutput::json(setting(ctx, tab, change).await?))
+}
+
+/// Changes a setting of the tab's context; answers what the browser says.
+pub(super) async fn setting(
+    ctx: &Ctx,
+    tab: TabId,
+    change: SettingsChange,
+) -> Result<Value, ToolError> {
+    ctx.app
+        .browser
+        .call_value(Command::Settings { tab, change })
+        .await
 }
 
 async fn set_viewport(ctx: &Ctx, tab: TabId, p: ViewportParams) -> ToolResult {
@@ -276,19 +283,24 @@ async fn set_viewport(ctx: &Ctx, tab: TabId, p: ViewportParams) -> ToolResult {
             )));
         }
     }
-    let (width, height) = (p.width, p.height);
-    let change = SettingsChange::Viewport { width, height };
-    ctx.app
-        .browser
-        .call_value(Command::Settings { tab, change })
-        .await?;
-    // The window resizes asynchronously: wait (bounded) until the page's
-    // resize event says it has the size.
-    let args = page_protocol::args(json!({"width": width, "height": height, "limit_ms": 3000}));
-    let view: View = ctx.page(tab, PageOp::Settle, args).await?;
+    let view = viewport(ctx, tab, p.width, p.height).await?;
     Ok(ToolOutput::json(
         json!({"width": view.width, "height": view.height}),
     ))
+}
+
+/// Resizes the tab's viewport and answers the size the page then has.
+pub(super) async fn viewport(
+    ctx: &Ctx,
+    tab: TabId,
+    width: u32,
+    height: u32,
+) -> Result<View, ToolError> {
+    setting(ctx, tab, SettingsChange::Viewport { width, height }).await?;
+    // The window resizes asynchronously: wait (bounded) until the page's
+    // resize event says it has the size.
+    let args = page_protocol::args(json!({"width": width, "height": height, "limit_ms": 3000}));
+    ctx.page(tab, PageOp::Settle, args).await
 }
 
 async fn set_headers(ctx: &Ctx, tab: TabId, p: HeadersParams) -> ToolResult {
