@@ -9,7 +9,7 @@
 //   A11Y_RESULTS       where to write the results (default: bench/a11y-results.json)
 //
 // For every page in bench/a11y/ it collects (role, name) pairs on both sides:
-//   ours      every line of `snapshot {interactive:true}` that carries [ref=eN]
+//   ours      every line of `snapshot {interactive:true}` that starts with its ref (eN)
 //   Chromium  the nodes of Accessibility.getFullAXTree that are not ignored and have an
 //             interactive role (see CHROMIUM_ROLES and chromiumPairs below)
 // and compares them as multisets: matched = size of the intersection,

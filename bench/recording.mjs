@@ -59,7 +59,7 @@ async function runRound(url, recording) {
       cheap.push(performance.now() - t);
     }
     const first = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
-    const ref = /button "Add item" \[ref=(e\d+)\]/.exec(first)?.[1];
+    const ref = /(e\d+) button "Add item"/.exec(first)?.[1];
     if (!ref) throw new Error('no Add item button on the dynamic page');
     const clicks = [];
     for (let i = 0; i < CLICKS; i++) {

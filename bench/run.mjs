@@ -256,7 +256,7 @@ async function snapshots(mcp, url) {
     p90Ms: round(percentile(times, 90)),
     chars,
     tokens: countTokens(text),
-    refs: (text.match(/\[ref=e\d+\]/g) ?? []).length,
+    refs: (text.match(/^\s*e\d+ /gm) ?? []).length,
     lines: text.split('\n').length,
   };
 }
@@ -294,7 +294,7 @@ const CLICK_ROUNDS = 30;
 async function clickAndSnapshot(mcp, url) {
   await callJson(mcp, 'open', { url });
   const first = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
-  const ref = /button "Add item" \[ref=(e\d+)\]/.exec(first)?.[1];
+  const ref = /(e\d+) button "Add item"/.exec(first)?.[1];
   if (!ref) throw new Error(`no Add item button in the snapshot:\n${first}`);
   const times = [];
   const clickTimes = [];

@@ -86,7 +86,7 @@ describe('actionability', { timeout: 180_000 }, () => {
     await open('scrolled.html');
     await call('click', { selector: '#in-box' });
     const snapshot = await callText(mcp, 'snapshot');
-    const ref = /button "In the frame" \[ref=(\w+)\]/.exec(snapshot)?.[1];
+    const ref = /(\w+) button "In the frame"/.exec(snapshot)?.[1];
     assert.ok(ref, snapshot);
     await call('click', { ref });
     assert.deepEqual(await hits(), ['box target', 'frame target']);
@@ -95,7 +95,7 @@ describe('actionability', { timeout: 180_000 }, () => {
   it('a ref still reaches its element after the page rendered it anew, and not after it was deleted', logged(async () => {
     await open('rerender.html');
     const snapshot = await callText(mcp, 'snapshot');
-    const refs = Object.fromEntries(['Alpha', 'Beta'].map((name) => [name, new RegExp(`button "${name}" \\[ref=(\\w+)\\]`).exec(snapshot)?.[1]]));
+    const refs = Object.fromEntries(['Alpha', 'Beta'].map((name) => [name, new RegExp(`(\\w+) button "${name}"`).exec(snapshot)?.[1]]));
     assert.ok(refs.Alpha && refs.Beta, snapshot);
     const seen = (await call('eval', { script: 'window.renders' })).value;
     await call('wait_for_fn', { script: `window.renders > ${seen} + 1` });

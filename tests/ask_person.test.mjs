@@ -270,7 +270,7 @@ describe('ask_person', { timeout: 300_000 }, () => {
   test('a field the person types into inside a same-origin frame stays theirs for the page\'s reads and the frame\'s', async () => {
     const tab = await ownTab('frames.html');
     const before = await callText(mcp, 'snapshot');
-    const ref = /textbox "Note" \[ref=(e\d+)\]/.exec(before)?.[1];
+    const ref = /(e\d+) textbox "Note"/.exec(before)?.[1];
     assert.ok(ref, before);
     const box = await call('get_box', { ref });
     const asked = call('ask_person', { message: 'Write your note in the frame', timeout: 60_000 });

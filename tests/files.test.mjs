@@ -150,8 +150,8 @@ describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
     const result = await mcp.callTool('screenshot_annotated', {});
     const [image, legend] = result.content;
     assert.equal(image.type, 'image');
-    assert.match(legend.text, /^- textbox "Name" \[ref=e\d+\]$/m);
-    assert.match(legend.text, /^- button "Create account" \[ref=e\d+\]$/m);
+    assert.match(legend.text, /^e\d+ textbox "Name"$/m);
+    assert.match(legend.text, /^e\d+ button "Create account"$/m);
     const png = decodePng(Buffer.from(image.data, 'base64'));
     const box = await call('get_box', { selector: '#name' });
     const [r, g, b] = png.pixel(box.x + box.width / 2, box.y);

@@ -37,7 +37,7 @@ describe('screenshot', { timeout: 120_000 }, () => {
 
   it('an element, by selector or ref, is its box and nothing else, scrolled to when below the fold', logged(async () => {
     const snapshot = (await mcp.callTool('snapshot', {})).content[0].text;
-    const ref = /button "Red box" \[ref=(e\d+)\]/.exec(snapshot)?.[1];
+    const ref = /(e\d+) button "Red box"/.exec(snapshot)?.[1];
     assert.ok(ref, snapshot);
     for (const args of [{ selector: '#box' }, { ref }]) {
       const red = await shoot(args);

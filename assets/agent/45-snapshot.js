@@ -54,10 +54,11 @@
     if (caption) ctx.skip.add(caption);
   }
 
+  // A line per element: its ref first (the word element tools take), then role, name,
+  // states and value; lines without a ref start with the role.
   function lineFor(node) {
-    let line = '- ' + node.role;
+    let line = node.ref ? refText(node.ref) + ' ' + node.role : node.role;
     if (node.name) line += ' "' + quote(node.name) + '"';
-    if (node.ref) line += ' [ref=' + refText(node.ref) + ']';
     line += node.states;
     if (node.value !== null) line += ': ' + node.value;
     return line;
@@ -355,7 +356,7 @@
     noteHeading(node, lines, ctx);
     for (const kid of kids) {
       if (kid.text !== undefined) {
-        if (depth + 1 <= ctx.maxDepth) lines.push(indent(depth + 1) + '- text: ' + kid.text);
+        if (depth + 1 <= ctx.maxDepth) lines.push(indent(depth + 1) + 'text: ' + kid.text);
       } else if (kid.frameMarker) {
         lines.push(indent(depth + 1) + FRAME_MARK + kid.frameMarker);
       } else {
@@ -366,7 +367,7 @@
 
   function renderTop(items, lines, ctx) {
     for (const item of mergeText(items)) {
-      if (item.text !== undefined) lines.push('- text: ' + item.text);
+      if (item.text !== undefined) lines.push('text: ' + item.text);
       else renderNode(item, 0, lines, ctx);
     }
   }

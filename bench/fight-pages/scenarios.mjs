@@ -22,7 +22,7 @@ async function clickOutcome(mcp, args) {
 
 function refOf(snapshot, role, name) {
   const line = snapshot.split('\n').find((l) => l.includes(`${role} "${name}"`));
-  return /\[ref=(\w+)\]/.exec(line ?? '')?.[1];
+  return /^\s*(\w+) /.exec(line ?? '')?.[1];
 }
 
 export const FIGHT_SCENARIOS = [

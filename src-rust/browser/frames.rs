@@ -120,7 +120,7 @@ fn frame_lines(outcome: Outcome) -> String {
     match outcome {
         Ok(value) if value.get("count").and_then(Value::as_u64) == Some(0) => String::new(),
         Ok(value) => value["text"].as_str().unwrap_or_default().to_string(),
-        Err(error) => format!("- (frame content unavailable: {})", error.message),
+        Err(error) => format!("(frame content unavailable: {})", error.message),
     }
 }
 
@@ -180,21 +180,21 @@ mod tests {
 
     #[test]
     fn frame_lines_go_where_their_marker_is_with_its_indent() {
-        let tree = "- button \"Top\" [ref=e1]\n- iframe \"Ad\"\n  \u{1}frame abc\n- link \"After\" [ref=e2]";
+        let tree = "e1 button \"Top\"\niframe \"Ad\"\n  \u{1}frame abc\ne2 link \"After\"";
         let texts = HashMap::from([(
             "abc".to_string(),
-            "- button \"Inner\" [ref=f1e9]\n- text: hi".to_string(),
+            "f1e9 button \"Inner\"\ntext: hi".to_string(),
         )]);
         assert_eq!(
             splice(tree, &texts),
-            "- button \"Top\" [ref=e1]\n- iframe \"Ad\"\n  - button \"Inner\" [ref=f1e9]\n  - text: hi\n- link \"After\" [ref=e2]"
+            "e1 button \"Top\"\niframe \"Ad\"\n  f1e9 button \"Inner\"\n  text: hi\ne2 link \"After\""
         );
     }
 
     #[test]
     fn a_marker_nobody_answered_for_is_dropped() {
-        let tree = "- iframe \"Ad\"\n\u{1}frame unknown";
-        assert_eq!(splice(tree, &HashMap::new()), "- iframe \"Ad\"");
+        let tree = "iframe \"Ad\"\n\u{1}frame unknown";
+        assert_eq!(splice(tree, &HashMap::new()), "iframe \"Ad\"");
     }
 
     #[test]

@@ -75,8 +75,7 @@ fn positional(tool: &str) -> &'static [&'static str] {
     }
 }
 
-/// A ref as snapshots print it (e12, f1e3, or the whole `[ref=e12]`), or
-/// written @e12.
+/// A ref as snapshots print it (e12, f1e3), or written @e12 or `[ref=e12]`.
 fn looks_like_ref(word: &str) -> bool {
     let word = word.strip_prefix('[').unwrap_or(word);
     let word = word.strip_suffix(']').unwrap_or(word);

@@ -49,8 +49,8 @@ flags (anywhere on the line; after a `--` every word is the tool's):
   --out FILE                   where an image (a screenshot...) is written
   -h, --help                   this help
 
-Refs are written as a snapshot prints them: [ref=e5] is the element e5
-(@e5 is taken too). A word that is not a ref is a CSS selector.
+Refs are written as a snapshot prints them at the start of a line: e5 is
+the element e5 (@e5 and [ref=e5] are taken too). A word that is not a ref is a CSS selector.
 
 The browser is found at --addr, --port, $SOVEREIGN_ADDR or 127.0.0.1:17777; its
 token is --token, $SOVEREIGN_TOKEN, or read from the profile ($SOVEREIGN_PROFILE or

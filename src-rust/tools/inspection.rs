@@ -18,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "snapshot",
-            "The page as an accessibility tree, a line per element: role, name, state, [ref=e5] (f1e5: in a cross-origin frame). By default controls and headings only: interactive: false adds the text. A big page comes in parts: the last line says how to go on. Element tools take the ref; snapshot again after changes.",
+            "The page as an accessibility tree, a line per element: its ref (e5; f1e5 in a cross-origin frame), role, name, states. By default controls and headings only: interactive: false adds the text. A big page comes in parts: the last line says how to go on. Element tools take the ref; snapshot again after changes.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SnapshotParams| async move {
                 let max_chars = match p.max_chars {

@@ -55,7 +55,7 @@ impl Cursor {
     }
 }
 
-/// e12, f1e9, f2f1e3: what snapshots print inside `[ref=...]`.
+/// e12, f1e9, f2f1e3: the refs snapshots print.
 fn is_ref(text: &str) -> bool {
     let mut rest = text;
     while let Some(after) = rest.strip_prefix('f') {
@@ -71,11 +71,16 @@ fn is_ref(text: &str) -> bool {
     }
 }
 
-/// The ref a line shows (its first `[ref=...]`).
+/// The ref a line shows: its first word, after the indent (and a diff's
+/// `+ ` or `- `).
 fn ref_of(line: &str) -> Option<&str> {
-    let start = line.find("[ref=")? + "[ref=".len();
-    let len = line[start..].find(']')?;
-    Some(&line[start..start + len])
+    let line = line.trim_start();
+    let line = line
+        .strip_prefix("+ ")
+        .or_else(|| line.strip_prefix("- "))
+        .unwrap_or(line);
+    let word = line.split(' ').next()?;
+    is_ref(word).then_some(word)
 }
 
 /// One part of `text`, and the cursor of the next when there is more.
@@ -188,9 +193,9 @@ mod tests {
     fn parts_hold_every_line_once_in_order() {
         let text = (0..500)
             .map(|i| match i % 4 {
-                0 => format!("- heading \"Part {i}\" [level=2]"),
-                1 | 2 => format!("- link \"Item {i}\" [ref=e{i}]"),
-                _ => format!("  - text: words {i}"),
+                0 => format!("heading \"Part {i}\" [level=2]"),
+                1 | 2 => format!("e{i} link \"Item {i}\""),
+                _ => format!("  text: words {i}"),
             })
             .collect::<Vec<_>>()
             .join("\n");
@@ -203,20 +208,19 @@ mod tests {
 
     #[test]
     fn a_part_ending_among_text_lines_counts_them() {
-        let text =
-            "- link \"A\" [ref=e1]\n- text: one\n- text: two\n- text: three\n- link \"B\" [ref=e2]";
-        let first = part(text, 35, None, "").unwrap();
-        assert!(first.starts_with("- link \"A\" [ref=e1]\n- text: one\n["));
+        let text = "e1 link \"A\"\ntext: one\ntext: two\ntext: three\ne2 link \"B\"";
+        let first = part(text, 25, None, "").unwrap();
+        assert!(first.starts_with("e1 link \"A\"\ntext: one\n["));
         assert!(first.contains("after: \"e1+1\""), "{first}");
         let second = part(text, 1_000, Some(&Cursor::parse("e1+1").unwrap()), "").unwrap();
-        assert_eq!(second, "- text: two\n- text: three\n- link \"B\" [ref=e2]");
+        assert_eq!(second, "text: two\ntext: three\ne2 link \"B\"");
         let plain = part(text, 1_000, Some(&Cursor::parse("e1").unwrap()), "").unwrap();
-        assert_eq!(plain, "- link \"B\" [ref=e2]");
+        assert_eq!(plain, "e2 link \"B\"");
     }
 
     #[test]
     fn text_before_the_first_ref_pages_from_the_start() {
-        let text = "- heading \"Top\" [level=1]\n- text: intro\n- link \"A\" [ref=e1]";
+        let text = "heading \"Top\" [level=1]\ntext: intro\ne1 link \"A\"";
         let first = part(text, 26, None, ", interactive: false").unwrap();
         assert!(
             first.contains("snapshot {after: \"^+1\", interactive: false}"),
@@ -234,19 +238,13 @@ mod tests {
             let error = Cursor::parse(bad).unwrap_err();
             assert_eq!(error.code, ErrorCode::InvalidParams, "{bad}");
         }
-        let gone = part(
-            "- link [ref=e1]",
-            10,
-            Some(&Cursor::parse("e9").unwrap()),
-            "",
-        )
-        .unwrap_err();
+        let gone = part("e1 link", 10, Some(&Cursor::parse("e9").unwrap()), "").unwrap_err();
         assert_eq!(gone.code, ErrorCode::StaleRef);
     }
 
     #[test]
     fn a_cursor_past_the_end_says_so() {
-        let text = "- link \"A\" [ref=e1]\n- text: tail";
+        let text = "e1 link \"A\"\ntext: tail";
         let end = part(text, 100, Some(&Cursor::parse("e1+1").unwrap()), "").unwrap();
         assert_eq!(end, "(the end: nothing after this cursor)");
     }

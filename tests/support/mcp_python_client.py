@@ -42,9 +42,11 @@ def text(result):
 
 
 def ref_of(snapshot, role, name):
+    # A line starts with the element's ref: e5 button "Save".
     for line in snapshot.splitlines():
-        if line.strip().startswith(f'- {role} "{name}"') and "[ref=" in line:
-            return line.split("[ref=", 1)[1].split("]", 1)[0]
+        ref, _, rest = line.strip().partition(" ")
+        if rest.startswith(f'{role} "{name}"') and ref[:1] in ("e", "f"):
+            return ref
     raise RuntimeError(f'no {role} "{name}" in the snapshot:\n{snapshot}')
 
 

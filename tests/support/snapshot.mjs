@@ -1,11 +1,14 @@
 // Read the snapshot text format:
 //   url: ...
 //   title: ...
-//   - textbox "Email" [ref=e3]: current value
-//     - button "Save" [ref=e12] [disabled]
+//   e3 textbox "Email": current value
+//     e12 button "Save" [disabled]
+//   heading "Title" [level=1]
+//   text: words
 import assert from 'node:assert/strict';
 
-const NODE_RE = /^(\s*)- (\S+)(?: "((?:[^"\\]|\\.)*)")?(.*)$/;
+// The indent, the ref (eN, fNeN) when the element has one, the role, the name.
+const NODE_RE = /^(\s*)(?:((?:f\d+)*e\d+) )?([a-z][\w-]*:?|\.\.\.)(?: "((?:[^"\\]|\\.)*)")?(.*)$/;
 
 /** Parse a snapshot into { url, title, nodes: [{depth, role, name, ref, flags, value, line}] }. */
 export function parseSnapshot(text) {
@@ -15,21 +18,18 @@ export function parseSnapshot(text) {
     if (out.title === undefined && line.startsWith('title: ')) { out.title = line.slice(7).trim(); continue; }
     const m = NODE_RE.exec(line);
     if (!m) continue;
-    let rest = m[4];
+    if (line.startsWith('url: ') || line.startsWith('title: ')) continue;
+    let rest = m[5];
     let value;
     const colon = rest.match(/^((?:\s*\[[^\]]*\])*)\s*:\s?(.*)$/);
     if (colon) { value = colon[2]; rest = colon[1]; }
     const flags = {};
-    let ref;
-    for (const f of rest.matchAll(/\[([\w-]+)(?:=([^\]]*))?\]/g)) {
-      if (f[1] === 'ref') ref = f[2];
-      else flags[f[1]] = f[2] ?? true;
-    }
+    for (const f of rest.matchAll(/\[([\w-]+)(?:=([^\]]*))?\]/g)) flags[f[1]] = f[2] ?? true;
     out.nodes.push({
       depth: m[1].length / 2,
-      role: m[2],
-      name: m[3] === undefined ? undefined : m[3].replace(/\\(.)/g, '$1'),
-      ref,
+      role: m[3],
+      name: m[4] === undefined ? undefined : m[4].replace(/\\(.)/g, '$1'),
+      ref: m[2],
       flags,
       value,
       line,

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 pub(super) const INSTRUCTIONS: &str = "Sovereign Browser: a real browser with a Nostr identity. \
 Call login first (browser tools answer NOT_LOGGED_IN until then). Then open a URL, take a snapshot \
-to see the page with element refs ([ref=e5]: pass e5), and act with click/fill/type/press using those refs. \
+to see the page (each element's line starts with its ref, e5), and act with click/fill/type/press using those refs. \
 Take a new snapshot after the page changes; errors carry a code (STALE_REF, DIALOG_OPEN...) and say what to do. \
 More tools (finders, cookies and storage, mouse, clipboard, network, emulation, contexts) come with tools_enable.";
 

@@ -1,0 +1,16 @@
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import { startLoggedIn } from './tests/support/session.mjs';
+import { callJson, callText } from './tests/support/mcp.mjs';
+import { treePss } from './bench/pss.mjs';
+const srv = http.createServer((q, r) => { try { r.end(readFileSync('../shared/bench-pages' + q.url.split('?')[0])); } catch { r.statusCode = 404; r.end(); } });
+await new Promise((d) => srv.listen(0, '127.0.0.1', d));
+const s = await startLoggedIn();
+const pid = s.browser.pid;
+const llvm = (p) => readFileSync(`/proc/${p}/maps`, 'utf8').includes('libLLVM') ? 'LLVM' : '-';
+await callJson(s.mcp, 'open', { url: `http://127.0.0.1:${srv.address().port}/large.html` });
+for (let i = 0; i < 5; i++) await callText(s.mcp, 'snapshot', {});
+const shot = await s.mcp.callTool('screenshot', {});
+const t = treePss(pid);
+console.log(process.env.LABEL, t.totalMiB, t.processes.map((p) => `${p.comm}:${p.pssMiB}:${llvm(p.pid)}`).join(' '), 'shot', JSON.stringify(shot).length);
+await s.stop(); srv.close();
