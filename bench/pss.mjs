@@ -36,6 +36,15 @@ export function treePss(rootPid) {
       processes.push({ pid: p.pid, comm: programName(p), pssMiB: round(kib / 1024) });
     } catch { /* exited meanwhile */ }
   }
-  return { totalMiB: round(totalKiB / 1024), processes };
+  return { totalMiB: round(totalKiB / 1024), processes, others: strangers(procs, tree) };
+}
+
+/**
+ * WebKit processes outside the tree: they share its libraries' pages, so
+ * while they run the tree's PSS reads lower than it is alone.
+ */
+function strangers(procs, tree) {
+  const mine = new Set(tree.map((p) => p.pid));
+  return [...procs.values()].filter((p) => !mine.has(p.pid) && /^WebKit/.test(p.comm)).length;
 }
 

@@ -56,6 +56,33 @@ const REFERENCE = {
 };
 
 // ---------------------------------------------------------------------------
+// Memory with several tabs open
+
+/**
+ * Opens tabs up to `count` (each page of `urls` in turn, each snapshotted
+ * once), samples the tree's PSS, and closes the tabs it opened.
+ */
+async function memoryWithTabs(browser, mcp, count, urls) {
+  const opened = [];
+  const have = (await callJson(mcp, 'tab_list')).tabs.length;
+  for (let i = have; i < count; i++) {
+    const { tab } = await callJson(mcp, 'tab_new', { url: urls[i % urls.length] });
+    opened.push(tab);
+    textResult(await mcp.callTool('snapshot', { tab }), 'snapshot');
+  }
+  await sleep(500);
+  const { totalMiB, processes } = treePss(browser.pid);
+  const byProgram = {};
+  for (const p of processes) {
+    byProgram[p.comm] ??= { count: 0, pssMiB: 0 };
+    byProgram[p.comm].count += 1;
+    byProgram[p.comm].pssMiB = round(byProgram[p.comm].pssMiB + p.pssMiB);
+  }
+  for (const tab of opened) await callJson(mcp, 'close', { tab });
+  return { tabs: count, totalMiB, byProgram };
+}
+
+// ---------------------------------------------------------------------------
 // Small helpers
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -393,6 +420,7 @@ function report(r) {
     [`tools/list size (${r.toolsList.tools} tools; the reference has ${REFERENCE.toolsListTools})`, fmt(r.toolsList.tokens, 'tokens'), fmt(REFERENCE.toolsListTokens, 'tokens'), ratio(r.toolsList.tokens, REFERENCE.toolsListTokens)],
     ['tools/list size, 2026-07-28 (tab tools take a tab id)', fmt(r.toolsList.statelessTokens, 'tokens'), fmt(REFERENCE.toolsListTokens, 'tokens'), ratio(r.toolsList.statelessTokens, REFERENCE.toolsListTokens)],
     ['Process tree PSS, 1 tab, end of run', fmt(r.pss.finalMiB, 'MiB'), '', ''],
+    [`Process tree PSS, ${r.pss.tenTabs.tabs} tabs (large.html and form.html in turn)`, fmt(r.pss.tenTabs.totalMiB, 'MiB'), '', ''],
     ['Process tree PSS, 1 tab, highest sample', fmt(r.pss.peakMiB, 'MiB'), `${fmt(REFERENCE.pssPeakMiB, 'MB')} (peak)`, ratio(r.pss.peakMiB, REFERENCE.pssPeakMiB)],
   ];
   console.log(table(rows));
@@ -403,6 +431,7 @@ tools/list: ${r.toolsList.tools} tools, ${r.toolsList.tokens.toLocaleString('en-
 Ratio below 1 means Sovereign Browser is faster / smaller.
 PSS samples: ${r.pss.samples.map((s) => `${s.at} ${s.totalMiB} MiB`).join(', ')}.
 Processes at the end: ${r.pss.processes.map((p) => `${p.comm} ${p.pssMiB}`).join(', ')} (MiB).
+With ${r.pss.tenTabs.tabs} tabs: ${Object.entries(r.pss.tenTabs.byProgram).map(([name, p]) => `${p.count} ${name} ${p.pssMiB}`).join(', ')} (MiB).
 Written to bench/results.json.`);
 }
 
@@ -487,9 +516,13 @@ async function main() {
     const nostrSign = await nostrSigning(browser, mcp, apps.url('/nostr-app.html'));
     log(`window.nostr.signEvent mean ${nostrSign.meanMs} ms, p99 ${nostrSign.p99Ms} ms`);
 
-    // (4) Memory, one tab.
+    const others = Math.max(...samples.map((s) => s.others));
+    if (others) log(`warning: ${others} WebKit processes of other programs share libraries with the browser: its PSS reads low`);
+    // (4) Memory, one tab; then ten (large.html and form.html in turn, each read once).
     const tabs = (await callJson(mcp, 'tab_list')).tabs.length;
     const last = samples[samples.length - 1];
+    const tenTabs = await memoryWithTabs(browser, mcp, 10, [largeUrl, formUrl]);
+    log(`PSS with ${tenTabs.tabs} tabs ${tenTabs.totalMiB} MiB`);
     const results = {
       date: new Date().toISOString(),
       machine: {
@@ -520,6 +553,7 @@ async function main() {
         peakMiB: Math.max(...samples.map((s) => s.totalMiB)),
         processes: last.processes,
         samples: samples.map(({ at, totalMiB }) => ({ at, totalMiB })),
+        tenTabs,
         note: 'sum of Pss in /proc/PID/smaps_rollup over the browser and its descendants, Xvfb excluded',
       },
       reference: REFERENCE,
