@@ -37,6 +37,7 @@ const COLD_RUNS = Math.max(1, Number(process.env.BENCH_COLD_RUNS) || 3);
 const CHEAP_WARMUP = 20;
 const CHEAP_CALLS = 500;
 const SNAPSHOT_CALLS = 20;
+const FILL_ROUNDS = 30;
 const NOSTR_CALLS = 200;
 const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url));
 
@@ -339,6 +340,29 @@ async function clickAndSnapshot(mcp, url) {
 }
 
 /**
+ * fill of the sign-up form's name field by ref, a different value each time;
+ * verified: rounds whose result and the field's value (read back) agree.
+ */
+async function fills(mcp, url) {
+  await callJson(mcp, 'open', { url });
+  const first = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
+  const ref = /(e\d+) textbox "Full name"/.exec(first)?.[1];
+  if (!ref) throw new Error(`no Full name field in the snapshot:\n${first}`);
+  const times = [];
+  let verified = 0;
+  for (let i = 1; i <= FILL_ROUNDS; i++) {
+    const value = `Ada Lovelace ${i}`;
+    const t = performance.now();
+    const filled = await callJson(mcp, 'fill', { ref, value });
+    times.push(performance.now() - t);
+    const read = await callJson(mcp, 'get_value', { ref });
+    if (filled.value === value && read.value === value) verified += 1;
+  }
+  return { rounds: FILL_ROUNDS, verified, p50Ms: round(median(times)), p90Ms: round(percentile(times, 90)),
+    note: 'fill by ref of form.html\'s Full name, a new value each round; verified: rounds whose result and get_value agree' };
+}
+
+/**
  * window.nostr.signEvent as a web app sees it: measured in the page, from the
  * call to the signed event, once the origin is always allowed (local key).
  * The calls are the app's own (tests/fixtures/nostr-app.html at `url`): an
@@ -414,8 +438,9 @@ function report(r) {
     ['Snapshot form.html p90', fmt(F.p90Ms, 'ms'), '', ''],
     ['Snapshot form.html size', `${fmt(F.chars, 'chars')} ${fmt(F.tokens, 'tokens')}`, fmt(REFERENCE.snapshotFormTokens, 'tokens'), ratio(F.tokens, REFERENCE.snapshotFormTokens)],
     ['Snapshot form.html refs', fmt(F.refs, 'refs'), '', ''],
+    [`fill p50 / p90 (form.html, ${r.fill.rounds} rounds, ${r.fill.verified} verified)`, `${fmt(r.fill.p50Ms, 'ms')} / ${fmt(r.fill.p90Ms, 'ms')}`, '', ''],
     ...(r.click ? [[`Click + re-snapshot, dynamic.html p50 / p90 (${r.click.rounds} rounds, ${r.click.verified} verified)`, `${fmt(r.click.p50Ms, 'ms')} / ${fmt(r.click.p90Ms, 'ms')}`, '', ''],
-      ['Click alone p50', fmt(r.click.clickP50Ms, 'ms'), '', '']] : []),
+    ['Click alone p50', fmt(r.click.clickP50Ms, 'ms'), '', '']] : []),
     ...(r.nostrSign ? [[`window.nostr.signEvent in the page, mean / p99 (${r.nostrSign.calls} calls)`, `${fmt(r.nostrSign.meanMs, 'ms')} / ${fmt(r.nostrSign.p99Ms, 'ms')}`, '', '']] : []),
     [`tools/list size (${r.toolsList.tools} tools; the reference has ${REFERENCE.toolsListTools})`, fmt(r.toolsList.tokens, 'tokens'), fmt(REFERENCE.toolsListTokens, 'tokens'), ratio(r.toolsList.tokens, REFERENCE.toolsListTokens)],
     ['tools/list size, 2026-07-28 (tab tools take a tab id)', fmt(r.toolsList.statelessTokens, 'tokens'), fmt(REFERENCE.toolsListTokens, 'tokens'), ratio(r.toolsList.statelessTokens, REFERENCE.toolsListTokens)],
@@ -509,6 +534,8 @@ async function main() {
     toolsList.statelessTokens = countTokens(JSON.stringify(await statelessToolsList(browser)));
     log(`form.html snapshot p50 ${form.p50Ms} ms, ${form.chars} chars, ${form.refs} refs`);
     sample('after form.html snapshots');
+    const fill = await fills(mcp, formUrl);
+    log(`fill p50 ${fill.p50Ms} ms, ${fill.verified}/${fill.rounds} verified`);
     const click = existsSync(path.join(PAGES, 'dynamic.html')) ? await clickAndSnapshot(mcp, server.url('/dynamic.html')) : null;
     if (click) log(`click + re-snapshot p50 ${click.p50Ms} ms, ${click.verified}/${click.rounds} verified`);
     const apps = await startFixtureServer();
@@ -544,6 +571,7 @@ async function main() {
       cliCall,
       nostrSign,
       click,
+      fill,
       snapshot: { large, form, tokenNote: 'cl100k_base tokens of the text block the client receives' },
       loads,
       toolsList,
