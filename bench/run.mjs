@@ -511,6 +511,8 @@ async function main() {
     const samples = [];
     const sample = (at) => { samples.push({ at, ...treePss(browser.pid) }); };
     await sleep(500);
+    // The cold starts' web processes may still be exiting: they would share the libraries.
+    for (let waited = 0; treePss(browser.pid).others > 0 && waited < 10_000; waited += 100) await sleep(100);
     sample('after start');
 
     // (2) Cheap calls.
