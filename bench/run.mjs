@@ -313,6 +313,15 @@ async function pageLoads(mcp, largeUrl, formUrl) {
     fetches: FETCHES, fetchEachMs: round(fetchMs / FETCHES, 2) };
 }
 
+/** Opens `url` and gives the ref of the element whose line `pattern` matches (its group 1). */
+async function refOnPage(mcp, url, pattern, what) {
+  await callJson(mcp, 'open', { url });
+  const first = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
+  const ref = pattern.exec(first)?.[1];
+  if (!ref) throw new Error(`no ${what} in the snapshot:\n${first}`);
+  return ref;
+}
+
 /**
  * A click that changes the page, then a snapshot to see it: dynamic.html's
  * "Add item" button. Each round's snapshot must show the new count, so a
@@ -320,10 +329,7 @@ async function pageLoads(mcp, largeUrl, formUrl) {
  */
 const CLICK_ROUNDS = 30;
 async function clickAndSnapshot(mcp, url) {
-  await callJson(mcp, 'open', { url });
-  const first = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
-  const ref = /(e\d+) button "Add item"/.exec(first)?.[1];
-  if (!ref) throw new Error(`no Add item button in the snapshot:\n${first}`);
+  const ref = await refOnPage(mcp, url, /(e\d+) button "Add item"/, 'Add item button');
   const times = [];
   const clickTimes = [];
   let verified = 0;
@@ -344,10 +350,7 @@ async function clickAndSnapshot(mcp, url) {
  * verified: rounds whose result and the field's value (read back) agree.
  */
 async function fills(mcp, url) {
-  await callJson(mcp, 'open', { url });
-  const first = textResult(await mcp.callTool('snapshot', { interactive: true }), 'snapshot');
-  const ref = /(e\d+) textbox "Full name"/.exec(first)?.[1];
-  if (!ref) throw new Error(`no Full name field in the snapshot:\n${first}`);
+  const ref = await refOnPage(mcp, url, /(e\d+) textbox "Full name"/, 'Full name field');
   const times = [];
   let verified = 0;
   for (let i = 1; i <= FILL_ROUNDS; i++) {

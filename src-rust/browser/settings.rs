@@ -488,8 +488,13 @@ fn data_manager(views: &[WebView]) -> Result<WebsiteDataManager, ToolError> {
 
 fn offline_script(offline: bool) -> UserScript {
     let state = if offline { "true" } else { "false" };
+    page_world_script(&OFFLINE_SOURCE.replace("__SOVEREIGN_OFFLINE__", state))
+}
+
+/// A script every frame's document runs at its start, in the page's world.
+fn page_world_script(source: &str) -> UserScript {
     UserScript::new(
-        &OFFLINE_SOURCE.replace("__SOVEREIGN_OFFLINE__", state),
+        source,
         UserContentInjectedFrames::AllFrames,
         UserScriptInjectionTime::Start,
         &[],
@@ -509,15 +514,7 @@ fn emulation_script(zone: Option<&str>, look: Option<DeviceLook>) -> Option<User
         let literal = serde_json::to_string(&look).unwrap_or_else(|_| "null".into());
         source.push_str(&DEVICE_SOURCE.replace("__SOVEREIGN_DEVICE__", &literal));
     }
-    (!source.is_empty()).then(|| {
-        UserScript::new(
-            &source,
-            UserContentInjectedFrames::AllFrames,
-            UserScriptInjectionTime::Start,
-            &[],
-            &[],
-        )
-    })
+    (!source.is_empty()).then(|| page_world_script(&source))
 }
 
 /// The origin that asks, written as `address::origin_of` writes origins.
