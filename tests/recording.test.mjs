@@ -86,6 +86,10 @@ describe('recording', { timeout: 180_000 }, () => {
       const jpeg = Buffer.from(shot.jpeg_base64, 'base64');
       assert.deepEqual([...jpeg.subarray(0, 3)], [0xff, 0xd8, 0xff], 'a JPEG');
       assert.ok(jpeg.length > 1000 && jpeg.length < 100_000, `${jpeg.length} bytes`);
+      // The viewport, 320 pixels wide (a landscape window: less high than wide).
+      const { width, height } = jpegSize(jpeg);
+      assert.equal(width, 320);
+      assert.ok(height > 100 && height < 320, `${width}x${height}`);
       const noShot = await panel.call('record_shot', { session: listed.session, n: 3 });
       assert.equal(noShot.ok, false);
       assert.ok(steps.every((s) => s.session === listed.session && s.transport === 'mcp' && s.ms >= 0));
@@ -135,3 +139,16 @@ describe('recording', { timeout: 180_000 }, () => {
     assert.deepEqual(readdirSync(path.join(dir, 'profile', 'recordings')), []);
   });
 });
+
+/** A baseline or progressive JPEG's size, from its start-of-frame segment. */
+function jpegSize(jpeg) {
+  let at = 2;
+  while (at + 9 < jpeg.length && jpeg[at] === 0xff) {
+    const marker = jpeg[at + 1];
+    if (marker >= 0xc0 && marker <= 0xc2) {
+      return { height: jpeg.readUInt16BE(at + 5), width: jpeg.readUInt16BE(at + 7) };
+    }
+    at += 2 + jpeg.readUInt16BE(at + 2);
+  }
+  throw new Error('no start-of-frame segment in the JPEG');
+}
