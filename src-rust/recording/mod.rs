@@ -205,19 +205,33 @@ impl Recorder {
 }
 
 /// The thread that appends steps to the store, in the order they came.
+/// Writes taken at once by the writer before it saves the summaries and
+/// lets readers in.
+const BATCH: usize = 64;
+
 fn write_on_a_thread(store: Arc<Mutex<store::Store>>, changes: Arc<Changes>) -> SyncSender<Write> {
     let (send, receive) = std::sync::mpsc::sync_channel::<Write>(QUEUE);
     let spawned = std::thread::Builder::new()
         .name("recording".into())
         .spawn(move || {
-            for write in receive {
-                let written = match write {
-                    Write::Step(step) => lock(&store).append(&step),
-                    Write::Shot { session, n, jpeg } => lock(&store).add_shot(&session, n, &jpeg),
-                };
-                if let Err(error) = written {
-                    tracing::warn!("cannot write a recording: {error}");
+            while let Ok(first) = receive.recv() {
+                // What came meanwhile is written with it, then the
+                // summaries once (a step alone waits for nothing).
+                let mut store = lock(&store);
+                let batch = std::iter::once(first).chain(receive.try_iter().take(BATCH - 1));
+                for write in batch {
+                    let written = match write {
+                        Write::Step(step) => store.append(&step),
+                        Write::Shot { session, n, jpeg } => store.add_shot(&session, n, &jpeg),
+                    };
+                    if let Err(error) = written {
+                        tracing::warn!("cannot write a recording: {error}");
+                    }
                 }
+                if let Err(error) = store.save_summaries() {
+                    tracing::warn!("cannot write a recording's summary: {error}");
+                }
+                drop(store);
                 changes.bump();
             }
         });

@@ -2,11 +2,15 @@
 //! `recordings/`, holding its steps (`steps.jsonl`) and a summary
 //! (`summary.json`), owner-only. The folder is bounded: past the bound the
 //! oldest sessions go first, and a session that alone fills it stops
-//! being written (its summary says so).
+//! being written (its summary says so). The writer appends each step as
+//! it comes and saves the summaries once its queue is empty: at a
+//! thousand steps a second, rewriting a summary per step cost more than
+//! the steps.
 
 use super::step::Step;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
@@ -69,6 +73,10 @@ pub struct Store {
     max_bytes: u64,
     used: u64,
     sessions: HashMap<String, SessionSummary>,
+    /// The steps file last appended to, kept open for the next step.
+    appending: Option<(String, File)>,
+    /// Sessions whose summary on disk is behind.
+    unsaved: HashSet<String>,
 }
 
 impl Store {
@@ -102,27 +110,20 @@ impl Store {
             max_bytes,
             used,
             sessions,
+            appending: None,
+            unsaved: HashSet::new(),
         })
     }
 
     /// Appends a step to its session, then keeps the folder in its bound.
+    /// Its summary is saved by [`Store::save_summaries`].
     pub fn append(&mut self, step: &Step) -> std::io::Result<()> {
-        let folder = self.dir.join(folder_name(&step.session));
         if self.sessions.get(&step.session).is_some_and(|s| s.cut) {
             return Ok(());
         }
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(&folder)?;
         let mut line = serde_json::to_vec(step).map_err(std::io::Error::other)?;
         line.push(b'\n');
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .mode(0o600)
-            .open(folder.join(STEPS))?;
-        file.write_all(&line)?;
+        self.steps_file(&step.session)?.write_all(&line)?;
         let summary = match self.sessions.get_mut(&step.session) {
             Some(summary) => {
                 summary.add(step);
@@ -135,8 +136,47 @@ impl Store {
         };
         summary.bytes += line.len() as u64;
         self.used += line.len() as u64;
-        write_summary(&folder, summary)?;
+        self.unsaved.insert(step.session.clone());
         self.keep_bound(&step.session)
+    }
+
+    /// The session's steps file, open for appending (its folder made).
+    fn steps_file(&mut self, session: &str) -> std::io::Result<&mut File> {
+        if self.appending.as_ref().is_none_or(|(s, _)| s != session) {
+            let folder = self.dir.join(folder_name(session));
+            std::fs::DirBuilder::new()
+                .recursive(true)
+                .mode(0o700)
+                .create(&folder)?;
+            let file = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .mode(0o600)
+                .open(folder.join(STEPS))?;
+            self.appending = Some((session.to_string(), file));
+        }
+        match &mut self.appending {
+            Some((_, file)) => Ok(file),
+            None => unreachable!("opened above"),
+        }
+    }
+
+    /// Writes the summaries that are behind their steps.
+    pub fn save_summaries(&mut self) -> std::io::Result<()> {
+        for session in std::mem::take(&mut self.unsaved) {
+            if let Some(summary) = self.sessions.get(&session) {
+                write_summary(&self.dir.join(folder_name(&session)), summary)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Forgets a session's open file and unsaved summary (it is gone).
+    fn forget(&mut self, session: &str) {
+        if self.appending.as_ref().is_some_and(|(s, _)| s == session) {
+            self.appending = None;
+        }
+        self.unsaved.remove(session);
     }
 
     /// Removes the oldest sessions (never `current`) until the folder is
@@ -161,6 +201,7 @@ impl Store {
                 return Ok(());
             };
             if let Some(gone) = self.sessions.remove(&oldest) {
+                self.forget(&oldest);
                 self.used = self.used.saturating_sub(gone.bytes);
                 std::fs::remove_dir_all(self.dir.join(folder_name(&oldest)))?;
             }
@@ -222,6 +263,7 @@ impl Store {
 
     pub fn clear(&mut self) -> std::io::Result<()> {
         for session in std::mem::take(&mut self.sessions).into_keys() {
+            self.forget(&session);
             std::fs::remove_dir_all(self.dir.join(folder_name(&session)))?;
         }
         self.used = 0;
@@ -360,7 +402,8 @@ mod tests {
                 .collect::<Vec<_>>(),
             [2, 3]
         );
-        // Read again after a restart.
+        // Read again after a restart, once the summaries are saved.
+        store.save_summaries().unwrap();
         let mut store = Store::open(dir.clone(), 20_000).unwrap();
         let summary = &store.sessions()[0];
         assert_eq!(
