@@ -203,15 +203,35 @@ export function initRecordings({ call, showRequests }) {
     renderSteps();
   });
 
-  async function loadSteps() {
+  // One reading at a time: a change heard while the session opens would
+  // otherwise read the same steps twice. A call meanwhile reads once more after it.
+  let reading = null;
+  let readAgain = false;
+  function loadSteps() {
+    if (reading) {
+      readAgain = true;
+      return reading;
+    }
+    reading = (async () => {
+      do {
+        readAgain = false;
+        await readNewSteps();
+      } while (readAgain);
+      reading = null;
+    })();
+    return reading;
+  }
+
+  async function readNewSteps() {
     if (!open) return;
     const session = open;
+    const last = () => (steps.length ? steps[steps.length - 1].n : 0);
     try {
       for (;;) {
-        const after = steps.length ? steps[steps.length - 1].n : 0;
-        const more = (await call('record_steps', { session, after, limit: PAGE })).steps || [];
+        const more = (await call('record_steps', { session, after: last(), limit: PAGE })).steps || [];
         if (open !== session) return;
-        steps.push(...more);
+        const after = last();
+        steps.push(...more.filter((step) => step.n > after));
         if (more.length < PAGE) break;
       }
       renderSteps();
