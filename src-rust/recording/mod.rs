@@ -204,11 +204,11 @@ impl Recorder {
     }
 }
 
-/// The thread that appends steps to the store, in the order they came.
 /// Writes taken at once by the writer before it saves the summaries and
 /// lets readers in.
 const BATCH: usize = 64;
 
+/// The thread that appends steps to the store, in the order they came.
 fn write_on_a_thread(store: Arc<Mutex<store::Store>>, changes: Arc<Changes>) -> SyncSender<Write> {
     let (send, receive) = std::sync::mpsc::sync_channel::<Write>(QUEUE);
     let spawned = std::thread::Builder::new()

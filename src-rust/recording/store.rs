@@ -142,23 +142,24 @@ impl Store {
 
     /// The session's steps file, open for appending (its folder made).
     fn steps_file(&mut self, session: &str) -> std::io::Result<&mut File> {
-        if self.appending.as_ref().is_none_or(|(s, _)| s != session) {
-            let folder = self.dir.join(folder_name(session));
-            std::fs::DirBuilder::new()
-                .recursive(true)
-                .mode(0o700)
-                .create(&folder)?;
-            let file = std::fs::OpenOptions::new()
-                .create(true)
-                .append(true)
-                .mode(0o600)
-                .open(folder.join(STEPS))?;
-            self.appending = Some((session.to_string(), file));
-        }
-        match &mut self.appending {
-            Some((_, file)) => Ok(file),
-            None => unreachable!("opened above"),
-        }
+        let open = match self.appending.take() {
+            Some((kept, file)) if kept == session => (kept, file),
+            _ => (session.to_string(), self.open_steps(session)?),
+        };
+        Ok(&mut self.appending.insert(open).1)
+    }
+
+    fn open_steps(&self, session: &str) -> std::io::Result<File> {
+        let folder = self.dir.join(folder_name(session));
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&folder)?;
+        std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .mode(0o600)
+            .open(folder.join(STEPS))
     }
 
     /// Writes the summaries that are behind their steps.
