@@ -194,6 +194,10 @@ pub struct Prepared {
     /// An <input>'s type, for saying why it refused a value.
     #[serde(default)]
     pub input_type: Option<String>,
+    /// `fill`: the field's value read back once it took the new one, as
+    /// `get_value` reads it.
+    #[serde(default)]
+    pub read: Option<Object>,
 }
 
 /// `query`: whether a selector matches, and the ref it got.

@@ -48,6 +48,11 @@
   function opValue(args, table) {
     const el = resolveTarget(args, table);
     refusePersonTyped(el, 'read its value');
+    return valueReading(el);
+  }
+
+  // What get_value answers for el (a password field's value masked).
+  function valueReading(el) {
     if (el.localName === 'input' && (el.type === 'checkbox' || el.type === 'radio')) {
       return { value: el.value, checked: el.checked };
     }

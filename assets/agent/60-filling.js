@@ -117,20 +117,36 @@
     const kind = fieldKind(el);
     if (!kind) throw notATextField(el, '');
     checkEditable(el);
+    const value = requireValue(args);
+    let mode = 'text';
     switch (kind) {
       case 'text':
         focusOrFail(el);
         selectAllText(el);
-        return { mode: 'text', empty: el.value === '', input_type: el.localName === 'input' ? el.type : null };
+        replaceSelection(el, value);
+        break;
       case 'editable':
         focusOrFail(el);
         selectEditableContents(el, false);
-        return { mode: 'text' };
+        replaceSelection(el, value);
+        break;
       case 'set':
-        return setPickerValue(el, requireValue(args));
+        mode = setPickerValue(el, value).mode;
+        break;
       default:
-        return chooseOption(el, requireValue(args));
+        mode = chooseOption(el, value).mode;
     }
+    // Read back in the same turn: what the page's handlers left in the field.
+    return { mode, input_type: el.localName === 'input' ? el.type : null, read: valueReading(el) };
+  }
+
+  // The selected old text replaced by `value` with the engine's own editing command, as
+  // typing does: the page gets trusted beforeinput and input events (inputType
+  // insertText, or deleteContent* for an empty value) and may cancel them. Run here, in
+  // the checks' turn, the fill needs no further round trip to the page, each of which
+  // would wait for the engine to repaint the changed field first.
+  function replaceSelection(el, value) {
+    el.ownerDocument.execCommand(value === '' ? 'delete' : 'insertText', false, value);
   }
 
   function opPrepareType(args, table) {

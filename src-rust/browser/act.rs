@@ -138,20 +138,21 @@ async fn act_on(
         }
         ElementInput::Point => ready(&input).await,
         ElementInput::Fill { ref value } => {
+            // The page puts the value in (typed text with the engine's own
+            // editing command) and reads it back, all in the checks' turn.
             let prepared: After<Prepared> = page_protocol::parse(op, ready(&input).await?)?;
-            let value = value.clone();
-            let typed = prepared.result.mode == "text";
-            if typed {
-                // The engine's own text insertion: trusted beforeinput/input events.
-                let (command, argument) = match value.is_empty() {
-                    true => ("Delete", None),
-                    false => ("InsertText", Some(value.clone())),
-                };
-                edit(&view, command, argument).await?;
-            }
-            let mut reply = field_value(&view, &state, target, limit).await?;
+            let Prepared {
+                mode,
+                input_type,
+                read,
+                ..
+            } = prepared.result;
+            let mut reply = read.ok_or_else(|| {
+                ToolError::internal("prepare_fill answered without the field's value")
+            })?;
+            let typed = mode == "text";
             if typed && !value.is_empty() && reply.get("value") == Some(&Value::from("")) {
-                return Err(refused(&value, prepared.result.input_type.as_deref()));
+                return Err(refused(value, input_type.as_deref()));
             }
             if !typed {
                 // Set by script: the page's input and change events are not trusted ones.
