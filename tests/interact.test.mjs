@@ -54,6 +54,27 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     assert.ok(log.includes('nick:input:true'), log.join(' '));
   }));
 
+  it('fill puts text in as typing does: trusted beforeinput and input, an edit the page cancels changes nothing, an empty value clears, an editable region takes it too', { timeout: 30_000 }, logged(async () => {
+    await open();
+    await call('fill', { selector: '#nick', value: 'old text' });
+    await page('typed_log.length = 0');
+    assert.deepEqual(await call('fill', { selector: '#nick', value: 'Ada' }), { value: 'Ada' }, 'the old text replaced');
+    assert.deepEqual(await page('typed_log'), ['nick:beforeinput:true:insertText:Ada', 'nick:input:true:insertText:Ada']);
+    assert.equal(await page("document.querySelector('#nick').value"), 'Ada');
+
+    assert.deepEqual(await call('fill', { selector: '#nick', value: '' }), { value: '' });
+    assert.equal(await page("document.querySelector('#nick').value"), '');
+
+    assert.deepEqual(await call('fill', { selector: '#guarded', value: 'changed' }), { value: 'keep' },
+      'the field as the page left it, not the value asked for');
+    assert.equal(await page("document.querySelector('#guarded').value"), 'keep');
+
+    await page('typed_log.length = 0');
+    assert.deepEqual(await call('fill', { selector: '#editor', value: 'New text' }), { value: 'New text' });
+    assert.equal(await text('#editor'), 'New text');
+    assert.deepEqual(await page('typed_log'), ['editor:beforeinput:true:insertText:New text', 'editor:input:true:insertText:New text']);
+  }));
+
   it('a select\'s options are in the snapshot, and click or select takes their refs', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('options.html') });
     const snap = await callText(mcp, 'snapshot');
