@@ -86,7 +86,8 @@
 
   // Walks every element once, so the common case stays cheap: an element without
   // attributes whose tag cannot show anything here costs one Set lookup. Style is looked up
-  // only for the elements that would be listed (checkVisibility sees hidden ancestors too).
+  // only for the elements that would be listed (checkVisibility sees hidden ancestors too),
+  // once each, so not kept: a cache entry per listed element cost more than it saved.
   function visitInteractive(el, ctx, lines) {
     const tag = el.localName;
     if (SKIP_TAGS.has(tag)) return;
@@ -99,7 +100,7 @@
     const role = roleOf(el, tag);
     const interactive = isInteractive(el, role);
     if (interactive || role === 'heading' || role === 'iframe') {
-      const visibility = cachedVisibility(el, ctx);
+      const visibility = visibilityOf(el);
       if (visibility === SUBTREE_HIDDEN) return;
       if (visibility === VISIBLE) {
         const node = describe(el, role, tag, ctx, interactive);
