@@ -99,7 +99,7 @@ async fn long_tool_call(
         Err((code, message)) => {
             let error =
                 json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}});
-            return reply(true, error);
+            return reply(false, error);
         }
     };
     let tool = app.tools.def(found).name;
@@ -112,7 +112,7 @@ async fn long_tool_call(
         let result = call_tool(&app, &session, found, &mut params, false).await;
         vec![json!({"jsonrpc": "2.0", "id": id, "result": result})]
     });
-    long_call::respond(work, progress, true).await
+    long_call::respond(work, progress).await
 }
 
 /// The session named by the header; lenient mode when there is none.

@@ -36,18 +36,18 @@ pub fn progress_token(params: &Value) -> Option<Value> {
     (token.is_string() || token.is_i64() || token.is_u64()).then(|| token.clone())
 }
 
-/// Answers with what `work` ends with (the JSON-RPC response last); a
-/// short call as an SSE body too when `sse_when_short` (the session era
-/// answers so whoever accepts it).
+/// Answers with what `work` ends with (the JSON-RPC response last). A
+/// short call's one message is a JSON body in both eras: clients must take
+/// either, and the official TypeScript SDK reads it faster than the same
+/// message as a one-event SSE stream.
 pub async fn respond(
     mut work: BoxFuture<'static, Vec<Value>>,
     progress: Option<Progress>,
-    sse_when_short: bool,
 ) -> Response {
     let started = Instant::now();
     if let Ok(messages) = tokio::time::timeout(ANSWER_AS_JSON_WITHIN, &mut work).await {
         return match messages.as_slice() {
-            [only] if !sse_when_short => json_response(only),
+            [only] => json_response(only),
             _ => sse_response(Body::from(
                 messages.iter().map(sse_event).collect::<String>(),
             )),
