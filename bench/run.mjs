@@ -290,6 +290,24 @@ async function snapshots(mcp, url) {
 }
 
 /**
+ * The full tree of the page in front, text and all, in one part (the
+ * peers' snapshots are always the full tree).
+ */
+async function fullTrees(mcp) {
+  const args = { interactive: false, max_chars: 4_000_000 };
+  let text = textResult(await mcp.callTool('snapshot', args), 'snapshot');
+  const times = [];
+  for (let i = 0; i < SNAPSHOT_CALLS; i++) {
+    const t = performance.now();
+    text = textResult(await mcp.callTool('snapshot', args), 'snapshot');
+    times.push(performance.now() - t);
+  }
+  if (/\[\.\.\. \d+ more lines/.test(text)) throw new Error('the full tree came in parts');
+  return { calls: SNAPSHOT_CALLS, p50Ms: round(median(times)), p90Ms: round(percentile(times, 90)),
+    chars: text.length, tokens: countTokens(text) };
+}
+
+/**
  * What recording every request costs: opening the 5,000-element page
  * (open answers once it has loaded), and 200 fetch() calls one after the
  * other in a page, timed in the page (each is recorded, and its body read
@@ -435,6 +453,8 @@ function report(r) {
     ...(r.loads ? [[`open large.html, to loaded, p50 / p90 (${r.loads.loads} loads)`, `${fmt(r.loads.p50Ms, 'ms')} / ${fmt(r.loads.p90Ms, 'ms')}`, '', ''],
       [`fetch() in a page, each of ${r.loads.fetches} in a row`, fmt(r.loads.fetchEachMs, 'ms'), '', '']] : []),
     ['Snapshot large.html size', `${fmt(L.chars, 'chars')} ${fmt(L.tokens, 'tokens')}`, fmt(REFERENCE.snapshotLargeTokens, 'tokens'), ratio(L.tokens, REFERENCE.snapshotLargeTokens)],
+    [`Full tree of large.html (interactive: false, one part) p50 / p90 (${L.full.calls} calls)`, `${fmt(L.full.p50Ms, 'ms')} / ${fmt(L.full.p90Ms, 'ms')}`, fmt(REFERENCE.snapshotLargeMs, 'ms'), ratio(L.full.p50Ms, REFERENCE.snapshotLargeMs)],
+    ['Full tree of large.html size', `${fmt(L.full.chars, 'chars')} ${fmt(L.full.tokens, 'tokens')}`, fmt(REFERENCE.snapshotLargeTokens, 'tokens'), ratio(L.full.tokens, REFERENCE.snapshotLargeTokens)],
     ['Snapshot large.html refs', fmt(L.refs, 'refs'), '(1,053 interactive on the page)', ''],
     ['Snapshot large.html tokens per ref', (L.tokens / Math.max(L.refs, 1)).toFixed(1), (REFERENCE.snapshotLargeTokens / 1053).toFixed(1), ''],
     [`Snapshot form.html p50 (${F.calls} calls)`, fmt(F.p50Ms, 'ms'), fmt(REFERENCE.snapshotFormMs, 'ms'), ratio(F.p50Ms, REFERENCE.snapshotFormMs)],
@@ -531,6 +551,8 @@ async function main() {
     const large = await snapshots(mcp, largeUrl);
     log(`large.html snapshot p50 ${large.p50Ms} ms, ${large.chars} chars, ${large.refs} refs`);
     sample('after large.html snapshots');
+    large.full = await fullTrees(mcp);
+    log(`large.html full tree p50 ${large.full.p50Ms} ms, ${large.full.chars} chars`);
     const form = await snapshots(mcp, formUrl);
     const loads = await pageLoads(mcp, largeUrl, formUrl);
     log(`open large.html p50 ${loads.p50Ms} ms; fetch() in the page ${loads.fetchEachMs} ms each`);
