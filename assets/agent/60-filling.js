@@ -131,10 +131,12 @@
         replaceSelection(el, value);
         break;
       case 'set':
-        mode = setPickerValue(el, value).mode;
+        setPickerValue(el, value);
+        mode = 'set';
         break;
       default:
-        mode = chooseOption(el, value).mode;
+        chooseOption(el, value);
+        mode = 'set';
     }
     // Read back in the same turn: what the page's handlers left in the field.
     return { mode, input_type: el.localName === 'input' ? el.type : null, read: valueReading(el) };
