@@ -186,7 +186,7 @@ describe('network', { timeout: 180_000 }, () => {
     assert.deepEqual([beacon.method, beacon.request_body], ['POST', 'left the page']);
     assert.match(beacon.request_body_note, /sendBeacon\(\)/);
 
-    // A form's own post (a navigation): its text fields, as the form encodes them.
+    // A form's own post (a navigation): its entries, as the form encodes them.
     await call('open', { url: suite.fixtures.url('form.html') });
     await call('fill', { selector: '#name', value: 'Ada Lovelace' });
     await call('fill', { selector: '#password', value: 'pw&1=é' });
@@ -195,7 +195,7 @@ describe('network', { timeout: 180_000 }, () => {
     const post = await call('network_request', { id: posted.id });
     const fields = new URLSearchParams(post.request_body);
     assert.deepEqual([fields.get('name'), fields.get('password')], ['Ada Lovelace', 'pw&1=é'], post.request_body);
-    assert.match(post.request_body_note, /the form's text fields/);
+    assert.match(post.request_body_note, /the form's entries/);
   }));
 
   it('exports the tab\'s requests as HAR 1.2 that har-validator accepts (the person\'s, from the panel)', { timeout: 60_000 }, logged(async () => {

@@ -5,14 +5,17 @@
 //!
 //! The whole input is read as an /mcp body (and, for the stateless
 //! revision, its envelope checked against headers that mirror it and
-//! against none), as an /agent message and as a page's call; then its first byte picks a tool and the rest is that
-//! tool's arguments, so every tool's parameters are reached directly too.
+//! against none), as an /agent message, as a page's call and as the report
+//! of a submitted form (whose names and values a page chooses); then its
+//! first byte picks a tool and the rest is that tool's arguments, so every
+//! tool's parameters are reached directly too.
 
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 use sovereign_browser::base::error::ErrorCode;
+use sovereign_browser::browser::form_posts::{self, FormPost};
 use sovereign_browser::nip07::{request, PageCall};
 use sovereign_browser::server::agent::parse_request;
 use sovereign_browser::server::jsonrpc::{self, classify, Incoming};
@@ -105,6 +108,22 @@ fn page_call(data: &[u8]) {
     }
 }
 
+/// A form's report: refused, or kept within the bounds, and written out.
+fn form_report(text: &str) {
+    if let Some(form) = FormPost::parse(text) {
+        assert!(form.fields.len() <= form_posts::FIELDS_MAX);
+        let chars: usize = form
+            .fields
+            .iter()
+            .map(|f| f.name.chars().count() + f.value.chars().count())
+            .sum();
+        assert!(chars <= form_posts::CHARS_MAX);
+        let body = form.urlencoded();
+        assert!(body.is_ascii(), "urlencoded text is ASCII");
+        assert!(form.bytes() >= form.fields.len());
+    }
+}
+
 fn tool_arguments(data: &[u8]) {
     let Some((&pick, rest)) = data.split_first() else {
         return;
@@ -120,6 +139,7 @@ fuzz_target!(|data: &[u8]| {
     mcp_message(data);
     if let Ok(text) = std::str::from_utf8(data) {
         agent_message(text);
+        form_report(text);
     }
     page_call(data);
     tool_arguments(data);

@@ -2,15 +2,14 @@
 //! handler that exists only in the agent's script world (so no page sees
 //! an answer), matched to the requests `frames` waits on by nonce.
 
-use super::agent_world::{agent_outcome, AGENT_WORLD};
+use super::agent_world::agent_outcome;
 use crate::base::error::{ErrorCode, ToolError};
-use javascriptcore::ValueExt as _;
 use serde_json::Value;
 use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use std::time::Duration;
-use webkit2gtk::{UserContentManager, UserContentManagerExt as _};
+use webkit2gtk::UserContentManager;
 
 /// The message handler's name, as `agent.js` calls it.
 const FRAME_HANDLER: &str = "sovereignFrame";
@@ -80,13 +79,6 @@ impl FrameRelay {
 
 /// Hears the frames' agents of one tab.
 pub fn listen(manager: &UserContentManager, relay: &Rc<FrameRelay>) {
-    manager.register_script_message_handler_in_world(FRAME_HANDLER, AGENT_WORLD);
     let relay = relay.clone();
-    manager.connect_script_message_received(Some(FRAME_HANDLER), move |_, result| {
-        if let Some(value) = result.js_value() {
-            if value.is_string() {
-                relay.deliver(&value.to_str());
-            }
-        }
-    });
+    super::agent_world::hear(manager, FRAME_HANDLER, move |text| relay.deliver(text));
 }

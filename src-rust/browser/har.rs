@@ -4,6 +4,7 @@
 //! browser no request bodies, and response bodies stay readable one by one
 //! with network_request.
 
+use super::form_posts::{Encoding, FormPost};
 use super::network::{Entry, Headers, NetworkLog};
 use serde_json::{json, Value};
 
@@ -66,19 +67,28 @@ fn entry(entry: &Entry) -> Value {
         out["_failure"] = failure.clone().into();
     }
     if let Some(form) = &entry.sent_form {
+        out["request"]["bodySize"] = form.urlencoded().len().into();
         out["request"]["postData"] = post_data(form);
-        out["request"]["bodySize"] = form.len().into();
     }
     out
 }
 
-/// A form's post (its text fields, urlencoded) as HAR's postData.
-fn post_data(form: &str) -> Value {
-    json!({
-        "mimeType": "application/x-www-form-urlencoded",
-        "params": pairs(form),
-        "text": form,
-    })
+/// A form's post as HAR's postData: its entries as params (a file by its
+/// name), and the text when the form sent urlencoded text.
+fn post_data(form: &FormPost) -> Value {
+    let params: Vec<Value> = form
+        .fields
+        .iter()
+        .map(|f| match f.file {
+            true => json!({"name": f.name, "fileName": f.value}),
+            false => json!({"name": f.name, "value": f.value}),
+        })
+        .collect();
+    let mut data = json!({"mimeType": form.encoding.mime(), "params": params});
+    if form.encoding == Encoding::UrlEncoded {
+        data["text"] = form.urlencoded().into();
+    }
+    data
 }
 
 /// A page of the tab, as HAR names it.
@@ -177,6 +187,7 @@ pub fn iso8601(unix_ms: f64) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::form_posts::Field;
     use super::*;
 
     #[test]
@@ -198,9 +209,32 @@ mod tests {
             ]
         );
         assert!(query_string("http://a.test/").is_empty());
-        let posted = post_data("name=Ada+Lovelace&pw=a%261");
+        let field = |name: &str, value: &str, file| Field {
+            name: name.into(),
+            value: value.into(),
+            file,
+        };
+        let mut form = FormPost {
+            action: "http://a.test/p".into(),
+            encoding: Encoding::UrlEncoded,
+            fields: vec![
+                field("name", "Ada Lovelace", false),
+                field("pw", "a&1", false),
+            ],
+            truncated: false,
+        };
+        let posted = post_data(&form);
         assert_eq!(posted["params"][1], json!({"name": "pw", "value": "a&1"}));
         assert_eq!(posted["text"], "name=Ada+Lovelace&pw=a%261");
+        form.encoding = Encoding::Multipart;
+        form.fields.push(field("cv", "cv.pdf", true));
+        let posted = post_data(&form);
+        assert_eq!(posted["mimeType"], "multipart/form-data");
+        assert_eq!(
+            posted["params"][2],
+            json!({"name": "cv", "fileName": "cv.pdf"})
+        );
+        assert!(posted.get("text").is_none(), "no text that was not sent");
         assert_eq!(decode("100%"), "100%");
     }
 }

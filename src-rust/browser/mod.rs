@@ -21,7 +21,7 @@ pub mod downloads;
 mod event;
 mod executor;
 mod expiry;
-mod form_fields;
+pub mod form_posts;
 mod frame_relay;
 mod frames;
 mod front;

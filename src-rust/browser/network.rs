@@ -11,6 +11,7 @@
 //! bytes, and across tabs by `budget`.
 
 use super::budget::{self, Budgeted};
+use super::form_posts::FormPost;
 use crate::base::bounded;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
@@ -77,8 +78,8 @@ pub struct Entry {
     pub main_document: bool,
     /// WebKit's handle, for the body (none in unit tests).
     pub resource: Option<WebResource>,
-    /// A form's text fields, urlencoded, when this request submitted one.
-    pub sent_form: Option<String>,
+    /// What a form sent, when this request submitted one.
+    pub sent_form: Option<FormPost>,
     /// The route (network_route) that answered or changed it.
     pub routed: Option<u64>,
 }
@@ -148,7 +149,7 @@ impl Entry {
             + self.failure.as_ref().map_or(0, String::len)
             + headers_bytes(&self.request_headers)
             + headers_bytes(&self.response_headers)
-            + self.sent_form.as_ref().map_or(0, String::len)
+            + self.sent_form.as_ref().map_or(0, FormPost::bytes)
     }
 
     /// Drops WebKit's handle when what it holds is more than the entry
@@ -361,7 +362,6 @@ impl NetworkLog {
         });
     }
 
-    /// The form request `id` submitted: its text fields, urlencoded.
     /// Notes the route that answered or changed the request, once: the
     /// proxy saw it without the URL's fragment.
     pub fn mark_routed(&self, id: u64, routed_by: &dyn Fn(&str, &str) -> Option<u64>) {
@@ -377,8 +377,19 @@ impl NetworkLog {
         }
     }
 
-    pub fn form_sent(&self, id: u64, fields: String) {
-        self.with(id, |entry| entry.sent_form = Some(fields));
+    /// The form request `id` submitted.
+    pub fn form_sent(&self, id: u64, form: FormPost) {
+        self.with(id, |entry| entry.sent_form = Some(form));
+    }
+
+    /// Method, URL and kind of request `id`, while it has no form's body.
+    pub fn awaiting_form(&self, id: u64) -> Option<(String, String, &'static str)> {
+        self.read(id, |e| {
+            e.sent_form
+                .is_none()
+                .then(|| (e.method.clone(), e.url.clone(), e.kind))
+        })
+        .flatten()
     }
 
     /// A redirect answered `id`; the next hop is a new entry, whose id this gives.

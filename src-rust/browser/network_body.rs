@@ -5,6 +5,7 @@
 //! holds instead (`src-rust/web-extension/network.c`), in the page's web
 //! process, until the tab leaves the site or newer bodies push them out.
 
+use super::form_posts::{Encoding, FormPost};
 use super::network::{Entry, NetworkLog, Phase};
 use crate::base::bounded;
 use crate::base::error::ToolError;
@@ -143,7 +144,7 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, withhold_sent: bool, repl
         let _ = reply.send(Err(not_kept(log, id)));
         return;
     };
-    // A form's post: its text fields are what the request sent.
+    // A form's post: its entries are what the request sent.
     let answer = move |mut body: Body| {
         if let Some(form) = form {
             body.sent = Some(form_sent(form));
@@ -194,13 +195,24 @@ pub fn read(view: &WebView, log: &NetworkLog, id: u64, withhold_sent: bool, repl
     }
 }
 
-/// A form's text fields as the body its post sent.
-fn form_sent(fields: String) -> Sent {
+/// What a form sent, as the body of its post: urlencoded as the form
+/// encoded it, or (multipart, text/plain) its entries written that way.
+fn form_sent(form: FormPost) -> Sent {
+    let mut note = match form.encoding {
+        Encoding::UrlEncoded => "the form's entries, as the page's formdata event gave them".to_string(),
+        other => format!(
+            "the form's entries, as the page's formdata event gave them, written urlencoded (the form sent them as {}; files by name)",
+            other.mime()
+        ),
+    };
+    if form.truncated {
+        note.push_str("; the form had more entries than the log keeps");
+    }
     Sent {
-        bytes: Some(fields.into_bytes()),
-        truncated: false,
-        note: Some("the form's text fields, as application/x-www-form-urlencoded writes them (WebKit hands over no body of a form's post: its other controls and files are not in it)".into()),
-        mime: Some("application/x-www-form-urlencoded"),
+        bytes: Some(form.urlencoded().into_bytes()),
+        truncated: form.truncated,
+        note: Some(note),
+        mime: Some(Encoding::UrlEncoded.mime()),
     }
 }
 

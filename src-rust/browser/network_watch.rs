@@ -22,20 +22,12 @@ pub fn watch(view: &WebView, state: &Rc<TabState>, routed: RoutedBy) {
     view.connect_resource_load_started(move |view, resource, request| {
         let Some(state) = tab.upgrade() else { return };
         let main_document = view.main_resource().as_ref() == Some(resource);
-        let started = started(request);
-        let post = started.method == "POST";
         let id = state.requests.start(Started {
             main_document,
             resource: Some(resource.clone()),
-            ..started
+            ..started(request)
         });
-        if main_document {
-            // The form WebKit said the page submits, if this load is its post.
-            let form = state.submitted_form.take();
-            if let Some(fields) = form.filter(|_| post) {
-                state.requests.form_sent(id, fields);
-            }
-        }
+        attach_form(&state, id);
         state.network_changed(NetworkChange::Started);
         follow(
             resource,
@@ -44,6 +36,19 @@ pub fn watch(view: &WebView, state: &Rc<TabState>, routed: RoutedBy) {
             routed.clone(),
         );
     });
+}
+
+/// A document's or frame's POST: what the form its page submitted sent
+/// becomes its body.
+fn attach_form(state: &TabState, id: u64) {
+    let Some((method, url, kind)) = state.requests.awaiting_form(id) else {
+        return;
+    };
+    if method == "POST" && matches!(kind, "document" | "frame") {
+        if let Some(form) = state.forms.take_for(&url) {
+            state.requests.form_sent(id, form);
+        }
+    }
 }
 
 /// What a request says of itself as it starts.
@@ -90,9 +95,13 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
                 i.set(next);
                 state.network_changed(NetworkChange::Redirected);
             }
-            None => state
-                .requests
-                .sent(i.get(), headers(request.http_headers())),
+            None => {
+                state
+                    .requests
+                    .sent(i.get(), headers(request.http_headers()));
+                // A frame's document is known as one once its headers are.
+                attach_form(&state, i.get());
+            }
         }
         None
     });

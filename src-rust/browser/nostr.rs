@@ -36,14 +36,7 @@ impl NostrScripts {
                 &[],
                 &[],
             ),
-            bridge: UserScript::for_world(
-                BRIDGE,
-                UserContentInjectedFrames::AllFrames,
-                UserScriptInjectionTime::Start,
-                AGENT_WORLD,
-                &[],
-                &[],
-            ),
+            bridge: super::agent_world::script_in_every_frame(BRIDGE),
         }
     }
 }

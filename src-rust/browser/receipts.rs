@@ -2,12 +2,10 @@
 //! (`assets/input-seen.js`) reports each trusted event its document gets,
 //! on a handler no page can post to. `delivery` waits on these receipts.
 
-use super::agent_world::AGENT_WORLD;
-use javascriptcore::ValueExt as _;
+use super::agent_world;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
-use webkit2gtk::{UserContentInjectedFrames, UserScript, UserScriptInjectionTime};
-use webkit2gtk::{UserContentManager, UserContentManagerExt as _};
+use webkit2gtk::{UserContentManager, UserScript};
 
 /// The message handler `input-seen.js` posts to.
 const HANDLER: &str = "sovereignInput";
@@ -116,26 +114,14 @@ impl Receipts {
 
 /// The receipts script for a tab's pages (every frame, the agent's world).
 pub fn script() -> UserScript {
-    UserScript::for_world(
-        SOURCE,
-        UserContentInjectedFrames::AllFrames,
-        UserScriptInjectionTime::Start,
-        AGENT_WORLD,
-        &[],
-        &[],
-    )
+    agent_world::script_in_every_frame(SOURCE)
 }
 
 /// Hears one tab's pages.
 pub fn listen(manager: &UserContentManager, receipts: &Rc<Receipts>) {
-    manager.register_script_message_handler_in_world(HANDLER, AGENT_WORLD);
     let receipts = receipts.clone();
-    manager.connect_script_message_received(Some(HANDLER), move |_, result| {
-        let Some(value) = result.js_value().filter(|v| v.is_string()) else {
-            return;
-        };
-        let name = value.to_str();
-        if let Some((kind, _)) = KINDS.iter().find(|(_, n)| *n == name.as_str()) {
+    agent_world::hear(manager, HANDLER, move |name| {
+        if let Some((kind, _)) = KINDS.iter().find(|(_, n)| *n == name) {
             receipts.received(*kind);
         }
     });

@@ -2,6 +2,7 @@
 //! (navigation counters, refs, a pending dialog, calls awaiting a reply).
 
 use super::console::ConsoleLog;
+use super::form_posts::FormPosts;
 use super::frame_relay::FrameRelay;
 use super::input::Hands;
 use super::network::NetworkLog;
@@ -69,9 +70,8 @@ pub struct TabState {
     /// Whether the last navigation the browser started here carried the
     /// agent's extra headers: a reload must not repeat them once removed.
     pub sent_headers: Cell<bool>,
-    /// The text fields of the form the page submits next (WebKit tells
-    /// before the request starts), urlencoded.
-    pub submitted_form: RefCell<Option<String>>,
+    /// Forms its pages submitted, until their POST starts (shared like `input`).
+    pub forms: Rc<FormPosts>,
     /// The page's own address: set at each commit and same-document move.
     pub page_url: RefCell<String>,
     /// The address changed while loading, when `nav.started` was this: a
@@ -141,7 +141,7 @@ impl TabState {
             requests: Rc::default(),
             upload: RefCell::new(None),
             sent_headers: Cell::new(false),
-            submitted_form: RefCell::new(None),
+            forms: related.map_or_else(Rc::default, |r| r.forms.clone()),
             page_url: RefCell::new(String::new()),
             address_before_start: Cell::new(None),
             stayed: Cell::new(false),
@@ -304,11 +304,6 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
             s.address_before_start.set(Some(s.nav.get().started));
         }
         s.publish(view);
-    });
-
-    let s = state.clone();
-    view.connect_submit_form(move |_, request| {
-        *s.submitted_form.borrow_mut() = super::form_fields::urlencoded(request);
     });
 
     let s = state.clone();

@@ -7,8 +7,8 @@ use super::event::UserEvent;
 use super::options::BrowserOptions;
 use super::tab::{Publisher, TabState};
 use super::{
-    agent_world, console, downloads, frame_relay, input, network_watch, nostr, person_typed,
-    receipts, script, tab, web_extension,
+    agent_world, console, downloads, form_posts, frame_relay, input, network_watch, nostr,
+    person_typed, receipts, script, tab, web_extension,
 };
 use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
@@ -24,7 +24,7 @@ use tao::dpi::LogicalSize;
 use tao::event_loop::{EventLoopProxy, EventLoopWindowTarget};
 use tao::platform::unix::WindowExtUnix;
 use tao::window::{Window, WindowBuilder};
-use webkit2gtk::{UserContentInjectedFrames, UserScript, UserScriptInjectionTime};
+use webkit2gtk::UserScript;
 use webkit2gtk::{
     UserContentManagerExt as _, WebContextExt as _, WebViewExt as _, WebsiteDataManagerExt as _,
 };
@@ -107,14 +107,7 @@ impl Browser {
             &chrome_shared,
             options.proxy.clone(),
         )?;
-        let agent_script = UserScript::for_world(
-            script::agent_source(),
-            UserContentInjectedFrames::AllFrames,
-            UserScriptInjectionTime::Start,
-            agent_world::AGENT_WORLD,
-            &[],
-            &[],
-        );
+        let agent_script = agent_world::script_in_every_frame(script::agent_source());
         let browser = Rc::new(RefCell::new(Browser {
             contexts: vec![person],
             next_context: DEFAULT_CONTEXT + 1,
@@ -253,7 +246,9 @@ impl Browser {
                 manager.add_script(&script);
             }
             manager.add_script(&self.input_script);
+            manager.add_script(&form_posts::script());
             receipts::listen(&manager, &state.input);
+            form_posts::listen(&manager, &state.forms);
             person_typed::listen(&manager, &state, self.asks.clone(), ctx.front.clone());
             frame_relay::listen(&manager, &state.frames);
         }
