@@ -92,7 +92,8 @@ export function initContexts({ call, showCalls, showRequests }) {
     setText(tr.querySelector('.context'), tab.context);
     setText(tr.querySelector('.index'), String(tab.index));
     const title = tab.title && tab.title.trim() ? tab.title : '(untitled)';
-    setText(tr.querySelector('.title'), title);
+    // A tab whose page ended: agents acting on it get PAGE_CRASHED until it loads again.
+    setText(tr.querySelector('.title'), tab.crashed ? `💥 page ${tab.crashed.replaceAll('_', ' ')}: ${title}` : title);
     setText(tr.querySelector('.url'), tab.url || 'about:blank');
     tr.querySelector('.url').title = tab.url || '';
     tr.querySelector('[data-action="requests"]')

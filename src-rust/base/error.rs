@@ -21,6 +21,9 @@ pub enum ErrorCode {
     JsError,
     DialogOpen,
     NavigationFailed,
+    /// The tab's page crashed or was killed (its web process ended): only
+    /// a navigation (reload, open, back, forward) or closing the tab helps.
+    PageCrashed,
     SignerUnavailable,
     SignerRejected,
     Paused,
@@ -37,7 +40,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 20] = [
+    pub const ALL: [ErrorCode; 21] = [
         ErrorCode::NotLoggedIn,
         ErrorCode::InvalidParams,
         ErrorCode::UnknownTool,
@@ -50,6 +53,7 @@ impl ErrorCode {
         ErrorCode::JsError,
         ErrorCode::DialogOpen,
         ErrorCode::NavigationFailed,
+        ErrorCode::PageCrashed,
         ErrorCode::SignerUnavailable,
         ErrorCode::SignerRejected,
         ErrorCode::Paused,
@@ -74,6 +78,7 @@ impl ErrorCode {
             ErrorCode::JsError => "JS_ERROR",
             ErrorCode::DialogOpen => "DIALOG_OPEN",
             ErrorCode::NavigationFailed => "NAVIGATION_FAILED",
+            ErrorCode::PageCrashed => "PAGE_CRASHED",
             ErrorCode::SignerUnavailable => "SIGNER_UNAVAILABLE",
             ErrorCode::SignerRejected => "SIGNER_REJECTED",
             ErrorCode::Paused => "PAUSED",

@@ -2,6 +2,7 @@
 //! about each one from WebKit's own signals.
 
 use super::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
+use super::error::{ErrorCode, ToolError};
 use serde::Serialize;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -98,8 +99,8 @@ pub struct TabInfo {
     pub nav: NavCounters,
     pub failure: Option<LoadFailure>,
     pub dialog: Option<DialogInfo>,
-    /// The page's web process ended.
-    pub crashed: bool,
+    /// The page's web process ended, and why; until the tab loads a page again.
+    pub crashed: Option<PageEnd>,
     pub network: NetworkInfo,
     /// A site asks for HTTP authentication nobody answered: where, and its realm.
     pub auth_required: Option<String>,
@@ -109,10 +110,48 @@ pub struct TabInfo {
     pub error_page_pending: bool,
 }
 
+/// Why a tab's page is gone: its web process ended under it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PageEnd {
+    Crashed,
+    /// WebKit ended it for using more memory than it allows.
+    OutOfMemory,
+    /// Ended on purpose (by the browser, or killed from outside).
+    Ended,
+}
+
+impl PageEnd {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PageEnd::Crashed => "crashed",
+            PageEnd::OutOfMemory => "out_of_memory",
+            PageEnd::Ended => "ended",
+        }
+    }
+
+    /// What happened to the page, for a sentence: "the page {why}".
+    pub fn why(self) -> &'static str {
+        match self {
+            PageEnd::Crashed => "crashed",
+            PageEnd::OutOfMemory => "ran out of memory",
+            PageEnd::Ended => "was ended",
+        }
+    }
+
+    /// What an agent acting on the tab's page gets, and how to go on.
+    pub fn error(self, tab: TabId) -> ToolError {
+        let why = self.why();
+        ToolError::new(
+            ErrorCode::PageCrashed,
+            format!("tab {tab}'s page {why} (its web process is gone) and there is nothing to act on: reload or open a page in it, or close it (tab_close); the other tabs are unharmed"),
+        )
+    }
+}
+
 impl TabInfo {
     /// The entry tab_list and the panel show.
     pub fn json(&self) -> Value {
-        json!({
+        let mut entry = json!({
             "id": self.id,
             "index": self.index,
             "url": self.url,
@@ -121,7 +160,11 @@ impl TabInfo {
             "stayed": self.stayed,
             "front": self.front,
             "opener": self.opener,
-        })
+        });
+        if let Some(end) = self.crashed {
+            entry["crashed"] = end.as_str().into();
+        }
+        entry
     }
 
     /// Whether a main-frame load is still under way. A tab that never

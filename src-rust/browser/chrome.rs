@@ -9,6 +9,7 @@ use super::input;
 use crate::asks::Asks;
 use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::pause::Pause;
+use crate::base::tab::PageEnd;
 use crate::bridge::TabId;
 use crate::hold::Holds;
 use gtk::prelude::*;
@@ -39,6 +40,10 @@ pub struct Chrome {
     nostr_bar: gtk::Box,
     nostr_text: gtk::Label,
     nostr_review: gtk::Button,
+    /// Shown while the front tab's page is crashed, with a way back.
+    crashed_bar: gtk::Box,
+    crashed_text: gtk::Label,
+    crashed_reload: gtk::Button,
     /// Shown across the window while the person has paused the agents.
     paused_bar: gtk::Box,
     paused_resume: gtk::Button,
@@ -193,6 +198,10 @@ impl Chrome {
         let paused_bar = notice_bar("agents-paused", "⏸", &paused_text, &paused_resume);
         paused_bar.style_context().add_class("paused-bar");
         paused_bar.set_visible(paused.is_paused());
+        let crashed_text = gtk::Label::new(None);
+        let crashed_reload = button("Reload", "Load this tab's page again");
+        let crashed_bar = notice_bar("page-crashed", "💥", &crashed_text, &crashed_reload);
+        crashed_bar.hide();
         let ask = AskBar::new(asks.clone(), agent_scripted);
         install_style(window);
 
@@ -204,12 +213,14 @@ impl Chrome {
         vbox.pack_start(&paused_bar, false, false, 0);
         vbox.pack_start(&ask.bar, false, false, 0);
         vbox.pack_start(&nostr_bar, false, false, 0);
+        vbox.pack_start(&crashed_bar, false, false, 0);
         vbox.reorder_child(&toolbar_row, 0);
         vbox.reorder_child(&strip_row, 1);
         vbox.reorder_child(&paused_bar, 2);
         vbox.reorder_child(&ask.bar, 3);
         vbox.reorder_child(&nostr_bar, 4);
-        vbox.reorder_child(stack, 5);
+        vbox.reorder_child(&crashed_bar, 5);
+        vbox.reorder_child(stack, 6);
         if let Some(band) = &band {
             vbox.pack_start(band, false, false, 0);
             vbox.reorder_child(band, 0);
@@ -241,6 +252,8 @@ impl Chrome {
         panel.connect_clicked(move |_| p.post(ChromeAction::OpenPanel));
         let p = poster.clone();
         nostr_review.connect_clicked(move |_| p.post(ChromeAction::OpenPanel));
+        let p = poster.clone();
+        crashed_reload.connect_clicked(move |_| p.post(ChromeAction::ReloadOrStop));
         pause.set_active(paused.is_paused());
         let flag = paused.clone();
         let bar = paused_bar.clone();
@@ -293,6 +306,9 @@ impl Chrome {
             nostr_bar,
             nostr_text,
             nostr_review,
+            crashed_bar,
+            crashed_text,
+            crashed_reload,
             paused_bar,
             paused_resume,
             ask,
@@ -340,7 +356,16 @@ impl Chrome {
     }
 
     /// Updates a tab's button, and the toolbar when it is the front tab.
-    pub fn update_tab(&self, id: TabId, view: &webkit2gtk::WebView, front: bool, switched: bool) {
+    /// `crashed`: its page's web process ended (the person is told, with
+    /// a way to load it again).
+    pub fn update_tab(
+        &self,
+        id: TabId,
+        view: &webkit2gtk::WebView,
+        front: bool,
+        switched: bool,
+        crashed: Option<PageEnd>,
+    ) {
         use webkit2gtk::WebViewExt;
         let title = view
             .title()
@@ -363,6 +388,12 @@ impl Chrome {
             if let Some(tab) = self.tabs.borrow().get(&id) {
                 tab.title
                     .set_tooltip_text(Some(&format!("An agent ({agent}) acts on this tab")));
+            }
+        }
+        if let Some(end) = crashed {
+            text = format!("💥 {text}");
+            if let Some(tab) = self.tabs.borrow().get(&id) {
+                tab.title.set_tooltip_text(Some(&crashed_line(end)));
             }
         }
         if let Some(ask) = self.ask.ask_on(id) {
@@ -394,6 +425,10 @@ impl Chrome {
         }
         if front {
             self.ask.show_for(id);
+            if let Some(end) = crashed {
+                self.crashed_text.set_text(&crashed_line(end));
+            }
+            self.crashed_bar.set_visible(crashed.is_some());
             // Never overwrite what the person is typing, unless the tab changed.
             if switched || !self.address.has_focus() {
                 self.address
@@ -514,6 +549,8 @@ impl Chrome {
             "activity": self.activity.text().to_string(),
             "activity_box": rect(self.activity.upcast_ref()),
             "paused_bar": self.paused_bar.is_visible(),
+            "crashed_bar": self.crashed_bar.is_visible().then(|| self.crashed_text.text().to_string()),
+            "crashed_reload": rect(self.crashed_reload.upcast_ref()),
             "paused_resume": rect(self.paused_resume.upcast_ref()),
             "ask_bar": self.ask.bar.is_visible().then(|| self.ask.text()),
             "ask_warning": self.ask.warning(),
@@ -555,6 +592,14 @@ fn context_band(context: &ContextInfo) -> Option<gtk::Label> {
             .add_provider(&css, gtk::STYLE_PROVIDER_PRIORITY_APPLICATION);
     }
     Some(band)
+}
+
+/// What the person is told of a tab whose page ended.
+fn crashed_line(end: PageEnd) -> String {
+    format!(
+        "This tab's page {}. The other tabs are unharmed; reload to load it again.",
+        end.why()
+    )
 }
 
 /// A bar across the window: a sign, a line of text, a button. Shown only

@@ -10,7 +10,7 @@ use super::receipts::Receipts;
 use super::related::Related;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{
-    BrowserState, DialogInfo, LoadFailure, NavCounters, NetworkInfo, TabId, TabInfo,
+    BrowserState, DialogInfo, LoadFailure, NavCounters, NetworkInfo, PageEnd, TabId, TabInfo,
 };
 use crate::bridge::{DialogAction, Output, Reply};
 use glib::object::ObjectExt as _;
@@ -27,7 +27,7 @@ use webkit2gtk::WebViewExt as _;
 use webkit2gtk::{
     LoadEvent, NavigationPolicyDecision, NavigationPolicyDecisionExt as _, PolicyDecisionExt as _,
     PolicyDecisionType, ResponsePolicyDecision, ResponsePolicyDecisionExt as _, ScriptDialog,
-    ScriptDialogType, URIRequestExt as _, WebView,
+    ScriptDialogType, URIRequestExt as _, WebProcessTerminationReason, WebView,
 };
 
 /// Where the main thread publishes every tab's state for tokio code.
@@ -48,7 +48,8 @@ pub struct TabState {
     /// document may use (refs below it belong to earlier documents).
     pub ref_next: Cell<u64>,
     pub ref_floor: Cell<u64>,
-    pub crashed: Cell<bool>,
+    /// Its page's web process ended, and why (until a load starts).
+    pub crashed: Cell<Option<PageEnd>>,
     /// Answers from the agents of cross-origin frames (shared like `input`).
     pub frames: Rc<FrameRelay>,
     /// The trusted input its pages received, for commands awaiting theirs.
@@ -124,7 +125,7 @@ impl TabState {
             next_call: Cell::new(1),
             ref_next: Cell::new(1),
             ref_floor: Cell::new(1),
-            crashed: Cell::new(false),
+            crashed: Cell::new(None),
             frames: related.map_or_else(Rc::default, |r| r.frames.clone()),
             input: related.map_or_else(Rc::default, |r| r.input.clone()),
             hands: Hands::default(),
@@ -179,11 +180,8 @@ impl TabState {
         if let Some(dialog) = self.dialog.borrow().as_ref() {
             return Some(dialog_open_error(dialog));
         }
-        if self.crashed.get() {
-            return Some(ToolError::new(
-                ErrorCode::NavigationFailed,
-                "the page's web process crashed; reload the tab or open a page",
-            ));
+        if let Some(end) = self.crashed.get() {
+            return Some(end.error(self.id));
         }
         None
     }
@@ -330,7 +328,7 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
                 }
                 s.stayed.set(false);
                 s.auth.borrow_mut().take();
-                s.crashed.set(false);
+                s.crashed.set(None);
             }
             LoadEvent::Committed => {
                 nav.committed += 1;
@@ -457,11 +455,18 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
 
     let s = state.clone();
     view.connect_web_process_terminated(move |view, reason| {
-        s.crashed.set(true);
-        s.fail_inflight(ToolError::new(
-            ErrorCode::NavigationFailed,
-            format!("the page's web process ended ({reason:?}); reload the tab"),
-        ));
+        let end = match reason {
+            WebProcessTerminationReason::ExceededMemoryLimit => PageEnd::OutOfMemory,
+            WebProcessTerminationReason::TerminatedByApi => PageEnd::Ended,
+            _ => PageEnd::Crashed,
+        };
+        tracing::warn!(
+            tab = s.id,
+            why = end.as_str(),
+            "a tab's page ended with its web process"
+        );
+        s.crashed.set(Some(end));
+        s.fail_inflight(end.error(s.id));
         s.input.release();
         s.publish(view);
     });

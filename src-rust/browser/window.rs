@@ -300,7 +300,12 @@ impl Browser {
         webkit.connect_destroy(move |_| {
             let _ = proxy.send_event(UserEvent::TabClosedByPage(id));
         });
-        // The chrome follows title, address and loading state.
+        // The chrome follows title, address and loading state, and says
+        // when the page crashed.
+        let proxy = self.proxy.clone();
+        webkit.connect_web_process_terminated(move |_, _| {
+            let _ = proxy.send_event(UserEvent::TabChanged(id));
+        });
         let proxy = self.proxy.clone();
         webkit.connect_notify_local(None, move |_, spec| {
             if matches!(
@@ -456,6 +461,7 @@ impl Browser {
     pub(super) fn show(&mut self, id: TabId) {
         let Ok(tab) = self.tab(id) else { return };
         let view = tab.webkit.clone();
+        let crashed = tab.state.crashed.get();
         let Ok(ctx) = self.context(tab.context) else {
             return;
         };
@@ -464,7 +470,7 @@ impl Browser {
         ctx.window
             .gtk_window()
             .set_title(&window_title(&ctx.info, &view));
-        ctx.chrome.update_tab(id, &view, true, true);
+        ctx.chrome.update_tab(id, &view, true, true, crashed);
         self.refresh_chrome(previous);
         self.publish_tabs();
     }
@@ -474,7 +480,9 @@ impl Browser {
         if let Ok(tab) = self.tab(id) {
             if let Ok(ctx) = self.context(tab.context) {
                 let front = ctx.front.get() == id;
-                ctx.chrome.update_tab(id, &tab.webkit, front, false);
+                let crashed = tab.state.crashed.get();
+                ctx.chrome
+                    .update_tab(id, &tab.webkit, front, false, crashed);
             }
         }
     }

@@ -2,7 +2,7 @@
 //! a person which element an agent means.
 
 use super::page::{target, with};
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
 use crate::page_protocol::PageOp;
@@ -16,7 +16,7 @@ const MAX_LIMIT: usize = 1000;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tab_tool(
+        tab_tool_without_page(
             "console",
             "Console messages of this tab's pages and frames: level, source, text, URL, line, time; newest limit, oldest first.",
             ACTION,
@@ -24,7 +24,7 @@ pub fn tools() -> Vec<ToolDef> {
                 read(&ctx, tab, false, p.level.map(|l| l.as_str().to_string()), p.limit, p.clear).await
             },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "errors",
             "Uncaught exceptions and unhandled rejections of this tab's pages, oldest first: message, URL, line, column, stack.",
             ACTION,

@@ -144,14 +144,55 @@ where
     )
 }
 
-/// Declares a tool that acts on a tab: the one its optional `tab`
+/// Declares a tool that acts on a tab's page: the tab its optional `tab`
 /// argument names (a tab id), else the session's. The tab is resolved
 /// once, after the arguments are read and before the handler runs, and the
-/// handler gets it: a call never moves to another tab midway.
+/// handler gets it: a call never moves to another tab midway. On a tab
+/// whose page crashed it answers `PAGE_CRASHED`, saying how to recover.
 pub fn tab_tool<P, F, Fut>(
     name: &'static str,
     description: &'static str,
     hints: Hints,
+    handler: F,
+) -> ToolDef
+where
+    P: DeserializeOwned + schemars::JsonSchema + Send + 'static,
+    F: Fn(Ctx, TabId, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ToolResult> + Send + 'static,
+{
+    on_tab(name, description, hints, NeedsPage::Live, handler)
+}
+
+/// Declares a tool that acts on a tab, as [`tab_tool`], but that works
+/// while the tab's page is crashed: it reads what the browser kept (the
+/// console, the network log), changes the tab's settings, or replaces the
+/// page (a navigation is how a crashed tab recovers).
+pub fn tab_tool_without_page<P, F, Fut>(
+    name: &'static str,
+    description: &'static str,
+    hints: Hints,
+    handler: F,
+) -> ToolDef
+where
+    P: DeserializeOwned + schemars::JsonSchema + Send + 'static,
+    F: Fn(Ctx, TabId, P) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = ToolResult> + Send + 'static,
+{
+    on_tab(name, description, hints, NeedsPage::No, handler)
+}
+
+/// Whether a tab tool needs the tab's page to be alive.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum NeedsPage {
+    Live,
+    No,
+}
+
+fn on_tab<P, F, Fut>(
+    name: &'static str,
+    description: &'static str,
+    hints: Hints,
+    needs: NeedsPage,
     handler: F,
 ) -> ToolDef
 where
@@ -183,6 +224,11 @@ where
                         .map(str::to_owned);
                     let params: P = parse_params(std::mem::take(&mut *params))?;
                     let tab = ctx.call_tab(handle, context.as_deref()).await?;
+                    if needs == NeedsPage::Live {
+                        if let Some(end) = ctx.tab_info(tab)?.crashed {
+                            return Err(end.error(tab));
+                        }
+                    }
                     handler(ctx, tab, params).await
                 })
             }),

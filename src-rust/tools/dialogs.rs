@@ -2,7 +2,9 @@
 //! prompt and beforeunload, which block a page until answered.
 
 use super::identity::NoParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{
+    tab_tool, tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY,
+};
 use crate::base::tab::TabId;
 use crate::bridge::{Command, DialogAction};
 use schemars::JsonSchema;
@@ -26,7 +28,7 @@ pub fn tools() -> Vec<ToolDef> {
                 answer(&ctx, tab, DialogAction::Dismiss).await
             },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "dialog_status",
             "This tab's open JavaScript dialog, if any: its type (alert, confirm, prompt, beforeunload), message and a prompt's default text.",
             READ_ONLY,

@@ -569,6 +569,39 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_crashed_page_is_refused_at_once_but_the_tab_can_recover() {
+        let (app, fake, session) = logged_in();
+        let tab = fake.state.borrow().tabs[0].id;
+        fake.update_tab(tab, |t| {
+            t.crashed = Some(crate::base::tab::PageEnd::Crashed)
+        });
+        for (tool, args) in [
+            ("get_title", json!({})),
+            ("get_url", json!({})),
+            ("click", json!({"ref": "@e1"})),
+            ("snapshot", json!({})),
+        ] {
+            let error = dispatch(&app, &session, tool, args).await.unwrap_err();
+            assert_eq!(error.code, ErrorCode::PageCrashed, "{tool}");
+            assert!(error.message.contains("reload"), "{tool}: {error}");
+        }
+        assert!(
+            fake.sent().is_empty(),
+            "nothing reached the page: {:?}",
+            fake.sent()
+        );
+        // Reading what the browser kept, and loading a page again, go on
+        // to the browser.
+        fake.answer_with(|_, _, reply| {
+            let _ = reply.send(Err(ToolError::internal("answered")));
+        });
+        for tool in ["console", "network_requests", "reload"] {
+            let error = dispatch(&app, &session, tool, json!({})).await.unwrap_err();
+            assert_eq!(error.message, "answered", "{tool} reached the browser");
+        }
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn a_click_that_asks_for_no_navigation_answers_at_once() {
         let (app, fake, session) = logged_in();
         fake.answer_with(|_, command, reply| {

@@ -2,7 +2,7 @@
 //! believe they run in, from a small built-in table of devices.
 
 use super::settings::{setting, viewport};
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{DeviceLook, SettingsChange};
@@ -15,13 +15,13 @@ const ZONE_MAX: usize = 64;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tab_tool(
+        tab_tool_without_page(
             "set_timezone",
             "Make the context's pages see this IANA time zone (Date, Intl) from the next load; none: the machine's.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TimezoneParams| async move { set_timezone(&ctx, tab, p).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "set_device",
             "Emulate a device: viewport and User-Agent now; screen, devicePixelRatio and touch for scripts from the next load. Desktop: back to this browser's.",
             ACTION,

@@ -2,7 +2,9 @@
 
 use super::identity::NoParams;
 use super::page::normalize_url;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{
+    tab_tool, tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY,
+};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::Navigation;
@@ -13,7 +15,7 @@ use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tab_tool(
+        tab_tool_without_page(
             "open",
             "Go to a URL and wait for the load. Returns the final URL and title; a failed load is an error.",
             ACTION,
@@ -25,19 +27,19 @@ pub fn tools() -> Vec<ToolDef> {
                 navigate(&ctx, tab, Navigation::Load(url), limit).await
             },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "back",
             "Go back in history and wait for the page. Returns URL and title.",
             ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Back, LOAD_LIMIT).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "forward",
             "Go forward in history and wait for the page. Returns URL and title.",
             ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Forward, LOAD_LIMIT).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "reload",
             "Reload, bypassing the cache, and wait for the page. Returns URL and title.",
             ACTION,

@@ -3,7 +3,7 @@
 //! and a response's headers and body.
 
 use super::files::write_private;
-use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool_without_page, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::base::url_pattern::UrlPattern;
@@ -23,19 +23,19 @@ const DEFAULT_BODY_CHARS: usize = 20_000;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tab_tool(
+        tab_tool_without_page(
             "network_requests",
             "This tab's requests (frames too) since its last navigation or your mark: id, method, URL, type, status, failure, size (Content-Length), ms; newest limit, oldest first.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ListParams| async move { list(&ctx, tab, p).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "network_request",
             "A request's headers (not Cookie and others the network layer adds), response body and, for fetch and XMLHttpRequest, the body it sent: text, or a file in the files folder if binary or cut.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: RequestParams| async move { request(&ctx, tab, p).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "network_har",
             "This tab's requests (since its last navigation, or all kept) as a HAR 1.2 file in the files folder, with the response bodies the browser still has.",
             READ_ONLY,

@@ -4,7 +4,7 @@
 //! hold for the tab's context (its tabs share one network session); the
 //! colour scheme is the whole browser's (WebKitGTK reads it from GTK).
 
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, CredentialsChange, Position, SettingsChange, SiteCredentials};
@@ -21,31 +21,31 @@ const VIEWPORT_MAX: u32 = 7680;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tab_tool(
+        tab_tool_without_page(
             "set_viewport",
             "Resize the viewport to width x height CSS px. Returns the page's inner size.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ViewportParams| async move { set_viewport(&ctx, tab, p).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "set_offline",
             "Take the context offline (requests fail, navigator.onLine false, offline/online events) or back online.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "set_headers",
             "Extra HTTP headers on the browser's own navigations (open, tab_new, reload), not links, forms or sub-resources; {} removes them.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: HeadersParams| async move { set_headers(&ctx, tab, p).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "set_credentials",
             "Answer an origin's HTTP authentication (Basic, Digest), by default the page's; each origin keeps its own, no other site gets them. No user: forget the origin's (no origin: all), the person answers.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: CredentialsParams| async move { set_credentials(&ctx, tab, p).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "set_user_agent",
             "Make the context's tabs send and show this User-Agent (navigator.userAgent too); none: the browser's own. Returns what pages now read.",
             ACTION,
@@ -57,7 +57,7 @@ pub fn tools() -> Vec<ToolDef> {
                 change(&ctx, tab, SettingsChange::UserAgent(agent)).await
             },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "set_locale",
             "Make the context's pages asked in and read this language (Accept-Language; navigator.language from the next load); none: the system's.",
             ACTION,
@@ -66,13 +66,13 @@ pub fn tools() -> Vec<ToolDef> {
                 change(&ctx, tab, SettingsChange::Locale(locale)).await
             },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "set_geolocation",
             "Give the context's pages this position (navigator.geolocation), allowing them to ask while it is set; no latitude: none, and they are refused again.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: GeolocationParams| async move { set_geolocation(&ctx, tab, p).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "set_media",
             "Make pages see prefers-color-scheme dark or light (CSS and matchMedia).",
             ACTION,

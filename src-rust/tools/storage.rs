@@ -3,7 +3,9 @@
 //! storage of the page's origin).
 
 use super::identity::NoParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{
+    tab_tool, tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY,
+};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, CookieOp, CookieSpec};
@@ -106,7 +108,7 @@ pub fn tools() -> Vec<ToolDef> {
 
 fn cookie_tools() -> Vec<ToolDef> {
     vec![
-        tab_tool(
+        tab_tool_without_page(
             "cookies_get",
             "Cookies with all attributes (HttpOnly too): the page's, those a request to url would carry, or all.",
             READ_ONLY,
@@ -120,13 +122,13 @@ fn cookie_tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Cookies { tab, op }).await?))
             },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "cookies_set",
             "Set a cookie. Domain defaults to the page's host; without expires (Unix seconds), a session cookie.",
             super::ACTION,
             |ctx: Ctx, tab: TabId, p: CookieSetParams| async move { cookies_set(&ctx, tab, p).await },
         ),
-        tab_tool(
+        tab_tool_without_page(
             "cookies_clear",
             "Delete every cookie, or a domain's and its subdomains' (never its parent's).",
             ACTION,

@@ -5,7 +5,7 @@ use super::identity::NoParams;
 use super::navigation::{refused_silently, LOAD_LIMIT};
 use super::page::{normalize_url, Before};
 use super::person;
-use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{tab_tool_without_page, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::NavCounters;
 use crate::bridge::{Command, TabId};
@@ -17,7 +17,7 @@ use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
-        tab_tool(
+        tab_tool_without_page(
             "close",
             "Close this session's tab; a last tab leaves a blank one.",
             ACTION,
