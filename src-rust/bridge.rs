@@ -379,10 +379,14 @@ pub enum Command {
         behind: bool,
         context: ContextId,
     },
-    /// A context with its window and one blank tab (answers its tab's id).
+    /// A context with its window and one blank tab (answers its name and
+    /// tab's id). Without a name, the main thread picks the first free
+    /// `context-N`: agents opening contexts at once each get their own.
+    /// Refused BUSY when `max` contexts besides the person's are open.
     NewContext {
-        name: String,
+        name: Option<String>,
         ephemeral: bool,
+        max: usize,
     },
     /// Closes a context's tabs and window.
     CloseContext {

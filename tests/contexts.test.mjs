@@ -438,3 +438,52 @@ describe('contexts on disk', { timeout: 240_000 }, () => {
     }
   });
 });
+
+// Regression: four agents calling context_new at the same moment got one
+// context and three INVALID_PARAMS "context-2 is already open" (the name was
+// chosen from a picture of the browser that the others' calls changed).
+describe('contexts side by side', { timeout: 300_000 }, () => {
+  it('eight agents open, use and close contexts at once, each in its own', { timeout: 240_000 }, async () => {
+    const fixtures = await startFixtureServer();
+    const browser = await startBrowser({ args: ['--contexts-max', '8'] });
+    const page = fixtures.url('/context-store.html');
+    const agents = [];
+    try {
+      for (let i = 0; i < 8; i++) agents.push(await connectMcp(browser, { name: `agent-${i}` }));
+      await callJson(agents[0], 'login', { method: 'local', nsec: TEST_NSEC });
+      for (const round of [1, 2]) {
+        const runs = await Promise.all(agents.map(async (agent, i) => {
+          const opened = await callJson(agent, 'context_new', {});
+          await callJson(agent, 'login', { method: 'local', privkey_hex: privateKey(i + 2) });
+          await callJson(agent, 'open', { url: page });
+          const found = (await callJson(agent, 'eval', { script: 'readAll()' })).value;
+          await callJson(agent, 'eval', { script: `storeAll(${JSON.stringify(`agent${i}`)})` });
+          const kept = (await callJson(agent, 'eval', { script: 'readAll()' })).value;
+          const who = (await callJson(agent, 'login_status')).pubkey;
+          const tabs = (await callJson(agent, 'tab_list')).tabs.length;
+          await callJson(agent, 'context_close', { context: opened.context });
+          return { name: opened.context, found, kept, who, tabs };
+        }));
+        assert.equal(new Set(runs.map((r) => r.name)).size, 8, `round ${round}: eight names ${runs.map((r) => r.name)}`);
+        runs.forEach((r, i) => {
+          assert.deepEqual(r.found, NOTHING, `round ${round}, agent ${i}: a new context holds nothing of the others'`);
+          assert.deepEqual(r.kept, everything(`agent${i}`), `round ${round}, agent ${i}: it keeps its own`);
+          assert.equal(r.who, publicKeyOf(i + 2), `round ${round}, agent ${i}: its own identity`);
+          assert.equal(r.tabs, 1, `round ${round}, agent ${i}: its own tab only`);
+        });
+        const open = (await callJson(agents[0], 'context_list')).contexts.map((c) => c.context);
+        assert.deepEqual(open, ['default'], `round ${round}: every context closed`);
+      }
+      // The bound holds under the same rush: nine at once with room for eight.
+      const extra = await connectMcp(browser, { name: 'agent-9' });
+      agents.push(extra);
+      const tries = await Promise.all(agents.map((agent) => agent.callTool('context_new', {})));
+      const codes = tries.map((r) => r.structuredContent?.error?.code ?? 'ok').sort();
+      assert.deepEqual(codes, ['BUSY', ...Array(8).fill('ok')], JSON.stringify(codes));
+    } finally {
+      for (const agent of agents) await agent.close().catch(() => {});
+      await browser.stop();
+      await fixtures.close();
+    }
+  });
+});

@@ -4,7 +4,7 @@
 use super::context::Context;
 use super::event::UserEvent;
 use super::window::{no_context, Browser, Tab};
-use crate::base::context::{check_name, ContextId, ContextInfo, DEFAULT_CONTEXT, DEFAULT_NAME};
+use crate::base::context::{check_name, ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::page_event::PageEvent;
 use gtk::prelude::*;
@@ -15,17 +15,33 @@ use tao::event_loop::EventLoopWindowTarget;
 use tao::window::WindowId;
 
 impl Browser {
-    /// Opens a context with its window and one blank tab in front.
+    /// Opens a context with its window and one blank tab in front: named
+    /// `name`, or the first free `context-N`. Here, on the one thread that
+    /// changes the contexts, so that agents opening contexts at once never
+    /// take the same name nor pass the bound together.
     pub(super) fn open_context(
         &mut self,
         target: &EventLoopWindowTarget<UserEvent>,
-        name: &str,
+        name: Option<&str>,
         ephemeral: bool,
+        max: usize,
     ) -> Result<Value, ToolError> {
+        let open = self.contexts.len().saturating_sub(1);
+        if open >= max {
+            return Err(ToolError::new(
+                ErrorCode::Busy,
+                format!("{open} contexts are open, the most this browser allows (--contexts-max {max}); close one with context_close"),
+            ));
+        }
+        let name = match name {
+            Some(name) => name.to_string(),
+            None => self.free_context_name(),
+        };
+        let name = name.as_str();
         if let Err(message) = check_name(name) {
             return Err(ToolError::invalid_params(message));
         }
-        if name == DEFAULT_NAME || self.contexts.iter().any(|c| c.info.name == name) {
+        if self.context_named(name).is_some() {
             return Err(ToolError::invalid_params(format!(
                 "context: {name} is already open; context_list gives the open ones"
             )));
@@ -63,6 +79,19 @@ impl Browser {
         self.load(tab, "about:blank");
         tracing::info!(context = name, ephemeral, "context opened");
         Ok(json!({"context": name, "ephemeral": ephemeral, "tab": tab}))
+    }
+
+    /// The first `context-N` no open context is named.
+    fn free_context_name(&self) -> String {
+        (1..)
+            .map(|n| format!("context-{n}"))
+            .find(|name| self.context_named(name).is_none())
+            .unwrap_or_default()
+    }
+
+    /// The open context of that name (the person's is "default").
+    fn context_named(&self, name: &str) -> Option<&Context> {
+        self.contexts.iter().find(|c| c.info.name == name)
     }
 
     /// A kept context's folder under the profile, made owner-only.

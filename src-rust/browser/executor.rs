@@ -56,8 +56,14 @@ pub(super) fn execute(
                 .open_tab(url.as_deref(), behind, context);
             let _ = reply.send(value(result));
         }
-        Command::NewContext { name, ephemeral } => {
-            let result = browser.borrow_mut().open_context(target, &name, ephemeral);
+        Command::NewContext {
+            name,
+            ephemeral,
+            max,
+        } => {
+            let result = browser
+                .borrow_mut()
+                .open_context(target, name.as_deref(), ephemeral, max);
             let _ = reply.send(value(result));
         }
         Command::CloseContext { context } => {

@@ -93,32 +93,13 @@ pub struct CloseParams {
 }
 
 async fn open(ctx: &Ctx, p: NewParams) -> Result<ToolOutput, ToolError> {
-    let (open, name) = {
-        let state = ctx.app.browser.state();
-        let open = state.contexts.len().saturating_sub(1);
-        let name = p.name.clone().unwrap_or_else(|| {
-            (1..)
-                .map(|n| format!("context-{n}"))
-                .find(|name| state.context_named(name).is_none())
-                .unwrap_or_default()
-        });
-        (open, name)
-    };
-    if open >= ctx.app.contexts_max {
-        return Err(ToolError::new(
-            ErrorCode::Busy,
-            format!(
-                "{open} contexts are open, the most this browser allows (--contexts-max {}); close one with context_close",
-                ctx.app.contexts_max
-            ),
-        ));
-    }
     let opened = ctx
         .app
         .browser
         .call_value(Command::NewContext {
-            name,
+            name: p.name,
             ephemeral: p.ephemeral,
+            max: ctx.app.contexts_max,
         })
         .await?;
     let tab: TabId = opened["tab"]
