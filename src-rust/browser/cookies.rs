@@ -37,28 +37,30 @@ fn manager(view: &webkit2gtk::WebView) -> Result<CookieManager, ToolError> {
         .ok_or_else(|| ToolError::internal("the profile has no cookie manager"))
 }
 
+/// `all_cookies`' callback: hands the cookies (or the error) to `done`.
+unsafe extern "C" fn all_cookies_finished(
+    source: *mut glib::gobject_ffi::GObject,
+    result: *mut gio::ffi::GAsyncResult,
+    data: glib::ffi::gpointer,
+) {
+    // SAFETY: `data` is the box `all_cookies` leaked, taken back exactly once;
+    // the list and its cookies are ours (transfer full).
+    let done = Box::from_raw(data as *mut CookiesDone);
+    let mut error = std::ptr::null_mut();
+    let list = webkit_cookie_manager_get_all_cookies_finish(
+        source as *mut webkit2gtk::ffi::WebKitCookieManager,
+        result,
+        &mut error,
+    );
+    if error.is_null() {
+        done(Ok(FromGlibPtrContainer::from_glib_full(list)));
+    } else {
+        done(Err(glib::translate::from_glib_full(error)));
+    }
+}
+
 /// Every cookie of the profile.
 fn all_cookies(manager: &CookieManager, expiry: Expiry, done: CookiesDone) {
-    unsafe extern "C" fn finished(
-        source: *mut glib::gobject_ffi::GObject,
-        result: *mut gio::ffi::GAsyncResult,
-        data: glib::ffi::gpointer,
-    ) {
-        // SAFETY: `data` is the box leaked below, taken back exactly once;
-        // the list and its cookies are ours (transfer full).
-        let done = Box::from_raw(data as *mut CookiesDone);
-        let mut error = std::ptr::null_mut();
-        let list = webkit_cookie_manager_get_all_cookies_finish(
-            source as *mut webkit2gtk::ffi::WebKitCookieManager,
-            result,
-            &mut error,
-        );
-        if error.is_null() {
-            done(Ok(FromGlibPtrContainer::from_glib_full(list)));
-        } else {
-            done(Err(glib::translate::from_glib_full(error)));
-        }
-    }
     let cancellable: *mut gio::ffi::GCancellable = expiry.cancellable().to_glib_none().0;
     // The expiry ends with the callback.
     let done: CookiesDone = Box::new(move |result| {
@@ -72,7 +74,7 @@ fn all_cookies(manager: &CookieManager, expiry: Expiry, done: CookiesDone) {
         webkit_cookie_manager_get_all_cookies(
             manager.to_glib_none().0,
             cancellable,
-            Some(finished),
+            Some(all_cookies_finished),
             data,
         );
     }
@@ -276,6 +278,10 @@ fn cookie_json(mut cookie: soup::Cookie) -> Value {
 }
 
 fn cookie_error(error: glib::Error) -> ToolError {
+    // The expiry's cancellable fired: the call's time was up.
+    if error.matches(gio::IOErrorEnum::Cancelled) {
+        return ToolError::timeout("the cookie store did not answer in time");
+    }
     ToolError::new(ErrorCode::Internal, format!("cookie storage: {error}"))
 }
 
@@ -295,5 +301,74 @@ mod tests {
         assert!(!within(".example.com", "a.example.com"));
         assert!(!within("b.example.com", "a.example.com"));
         assert!(!within("ba.example.com", "a.example.com"));
+    }
+}
+
+#[cfg(test)]
+pub(super) mod ffi_edges {
+    use super::super::ffi_harness::spin_until;
+    use super::*;
+    use crate::bridge::Output;
+    use std::time::Duration;
+    use tokio::sync::oneshot;
+
+    /// Runs one operation to its reply (turning GLib's loop meanwhile).
+    fn ask(view: &webkit2gtk::WebView, op: CookieOp, limit: Duration) -> Result<Value, ToolError> {
+        let (reply, mut answer) = oneshot::channel();
+        super::run(view, op, reply, limit);
+        let mut got = None;
+        assert!(
+            spin_until(Duration::from_secs(20), || {
+                got = got.take().or_else(|| answer.try_recv().ok());
+                got.is_some()
+            }),
+            "every cookie operation answers"
+        );
+        got.expect("answered").map(|output| match output {
+            Output::Value(value) => value,
+            other => panic!("a value, not {other:?}"),
+        })
+    }
+
+    pub fn run() {
+        let context = webkit2gtk::WebContext::new_ephemeral();
+        let view = webkit2gtk::WebView::with_context(&context);
+        let all = || CookieOp::Get { url: None };
+        // An empty jar: WebKit answers a NULL list.
+        let empty = ask(&view, all(), Duration::from_secs(10)).expect("an empty jar");
+        assert_eq!(empty["count"], 0);
+        // Out of time before WebKit answers: cancelled, answered once.
+        match ask(&view, all(), Duration::ZERO) {
+            Ok(value) => assert_eq!(value["count"], 0),
+            Err(error) => assert_eq!(error.code, ErrorCode::Timeout, "{error}"),
+        }
+        let spec = CookieSpec {
+            name: "n".into(),
+            value: "v".into(),
+            domain: "127.0.0.1".into(),
+            path: "/".into(),
+            expires: None,
+            secure: false,
+            http_only: true,
+            same_site: "lax".into(),
+        };
+        ask(&view, CookieOp::Set(spec), Duration::from_secs(10)).expect("set");
+        for _ in 0..2 {
+            let one = ask(&view, all(), Duration::from_secs(10)).expect("listed, twice");
+            assert_eq!(one["count"], 1, "{one}");
+        }
+        // The view gone (its data manager is the context's): still answered.
+        drop(view);
+        let view = webkit2gtk::WebView::with_context(&context);
+        ask(
+            &view,
+            CookieOp::Clear { domain: None },
+            Duration::from_secs(10),
+        )
+        .expect("cleared");
+        assert_eq!(
+            ask(&view, all(), Duration::from_secs(10)).expect("listed")["count"],
+            0
+        );
     }
 }

@@ -486,8 +486,13 @@ fn keyval_from_name(name: &str) -> Option<u32> {
     (keyval != 0 && keyval != 0xffffff).then_some(keyval)
 }
 
-/// Hardware keycode, group and whether Shift is needed, from the keymap.
+/// Hardware keycode, group and whether Shift is needed, from the keymap
+/// (zeros when no key gives it).
 fn keymap_entry(display: &gdk::Display, keyval: u32) -> (u16, u8, bool) {
+    // GDK refuses keyval 0 with a critical warning: it is on no key.
+    if keyval == 0 {
+        return (0, 0, false);
+    }
     // SAFETY: the keymap belongs to the display; the returned array is ours to free.
     unsafe {
         let keymap = gdk_sys::gdk_keymap_get_for_display(display.to_glib_none().0);
@@ -732,4 +737,93 @@ fn key_event(
 /// was not reached.
 pub fn not_ready(why: &str) -> ToolError {
     ToolError::new(ErrorCode::NotInteractable, why)
+}
+
+#[cfg(test)]
+pub(super) mod ffi_edges {
+    use super::super::ffi_harness::shown_view;
+    use super::*;
+
+    pub fn run(display: &gdk::Display) {
+        lookups(display);
+        views_not_shown_or_gone();
+    }
+
+    /// GDK's keysym and keymap lookups on what names or maps nothing.
+    fn lookups(display: &gdk::Display) {
+        // Every char has a keyval: a NUL and the last code point too.
+        assert_ne!(char_key('\0').keyval, 0);
+        assert_eq!(char_key('\u{10FFFF}').keyval, 0x0110_FFFF);
+        assert_eq!(keyval_from_name(""), None);
+        assert_eq!(keyval_from_name("Ret\0urn"), None, "a NUL names nothing");
+        assert_eq!(keyval_from_name("NoSuchKeyAnywhere"), None);
+        // NULL for what has no name; a name (or none) for any number.
+        assert_eq!(keyval_name(0), None);
+        let _ = keyval_name(u32::MAX);
+        let a = keyval_from_name("a").expect("a has a keyval");
+        assert_eq!(keyval_name(a).as_deref(), Some("a"));
+        // On no key of the keymap: no entries (a NULL list), nothing freed twice.
+        assert_eq!(keymap_entry(display, 0), (0, 0, false));
+        assert_eq!(keymap_entry(display, 0x0110_FFFF), (0, 0, false));
+        assert!(keyvals_on_its_key(0).is_empty());
+        let (keycode, _, shifted) = keymap_entry(display, a);
+        assert!(keycode != 0 && !shifted, "a is on a key, unshifted");
+        assert!(keyvals_on_its_key(a).contains(&a));
+        let upper = keyval_from_name("A").expect("A");
+        assert!(keymap_entry(display, upper).2, "A needs Shift");
+    }
+
+    /// Input to a view that was never shown, is shown, and is gone.
+    fn views_not_shown_or_gone() {
+        let hands = Hands::default();
+        let click = MouseAction::Click {
+            button: 1,
+            count: 1,
+        };
+        let enter = parse_chord("Enter").expect("a chord");
+        let never_shown = super::super::ffi_harness::new_view();
+        let not_ready = |result: Result<(), ToolError>| {
+            assert_eq!(
+                result.expect_err("refused").code,
+                ErrorCode::NotInteractable
+            )
+        };
+        not_ready(focus(&never_shown));
+        not_ready(mouse(&never_shown, &hands, (5.0, 5.0), &click));
+        not_ready(press(&never_shown, &hands, &enter));
+        not_ready(key_phase(&never_shown, &hands, &enter, true));
+        not_ready(type_text(&never_shown, &hands, "x"));
+        // Nothing to type needs no window.
+        assert!(type_text(&never_shown, &hands, "").is_ok());
+
+        let (window, view) = shown_view("<input autofocus>");
+        let sent = sent();
+        for _ in 0..2 {
+            focus(&view).expect("focus, twice");
+            mouse(&view, &hands, (10.0, 10.0), &click).expect("a click");
+            press(&view, &hands, &enter).expect("a key");
+            type_text(&view, &hands, "é\0\u{10FFFF}").expect("odd characters type");
+        }
+        assert!(sent != super::sent(), "the events were sent");
+        // Keys held while the view goes: released into nothing.
+        key_phase(&view, &hands, &parse_chord("Shift").expect("Shift"), true).expect("held");
+        // Closed: the window and the view's own GDK window are gone; the
+        // wrappers keep the objects alive.
+        window.close();
+        assert!(
+            super::super::ffi_harness::spin_until(std::time::Duration::from_secs(5), || view
+                .window()
+                .is_none()),
+            "the view's window goes with its toplevel"
+        );
+        not_ready(focus(&view));
+        not_ready(mouse(&view, &hands, (10.0, 10.0), &click));
+        not_ready(key_phase(
+            &view,
+            &hands,
+            &parse_chord("Shift").expect("Shift"),
+            false,
+        ));
+        not_ready(type_text(&view, &hands, "x"));
+    }
 }

@@ -1,7 +1,8 @@
 //! Script message handlers whose posts get an answer: a script in the
 //! agent's isolated world posts text and awaits the browser's reply. WebKit
 //! lends the reply object with the signal; it is answered at most once and
-//! released when dropped (WebKit then rejects the post if nobody answered).
+//! released when dropped (WebKit then settles the post with `undefined` if
+//! nobody answered: the page's scripts read that as no answer).
 
 use glib::translate::ToGlibPtr as _;
 use glib::ObjectExt as _;
@@ -74,4 +75,88 @@ pub fn listen(
         })();
         Some(handled.is_some().to_value())
     });
+}
+
+#[cfg(test)]
+pub(super) mod ffi_edges {
+    use super::super::ffi_harness::{shown_view, spin_until};
+    use super::*;
+    use gtk::prelude::GtkWindowExt as _;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+    use webkit2gtk::WebViewExt as _;
+
+    const WORLD: &str = "edges";
+
+    /// What a post from the page's `world` settled as, read back.
+    fn post(view: &webkit2gtk::WebView, what: &str) -> String {
+        let script = format!(
+            "window.webkit.messageHandlers.edge.postMessage({what}).then((v) => document.title = 'resolved:' + v, (e) => document.title = 'rejected')"
+        );
+        view.evaluate_javascript(
+            &script,
+            Some(WORLD),
+            None,
+            None::<&gio::Cancellable>,
+            |_| {},
+        );
+        let mut title = String::new();
+        spin_until(Duration::from_secs(10), || {
+            title = view.title().map(|t| t.to_string()).unwrap_or_default();
+            title.starts_with("resolved") || title == "rejected"
+        });
+        view.evaluate_javascript(
+            "document.title = ''",
+            Some(WORLD),
+            None,
+            None::<&gio::Cancellable>,
+            |_| {},
+        );
+        spin_until(Duration::from_secs(5), || {
+            view.title().is_none_or(|t| t.is_empty())
+        });
+        title
+    }
+
+    pub fn run() {
+        let (window, view) = shown_view("<title></title>");
+        let manager = view.user_content_manager().expect("a content manager");
+        let kept: Rc<RefCell<Vec<Answer>>> = Rc::default();
+        let held = kept.clone();
+        listen(&manager, "edge", WORLD, move |text, answer| {
+            match text.as_str() {
+                "keep" => held.borrow_mut().push(answer),
+                "drop" => drop(answer),
+                other => answer.send(&format!("[{other}]")),
+            }
+        });
+        assert_eq!(post(&view, "'hi'"), "resolved:[hi]");
+        assert_eq!(post(&view, "42"), "resolved:[]", "not a string: empty text");
+        assert_eq!(post(&view, "''"), "resolved:[]");
+        assert_eq!(
+            post(&view, "'drop'"),
+            "resolved:undefined",
+            "an answer dropped unsent settles as no answer"
+        );
+        // Answered after the view is gone: WebKit's reply outlives the page.
+        view.evaluate_javascript(
+            "window.webkit.messageHandlers.edge.postMessage('keep')",
+            Some(WORLD),
+            None,
+            None::<&gio::Cancellable>,
+            |_| {},
+        );
+        assert!(
+            spin_until(Duration::from_secs(10), || !kept.borrow().is_empty()),
+            "the post arrives"
+        );
+        window.close();
+        drop(view);
+        spin_until(Duration::from_millis(200), || false);
+        for answer in kept.borrow_mut().drain(..) {
+            answer.send("too late");
+        }
+        spin_until(Duration::from_millis(200), || false);
+    }
 }

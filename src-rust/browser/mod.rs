@@ -21,6 +21,10 @@ pub mod downloads;
 mod event;
 mod executor;
 mod expiry;
+#[cfg(test)]
+mod ffi_edges;
+#[cfg(test)]
+mod ffi_harness;
 pub mod form_posts;
 mod frame_relay;
 mod frames;

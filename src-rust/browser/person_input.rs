@@ -31,8 +31,12 @@ thread_local! {
     static WATCHED: Cell<bool> = const { Cell::new(false) };
 }
 
-/// Starts watching (once, at start-up, on the main thread).
+/// Starts watching (at start-up, on the main thread; a second call adds
+/// no second filter).
 pub fn watch(display: &gdk::Display) {
+    if watched() {
+        return;
+    }
     let (Some(libraries), Some(xdisplay)) = (x11::libraries(), x11::xdisplay(display)) else {
         return;
     };
@@ -82,4 +86,49 @@ unsafe extern "C" fn filter(
         LAST_PRESS.with(|t| t.set(glib::monotonic_time()));
     }
     gdk_sys::GDK_FILTER_CONTINUE
+}
+
+#[cfg(test)]
+pub(super) mod ffi_edges {
+    use super::*;
+
+    pub fn run(display: &gdk::Display) {
+        watch(display);
+        assert!(watched(), "X11 input is watched");
+        // A second call adds no second filter (and changes nothing).
+        watch(display);
+        let before = last_press();
+        // SAFETY: each event is a whole XEvent the filter only reads.
+        let heard = |event: &mut xlib::XEvent| unsafe {
+            filter(
+                (event as *mut xlib::XEvent).cast(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            )
+        };
+        let mut motion = xlib::XEvent {
+            type_: xlib::MotionNotify,
+        };
+        assert_eq!(heard(&mut motion), gdk_sys::GDK_FILTER_CONTINUE);
+        // A generic event of another extension is nobody's press.
+        let mut generic = xlib::XEvent {
+            generic_event_cookie: xlib::XGenericEventCookie {
+                type_: xlib::GenericEvent,
+                serial: 0,
+                send_event: 0,
+                display: std::ptr::null_mut(),
+                extension: -7,
+                evtype: xinput2::XI_KeyPress,
+                cookie: 0,
+                data: std::ptr::null_mut(),
+            },
+        };
+        assert_eq!(heard(&mut generic), gdk_sys::GDK_FILTER_CONTINUE);
+        assert_eq!(last_press(), before, "neither is a press");
+        let mut key = xlib::XEvent {
+            type_: xlib::KeyPress,
+        };
+        heard(&mut key);
+        assert!(last_press() > before, "a key press is the person's");
+    }
 }

@@ -532,3 +532,72 @@ fn request_origin(request: &webkit2gtk::AuthenticationRequest) -> Option<String>
     };
     crate::address::origin_of(&format!("{}://{host}{port}", origin.protocol()?))
 }
+
+#[cfg(test)]
+pub(super) mod ffi_edges {
+    use super::super::ffi_harness::spin_until;
+    use super::*;
+    use std::io::{Read as _, Write as _};
+    use std::time::Duration;
+
+    /// A site on loopback that asks every request for a password, and
+    /// welcomes the one `agent:s3cret` answers with.
+    fn guarded_site() -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let port = listener.local_addr().expect("bound").port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(16) {
+                let Ok(mut stream) = stream else { continue };
+                let mut head = [0u8; 4096];
+                let n = stream.read(&mut head).unwrap_or(0);
+                let head = String::from_utf8_lossy(&head[..n]);
+                let answer = if head.contains("Authorization: Basic YWdlbnQ6czNjcmV0") {
+                    "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: 31\r\nConnection: close\r\n\r\n<title>welcome</title>welcome!"
+                } else {
+                    "HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"edges\"\r\nContent-Type: text/html\r\nContent-Length: 29\r\nConnection: close\r\n\r\n<title>refused</title>refused"
+                };
+                let _ = stream.write_all(answer.as_bytes());
+            }
+        });
+        port
+    }
+
+    /// The title the page shows once `answer` answered its challenge.
+    fn answered_with(port: u16, answer: Option<(&'static str, &'static str)>) -> String {
+        let context = webkit2gtk::WebContext::new_ephemeral();
+        let view = WebView::with_context(&context);
+        let asked = std::rc::Rc::new(std::cell::Cell::new(0));
+        let count = asked.clone();
+        view.connect_authenticate(move |_, request| {
+            count.set(count.get() + 1);
+            let credential = answer
+                .filter(|_| !request.is_retry())
+                .map(|(user, password)| {
+                    webkit2gtk::Credential::new(
+                        user,
+                        password,
+                        webkit2gtk::CredentialPersistence::None,
+                    )
+                });
+            authenticate(request, credential.as_ref());
+            // A second answer to the same request changes nothing.
+            authenticate(request, None);
+            true
+        });
+        view.load_uri(&format!("http://127.0.0.1:{port}/"));
+        let mut title = String::new();
+        spin_until(Duration::from_secs(20), || {
+            title = view.title().map(|t| t.to_string()).unwrap_or_default();
+            !view.is_loading() && !title.is_empty()
+        });
+        assert!(asked.get() >= 1, "the site asked");
+        title
+    }
+
+    pub fn run() {
+        let port = guarded_site();
+        // No credential (NULL): the site's own refusal shows.
+        assert_eq!(answered_with(port, None), "refused");
+        assert_eq!(answered_with(port, Some(("agent", "s3cret"))), "welcome");
+    }
+}

@@ -73,8 +73,9 @@ pub fn pointer(
     // SAFETY: the X display of a live GDK display and its live toplevel.
     // The server is grabbed from the check to the events, so no window is
     // mapped or raised between them; XSync before the ungrab makes sure
-    // the events were processed while it held.
-    let on_top = unsafe {
+    // the events were processed while it held. A window gone before the
+    // grab answers an error, trapped: it is then not ours, nothing is sent.
+    let on_top = x11::trapping_errors(&display, || unsafe {
         let ours = gdk_x11_window_get_xid(toplevel);
         (x11.xlib.XGrabServer)(xdisplay);
         let on_top = topmost_at(x11, xdisplay, raw, ours, rx, ry);
@@ -95,7 +96,7 @@ pub fn pointer(
         (x11.xlib.XSync)(xdisplay, xlib::False);
         (x11.xlib.XUngrabServer)(xdisplay);
         on_top
-    };
+    });
     display.flush();
     if !on_top {
         return Err(ToolError::new(
@@ -210,4 +211,76 @@ unsafe fn query_tree(
 unsafe fn is_own_drag_icon(gdk_display: *mut gdk_sys::GdkDisplay, window: xlib::Window) -> bool {
     let own = gdk_x11_window_lookup_for_display(gdk_display, window);
     !own.is_null() && gdk_sys::gdk_window_get_type_hint(own) == gdk_sys::GDK_WINDOW_TYPE_HINT_DND
+}
+
+#[cfg(test)]
+pub(super) mod ffi_edges {
+    use super::super::ffi_harness::{shown_view, spin_until};
+    use super::*;
+    use std::time::Duration;
+
+    pub fn run() {
+        let refused = |result: Result<(), ToolError>| {
+            assert_eq!(
+                result.expect_err("refused").code,
+                ErrorCode::NotInteractable
+            )
+        };
+        refused(pointer(
+            &super::super::ffi_harness::new_view(),
+            5.0,
+            5.0,
+            None,
+        ));
+
+        let (window, view) = shown_view("<p>page</p>");
+        window.move_(0, 0);
+        let at_origin = || {
+            view.window()
+                .is_some_and(|w| (w.origin().1, w.origin().2) == (0, 0))
+        };
+        assert!(
+            spin_until(Duration::from_secs(5), at_origin),
+            "the page at the screen's corner"
+        );
+        pointer(&view, 20.0, 20.0, None).expect("the pointer moves over the page");
+        pointer(&view, 20.0, 20.0, Some((1, true))).expect("a press");
+        pointer(&view, 21.0, 21.0, Some((1, false))).expect("a release, again");
+        for (x, y) in [(-1.0, 5.0), (5.0, -0.5), (1e9, 5.0), (f64::NAN, 5.0)] {
+            refused(pointer(&view, x, y, None));
+        }
+
+        // Another window over the point: nothing is sent, a held button is let go.
+        let cover = gtk::Window::new(gtk::WindowType::Toplevel);
+        cover.set_default_size(200, 200);
+        cover.move_(0, 0);
+        cover.show_all();
+        let on_top = || {
+            let (_, x, y) = cover.window().map_or((0, -1, -1), |w| w.origin());
+            cover.window().is_some_and(|w| w.is_viewable()) && (x, y) == (0, 0)
+        };
+        assert!(
+            spin_until(Duration::from_secs(5), on_top),
+            "the cover is shown"
+        );
+        let covered = pointer(&view, 20.0, 20.0, Some((1, false))).expect_err("covered");
+        assert!(covered.message.contains("covered"), "{covered}");
+
+        // The X tree of a window that never was: no answer, no end of the program.
+        let display = gdk::Display::default().expect("display");
+        let x11 = x11::libraries().expect("X libraries");
+        let xdisplay = x11::xdisplay(&display).expect("X11");
+        // SAFETY: a live X display; errors are trapped.
+        let tree = x11::trapping_errors(&display, || unsafe {
+            query_tree(x11, xdisplay, 0x1ff_ffff)
+        });
+        assert!(tree.is_none());
+
+        cover.close();
+        window.close();
+        assert!(spin_until(Duration::from_secs(5), || view
+            .window()
+            .is_none()));
+        refused(pointer(&view, 20.0, 20.0, Some((1, false))));
+    }
 }
