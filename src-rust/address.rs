@@ -80,6 +80,29 @@ fn scheme_host_port(url: &str) -> Option<(String, String, u16)> {
     (!host.is_empty()).then(|| (scheme, host.to_ascii_lowercase(), port))
 }
 
+/// Ports WebKit never loads from (WebCore's blocked port list, the Fetch
+/// standard's "bad ports", and 0): a load of one is dropped without an error.
+const BLOCKED_PORTS: [u16; 83] = [
+    0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101,
+    102, 103, 104, 109, 110, 111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427,
+    465, 512, 513, 514, 515, 526, 530, 531, 532, 540, 548, 554, 556, 563, 587, 601, 636, 989, 990,
+    993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566, 6665, 6666, 6667,
+    6668, 6669, 6679, 6697, 10080,
+];
+
+/// Whether WebKit may drop a load of `url` without a word (a blocked port,
+/// a scheme it does not load): only then is a load that has not started
+/// after a short grace taken for refused. Any other load starts, however
+/// busy the machine, and is waited for.
+pub fn may_be_dropped_silently(url: &str) -> bool {
+    match scheme_host_port(url) {
+        Some((scheme, _, port)) if scheme == "http" || scheme == "https" => {
+            BLOCKED_PORTS.contains(&port) || port == u16::MAX
+        }
+        _ => true,
+    }
+}
+
 /// Whether `host` (as [`scheme_host_port`] writes it) is this machine.
 pub fn is_loopback_host(host: &str) -> bool {
     host == "localhost"
@@ -146,6 +169,27 @@ fn encode_query(words: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_blocked_ports_and_other_schemes_may_be_dropped_silently() {
+        for url in [
+            "http://127.0.0.1:8080/",
+            "https://example.org/a",
+            "http://[::1]:3000/x",
+        ] {
+            assert!(!may_be_dropped_silently(url), "{url}");
+        }
+        for url in [
+            "http://127.0.0.1:6000/",
+            "http://127.0.0.1:1/",
+            "https://example.org:10080/",
+            "about:blank",
+            "data:text/html,x",
+            "foo://bar",
+        ] {
+            assert!(may_be_dropped_silently(url), "{url}");
+        }
+    }
 
     #[test]
     fn urls_get_a_scheme_when_missing() {

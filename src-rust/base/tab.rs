@@ -29,6 +29,9 @@ pub struct NavCounters {
     /// Moves within the document (a fragment, pushState, a history step
     /// between such entries): the address changed with no load.
     pub moved_within: u64,
+    /// The `started` count of the newest load that was cancelled (a newer
+    /// navigation superseded it; 0: none): its end is no navigation's end.
+    pub cancelled: u64,
 }
 
 /// The last load that failed: the `started` count it belongs to, and why.
@@ -273,6 +276,7 @@ mod tests {
             diverted: 0,
             windows: 0,
             moved_within: 0,
+            cancelled: 0,
         };
         assert!(!tab.is_busy());
         tab.nav.started = 2;

@@ -294,8 +294,13 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
     let s = state.clone();
     view.connect_uri_notify(move |view| {
         // Moves within the document (pushState, fragments) commit nothing.
+        // The address coming back to the page's own (a load that never
+        // committed was cancelled or superseded) is no move.
         if !view.is_loading() {
-            s.moved_within(view);
+            let back_home = view.uri().as_deref() == Some(s.page_url.borrow().as_str());
+            if !back_home {
+                s.moved_within(view);
+            }
         } else {
             // A load starts after its address is known, or (a history step
             // between entries of one document) never does.
@@ -362,10 +367,20 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
     let s = state.clone();
     view.connect_load_failed(move |view, _, uri, error| {
         tracing::debug!(tab = s.id, uri, error = %error, "load failed");
+        // A load that failed (one a new navigation superseded, whose address
+        // the view already shows) ends in no move within the document.
+        s.address_before_start.take();
         if error.matches(webkit2gtk::PolicyError::FrameLoadInterruptedByPolicyChange) {
             // The response is saved as a download instead.
             let mut nav = s.nav.get();
             nav.diverted += 1;
+            s.nav.set(nav);
+            s.publish(view);
+        } else if error.matches(webkit2gtk::NetworkError::Cancelled) {
+            // Superseded (a navigation asked for while a page's own was on
+            // its way): the load that follows is the one to wait for.
+            let mut nav = s.nav.get();
+            nav.cancelled = nav.started;
             s.nav.set(nav);
             s.publish(view);
         } else if !is_cancellation(error) {

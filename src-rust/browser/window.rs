@@ -586,8 +586,10 @@ impl Browser {
             }
         }
         let before = tab.state.nav.get();
-        // A challenge left unanswered belongs to the page being left.
+        // A challenge left unanswered belongs to the page being left, and an
+        // earlier "stay" to an earlier navigation.
         tab.state.auth.borrow_mut().take();
+        tab.state.stayed.set(false);
         let view = &tab.webkit;
         let settings = &b.context_of(id)?.settings;
         let mut same_document = false;

@@ -140,6 +140,7 @@ pub fn loaded_tab(id: TabId, url: &str) -> TabInfo {
             diverted: 0,
             windows: 0,
             moved_within: 0,
+            cancelled: 0,
         },
         ..TabInfo::default()
     }

@@ -97,7 +97,7 @@ async fn navigate(ctx: &Ctx, tab: TabId, nav: Navigation, limit: Duration) -> To
     before.nav = nav_before;
     let loaded = same_document
         || ctx
-            .settle(tab, &before, Duration::from_secs(3), limit)
+            .settle(tab, &before, start_grace(target.as_deref(), limit), limit)
             .await?;
     if !loaded && ctx.tab_info(tab)?.stayed {
         return Err(ToolError::new(
@@ -116,6 +116,17 @@ async fn navigate(ctx: &Ctx, tab: TabId, nav: Navigation, limit: Duration) -> To
         refused_silently(&target, loaded, &summary)?;
     }
     Ok(ToolOutput::json(summary))
+}
+
+/// How long a load may take to start before it is taken for one WebKit
+/// dropped without a word: a few seconds where it may (a blocked port, an
+/// unsupported scheme, a history step), else the whole time (on a busy
+/// machine a load can take longer than that to start).
+pub fn start_grace(target: Option<&str>, limit: Duration) -> Duration {
+    match target {
+        Some(url) if !crate::address::may_be_dropped_silently(url) => limit,
+        _ => Duration::from_secs(3),
+    }
 }
 
 /// WebKit drops loads of blocked ports and unknown schemes without an

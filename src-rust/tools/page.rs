@@ -237,15 +237,18 @@ impl Ctx {
     ) -> Result<bool, ToolError> {
         let start = tokio::time::Instant::now();
         let (grace_end, deadline) = (start + grace, start + limit);
+        let diversion_end = start + DIVERSION_GRACE;
         loop {
             let now = tokio::time::Instant::now();
             // Until the grace ends, a navigation asked for may still start.
             let waiting_start = now < grace_end;
-            let until = if waiting_start {
-                grace_end.min(deadline)
-            } else {
-                deadline
-            };
+            let download_may_start = now < diversion_end;
+            let until = [grace_end, diversion_end]
+                .into_iter()
+                .filter(|end| *end > now)
+                .min()
+                .unwrap_or(deadline)
+                .min(deadline);
             let outcome = self
                 .app
                 .browser
@@ -264,7 +267,11 @@ impl Ctx {
                     if window_pending && waiting_start {
                         return None;
                     }
-                    settled(info, before.nav, waiting_start, downloaded)
+                    let waits = Waits {
+                        start: waiting_start,
+                        download: download_may_start,
+                    };
+                    settled(info, before.nav, waits, downloaded)
                 })
                 .await;
             match outcome {
@@ -351,12 +358,27 @@ pub struct Before {
 
 /// Whether the tab settled after an action: Some(loaded) once it did,
 /// an error when the navigation failed, None while it has not.
+/// How long a load WebKit reported as turned into a download is waited for
+/// before it is taken for one another navigation interrupted (WebKit
+/// reports both alike; the download's start follows within moments).
+const DIVERSION_GRACE: Duration = Duration::from_secs(3);
+
+/// What a settling navigation may still wait for.
+#[derive(Debug, Clone, Copy)]
+struct Waits {
+    /// The load asked for may still start.
+    start: bool,
+    /// A download the load turned into may still be told.
+    download: bool,
+}
+
 fn settled(
     info: &TabInfo,
     before: NavCounters,
-    waiting_start: bool,
+    waits: Waits,
     downloaded: bool,
 ) -> Option<Result<bool, ToolError>> {
+    let waiting_start = waits.start;
     let nav = info.nav;
     if nav.started <= before.started {
         // A move within the document (back to a fragment's entry) is all
@@ -364,11 +386,18 @@ fn settled(
         if nav.moved_within > before.moved_within {
             return Some(Ok(true));
         }
+        // The page asked to stay (beforeunload) and was answered so: no
+        // load will start.
+        if info.stayed {
+            return Some(Ok(false));
+        }
         let asked = nav.requested > before.requested;
         return (!(asked && waiting_start) || downloaded).then_some(Ok(false));
     }
-    // A load that became a download ends when the download is known.
-    if nav.diverted > before.diverted && !downloaded {
+    // A load that became a download ends when the download is known. WebKit
+    // reports a load that another navigation interrupted the same way, and
+    // no download follows that one: past its grace, it is not waited for.
+    if nav.diverted > before.diverted && !downloaded && waits.download {
         return None;
     }
     if let Some(site) = &info.auth_required {
@@ -382,6 +411,12 @@ fn settled(
             ErrorCode::NavigationFailed,
             failure.message.clone(),
         )));
+    }
+    // The newest load was cancelled: a navigation asked for superseded it
+    // (a page's own, started before, ends so as ours begins), and the
+    // one asked for is on its way.
+    if nav.cancelled == nav.started && nav.requested > before.requested && waiting_start {
+        return None;
     }
     // Another load may have begun meanwhile (a redirect, a superseding
     // navigation): done only when the view has stopped loading too.
@@ -416,6 +451,67 @@ pub use crate::address::normalize_url;
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Regression: a load that a page's own pending navigation interrupted
+    // (WebKit reports it as a load turned into a download) made the next
+    // open wait its whole time for a download that never came.
+    #[test]
+    fn an_interrupted_load_is_waited_for_only_while_a_download_may_still_start() {
+        let mut info = crate::tools::fake_browser::loaded_tab(1, "http://127.0.0.1:9/");
+        let before = info.nav;
+        info.nav.requested += 1;
+        info.nav.started += 1;
+        info.nav.finished += 1;
+        info.nav.diverted += 1;
+        let waits = |download| Waits {
+            start: true,
+            download,
+        };
+        assert!(
+            settled(&info, before, waits(true), false).is_none(),
+            "a download may still start"
+        );
+        assert!(
+            matches!(settled(&info, before, waits(false), false), Some(Ok(true))),
+            "past its grace it is over"
+        );
+        assert!(
+            matches!(settled(&info, before, waits(true), true), Some(Ok(true))),
+            "the download is known"
+        );
+    }
+
+    // Regression: a form a script submitted started its load just after an
+    // open asked for another; WebKit cancelled it, and the open took the
+    // end of that load for its own and answered with the old page.
+    #[test]
+    fn a_cancelled_load_is_not_the_end_of_the_navigation_asked_for() {
+        let mut info = crate::tools::fake_browser::loaded_tab(1, "http://127.0.0.1:9/");
+        let before = info.nav;
+        info.nav.requested += 1;
+        info.nav.started += 1;
+        info.nav.finished += 1;
+        info.nav.cancelled = info.nav.started;
+        let waits = |start| Waits {
+            start,
+            download: start,
+        };
+        assert!(
+            settled(&info, before, waits(true), false).is_none(),
+            "the asked load is on its way"
+        );
+        info.nav.started += 1;
+        assert!(
+            settled(&info, before, waits(true), false).is_none(),
+            "it started"
+        );
+        info.nav.committed += 1;
+        info.nav.finished += 1;
+        assert!(
+            matches!(settled(&info, before, waits(true), false), Some(Ok(true))),
+            "and ended"
+        );
+    }
 
     #[test]
     fn target_needs_exactly_one_of_ref_and_selector() {

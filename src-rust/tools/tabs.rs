@@ -2,7 +2,7 @@
 //! has its own current tab; switching also brings that tab to the front.
 
 use super::identity::NoParams;
-use super::navigation::{refused_silently, LOAD_LIMIT};
+use super::navigation::{refused_silently, start_grace, LOAD_LIMIT};
 use super::page::{normalize_url, Before};
 use super::person;
 use super::{tab_tool_without_page, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
@@ -13,7 +13,6 @@ use crate::hold::Reach;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -92,9 +91,8 @@ pub fn tools() -> Vec<ToolDef> {
                 let tab = tab_id(&opened)?;
                 ctx.session.set_tab(Some(tab));
                 if let Some(url) = url {
-                    let loaded = ctx
-                        .settle(tab, &before, Duration::from_secs(3), LOAD_LIMIT)
-                        .await?;
+                    let grace = start_grace(Some(&url), LOAD_LIMIT);
+                    let loaded = ctx.settle(tab, &before, grace, LOAD_LIMIT).await?;
                     // As open: a URL the engine drops without an error is said.
                     refused_silently(&url, loaded, &ctx.page_summary(tab).await?)?;
                 }
