@@ -202,12 +202,21 @@ impl Routing {
         state.next_id += 1;
         let id = state.next_id;
         let table = state.tables.entry(context).or_default();
+        let bytes = spec.action.bytes();
+        // A spent route (its `times` used up) takes no request any more:
+        // the oldest make room before the bounds refuse a new one.
+        while table.routes.len() >= MAX_ROUTES || table.bytes + bytes > MAX_BYTES {
+            let Some(at) = table.routes.iter().position(Route::spent) else {
+                break;
+            };
+            let spent = table.routes.remove(at);
+            table.bytes -= spent.spec.action.bytes();
+        }
         if table.routes.len() >= MAX_ROUTES {
             return Err(ToolError::invalid_params(format!(
                 "a context holds at most {MAX_ROUTES} routes; network_unroute some first"
             )));
         }
-        let bytes = spec.action.bytes();
         if table.bytes + bytes > MAX_BYTES {
             return Err(ToolError::invalid_params(format!(
                 "a context's routes keep at most {} MiB of bodies and headers; network_unroute some first",
@@ -404,6 +413,32 @@ mod tests {
         }
         let refused = routing.add(1, spec("**")).unwrap_err();
         assert!(refused.message.contains("at most"));
+    }
+
+    #[test]
+    fn spent_routes_make_room_for_new_ones() {
+        let routing = Routing::new();
+        let once = RouteSpec {
+            times: Some(1),
+            ..spec("**/once")
+        };
+        let first = routing.add(1, once).unwrap()["id"].as_u64().unwrap();
+        for _ in 1..MAX_ROUTES {
+            routing.add(1, spec("**/kept")).unwrap();
+        }
+        assert!(routing.add(1, spec("**/more")).is_err(), "full, none spent");
+        assert!(routing.pick(1, &asked("http://x.test/once")).is_some());
+        let added = routing
+            .add(1, spec("**/more"))
+            .expect("the spent route made room");
+        let ids: Vec<u64> = routing
+            .list(1)
+            .iter()
+            .filter_map(|r| r["id"].as_u64())
+            .collect();
+        assert!(!ids.contains(&first), "the spent route went");
+        assert!(ids.contains(&added["id"].as_u64().unwrap()));
+        assert_eq!(ids.len(), MAX_ROUTES);
     }
 
     #[test]
