@@ -224,6 +224,14 @@ impl Session {
         }
     }
 
+    /// Forgets what this client kept of tabs that are closed (snapshots
+    /// above all: on a big page two of them are hundreds of kilobytes).
+    pub fn forget_closed_tabs(&self, is_open: impl Fn(TabId) -> bool) {
+        lock(&self.memory.snapshots).retain(|tab, _| is_open(*tab));
+        lock(&self.memory.frames).retain(|tab, _| is_open(*tab));
+        lock(&self.memory.network_marks).retain(|tab, _| is_open(*tab));
+    }
+
     /// Keeps this snapshot of a tab (of `document`) and gives back the one
     /// it is compared with, with its document: the previous one, or while
     /// the caller pages through a snapshot (`paging`), the one its first
@@ -595,6 +603,33 @@ mod tests {
         // Not a session a legacy client could name.
         assert!(sessions.get_on(&first.id, Transport::Mcp).is_none());
         assert!(!sessions.remove_on(&first.id, Transport::Mcp));
+    }
+
+    #[test]
+    fn what_a_session_kept_of_closed_tabs_goes() {
+        let sessions = Sessions::new(Duration::from_secs(60));
+        let s = sessions.create(Transport::Mcp).unwrap();
+        for tab in 1..=3 {
+            s.remember_snapshot(tab, "doc", "tree", false);
+            s.set_network_mark(tab, 9);
+        }
+        s.set_frame(2, Some(("f".into(), 1)));
+        s.forget_closed_tabs(|tab| tab == 2);
+        assert_eq!(
+            s.remember_snapshot(2, "doc", "new", false),
+            Some(("doc".into(), "tree".into())),
+            "the open tab keeps its snapshot"
+        );
+        assert_eq!(
+            s.remember_snapshot(1, "doc", "new", false),
+            None,
+            "a closed tab's went"
+        );
+        assert_eq!(s.network_mark(3), 0, "a closed tab's mark went");
+        assert_eq!(
+            (s.frame(2, 1).as_deref(), s.network_mark(2)),
+            (Some("f"), 9)
+        );
     }
 
     #[test]

@@ -61,6 +61,8 @@ pub fn tools() -> Vec<ToolDef> {
                     tree
                 } else {
                     let paging = after.is_some();
+                    let state = ctx.app.browser.state();
+                    ctx.session.forget_closed_tabs(|t| state.tab(t).is_some());
                     let previous = ctx.session.remember_snapshot(tab, document, &tree, paging);
                     match (diff, previous) {
                         (true, Some((before, previous))) if before == document => {
