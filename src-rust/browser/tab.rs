@@ -107,6 +107,14 @@ enum ErrorPage {
     Loading,
 }
 
+impl Drop for TabState {
+    fn drop(&mut self) {
+        // What a closed tab held goes with it (a tab whose state lives on
+        // holds its logs and WebKit's objects: a leak worth seeing).
+        tracing::debug!(tab = self.id, "a tab's state was released");
+    }
+}
+
 impl TabState {
     /// A tab's state; `related` is the opener's, for a tab a page opened.
     /// `marks` is where agents' scripts in page worlds are noted.

@@ -256,7 +256,7 @@ impl Ctx {
                     let Some(info) = state.tab(tab) else {
                         return Some(Err(tab_closed()));
                     };
-                    let downloaded = newest_download(state) > before.downloads;
+                    let downloaded = downloaded_since(state, info.context, before.downloads);
                     // A new window asked for: its tab opens after WebKit's
                     // decision, and learns its address a moment later.
                     let mut opened = state.tabs.iter().filter(|t| !before.tabs.contains(&t.id));
@@ -340,6 +340,16 @@ impl Ctx {
 
 /// The id of the newest download of this run (0: none yet), to tell the
 /// ones an action starts.
+/// Whether a download began in `context` since download `since`. Only
+/// the tab's own context counts: other agents' downloads in other contexts
+/// (the soak met them) say nothing of this tab's navigation.
+fn downloaded_since(state: &BrowserState, context: ContextId, since: u64) -> bool {
+    state
+        .downloads
+        .iter()
+        .any(|d| d.id > since && d.context == context)
+}
+
 pub fn newest_download(state: &BrowserState) -> u64 {
     state.downloads.iter().map(|d| d.id).max().unwrap_or(0)
 }
@@ -479,6 +489,28 @@ mod tests {
             matches!(settled(&info, before, waits(true), true), Some(Ok(true))),
             "the download is known"
         );
+    }
+
+    // Regression (soak): an open in one context failed "refused to load"
+    // whenever an agent in another context had downloaded a file before
+    // the open's load started.
+    #[test]
+    fn only_downloads_of_the_tabs_context_end_its_navigation() {
+        let mut state = BrowserState::default();
+        let download = |id, context| DownloadInfo {
+            id,
+            context,
+            url: String::new(),
+            path: String::new(),
+            state: DownloadState::Done,
+            bytes: 0,
+            total: None,
+            failure: None,
+        };
+        state.downloads = vec![download(4, 1), download(5, 2)];
+        assert!(!downloaded_since(&state, 1, 4), "another context's");
+        assert!(downloaded_since(&state, 2, 4));
+        assert!(!downloaded_since(&state, 2, 5), "none since");
     }
 
     // Regression: a form a script submitted started its load just after an
