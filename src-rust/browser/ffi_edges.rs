@@ -8,13 +8,9 @@
 
 #[test]
 fn every_ffi_call_holds_on_its_edges() {
-    let dir = std::env::temp_dir().join(format!("sovereign-ffi-edges-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a folder for the display's cookie");
-    let xvfb = crate::headless::Xvfb::start(1024, 768, &dir.join("xauthority"))
-        .expect("a private Xvfb (the xvfb package)");
+    let xvfb = super::ffi_harness::TestDisplay::start();
     // Before GTK and WebKit start, on the one thread that uses them.
-    std::env::set_var("DISPLAY", &xvfb.display);
-    std::env::set_var("XAUTHORITY", &xvfb.authority);
+    std::env::set_var("DISPLAY", &xvfb.name);
     std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
     gtk::init().expect("GTK on the private display");
     let display = gdk::Display::default().expect("the display");
@@ -28,5 +24,4 @@ fn every_ffi_call_holds_on_its_edges() {
     super::settings::ffi_edges::run();
 
     drop(xvfb);
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -49,3 +49,50 @@ pub fn shown_view(html: &str) -> (gtk::Window, WebView) {
     );
     (window, view)
 }
+
+/// A display of the test's own: an Xvfb that reports its number once it
+/// accepts clients, and ends when dropped (nothing secret is ever shown on
+/// it, so it asks no authority cookie).
+pub struct TestDisplay {
+    child: std::process::Child,
+    pub name: String,
+}
+
+impl TestDisplay {
+    pub fn start() -> TestDisplay {
+        use std::io::Read as _;
+        let mut child = std::process::Command::new("Xvfb")
+            .args([
+                "-displayfd",
+                "1",
+                "-nolisten",
+                "tcp",
+                "-screen",
+                "0",
+                "1024x768x24",
+            ])
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("Xvfb (the xvfb package)");
+        let mut out = child.stdout.take().expect("piped");
+        let mut number = String::new();
+        let mut byte = [0u8; 1];
+        while out.read(&mut byte).unwrap_or(0) == 1 && byte[0] != b'\n' {
+            number.push(byte[0] as char);
+        }
+        assert!(!number.trim().is_empty(), "Xvfb reported its display");
+        TestDisplay {
+            child,
+            name: format!(":{}", number.trim()),
+        }
+    }
+}
+
+impl Drop for TestDisplay {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
