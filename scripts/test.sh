@@ -9,7 +9,8 @@
 #
 # Stops at the first stage that fails and exits with its status. target/ is
 # kept between runs (CARGO_TARGET_DIR is honoured); nothing is cleaned.
-# SOVEREIGN_FUZZ_SECONDS sets how long the fuzzing runs (default 60).
+# SOVEREIGN_FUZZ_SECONDS sets how long the fuzzing runs (default 60). Each
+# test stage has a time limit; one that passes it fails with exit 124.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -17,7 +18,7 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 if (($# > 0)); then
 	case $1 in
 	-h | --help)
-		sed -n '2,12s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
+		sed -n '2,13s/^# \{0,1\}//p' "${BASH_SOURCE[0]}"
 		exit 0
 		;;
 	*)
@@ -83,10 +84,13 @@ lint() {
 run_stage 0 check_format
 run_stage 1 lint
 run_stage 2 cargo build --all-targets
-run_stage 3 cargo test
-run_stage 4 npm test
-run_stage 5 bash scripts/container.sh
-run_stage 6 scripts/fuzz.sh "${SOVEREIGN_FUZZ_SECONDS:-60}"
+# A stage that hangs fails on its own limit, naming itself, rather than
+# taking the whole run's time with it (timeout exits 124).
+fuzz_seconds=${SOVEREIGN_FUZZ_SECONDS:-60}
+run_stage 3 timeout --kill-after=30 1200 cargo test
+run_stage 4 timeout --kill-after=30 3000 npm test
+run_stage 5 timeout --kill-after=30 1800 bash scripts/container.sh
+run_stage 6 timeout --kill-after=30 $((fuzz_seconds + 1200)) scripts/fuzz.sh "$fuzz_seconds"
 
 summary
 echo "test: all ${#stage_names[@]} stages ok"
