@@ -126,6 +126,12 @@ pub struct Args {
     #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(0..=64))]
     pub contexts_max: u16,
 
+    /// The most memory (resident, in MiB) a tab's web process may hold:
+    /// past it the process is ended and its tabs say they ran out of
+    /// memory (PAGE_CRASHED for agents), the rest of the browser unharmed.
+    #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(128..=1_048_576))]
+    pub page_memory_mb: u32,
+
     /// Window size as WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x900", value_parser = parse_size)]
     pub window_size: (u32, u32),

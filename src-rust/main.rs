@@ -160,6 +160,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             downloads: files.root().to_path_buf(),
             allow_file_urls: args.allow_file_urls,
             window_size: args.window_size,
+            page_memory_mib: args.page_memory_mb,
             ignore_certificate_errors: args.ignore_certificate_errors,
             proxy: args.proxy.clone(),
             search_url: args.search_url.clone(),

@@ -89,6 +89,45 @@ describe('faults', { timeout: 240_000 }, () => {
     }
   });
 
+  // Regression: a page that allocated without end grew its web process
+  // until the machine ran short (WebKit's own kill threshold is off), and
+  // nothing said why the tab died.
+  it('a page taking memory without end loses its own page at --page-memory-mb, and nothing else', { timeout: 120_000 }, async () => {
+    const session = await startLoggedIn({ args: ['--page-memory-mb', '512'] });
+    const { fixtures, browser, mcp } = session;
+    const other = await connectMcp(browser, { name: 'other-agent' });
+    try {
+      await callJson(other, 'open', { url: fixtures.url('form.html') });
+      const kept = (await callJson(other, 'tab_list')).tabs.find((t) => t.current);
+      // Another site, so a web process of its own.
+      await callJson(mcp, 'tab_new', { url: fixtures.url('memory-hog.html').replace('127.0.0.1', 'localhost') });
+      const hog = (await callJson(mcp, 'tab_list')).tabs.find((t) => t.current);
+      const ended = await waitFor(async () => {
+        const r = await mcp.callTool('get_title', {});
+        return r.structuredContent?.error?.code === 'PAGE_CRASHED' ? r.content[0].text : null;
+      }, 'the page past its memory bound to be ended', 60_000);
+      assert.match(ended, /ran out of memory/);
+      const listed = (await callJson(mcp, 'tab_list')).tabs;
+      assert.equal(listed.find((t) => t.id === hog.id).crashed, 'out_of_memory', 'tab_list says why');
+      assert.equal(listed.find((t) => t.id === kept.id).crashed, undefined, 'and no other tab is touched');
+      // No web process is left past the bound, and the rest goes on.
+      for (const p of descendants(browser.pid).filter((d) => d.comm.startsWith('WebKitWebProces'))) {
+        const rss = Number(/^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${p.pid}/status`, 'utf8'))?.[1] ?? 0);
+        assert.ok(rss < 600 * 1024, `web process ${p.pid} holds ${rss} KiB`);
+      }
+      assert.equal((await callJson(other, 'get_title')).title, 'Sign up');
+      await callJson(other, 'fill', { selector: '#name', value: 'still here' });
+      assert.equal((await callJson(other, 'get_value', { selector: '#name' })).value, 'still here');
+      // The tab takes a page that keeps within the bound.
+      await callJson(mcp, 'open', { url: fixtures.url('form.html') });
+      assert.equal((await callJson(mcp, 'get_title')).title, 'Sign up');
+      assert.equal((await callJson(mcp, 'tab_list')).tabs.find((t) => t.id === hog.id).crashed, undefined);
+    } finally {
+      await other.close().catch(() => {});
+      await session.stop();
+    }
+  });
+
   it('an agent reloads a crashed tab; every web process killed leaves the browser up', { timeout: 90_000 }, async () => {
     const session = await startLoggedIn();
     const { fixtures, browser, mcp } = session;

@@ -117,7 +117,7 @@ pub struct TabInfo {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PageEnd {
     Crashed,
-    /// WebKit ended it for using more memory than it allows.
+    /// Ended for holding more memory than a page may (`--page-memory-mb`).
     OutOfMemory,
     /// Ended on purpose (by the browser, or killed from outside).
     Ended,

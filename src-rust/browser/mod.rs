@@ -37,6 +37,7 @@ mod network_body;
 mod network_watch;
 mod nostr;
 mod options;
+mod page_memory;
 mod person_input;
 mod person_typed;
 mod receipts;

@@ -11,6 +11,8 @@ pub struct BrowserOptions {
     pub start_url: String,
     pub downloads: PathBuf,
     pub window_size: (u32, u32),
+    /// The most resident memory a tab's web process may hold, in MiB.
+    pub page_memory_mib: u32,
     /// Accept invalid TLS certificates (for testing only).
     pub ignore_certificate_errors: bool,
     /// Let tabs open file: URLs (off: agents would read local files).

@@ -50,6 +50,10 @@ pub struct TabState {
     pub ref_floor: Cell<u64>,
     /// Its page's web process ended, and why (until a load starts).
     pub crashed: Cell<Option<PageEnd>>,
+    /// The web process its page lives in, as the web extension told it.
+    pub web_process: Cell<Option<u32>>,
+    /// Its process passed the page memory bound and is being ended.
+    pub memory_exceeded: Cell<bool>,
     /// Answers from the agents of cross-origin frames (shared like `input`).
     pub frames: Rc<FrameRelay>,
     /// The trusted input its pages received, for commands awaiting theirs.
@@ -134,6 +138,8 @@ impl TabState {
             ref_next: Cell::new(1),
             ref_floor: Cell::new(1),
             crashed: Cell::new(None),
+            web_process: Cell::new(None),
+            memory_exceeded: Cell::new(false),
             frames: related.map_or_else(Rc::default, |r| r.frames.clone()),
             input: related.map_or_else(Rc::default, |r| r.input.clone()),
             hands: Hands::default(),
@@ -478,10 +484,16 @@ pub fn connect(view: &WebView, state: &Rc<TabState>, server_port: Rc<Cell<u16>>)
 
     let s = state.clone();
     view.connect_web_process_terminated(move |view, reason| {
-        let end = match reason {
-            WebProcessTerminationReason::ExceededMemoryLimit => PageEnd::OutOfMemory,
-            WebProcessTerminationReason::TerminatedByApi => PageEnd::Ended,
-            _ => PageEnd::Crashed,
+        // The page memory bound ends a process with WebKit's API; a tab
+        // sharing it may hear of it as a crash.
+        let end = if s.memory_exceeded.take() {
+            PageEnd::OutOfMemory
+        } else {
+            match reason {
+                WebProcessTerminationReason::ExceededMemoryLimit => PageEnd::OutOfMemory,
+                WebProcessTerminationReason::TerminatedByApi => PageEnd::Ended,
+                _ => PageEnd::Crashed,
+            }
         };
         tracing::warn!(
             tab = s.id,

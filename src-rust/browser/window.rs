@@ -146,6 +146,23 @@ impl Browser {
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
         watch_activity(&browser, &options);
+        let me = Rc::downgrade(&browser);
+        super::page_memory::watch(options.page_memory_mib, move || {
+            use super::page_memory::Pages;
+            let Some(browser) = me.upgrade() else {
+                return Pages::Gone;
+            };
+            let Ok(browser) = browser.try_borrow() else {
+                return Pages::Busy;
+            };
+            Pages::Live(
+                browser
+                    .tabs
+                    .iter()
+                    .map(|t| (t.state.clone(), t.webkit.clone()))
+                    .collect(),
+            )
+        });
         let first = browser.borrow_mut().add_tab(None, DEFAULT_CONTEXT)?;
         if let Ok(tab) = browser.borrow().tab(first) {
             super::cookies::forget_legacy_panel_cookies(&tab.webkit);
@@ -253,6 +270,7 @@ impl Browser {
             frame_relay::listen(&manager, &state.frames);
         }
         console::listen(&webkit, &state.console);
+        super::page_memory::listen(&webkit, &state);
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         ctx.settings.connect(&webkit, &state);
         ctx.settings.emulate_in(&webkit);

@@ -7,6 +7,7 @@ static void on_page_created(WebKitWebExtension *extension, WebKitWebPage *page,
                             gpointer unused) {
     (void)extension;
     (void)unused;
+    process_announce(page);
     console_watch(page);
     network_watch(page);
 }

@@ -17,3 +17,7 @@ void console_install(WebKitWebPage *page, WebKitFrame *frame, JSCContext *contex
 void network_start(const char *recorder);
 void network_watch(WebKitWebPage *page);
 void network_install(WebKitWebPage *page, WebKitFrame *frame, JSCContext *context);
+
+/* process.c: tells each new page's view which process it lives in. */
+#define PROCESS_MESSAGE "sovereign-process"
+void process_announce(WebKitWebPage *page);
