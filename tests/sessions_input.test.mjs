@@ -110,6 +110,37 @@ describe('input, sessions and tabs', { timeout: 300_000 }, () => {
     }
   });
 
+  // Regression: agents clicking and typing at once in tabs of one window
+  // took the front from each other between showing their tab and sending
+  // its input, so clicks and keys went to a tab behind, or timed out.
+  test('agents clicking and typing at once in tabs of one window each reach only their own tab', async () => {
+    const AGENTS = 6;
+    const ROUNDS = 4;
+    const agents = await Promise.all(Array.from({ length: AGENTS }, (_, i) => connectMcp(browser, { name: `side-by-side-${i}` })));
+    try {
+      for (const [i, agent] of agents.entries()) {
+        await callJson(agent, 'tab_new', { url: `${page('trusted.html')}?agent=${i}` });
+      }
+      await Promise.all(agents.map(async (agent, i) => {
+        for (let round = 0; round < ROUNDS; round++) {
+          await callJson(agent, 'click', { selector: '#button' });
+          await callJson(agent, 'type', { selector: '#field', value: `${i}` });
+        }
+      }));
+      for (const [i, agent] of agents.entries()) {
+        assert.match((await callJson(agent, 'get_url')).url, new RegExp(`agent=${i}$`));
+        assert.equal((await callJson(agent, 'get_value', { selector: '#field' })).value, `${i}`.repeat(ROUNDS), `agent ${i}'s keys, all in its own field`);
+        const log = (await callText(agent, 'get_text', { selector: '#log' })).split('\n');
+        assert.equal(log.filter((l) => l === 'click button trusted=true').length, ROUNDS, `agent ${i}'s clicks: ${JSON.stringify(log)}`);
+      }
+    } finally {
+      await Promise.all(agents.map(async (agent) => {
+        await callJson(agent, 'tab_close').catch(() => {});
+        await agent.close().catch(() => {});
+      }));
+    }
+  }, { timeout: 120_000 });
+
   test('a tab in the background keeps answering scripts, snapshots and screenshots', async () => {
     await call('open', { url: page('form.html') });
     const other = await connectMcp(browser, { name: 'front-taker' });

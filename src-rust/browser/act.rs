@@ -3,7 +3,7 @@
 //! animation frame), and the input follows at once, with no crossing back
 //! to the tools in between.
 
-use super::front::{bring_forward, deliver};
+use super::front::{bring_forward, deliver, Turn};
 use super::tab::TabState;
 use super::{clipboard, delivery, input, script, SharedBrowser};
 use crate::base::error::{ErrorCode, ToolError};
@@ -35,7 +35,14 @@ pub(super) fn run(
     let browser = browser.clone();
     glib::MainContext::default().spawn_local(async move {
         let answer = match place_for(&browser, tab, &input).await {
-            Ok((view, state)) => act(view, state, target, input, wait, limit).await,
+            // Its caller stopped waiting while it waited its turn at the
+            // front: the input is not sent late.
+            Ok((_, _, Some(_))) if reply.is_closed() => return,
+            Ok((view, state, turn)) => {
+                let answer = act(view, state, target, input, wait, limit).await;
+                drop(turn);
+                answer
+            }
             Err(error) => Err(error),
         };
         let _ = reply.send(answer.map(Output::Value));
@@ -43,18 +50,22 @@ pub(super) fn run(
 }
 
 /// The tab, brought to the front for inputs that need it (pointer and
-/// keys); a field filled or an option chosen by script stays where it is.
+/// keys), with the window's turn at the front for as long as the input
+/// runs; a field filled or an option chosen by script stays where it is.
 async fn place_for(
     browser: &SharedBrowser,
     tab: TabId,
     input: &ElementInput,
-) -> Result<(WebView, Rc<TabState>), ToolError> {
+) -> Result<(WebView, Rc<TabState>, Option<Turn>), ToolError> {
     match input {
         ElementInput::Fill { .. } | ElementInput::Select | ElementInput::ScrollIntoView => browser
             .borrow()
             .tab(tab)
-            .map(|t| (t.webkit.clone(), t.state.clone())),
-        _ => bring_forward(browser, tab).await,
+            .map(|t| (t.webkit.clone(), t.state.clone(), None)),
+        _ => {
+            let (view, state, turn) = bring_forward(browser, tab).await?;
+            Ok((view, state, Some(turn)))
+        }
     }
 }
 

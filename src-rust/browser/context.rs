@@ -5,6 +5,7 @@
 
 use super::chrome::{Chrome, ChromeShared};
 use super::event::UserEvent;
+use super::front::InputTurn;
 use super::settings::AgentSettings;
 use crate::base::context::{ContextInfo, DEFAULT_CONTEXT};
 use crate::base::tab::TabId;
@@ -42,6 +43,8 @@ pub(super) struct Context {
     /// What agents changed about how its tabs talk to sites (headers,
     /// credentials, offline): one context's never reach another's.
     pub(super) settings: Rc<AgentSettings>,
+    /// Whose trusted input the window's front tab takes now.
+    pub(super) input_turn: InputTurn,
 }
 
 impl Context {
@@ -82,6 +85,7 @@ impl Context {
             data,
             configured: Cell::new(false),
             settings: AgentSettings::new(start_proxy),
+            input_turn: InputTurn::default(),
         })
     }
 }

@@ -1,5 +1,9 @@
 //! Trusted input goes to the tab in front: a mapped, allocated view. The
 //! command answers once the page has handled every event it sent.
+//!
+//! A window has one front tab, and agents side by side in its tabs take
+//! turns at it: a command's turn lasts from bringing its tab forward until
+//! its page has its input, so no other agent's tab comes in front between.
 
 use super::input::Hands;
 use super::tab::TabState;
@@ -11,6 +15,7 @@ use crate::bridge::{Output, Reply};
 use crate::hold::Reach;
 use serde_json::Value;
 use std::rc::Rc;
+use std::sync::Arc;
 use std::time::Duration;
 use webkit2gtk::{WebView, WebViewExt as _};
 
@@ -34,8 +39,14 @@ pub(super) fn with_chord(
     }
 }
 
+/// A window's turns at its front tab, in the order they were asked for
+/// (tokio's lock is fair).
+pub(super) type InputTurn = Arc<tokio::sync::Mutex<()>>;
+/// One command's turn: the front is its until dropped.
+pub(super) type Turn = tokio::sync::OwnedMutexGuard<()>;
+
 /// Runs trusted input on a tab, bringing it to the front first, and
-/// answers once the page has handled every event the input sent.
+/// answers once the page has handled every event it sent.
 pub(super) fn with_front_tab(
     browser: &SharedBrowser,
     tab: TabId,
@@ -45,28 +56,43 @@ pub(super) fn with_front_tab(
     let forward = bring_forward(browser, tab);
     glib::MainContext::default().spawn_local(async move {
         let answer = match forward.await {
-            Ok((view, state)) => deliver(view, state, action).await,
+            // Its caller stopped waiting while it waited its turn: the
+            // input is not sent late.
+            Ok(_) if reply.is_closed() => return,
+            Ok((view, state, turn)) => {
+                let answer = deliver(view, state, action).await;
+                drop(turn);
+                answer
+            }
             Err(error) => Err(error),
         };
         let _ = reply.send(answer.map(Output::Value));
     });
 }
 
-/// Brings a tab to the front for input (input needs a mapped, allocated
-/// view: GTK is given a moment to lay out one that was behind). Refused
-/// while the tab is blocked (a dialog), or when it would take the front
-/// from a tab the person works in for an agent.
+/// Waits for the window's turn, then brings a tab to the front for input
+/// (input needs a mapped, allocated view: GTK is given a moment to lay out
+/// one that was behind). Refused while the tab is blocked (a dialog), or
+/// when it would take the front from a tab the person works in for an
+/// agent. The front is the command's until it drops the [`Turn`].
 pub(super) fn bring_forward(
     browser: &SharedBrowser,
     tab: TabId,
-) -> impl std::future::Future<Output = Result<(WebView, Rc<TabState>), ToolError>> {
-    let shown = show_for_input(browser, tab);
+) -> impl std::future::Future<Output = Result<(WebView, Rc<TabState>, Turn), ToolError>> {
+    let turns = browser
+        .borrow()
+        .context_of(tab)
+        .map(|ctx| ctx.input_turn.clone());
+    let browser = browser.clone();
     async move {
-        let (view, state, was_front) = shown?;
+        let turn = turns?.lock_owned().await;
+        // Checked when the turn comes: the tab may have closed meanwhile,
+        // or a dialog opened.
+        let (view, state, was_front) = show_for_input(&browser, tab)?;
         if !was_front {
             glib::timeout_future(LAYOUT_PAUSE).await;
         }
-        Ok((view, state))
+        Ok((view, state, turn))
     }
 }
 
