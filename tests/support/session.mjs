@@ -10,9 +10,19 @@ import { TEST_NSEC, callJson, connectMcp } from './mcp.mjs';
 
 export async function startLoggedIn(opts = {}) {
   const fixtures = await startFixtureServer();
-  const browser = await startBrowser(opts);
-  const mcp = await connectMcp(browser);
-  await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+  let browser;
+  let mcp;
+  try {
+    browser = await startBrowser(opts);
+    mcp = await connectMcp(browser);
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+  } catch (error) {
+    // Nothing left running to keep the test file's process alive.
+    await mcp?.close().catch(() => {});
+    await browser?.stop().catch(() => {});
+    await fixtures.close();
+    throw error;
+  }
   return {
     fixtures,
     browser,
