@@ -97,6 +97,7 @@ fn edges_in_a_process_of_their_own() {
     super::cookies::ffi_edges::run();
     super::message_reply::ffi_edges::run();
     super::settings::ffi_edges::run();
+    super::page_memory::ffi_edges::run();
 
     println!("{HELD}");
     // When the thread that used WebKit ends, WebKit tears its run loop down

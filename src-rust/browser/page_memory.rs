@@ -162,3 +162,45 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+pub(super) mod ffi_edges {
+    use super::super::ffi_harness::{new_view, shown_view, spin_until};
+    use gtk::prelude::GtkWindowExt as _;
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+    use webkit2gtk::{WebProcessTerminationReason, WebViewExt as _};
+
+    /// `webkit_web_view_terminate_web_process` on a view with no page yet,
+    /// twice on one (the second time its process is already gone), and on
+    /// a view whose window is being torn down.
+    pub fn run() {
+        new_view().terminate_web_process();
+
+        let (window, view) = shown_view("<title>alive</title>");
+        let heard: Rc<RefCell<Vec<WebProcessTerminationReason>>> = Rc::default();
+        let ends = heard.clone();
+        view.connect_web_process_terminated(move |_, reason| ends.borrow_mut().push(reason));
+        view.terminate_web_process();
+        assert!(
+            spin_until(Duration::from_secs(10), || !heard.borrow().is_empty()),
+            "the end is heard"
+        );
+        view.terminate_web_process();
+        spin_until(Duration::from_millis(300), || false);
+        assert_eq!(
+            *heard.borrow(),
+            [WebProcessTerminationReason::TerminatedByApi],
+            "one end, by the API, however often it is asked"
+        );
+
+        let (window_2, view_2) = shown_view("<title>going</title>");
+        window_2.close();
+        view_2.terminate_web_process();
+        drop(view_2);
+        window.close();
+        drop(view);
+        spin_until(Duration::from_millis(300), || false);
+    }
+}
