@@ -3,7 +3,8 @@
 //! animation frame), and the input follows at once, with no crossing back
 //! to the tools in between.
 
-use super::front::{bring_forward, deliver, Turn};
+use super::context::Turn;
+use super::front::{bring_forward, deliver};
 use super::tab::TabState;
 use super::{clipboard, delivery, input, script, SharedBrowser};
 use crate::base::error::{ErrorCode, ToolError};

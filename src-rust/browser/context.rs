@@ -5,7 +5,6 @@
 
 use super::chrome::{Chrome, ChromeShared};
 use super::event::UserEvent;
-use super::front::InputTurn;
 use super::settings::AgentSettings;
 use crate::base::context::{ContextInfo, DEFAULT_CONTEXT};
 use crate::base::tab::TabId;
@@ -29,6 +28,12 @@ pub(super) enum WebData {
     /// tabs share it by being created related to a tab of the context.
     Ephemeral,
 }
+
+/// A window's turns at its front tab for trusted input, in the order they
+/// were asked for (tokio's lock is fair): see `front`.
+pub(super) type InputTurn = std::sync::Arc<tokio::sync::Mutex<()>>;
+/// One command's turn: the front is its until dropped.
+pub(super) type Turn = tokio::sync::OwnedMutexGuard<()>;
 
 pub(super) struct Context {
     pub(super) info: ContextInfo,

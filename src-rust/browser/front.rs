@@ -5,6 +5,7 @@
 //! turns at it: a command's turn lasts from bringing its tab forward until
 //! its page has its input, so no other agent's tab comes in front between.
 
+use super::context::Turn;
 use super::input::Hands;
 use super::tab::TabState;
 use super::{clipboard, delivery, input, SharedBrowser};
@@ -15,7 +16,6 @@ use crate::bridge::{Output, Reply};
 use crate::hold::Reach;
 use serde_json::Value;
 use std::rc::Rc;
-use std::sync::Arc;
 use std::time::Duration;
 use webkit2gtk::{WebView, WebViewExt as _};
 
@@ -38,12 +38,6 @@ pub(super) fn with_chord(
         }
     }
 }
-
-/// A window's turns at its front tab, in the order they were asked for
-/// (tokio's lock is fair).
-pub(super) type InputTurn = Arc<tokio::sync::Mutex<()>>;
-/// One command's turn: the front is its until dropped.
-pub(super) type Turn = tokio::sync::OwnedMutexGuard<()>;
 
 /// Runs trusted input on a tab, bringing it to the front first, and
 /// answers once the page has handled every event it sent.
