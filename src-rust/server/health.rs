@@ -162,16 +162,20 @@ mod memory {
     mod tests {
         #[test]
         fn this_process_has_memory_and_a_child_counts_as_a_helper() {
-            let (own, before) = super::pss();
+            let (own, _) = super::pss();
             assert!(own > 0);
             let mut child = std::process::Command::new("sleep")
                 .arg("5")
                 .spawn()
                 .unwrap();
-            let (_, with_child) = super::pss();
+            // Other tests' children come and go meanwhile: the sum holds at
+            // least this one's.
+            let child_pss = super::pss_of(child.id());
+            let (_, helpers) = super::pss();
             let _ = child.kill();
             let _ = child.wait();
-            assert!(with_child > before, "{with_child} <= {before}");
+            assert!(child_pss > 0, "the child has memory");
+            assert!(helpers >= child_pss, "{helpers} < {child_pss}");
         }
     }
 }
