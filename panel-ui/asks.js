@@ -34,7 +34,7 @@ export function initAsks({ call }) {
       h('p', { class: 'ask-who' }, h('strong', { class: 'asker' }), h('span', { class: 'ask-tab muted' })),
       h('p', { class: 'ask-message' }),
       h('p', { class: 'ask-agent warning', hidden: true },
-        'An agent ran its own script in this tab: what you type there may reach it.'),
+        'An agent ran its own script in this tab or routed its requests: what you type there may reach it.'),
       h('div', { class: 'field' },
         h('label', { for: id }, 'Note the agent will read ', h('span', { class: 'optional' }, '(optional, never a password or key)')),
         h('input', { id, name: 'note', type: 'text', autocomplete: 'off', maxlength: '2000' })),

@@ -51,7 +51,7 @@ export function initNostr({ call }) {
       h('p', { class: 'prompt-context muted', hidden: true }),
       h('p', { class: 'prompt-asks' }),
       h('p', { class: 'prompt-agent warning', hidden: true },
-        'An agent ran its own script in this tab: this request may be the agent\'s, not the site\'s. '
+        'An agent ran its own script in this tab or routed its requests: this request may be the agent\'s, not the site\'s. '
         + 'It can be answered just this time, and only by you.'),
       h('div', { class: 'prompt-event', hidden: true },
         h('p', { class: 'prompt-kind muted' }),

@@ -1,5 +1,7 @@
 //! Tabs an agent has run its own script in, in a page's own world (`eval`,
-//! `wait_for_fn`). Such a script can call `window.nostr` as the page, and
+//! `wait_for_fn`), and the tabs of a context whose requests an agent's
+//! routes may answer (a routed page is the agent's script as much as an
+//! `eval`). Such a script can call `window.nostr` as the page, and
 //! can leave timers and listeners behind that call it later, or script the
 //! windows related to its tab by opener; so once marked, a tab stays marked
 //! for the rest of its life, and the tabs related to it are marked with it

@@ -305,7 +305,7 @@ describe('ask_person', { timeout: 300_000 }, () => {
     await call('eval', { script: "document.addEventListener('input', () => {}); 'listening'" });
     const asked = call('ask_person', { message: 'Sign in, please', timeout: 60_000 });
     await waitFor(async () => (await waiting())?.includes('Sign in, please'), 'the bar over the tab');
-    assert.equal((await layout()).ask_warning, '⚠ An agent ran its own script in this tab: what you type here may reach it.');
+    assert.equal((await layout()).ask_warning, '⚠ An agent ran its own script in this tab or routed its requests: what you type here may reach it.');
     const ask = await waitFor(() => pushedAsk('Sign in, please'), 'the request in the panel\'s state');
     assert.equal(ask.agent_scripted, true);
     await agentCall(panel, 'ask_answer', { id: ask.id, answer: 'declined' });

@@ -444,6 +444,50 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
       await chrome.close();
     }
   }));
+
+  // Regression: a page an agent's route answered was the agent's, but its
+  // tab was not marked: the person's "always" for the site signed its call
+  // with no prompt. Last of this browser's tests: routing marks the
+  // person's context for good (its proxy stays engaged).
+  test('a page an agent\'s route answered gets nothing from "always": its request asks the person, marked as possibly the agent\'s', logged(async () => {
+    const promptWith = (content) => waitFor(async () => (await state()).prompts.find((p) => p.content === content),
+      `a prompt to sign "${content}"`);
+    const sign = (content) => `window.nostr.signEvent(${JSON.stringify(note(content))})`;
+    // The person allows the site's own sign:1, always.
+    await callJson(mcp, 'tab_new', { url: appC() });
+    const first = siteCall(sign('the site before any route'), appC());
+    await answer(await promptWith('the site before any route'), true, true);
+    assert.equal((await first).ok, true);
+    const again = await siteCall(sign('the site, no route yet'), appC());
+    assert.equal(verifyEvent(again.value), true, 'the site\'s own call is granted by the decision');
+    await callJson(mcp, 'close');
+    // The agent answers a page of that site with its own.
+    const page = `<!doctype html><title>Routed</title><script>
+      ${sign('from the routed page')}.then(() => { document.title = 'signed'; }, () => { document.title = 'refused'; });
+    </script>`;
+    await callJson(mcp, 'network_route', { url: '**/routed-by-agent.html', action: 'fulfill', body: page, headers: { 'Content-Type': 'text/html' } });
+    try {
+      await callJson(mcp, 'tab_new', { url: `${originC()}/routed-by-agent.html` });
+      const asked = await promptWith('from the routed page');
+      assert.equal(asked.agent_scripted, true, 'marked as possibly the agent\'s');
+      assert.match((await panelCall('window_layout')).nostr_prompts, /from a tab where an agent ran its own script or routed its requests/);
+      // Assistants allowed to answer cannot answer it.
+      await panelCall('nostr_assistant_answers', { allowed: true });
+      try {
+        const byAssistant = await mcp.callTool('nostr_prompts', { id: asked.id, allow: true });
+        assert.equal(byAssistant.structuredContent?.error?.code, 'NOT_ALLOWED', JSON.stringify(byAssistant));
+        assert.match(byAssistant.structuredContent.error.message, /routed its requests.*only the person answers it/);
+      } finally {
+        await panelCall('nostr_assistant_answers', { allowed: false });
+      }
+      await answer(asked, false);
+      await waitFor(async () => (await callJson(mcp, 'get_title')).title === 'refused', 'the page to hear the refusal');
+    } finally {
+      await callJson(mcp, 'network_unroute', { all: true }).catch(() => {});
+      await callJson(mcp, 'close').catch(() => {});
+      await panelCall('nostr_permission_revoke', { origin: originC() });
+    }
+  }));
 });
 
 describe('window.nostr: timeouts, persistence and a NIP-46 bunker', { timeout: 300_000 }, () => {

@@ -753,7 +753,7 @@ describe('control panel', { timeout: 300_000 }, () => {
     await item.waitFor({ state: 'visible' });
     assert.match(await item.innerText(), /An agent calling itself “panel-test-asker” asks you, in tab \d+ \(Sign up\)/);
     await item.locator('.ask-agent').waitFor({ state: 'visible' });
-    assert.equal(await item.locator('.ask-agent').innerText(), 'An agent ran its own script in this tab: what you type there may reach it.');
+    assert.equal(await item.locator('.ask-agent').innerText(), 'An agent ran its own script in this tab or routed its requests: what you type there may reach it.');
     assert.match(await item.locator('.prompt-left').innerText(), /^\d+:\d\d left$/);
     await item.locator('input[name="note"]').fill('use the other card');
     await item.locator('button[data-answer="declined"]').click();

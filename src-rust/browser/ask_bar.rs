@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 /// What the bar says over a tab an agent ran its own script in.
 const SCRIPTED_WARNING: &str =
-    "⚠ An agent ran its own script in this tab: what you type here may reach it.";
+    "⚠ An agent ran its own script in this tab or routed its requests: what you type here may reach it.";
 
 pub struct AskBar {
     pub bar: gtk::Box,

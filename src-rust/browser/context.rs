@@ -50,6 +50,10 @@ pub(super) struct Context {
     pub(super) settings: Rc<AgentSettings>,
     /// Whose trusted input the window's front tab takes now.
     pub(super) input_turn: InputTurn,
+    /// Its requests go through the routing proxy: an agent's routes may
+    /// answer any of its pages, so each of its tabs is the agent's as if
+    /// the agent had run its own script there.
+    pub(super) routed: Cell<bool>,
 }
 
 impl Context {
@@ -91,6 +95,7 @@ impl Context {
             configured: Cell::new(false),
             settings: AgentSettings::new(start_proxy),
             input_turn: InputTurn::default(),
+            routed: Cell::new(false),
         })
     }
 }

@@ -257,6 +257,10 @@ impl Browser {
             &self.agent_scripted,
         ));
         super::budget::register(&state.requests, &state.console);
+        if ctx.routed.get() {
+            // Before its first load: an agent's route may answer it.
+            state.related.mark_agent_scripted();
+        }
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&ctx.settings.offline_script());
             if let Some(script) = ctx.settings.emulation_script() {
@@ -673,6 +677,12 @@ impl Browser {
         access: crate::routes::ProxyAccess,
     ) -> Result<Value, ToolError> {
         let ctx = self.context(context)?;
+        // Marked before the first route is added, so before any page it
+        // answers can commit.
+        ctx.routed.set(true);
+        for tab in self.tabs.iter().filter(|t| t.context == context) {
+            tab.state.related.mark_agent_scripted();
+        }
         ctx.settings.route_through(&self.views_of(context), access)
     }
 

@@ -151,7 +151,9 @@ impl Prompt {
             .map_or(self.origin.as_str(), |(_, h)| h);
         let line = format!("{host} asks to {}", self.capability.describe());
         match (self.agent_scripted, &self.context_name) {
-            (true, _) => format!("{line}, from a tab where an agent ran its own script"),
+            (true, _) => format!(
+                "{line}, from a tab where an agent ran its own script or routed its requests"
+            ),
             (false, Some(name)) => format!("{line}, in context {name}"),
             (false, None) => line,
         }

@@ -105,7 +105,7 @@ With id and allow: answer one, just this time. A person allowed assistants to do
                 if nip07.prompts.agent_scripted(&id) == Some(true) {
                     return Err(ToolError::new(
                         ErrorCode::NotAllowed,
-                        "this request comes from a tab where an agent ran its own script, so it may be an agent's: only the person answers it, in the control panel",
+                        "this request comes from a tab where an agent ran its own script or routed its requests, so it may be an agent's: only the person answers it, in the control panel",
                     ));
                 }
                 let answer = Answer {
