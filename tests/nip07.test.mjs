@@ -55,6 +55,11 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   const promptFrom = (origin, method) => waitFor(async () => (await state()).prompts
     .find((p) => p.origin === origin && (!method || p.method === method)), `a prompt from ${origin}`);
   const answer = (prompt, allow, remember = false) => panelCall('nostr_prompt_answer', { id: prompt.id, allow, remember });
+  /** The waiting prompt whose event has `content`. */
+  const promptWith = (content) => waitFor(async () => (await state()).prompts.find((p) => p.content === content),
+    `a prompt to sign "${content}"`);
+  /** A page's call to sign a note of `content`. */
+  const sign = (content) => `window.nostr.signEvent(${JSON.stringify(note(content))})`;
   const logged = (fn) => withBrowserLog(() => browser, fn);
 
   before(async () => {
@@ -320,10 +325,6 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   // signed as the person, with no prompt.
   test('in a tab an agent ran its own script in, "always" gives nothing: each request asks the person, marked as possibly the agent\'s', logged(async () => {
     const kept = async () => (await state()).permissions.map((d) => `${d.origin} ${d.capability} ${d.allow}`).sort();
-    /** The waiting prompt whose event has `content`. */
-    const promptWith = (content) => waitFor(async () => (await state()).prompts.find((p) => p.content === content),
-      `a prompt to sign "${content}"`);
-    const sign = (content) => `window.nostr.signEvent(${JSON.stringify(note(content))})`;
     // A tab of its own, where no agent ran a script yet. The person allows
     // the site's own sign:1 always, and denies its sign:4 always.
     await callJson(mcp, 'tab_new', { url: appC() });
@@ -450,9 +451,6 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
   // with no prompt. Last of this browser's tests: routing marks the
   // person's context for good (its proxy stays engaged).
   test('a page an agent\'s route answered gets nothing from "always": its request asks the person, marked as possibly the agent\'s', logged(async () => {
-    const promptWith = (content) => waitFor(async () => (await state()).prompts.find((p) => p.content === content),
-      `a prompt to sign "${content}"`);
-    const sign = (content) => `window.nostr.signEvent(${JSON.stringify(note(content))})`;
     // The person allows the site's own sign:1, always.
     await callJson(mcp, 'tab_new', { url: appC() });
     const first = siteCall(sign('the site before any route'), appC());
