@@ -231,30 +231,30 @@ describe('ask_person', { timeout: 300_000 }, () => {
     assert.equal((await call('eval', { script: 'document.title' })).value, 'Submitted');
   });
 
-  test('what a page sends after the person typed into it (during the request) is withheld from network_request', async () => {
-    await ownTab('person-post.html');
-    const sent = async () => {
+  test('what a page sends after the person typed into it (during the request) is withheld from network_request, for good', async () => {
+    const tab = await ownTab('person-post.html');
+    const sent = async (all = false) => {
       const listed = await waitFor(async () => {
-        const seen = await call('network_requests', { url: 'typed=1' });
+        const seen = await call('network_requests', { url: 'typed=1', all, tab: tab.id });
         const last = seen.requests.at(-1);
         return last && !last.pending && seen;
       }, 'the page\'s post');
-      return call('network_request', { id: listed.requests.at(-1).id });
+      return call('network_request', { id: listed.requests.at(-1).id, tab: tab.id });
     };
-    await call('fill', { selector: '#password', value: 'the agent typed this' });
+    await call('fill', { selector: '#note', value: 'the agent typed this' });
     await call('click', { selector: '#send' });
-    assert.equal((await sent()).request_body, 'the agent typed this', 'before the person typed, the body is shown');
-    await call('fill', { selector: '#password', value: '' });
+    assert.equal((await sent()).request_body, 'the agent typed this|', 'before the person typed, the body is shown');
+    await call('fill', { selector: '#note', value: '' });
     await call('network_requests', { mark: true });
 
-    const box = await call('get_box', { selector: '#password' });
-    const asked = call('ask_person', { message: 'Type your password for the post, then Done', timeout: 60_000 });
-    await waitFor(async () => (await waiting())?.includes('Type your password for the post'), 'the bar over the tab');
+    const box = await call('get_box', { selector: '#note' });
+    const asked = call('ask_person', { message: 'Type your code for the post, then Done', timeout: 60_000 });
+    await waitFor(async () => (await waiting())?.includes('Type your code for the post'), 'the bar over the tab');
     const pages = (await layout()).pages;
     click({ x: pages.x + box.x, y: pages.y + box.y, width: box.width, height: box.height });
-    xdo('type', '--delay', '30', 'hunter2');
+    xdo('type', '--delay', '30', 'code 7731');
     await waitFor(async () => {
-      const read = await panel.call('get_value', { selector: '#password' });
+      const read = await panel.call('get_value', { selector: '#note', tab: tab.id });
       return read.ok === false && read.error.code === 'NOT_ALLOWED';
     }, 'the page to take the person\'s typing as theirs');
     click((await layout()).ask_done);
@@ -263,8 +263,15 @@ describe('ask_person', { timeout: 300_000 }, () => {
     await call('click', { selector: '#send' });
     const after = await sent();
     assert.equal(after.request_body, null);
-    assert.match(after.request_body_note, /^withheld: the person typed into this page/);
-    assert.ok(!JSON.stringify(after).includes('hunter2'), JSON.stringify(after));
+    assert.match(after.request_body_note, /^withheld, for good: .*ask_person/);
+    assert.equal(after.withheld, true, 'the request says so in the listing too');
+    assert.ok(!JSON.stringify(after).includes('7731'), JSON.stringify(after));
+    // Leaving the page does not hand it over.
+    await call('open', { url: fixtures.url('links.html') });
+    const later = await sent(true);
+    assert.equal(later.id, after.id);
+    assert.equal(later.request_body, null);
+    assert.ok(!JSON.stringify(later).includes('7731'), JSON.stringify(later));
   });
 
   test('a field the person types into inside a same-origin frame stays theirs for the page\'s reads and the frame\'s', async () => {

@@ -189,13 +189,27 @@ describe('network', { timeout: 180_000 }, () => {
     // A form's own post (a navigation): its entries, as the form encodes them.
     await call('open', { url: suite.fixtures.url('form.html') });
     await call('fill', { selector: '#name', value: 'Ada Lovelace' });
-    await call('fill', { selector: '#password', value: 'pw&1=é' });
+    await call('fill', { selector: '#comments', value: 'pw&1=é' });
     await call('click', { selector: '#create' });
     const posted = (await call('network_requests', { url: '/submit' })).requests.find((r) => r.method === 'POST');
     const post = await call('network_request', { id: posted.id });
     const fields = new URLSearchParams(post.request_body);
-    assert.deepEqual([fields.get('name'), fields.get('password')], ['Ada Lovelace', 'pw&1=é'], post.request_body);
+    assert.deepEqual([fields.get('name'), fields.get('comments')], ['Ada Lovelace', 'pw&1=é'], post.request_body);
     assert.match(post.request_body_note, /the form's entries/);
+
+    // A form holding a password: its post is withheld, whoever typed it (the site gets it).
+    await call('open', { url: suite.fixtures.url('form.html') });
+    await call('fill', { selector: '#name', value: 'Grace' });
+    await call('fill', { selector: '#password', value: 'agent-typed-secret' });
+    await call('click', { selector: '#create' });
+    await waitFor(async () => (await call('get_title')).title === 'Submitted', 'the form to be sent');
+    assert.equal(suite.fixtures.submitted().at(-1).password, 'agent-typed-secret');
+    const secret = (await call('network_requests', { url: '/submit' })).requests.find((r) => r.method === 'POST');
+    const withheld = await call('network_request', { id: secret.id });
+    assert.equal(withheld.request_body, null, JSON.stringify(withheld));
+    assert.match(withheld.request_body_note, /^withheld, for good: .*password/);
+    const { body: _shownBack, ...request } = withheld; // the site's answer shows it back
+    assert.ok(!JSON.stringify(request).includes('agent-typed-secret'), JSON.stringify(request));
   }));
 
   it('exports the tab\'s requests as HAR 1.2 that har-validator accepts (the person\'s, from the panel)', { timeout: 60_000 }, logged(async () => {

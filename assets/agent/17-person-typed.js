@@ -75,7 +75,8 @@
     const path = event.composedPath();
     const el = path.length ? path[0] : event.target;
     if (!isFormField(el) || isPersonTyped(el)) return;
-    typedHandler.postMessage('typed').then((answer) => {
+    // Typing into a password field, whoever types, withholds what the page sends from then on.
+    typedHandler.postMessage(isPassword(el) ? 'typed-password' : 'typed').then((answer) => {
       if (answer === 'asked') markPersonTyped(el);
     }, () => {});
   }

@@ -144,9 +144,7 @@ pub(super) fn execute(
             let _ = reply.send(detail.map(Output::Value));
         }),
         Command::NetworkBody { tab, id } => on_tab(browser, tab, reply, |t, reply| {
-            // What the person typed into the page (ask_person) may be in what it sends.
-            let withhold_sent = t.state.related.person_typed_in().is_some();
-            network_body::read(&t.webkit, &t.state.requests, id, withhold_sent, reply)
+            network_body::read(&t.webkit, &t.state.requests, id, reply)
         }),
         Command::Cookies { tab, op } => on_tab(browser, tab, reply, |t, reply| {
             cookies::run(&t.webkit, op, reply, limit)

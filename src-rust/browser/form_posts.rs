@@ -1,9 +1,10 @@
 //! What a submitted form sends, for its POST in the tab's network log
-//! (WebKit hands over no body of a form's submission). The agent's world
-//! in every frame (`assets/form-posts.js`) reports each form as it is
-//! submitted: its address, encoding and entries, read from the page's
+//! (WebKit hands over no body of a form's submission). The agent library
+//! in every frame (`assets/agent/18-form-posts.js`) reports each form as it
+//! is submitted: its address, encoding and entries, read from the page's
 //! `formdata` event. The report waits here until the POST it describes
-//! starts, and becomes that request's body.
+//! starts, and becomes that request's body. A form holding a password is
+//! reported by its entries' names only, and its post is withheld.
 //!
 //! Why not WebKit's own list: `webkit_form_submission_request_list_text_fields`
 //! (and the deprecated `_get_text_fields`) read `priv->textFieldNames->len`,
@@ -20,11 +21,11 @@ use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::rc::Rc;
 use std::time::{Duration, Instant};
-use webkit2gtk::{UserContentManager, UserScript};
+use webkit2gtk::UserContentManager;
+use zeroize::Zeroize as _;
 
-/// The message handler `form-posts.js` posts to.
+/// The message handler `18-form-posts.js` posts to.
 const HANDLER: &str = "sovereignForm";
-const SOURCE: &str = include_str!("../../assets/form-posts.js");
 
 /// Entries kept of one form, and characters of their names and values
 /// together (the script cuts there too; a report past them is refused).
@@ -79,9 +80,11 @@ pub struct FormPost {
     pub fields: Vec<Field>,
     /// Entries past the bounds were left out.
     pub truncated: bool,
+    /// It held a password: the page sent its entries' names only.
+    pub secret: bool,
 }
 
-/// The report `form-posts.js` sends.
+/// The report `18-form-posts.js` sends.
 #[derive(Deserialize)]
 struct Report {
     action: String,
@@ -89,6 +92,8 @@ struct Report {
     fields: Vec<Vec<serde_json::Value>>,
     #[serde(default)]
     truncated: bool,
+    #[serde(default)]
+    secret: bool,
 }
 
 impl FormPost {
@@ -118,7 +123,16 @@ impl FormPost {
             encoding: Encoding::of(&report.enctype),
             fields,
             truncated: report.truncated,
+            secret: report.secret,
         })
+    }
+
+    /// Keeps the entries' names only (a file's name is a value too); the
+    /// values' memory is overwritten, as a secret's is.
+    pub fn forget_values(&mut self) {
+        for field in &mut self.fields {
+            field.value.zeroize();
+        }
     }
 
     /// The entries as `application/x-www-form-urlencoded` writes them
@@ -179,11 +193,6 @@ impl FormPosts {
 
 fn without_fragment(url: &str) -> &str {
     url.split_once('#').map_or(url, |(before, _)| before)
-}
-
-/// The form-posts script for a tab's pages (every frame, the agent's world).
-pub fn script() -> UserScript {
-    agent_world::script_in_every_frame(SOURCE)
 }
 
 /// Hears one tab's pages (and, as WebKit routes them, its related tabs').
@@ -263,6 +272,7 @@ mod tests {
             encoding: Encoding::UrlEncoded,
             fields: vec![],
             truncated: false,
+            secret: false,
         }
     }
 

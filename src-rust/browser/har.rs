@@ -6,6 +6,7 @@
 
 use super::form_posts::{Encoding, FormPost};
 use super::network::{Entry, Headers, NetworkLog};
+use super::related::Secret;
 use serde_json::{json, Value};
 
 /// The log as HAR 1.2 pages and entries (of the current page, or all
@@ -66,9 +67,15 @@ fn entry(entry: &Entry) -> Value {
     if let Some(failure) = &entry.failure {
         out["_failure"] = failure.clone().into();
     }
-    if let Some(form) = &entry.sent_form {
-        out["request"]["bodySize"] = form.urlencoded().len().into();
-        out["request"]["postData"] = post_data(form);
+    match (&entry.sent_form, entry.withheld) {
+        (Some(form), Some(secret)) => {
+            out["request"]["postData"] = withheld(form, secret);
+        }
+        (Some(form), None) => {
+            out["request"]["bodySize"] = form.urlencoded().len().into();
+            out["request"]["postData"] = post_data(form);
+        }
+        (None, _) => {}
     }
     out
 }
@@ -89,6 +96,16 @@ fn post_data(form: &FormPost) -> Value {
         data["text"] = form.urlencoded().into();
     }
     data
+}
+
+/// A withheld form's post: its entries' names, no value, and why.
+fn withheld(form: &FormPost, secret: Secret) -> Value {
+    let params: Vec<Value> = form
+        .fields
+        .iter()
+        .map(|f| json!({"name": f.name}))
+        .collect();
+    json!({"mimeType": form.encoding.mime(), "params": params, "comment": secret.note()})
 }
 
 /// A page of the tab, as HAR names it.
@@ -222,6 +239,7 @@ mod tests {
                 field("pw", "a&1", false),
             ],
             truncated: false,
+            secret: false,
         };
         let posted = post_data(&form);
         assert_eq!(posted["params"][1], json!({"name": "pw", "value": "a&1"}));

@@ -12,6 +12,7 @@
 
 use super::budget::{self, Budgeted};
 use super::form_posts::FormPost;
+use super::related::Secret;
 use crate::base::bounded;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
@@ -82,6 +83,8 @@ pub struct Entry {
     pub sent_form: Option<FormPost>,
     /// The route (network_route) that answered or changed it.
     pub routed: Option<u64>,
+    /// Why what it sent is never handed to an agent, if it is not.
+    pub withheld: Option<Secret>,
 }
 
 impl Entry {
@@ -110,6 +113,10 @@ impl Entry {
         }
         if let Some(route) = self.routed {
             out.insert("routed".into(), route.into());
+        }
+        // What it sent is never shown (network_request says why).
+        if self.withheld.is_some() {
+            out.insert("withheld".into(), true.into());
         }
         Value::Object(out)
     }
@@ -271,6 +278,8 @@ pub struct Started {
     pub headers: Headers,
     pub main_document: bool,
     pub resource: Option<WebResource>,
+    /// What it may carry that no agent may read (`Related::secret_held`).
+    pub withheld: Option<Secret>,
 }
 
 impl NetworkLog {
@@ -311,6 +320,7 @@ impl NetworkLog {
             resource: request.resource,
             sent_form: None,
             routed: None,
+            withheld: request.withheld,
         };
         entry.keep_handle_only_if_whole(whole_url && !headers_cut);
         entry.bytes = entry.count_bytes();
@@ -377,9 +387,18 @@ impl NetworkLog {
         }
     }
 
-    /// The form request `id` submitted.
-    pub fn form_sent(&self, id: u64, form: FormPost) {
-        self.with(id, |entry| entry.sent_form = Some(form));
+    /// The form request `id` submitted. A form holding a password makes
+    /// the request withheld; a withheld request keeps only its entries' names.
+    pub fn form_sent(&self, id: u64, mut form: FormPost) {
+        self.with(id, |entry| {
+            if form.secret {
+                entry.withheld = entry.withheld.or(Some(Secret::Password));
+            }
+            if entry.withheld.is_some() {
+                form.forget_values();
+            }
+            entry.sent_form = Some(form);
+        });
     }
 
     /// Method, URL and kind of request `id`, while it has no form's body.
@@ -394,17 +413,19 @@ impl NetworkLog {
 
     /// A redirect answered `id`; the next hop is a new entry, whose id this gives.
     pub fn redirect(&self, id: u64, status: u32, headers: Headers, next: Started) -> u64 {
-        let mut main_document = false;
+        let (mut main_document, mut withheld) = (false, None);
         let (headers, _) = cut_headers(headers);
         self.with(id, |entry| {
             entry.status = Some(status);
             entry.response_headers = headers;
             entry.end(Phase::Redirected);
             main_document = entry.main_document;
+            withheld = entry.withheld;
         });
         let next_id = self.push(
             Started {
                 main_document,
+                withheld: next.withheld.or(withheld),
                 ..next
             },
             Some(id),
@@ -521,7 +542,68 @@ mod tests {
             headers: vec![("Sec-Fetch-Dest".into(), dest.into())],
             main_document,
             resource: None,
+            withheld: None,
         }
+    }
+
+    fn form(secret: bool) -> FormPost {
+        FormPost::parse(
+            &serde_json::json!({
+                "action": "http://a.test/in",
+                "enctype": "",
+                "fields": [["user", "ada"], ["note", if secret { "" } else { "hi" }]],
+                "secret": secret,
+            })
+            .to_string(),
+        )
+        .expect("a report")
+    }
+
+    #[test]
+    fn what_a_request_sent_is_withheld_as_it_started_and_stays_so() {
+        let log = NetworkLog::default();
+        // A form holding a password: withheld, whenever it started.
+        let post = log.start(request("http://a.test/in", "document", true));
+        log.form_sent(post, form(true));
+        assert_eq!(log.read(post, |e| e.withheld), Some(Some(Secret::Password)));
+        // Started while the page held the person's typing: its form keeps
+        // no value, and the redirect that follows is withheld too.
+        let typed = log.start(Started {
+            withheld: Some(Secret::PersonTyped),
+            ..request("http://a.test/in", "document", true)
+        });
+        log.form_sent(typed, form(false));
+        let values = log.read(typed, |e| {
+            let sent = e.sent_form.as_ref().expect("the form");
+            sent.fields
+                .iter()
+                .map(|f| f.value.clone())
+                .collect::<Vec<_>>()
+        });
+        assert_eq!(values, Some(vec![String::new(), String::new()]));
+        let next = log.redirect(
+            typed,
+            303,
+            Vec::new(),
+            request("http://a.test/done", "document", true),
+        );
+        assert_eq!(
+            log.read(next, |e| e.withheld),
+            Some(Some(Secret::PersonTyped))
+        );
+        assert_eq!(
+            log.list(0, true, usize::MAX)["requests"][2]["withheld"],
+            true
+        );
+        // A request of its own: shown.
+        let plain = log.start(request("http://a.test/in", "document", true));
+        log.form_sent(plain, form(false));
+        assert_eq!(log.read(plain, |e| e.withheld), Some(None));
+        assert_eq!(
+            log.read(plain, |e| e.sent_form.clone().unwrap().urlencoded())
+                .unwrap(),
+            "user=ada&note=hi"
+        );
     }
 
     #[test]

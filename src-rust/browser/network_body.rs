@@ -7,6 +7,7 @@
 
 use super::form_posts::{Encoding, FormPost};
 use super::network::{Entry, NetworkLog, Phase};
+use super::related::Secret;
 use crate::base::bounded;
 use crate::base::error::ToolError;
 use crate::bridge::{Body, Output, Reply, Sent};
@@ -136,21 +137,21 @@ fn without_fragment(url: &str) -> &str {
     url.split_once('#').map_or(url, |(before, _)| before)
 }
 
-/// Answers `reply` with request `id`'s body. `withhold_sent`: the person
-/// typed into the page during an agent's request for them, so what the
-/// page sends may carry it; the request's body is not handed over.
-pub fn read(view: &WebView, log: &NetworkLog, id: u64, withhold_sent: bool, reply: Reply) {
-    let Some((plan, form)) = log.read(id, |entry| (plan(entry), entry.sent_form.clone())) else {
+/// Answers `reply` with request `id`'s body. What a request marked
+/// withheld as it started (`Related::secret_held`) sent is not handed over.
+pub fn read(view: &WebView, log: &NetworkLog, id: u64, reply: Reply) {
+    let kept = log.read(id, |entry| {
+        (plan(entry), entry.sent_form.clone(), entry.withheld)
+    });
+    let Some((plan, form, withheld)) = kept else {
         let _ = reply.send(Err(not_kept(log, id)));
         return;
     };
-    // A form's post: its entries are what the request sent.
     let answer = move |mut body: Body| {
-        if let Some(form) = form {
-            body.sent = Some(form_sent(form));
-        }
-        if withhold_sent {
-            body = withheld(body);
+        match withheld {
+            Some(secret) => body.sent = Some(withheld_sent(secret)),
+            // A form's post: its entries are what the request sent.
+            None => body.sent = form.map(form_sent).or(body.sent),
         }
         let _ = reply.send(Ok(Output::Body(body)));
     };
@@ -216,17 +217,14 @@ fn form_sent(form: FormPost) -> Sent {
     }
 }
 
-/// The body without what the request sent, said so.
-fn withheld(mut body: Body) -> Body {
-    if body.sent.is_some() {
-        body.sent = Some(Sent {
-            bytes: None,
-            truncated: false,
-            note: Some("withheld: the person typed into this page while an agent's request (ask_person) waited, and what the page sends may carry it; it is shown again once the page is left".into()),
-            mime: None,
-        });
+/// What a withheld request sent, as it is shown: nothing, and why.
+fn withheld_sent(secret: Secret) -> Sent {
+    Sent {
+        bytes: None,
+        truncated: false,
+        note: Some(secret.note().into()),
+        mime: None,
     }
-    body
 }
 
 fn gone() -> Body {
@@ -346,6 +344,7 @@ mod tests {
                 .collect(),
             main_document: false,
             resource: None,
+            withheld: None,
         });
         log.read(id, made_from).unwrap()
     }

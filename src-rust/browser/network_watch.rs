@@ -25,7 +25,7 @@ pub fn watch(view: &WebView, state: &Rc<TabState>, routed: RoutedBy) {
         let id = state.requests.start(Started {
             main_document,
             resource: Some(resource.clone()),
-            ..started(request)
+            ..started(request, &state)
         });
         attach_form(&state, id);
         state.network_changed(NetworkChange::Started);
@@ -51,8 +51,9 @@ fn attach_form(state: &TabState, id: u64) {
     }
 }
 
-/// What a request says of itself as it starts.
-fn started(request: &URIRequest) -> Started {
+/// What a request says of itself as it starts, and what its tab's pages
+/// hold then that it may carry.
+fn started(request: &URIRequest, state: &TabState) -> Started {
     Started {
         method: request
             .http_method()
@@ -61,6 +62,7 @@ fn started(request: &URIRequest) -> Started {
         headers: headers(request.http_headers()),
         main_document: false,
         resource: None,
+        withheld: state.related.secret_held(),
     }
 }
 
@@ -90,7 +92,7 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
                     i.get(),
                     response.status_code(),
                     headers(response.http_headers()),
-                    started(&request),
+                    started(&request, &state),
                 );
                 i.set(next);
                 state.network_changed(NetworkChange::Redirected);

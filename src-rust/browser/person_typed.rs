@@ -7,6 +7,11 @@
 //! document. A script an agent runs in a page's own world could still read
 //! them, so such scripts are refused in the tab, and in the tabs related to
 //! it by opener (which can reach it), until its page is left.
+//!
+//! What such a page sends is withheld from agents for good: every request a
+//! page of the group starts while it holds the person's typing (or a
+//! password anyone typed) is marked as it starts (`Related::secret_held`),
+//! and its body is never handed over, the form's post included.
 
 use super::agent_world::AGENT_WORLD;
 use super::message_reply;
@@ -21,6 +26,9 @@ use webkit2gtk::UserContentManager;
 
 /// The message handler the agent library posts to, in its world.
 const HANDLER: &str = "sovereignTyped";
+/// What the agent library posts for typing into a password field (it posts
+/// "typed" for any other field).
+const PASSWORD: &str = "typed-password";
 /// The answer for a field the person typed into during an ask.
 const ASKED: &str = "asked";
 
@@ -35,8 +43,15 @@ pub fn listen(
     front: Rc<Cell<TabId>>,
 ) {
     let related = state.related.clone();
-    message_reply::listen(manager, HANDLER, AGENT_WORLD, move |_, answer| {
+    message_reply::listen(manager, HANDLER, AGENT_WORLD, move |text, answer| {
         let members = related.members();
+        let front = Some(front.get()).filter(|tab| members.contains(tab));
+        if text == PASSWORD {
+            // Keys go to the front tab; failing that, any member may hold it.
+            for tab in front.map_or_else(|| members.clone(), |tab| vec![tab]) {
+                related.note_password_typed(tab);
+            }
+        }
         let asked: Vec<TabId> = members
             .iter()
             .copied()
@@ -46,11 +61,7 @@ pub fn listen(
             answer.send("");
             return;
         }
-        let typed_in = match members.contains(&front.get()) {
-            true => vec![front.get()],
-            false => asked,
-        };
-        for tab in typed_in {
+        for tab in front.map_or(asked, |tab| vec![tab]) {
             related.note_person_typed(tab);
         }
         answer.send(ASKED);

@@ -4,13 +4,35 @@
 //! messages of one to the other's handlers. So what concerns the scripts
 //! that can reach a tab is kept for the whole group: whether an agent ran
 //! its own script in a page's world in any of them, and which of them hold
-//! a page the person typed into while an agent's request waited.
+//! a page the person typed into while an agent's request waited, or a page
+//! someone typed a password into.
 
 use crate::agent_scripts::AgentScripted;
 use crate::base::tab::TabId;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 use std::sync::Arc;
+
+/// Why what a request sends is withheld from agents, for good.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Secret {
+    /// It started while a page of its group held what the person typed
+    /// during an agent's request (ask_person).
+    PersonTyped,
+    /// It started while a page of its group had a password typed into it,
+    /// or it is the post of a form with a password in it.
+    Password,
+}
+
+impl Secret {
+    /// Said where the body would be.
+    pub fn note(self) -> &'static str {
+        match self {
+            Secret::PersonTyped => "withheld, for good: this request started while a page that can reach it held what the person typed during an agent's request (ask_person), and it may carry it; no agent gets what it sent",
+            Secret::Password => "withheld, for good: this request started while a page that can reach it had a password typed into it (or it posted a form holding one), and it may carry it; no agent gets what it sent",
+        }
+    }
+}
 
 /// One group of related tabs (main thread only).
 pub struct Related {
@@ -20,6 +42,8 @@ pub struct Related {
     /// Members whose page holds fields the person typed into while an
     /// agent's request (ask_person) waited, until each leaves that page.
     person_typed: RefCell<Vec<TabId>>,
+    /// Members whose page had a password typed into it, until each leaves it.
+    password_typed: RefCell<Vec<TabId>>,
     /// Where the mark is published for window.nostr and the ask bar.
     marks: Arc<AgentScripted>,
 }
@@ -31,6 +55,7 @@ impl Related {
             members: RefCell::new(vec![first]),
             agent_scripted: Cell::new(false),
             person_typed: RefCell::new(Vec::new()),
+            password_typed: RefCell::new(Vec::new()),
             marks: marks.clone(),
         })
     }
@@ -56,15 +81,30 @@ impl Related {
 
     /// `tab`'s page now holds what the person typed during an ask.
     pub fn note_person_typed(&self, tab: TabId) {
-        let mut typed = self.person_typed.borrow_mut();
-        if !typed.contains(&tab) {
-            typed.push(tab);
-        }
+        add(&self.person_typed, tab);
+    }
+
+    /// Someone typed into a password field of `tab`'s page.
+    pub fn note_password_typed(&self, tab: TabId) {
+        add(&self.password_typed, tab);
     }
 
     /// `tab` left its page (a new document, or the tab closed).
     pub fn page_left(&self, tab: TabId) {
         self.person_typed.borrow_mut().retain(|t| *t != tab);
+        self.password_typed.borrow_mut().retain(|t| *t != tab);
+    }
+
+    /// What a request a page of the group starts now may carry, that no
+    /// agent may read: the group's scripts can reach every member's fields.
+    pub fn secret_held(&self) -> Option<Secret> {
+        if !self.person_typed.borrow().is_empty() {
+            return Some(Secret::PersonTyped);
+        }
+        if !self.password_typed.borrow().is_empty() {
+            return Some(Secret::Password);
+        }
+        None
     }
 
     /// A member whose page holds what the person typed during an ask.
@@ -77,5 +117,12 @@ impl Related {
     pub fn mark_agent_scripted(&self) {
         self.agent_scripted.set(true);
         self.marks.mark(self.members.borrow().iter().copied());
+    }
+}
+
+fn add(tabs: &RefCell<Vec<TabId>>, tab: TabId) {
+    let mut tabs = tabs.borrow_mut();
+    if !tabs.contains(&tab) {
+        tabs.push(tab);
     }
 }

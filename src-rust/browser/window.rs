@@ -267,7 +267,6 @@ impl Browser {
                 manager.add_script(&script);
             }
             manager.add_script(&self.input_script);
-            manager.add_script(&form_posts::script());
             receipts::listen(&manager, &state.input);
             form_posts::listen(&manager, &state.forms);
             person_typed::listen(&manager, &state, self.asks.clone(), ctx.front.clone());
