@@ -112,6 +112,47 @@ describe('recording', { timeout: 180_000 }, () => {
     for (const { file } of files) assert.equal(statSync(file).mode & 0o077, 0, `${file} is owner-only`);
   });
 
+  it('keeps what sites and pages hold by its shape only: no cookie, header, body or storage value', async () => {
+    const profile = path.join(dir, 'shapes');
+    const browser = await startBrowser({ baseArgs: ['--headless', '--no-panel', '--port', '0', '--profile', profile] });
+    const panel = await connectPanel(browser);
+    const mcp = await connectMcp(browser, { name: 'shapes-agent' });
+    const values = ['ck-value-0193', 'st-value-5521', 'ev-value-7730', 'qs-value-4410', 'hd-value-8812'];
+    try {
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(mcp, 'open', { url: fixtures.url(`/set-cookie?name=sid&value=${values[0]}&key=${values[4]}`) });
+      const cookies = await callJson(mcp, 'cookies_get');
+      assert.ok(JSON.stringify(cookies).includes(values[0]), 'the agent gets the value');
+      const listed = await callJson(mcp, 'network_requests', { url: 'set-cookie' });
+      const request = await callJson(mcp, 'network_request', { id: listed.requests.at(-1).id });
+      assert.equal(request.response_headers['X-Api-Key'], values[4]);
+      await callJson(mcp, 'eval', { script: `localStorage.setItem('jwt', '${values[1]}'); 1` });
+      await callJson(mcp, 'storage_local_get');
+      await callJson(mcp, 'eval', { script: `'${values[2]}'` });
+      await callJson(mcp, 'open', { url: fixtures.url(`/form.html?token=${values[3]}`) });
+      await callJson(mcp, 'get_url');
+
+      const session = await waitFor(async () => (await panel.call('record_sessions', {})).result.sessions
+        .find((s) => s.client === 'shapes-agent' && s.steps >= 9), 'the recorded session');
+      const steps = (await panel.call('record_steps', { session: session.session })).result.steps;
+      const byTool = (tool) => steps.filter((s) => s.tool === tool).at(-1);
+      // What stays: names, counts, ids, status.
+      const cookie = byTool('cookies_get').result.cookies.find((c) => c.name === 'sid');
+      assert.equal(cookie.value, `[${values[0].length} chars]`);
+      assert.equal(byTool('network_request').result.status, 200);
+      assert.equal(byTool('network_request').result.response_headers['X-Api-Key'], `[${values[4].length} chars]`, 'header names stay');
+      assert.equal(byTool('get_url').result.url, fixtures.url('/form.html'), 'an address without its query');
+      // What goes: every value a site or page gave (the agent's own arguments are its words, kept).
+      for (const step of steps) {
+        for (const value of values) assert.ok(!JSON.stringify(step.result ?? null).includes(value), `${value} in ${step.tool}'s result: ${JSON.stringify(step.result)}`);
+      }
+    } finally {
+      panel.close();
+      await mcp.close();
+      await browser.stop();
+    }
+  });
+
   it('keeps nothing with --no-record, and the person can clear what was kept', async () => {
     const off = await startBrowser({ args: ['--no-record'] });
     try {

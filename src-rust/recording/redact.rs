@@ -1,7 +1,10 @@
-//! What a recording may keep of a call's arguments and result: secrets
+//! What a recording may keep of a call's arguments and result, cut to a
+//! bound. Arguments are the agent's own words: they are kept, with secrets
 //! (keys, seed words, passwords, bunker and bearer secrets, header values,
-//! what was typed into a password field) are replaced by a marker, and
-//! everything is cut to a bound.
+//! what was typed into a password field) replaced by a marker. A result
+//! carries what pages and sites hold (cookies, headers, bodies, storage,
+//! text): it is kept by its shape only, whatever the tool: numbers,
+//! booleans and names of things, every other text by its length.
 
 use serde_json::{Map, Value};
 
@@ -40,10 +43,69 @@ pub fn arguments(args: &Value, typed_secret: bool) -> Value {
     kept(args, typed_secret, 0)
 }
 
-/// A result as a recording keeps it (the value a password field holds is
-/// a secret as the typing was).
+/// Keys whose text names or locates something rather than carrying a
+/// page's or a site's content: a result keeps their text.
+const NAMING_KEYS: [&str; 14] = [
+    "id", "ref", "role", "name", "tool", "code", "method", "type", "kind", "mime", "status",
+    "state", "answer", "since",
+];
+/// Keys holding an address: a result keeps it without its query and
+/// fragment, which may carry a token.
+const ADDRESS_KEYS: [&str; 4] = ["url", "final_url", "redirected_from", "path"];
+
+/// A result as a recording keeps it: its shape (see the module). The
+/// value a password field holds is a secret as the typing was.
 pub fn result(value: &Value, typed_secret: bool) -> Value {
-    kept(value, typed_secret, 0)
+    shape(value, None, typed_secret, 0)
+}
+
+/// `value`, found under `key`, as its shape.
+fn shape(value: &Value, key: Option<&str>, typed_secret: bool, depth: usize) -> Value {
+    let key = key.map(str::to_ascii_lowercase);
+    let key = key.as_deref();
+    let secret =
+        key.is_some_and(|k| SECRET_KEYS.contains(&k) || (typed_secret && TYPED_KEYS.contains(&k)));
+    match value {
+        Value::Null | Value::Bool(_) | Value::Number(_) => value.clone(),
+        _ if secret => MARKER.into(),
+        Value::String(text) => match key {
+            Some(k) if NAMING_KEYS.contains(&k) => Value::String(cut(text)),
+            Some(k) if ADDRESS_KEYS.contains(&k) => Value::String(cut(address(text))),
+            _ => format!("[{} chars]", text.chars().count()).into(),
+        },
+        Value::Array(items) if depth >= DEPTH_MAX => format!("[{} items]", items.len()).into(),
+        Value::Object(map) if depth >= DEPTH_MAX => format!("{{{} fields}}", map.len()).into(),
+        // An array's items are what the key names (a list of cookies).
+        Value::Array(items) => {
+            let mut out: Vec<Value> = items
+                .iter()
+                .take(ITEMS_MAX)
+                .map(|v| shape(v, key, typed_secret, depth + 1))
+                .collect();
+            if items.len() > ITEMS_MAX {
+                out.push(format!("[{} more]", items.len() - ITEMS_MAX).into());
+            }
+            Value::Array(out)
+        }
+        Value::Object(map) => {
+            let mut out = Map::new();
+            for (k, v) in map.iter().take(ITEMS_MAX) {
+                out.insert(cut(k), shape(v, Some(k), typed_secret, depth + 1));
+            }
+            if map.len() > ITEMS_MAX {
+                out.insert(
+                    "…".into(),
+                    format!("{} more fields", map.len() - ITEMS_MAX).into(),
+                );
+            }
+            Value::Object(out)
+        }
+    }
+}
+
+/// An address without what follows its path.
+fn address(text: &str) -> &str {
+    text.split(['?', '#']).next().unwrap_or_default()
 }
 
 fn kept(value: &Value, typed_secret: bool, depth: usize) -> Value {
@@ -151,6 +213,41 @@ mod tests {
         assert_eq!(arguments(&args, true)["value"], MARKER);
         assert_eq!(arguments(&args, false)["value"], "s3cret!");
         assert_eq!(result(&json!({"value": "s3cret!"}), true)["value"], MARKER);
+    }
+
+    #[test]
+    fn a_result_is_kept_by_its_shape_whatever_the_tool() {
+        let got = json!({
+            "cookies": [{"name": "sid", "value": "s3ss10n", "domain": "a.test", "httpOnly": true}],
+            "url": "https://a.test/in?token=abc#x",
+            "status": 200,
+            "response_headers": {"Set-Cookie": "sid=s3ss10n", "X-Api-Key": "k3y"},
+            "request_body": "user=ada&password=hunter2",
+            "items": [{"key": "jwt", "value": "eyJ"}],
+            "new_tabs": [3, 4],
+            "text": "page text",
+        });
+        let kept = result(&got, false);
+        let text = kept.to_string();
+        for secret in [
+            "s3ss10n",
+            "k3y",
+            "hunter2",
+            "eyJ",
+            "token=abc",
+            "page text",
+            "a.test\"",
+        ] {
+            assert!(!text.contains(secret), "{secret} in {text}");
+        }
+        assert_eq!(kept["cookies"][0]["name"], "sid", "names stay");
+        assert_eq!(kept["cookies"][0]["value"], "[7 chars]");
+        assert_eq!(kept["cookies"][0]["httpOnly"], true);
+        assert_eq!(kept["url"], "https://a.test/in");
+        assert_eq!(kept["status"], 200);
+        assert_eq!(kept["response_headers"]["X-Api-Key"], "[3 chars]");
+        assert_eq!(kept["new_tabs"], json!([3, 4]), "counts and ids stay");
+        assert_eq!(kept["text"], "[9 chars]");
     }
 
     #[test]

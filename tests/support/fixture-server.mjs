@@ -246,11 +246,14 @@ async function handle(root, holds, submitted, served, req, res) {
   }
 
   if (u.pathname === '/set-cookie') {
-    // Sets the cookie named in the query, HttpOnly when asked.
+    // Sets the cookie named in the query, HttpOnly when asked; answers with an X-Api-Key when given one.
     const name = u.searchParams.get('name') || 'session';
     const value = u.searchParams.get('value') || 'abc';
     const flags = u.searchParams.get('httponly') ? '; HttpOnly' : '';
-    res.writeHead(200, { 'Content-Type': TYPES['.html'], 'Set-Cookie': `${name}=${value}; Path=/${flags}` });
+    const key = u.searchParams.get('key');
+    res.writeHead(200, {
+      'Content-Type': TYPES['.html'], 'Set-Cookie': `${name}=${value}; Path=/${flags}`, ...(key ? { 'X-Api-Key': key } : {}),
+    });
     res.end(`<!doctype html><html><head><meta charset="utf-8"><title>Cookie set</title></head><body><p>Set ${escapeHtml(name)}</p></body></html>\n`);
     return;
   }
