@@ -103,6 +103,34 @@ describe('flows: recorded, exported, replayed without a model', { timeout: 300_0
     const unset = await sovereign(['replay', flowFile()]);
     assert.equal(unset.code, 2);
     assert.match(unset.stderr, /--set password=\.\.\. \(a secret/);
+    // The origins it opens are said before it runs.
+    assert.match(same.stdout, new RegExp(`^this flow opens ${new URL(sites.same.url('/')).origin}\n`));
+    assert.match(moved.stdout, new RegExp(`^this flow opens ${new URL(sites.moved.url('/')).origin}\n`));
+  }));
+
+  it('a shared flow file gets no agent powers: only what export writes is done, with its arguments checked', { timeout: 60_000 }, logged(async () => {
+    const flow = JSON.parse(readFileSync(flowFile(), 'utf8'));
+    const before = (await callJson(mcp, 'get_url')).url;
+    const edited = path.join(dir, 'edited.flow.json');
+    const routed = (await callJson(mcp, 'network_routes')).routes.length;
+    for (const [step, why] of [
+      [{ n: 90, tool: 'eval', args: { script: "document.title = 'flow ran a script'" } }, /a replay does only what export writes/],
+      [{ n: 91, tool: 'network_route', args: { url: '**', body: 'owned' } }, /a replay does only what export writes/],
+      [{ n: 92, tool: 'login', args: { method: 'local', nsec: TEST_NSEC } }, /a replay does only what export writes/],
+      [{ n: 93, tool: 'open', args: { url: 'file:///etc/passwd' } }, /its url must be an http or https address/],
+      [{ n: 94, tool: 'open', args: { url: sites.same.url('/shop.html'), context: 'default' } }, /no argument "context"/],
+      [{ n: 95, tool: 'click', target: { role: 'button', name: 'Sign in' }, args: { modifiers: ['Control'] } }, /no other arguments/],
+    ]) {
+      // The bad step last: nothing before it runs either.
+      writeFileSync(edited, JSON.stringify({ ...flow, steps: [...flow.steps, step] }));
+      const out = await sovereign(['replay', edited, '--set', `password=${PASSWORD}`]);
+      assert.equal(out.code, 2, `${step.tool}: ${out.stdout}${out.stderr}`);
+      assert.match(out.stderr, new RegExp(`step ${flow.steps.length + 1} \\(${step.tool}\\) is not one \`sovereign record export\` writes`));
+      assert.match(out.stderr, why);
+      assert.equal(out.stdout, '', 'nothing ran');
+    }
+    assert.equal((await callJson(mcp, 'get_url')).url, before, 'the browser was not touched');
+    assert.equal((await callJson(mcp, 'network_routes')).routes.length, routed);
   }));
 
   it('stops at the step whose button is missing, saying what it expected and found, with a screenshot', { timeout: 60_000 }, logged(async () => {

@@ -101,6 +101,12 @@ pub(super) fn replay(options: &Options, args: &[String]) -> Outcome {
             missing.param
         ));
     }
+    // Said before anything runs: a flow is a file, and may come from anyone.
+    let origins = flow::check::origins(&replay.flow, |url| replay.moved(url));
+    match origins.is_empty() {
+        true => println!("this flow opens no address: it acts on the tab in front"),
+        false => println!("this flow opens {}", origins.join(", ")),
+    }
     let mut connection = match connect(options) {
         Ok(c) => c,
         Err(outcome) => return outcome,
@@ -184,6 +190,7 @@ fn replay_args(args: &[String]) -> Result<Replay, String> {
             flow::FORMAT
         ));
     }
+    flow::check::check(&flow).map_err(|why| format!("{}: {why}", path.display()))?;
     let recorded = flow
         .steps
         .iter()

@@ -6,6 +6,7 @@
 //! typed are parameters (`--set name=value`); a password's was never kept,
 //! so its parameter must be given.
 
+pub mod check;
 pub mod playwright;
 
 use crate::recording::{Element, Step};
@@ -172,7 +173,8 @@ fn flow_step(step: &Step, names: &mut Vec<String>) -> Option<FlowStep> {
         expect: expect_of(step),
     };
     if AS_CALLED.contains(&step.tool.as_str()) {
-        done.args = without(&step.args, &["tab", "timeout"]);
+        // Where it ran is the replay's own: a flow names no tab or context.
+        done.args = without(&step.args, &["tab", "timeout", "context"]);
         return Some(done);
     }
     if step.tool == "keyboard_type" {

@@ -1,0 +1,253 @@
+//! What a flow file may ask of the browser. A flow is a file: it may come
+//! from anyone, and `sovereign replay` runs it with the agents' token in
+//! the person's browser. So it is done again only if it is what
+//! `record export` writes: the tools export produces, each with the
+//! arguments export keeps for it, of the types they have, and addresses
+//! on the web (http and https) only. Anything else (an `eval`, a route, a
+//! login, a context, a `file:` or `javascript:` address) is refused before
+//! the browser is reached, naming the step.
+
+use super::{Flow, FlowStep, Param, AS_CALLED, ON_ELEMENT};
+use serde_json::Value;
+
+/// Longest text a flow's argument may hold (an address, a key, a value).
+const TEXT_MAX: usize = 8 * 1024;
+/// Most steps a flow may hold.
+pub const STEPS_MAX: usize = 10_000;
+
+/// The kind an argument's value must have.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// An http(s) address.
+    Address,
+    Text,
+    Index,
+}
+
+/// The arguments export keeps for each tool done again as called.
+fn arguments_of(tool: &str) -> &'static [(&'static str, Kind)] {
+    match tool {
+        "open" | "tab_new" => &[("url", Kind::Address)],
+        "press" => &[("key", Kind::Text)],
+        "tab_switch" => &[("index", Kind::Index)],
+        "wait_for_text" => &[("text", Kind::Text)],
+        "wait_for_url" => &[("url_pattern", Kind::Text)],
+        "wait_for_load" => &[("state", Kind::Text)],
+        // back, forward, reload
+        _ => &[],
+    }
+}
+
+/// Whether `flow` holds only what export writes; why not, naming the step.
+pub fn check(flow: &Flow) -> Result<(), String> {
+    if flow.steps.len() > STEPS_MAX {
+        return Err(format!(
+            "the flow has {} steps; a flow holds at most {STEPS_MAX}",
+            flow.steps.len()
+        ));
+    }
+    for (i, step) in flow.steps.iter().enumerate() {
+        check_step(step).map_err(|why| {
+            format!(
+                "step {} ({}) is not one `sovereign record export` writes: {why}; the flow was not run",
+                i + 1,
+                bounded(&step.tool)
+            )
+        })?;
+    }
+    Ok(())
+}
+
+fn check_step(step: &FlowStep) -> Result<(), String> {
+    let tool = step.tool.as_str();
+    if AS_CALLED.contains(&tool) {
+        if step.target.is_some() || step.value.is_some() {
+            return Err("it names an element or a value, which this tool takes none of".into());
+        }
+        return check_arguments(&step.args, arguments_of(tool));
+    }
+    let carries_value = match ON_ELEMENT.iter().find(|(t, _)| *t == tool) {
+        Some((_, carries)) => *carries,
+        None if tool == "keyboard_type" => {
+            if step.target.is_some() {
+                return Err("keyboard_type names no element".into());
+            }
+            true
+        }
+        None => return Err("a replay does only what export writes: open, back, forward, reload, press, tab_new, tab_switch, the waits, keyboard_type, and click, dblclick, hover, focus, check, uncheck, fill, type and select on an element".into()),
+    };
+    if !step.args.is_null() {
+        return Err("export keeps no other arguments for this tool".into());
+    }
+    if let Some(target) = &step.target {
+        for text in [Some(&target.role), Some(&target.name)]
+            .into_iter()
+            .chain([target.testid.as_ref(), target.selector.as_ref()])
+            .flatten()
+        {
+            check_text(text)?;
+        }
+    } else if tool != "keyboard_type" {
+        return Err("it names no element".into());
+    }
+    match (&step.value, carries_value) {
+        (Some(param), true) => check_param(param),
+        (None, false) => Ok(()),
+        (None, true) => Err("it carries no value".into()),
+        (Some(_), false) => Err("this tool takes no value".into()),
+    }
+}
+
+fn check_arguments(args: &Value, allowed: &[(&str, Kind)]) -> Result<(), String> {
+    let map = match args {
+        Value::Null => return Ok(()),
+        Value::Object(map) => map,
+        _ => return Err("its arguments are not an object".into()),
+    };
+    for (name, value) in map {
+        let Some((_, kind)) = allowed.iter().find(|(n, _)| n == name) else {
+            return Err(format!(
+                "export keeps no argument {:?} for it",
+                bounded(name)
+            ));
+        };
+        let ok = match kind {
+            Kind::Address => value.as_str().is_some_and(is_web_address),
+            Kind::Text => value.as_str().is_some_and(|t| check_text(t).is_ok()),
+            Kind::Index => value.as_u64().is_some_and(|i| i < 10_000),
+        };
+        if !ok {
+            let want = match kind {
+                Kind::Address => "an http or https address",
+                Kind::Text => "a text",
+                Kind::Index => "a tab's index",
+            };
+            return Err(format!("its {name} must be {want}"));
+        }
+    }
+    Ok(())
+}
+
+fn check_param(param: &Param) -> Result<(), String> {
+    check_text(&param.param)?;
+    match &param.value {
+        None | Some(Value::Null) => Ok(()),
+        Some(Value::String(text)) => check_text(text),
+        // select takes several values.
+        Some(Value::Array(items)) if items.len() <= 1_000 => items.iter().try_for_each(|v| {
+            v.as_str()
+                .ok_or_else(|| "its values must be texts".to_string())
+                .and_then(check_text)
+        }),
+        Some(_) => Err("its value must be a text or a list of texts".into()),
+    }
+}
+
+fn check_text(text: &str) -> Result<(), String> {
+    match text.len() <= TEXT_MAX {
+        true => Ok(()),
+        false => Err(format!("a text longer than {TEXT_MAX} bytes")),
+    }
+}
+
+/// An http(s) address a tab may open.
+fn is_web_address(url: &str) -> bool {
+    url.len() <= TEXT_MAX && crate::address::origin_of(url).is_some()
+}
+
+/// The web origins a flow's steps open, in order, each once; `moved`
+/// gives the address a recorded one stands for (`replay --origin`).
+pub fn origins(flow: &Flow, moved: impl Fn(&str) -> String) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for step in &flow.steps {
+        let opened = step.args.get("url").and_then(Value::as_str).map(&moved);
+        if let Some(origin) = opened.as_deref().and_then(crate::address::origin_of) {
+            if !out.contains(&origin) {
+                out.push(origin);
+            }
+        }
+    }
+    out
+}
+
+/// A name from the file, as an error message may show it.
+fn bounded(text: &str) -> String {
+    crate::base::bounded::one_line(text, 80)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn flow(steps: Value) -> Flow {
+        serde_json::from_value(json!({"flow": 1, "session": "s", "steps": steps})).expect("a flow")
+    }
+
+    #[test]
+    fn what_export_writes_is_done_again() {
+        let ok = flow(json!([
+            {"n": 1, "tool": "open", "args": {"url": "https://a.test/in"}},
+            {"n": 2, "tool": "fill", "target": {"role": "textbox", "name": "Email"}, "value": {"param": "email", "value": "a@b"}},
+            {"n": 3, "tool": "fill", "target": {"role": "textbox", "name": "Password"}, "value": {"param": "password", "secret": true}},
+            {"n": 4, "tool": "select", "target": {"role": "combobox", "name": "Days"}, "value": {"param": "days", "value": ["Mon", "Tue"]}},
+            {"n": 5, "tool": "click", "target": {"role": "button", "name": "Go", "selector": "#go"}, "expect": {"url": "https://b.test/"}},
+            {"n": 6, "tool": "keyboard_type", "value": {"param": "typed", "value": "hi"}},
+            {"n": 7, "tool": "press", "args": {"key": "Enter"}},
+            {"n": 8, "tool": "reload"},
+            {"n": 9, "tool": "tab_new", "args": {"url": "http://127.0.0.1:8080/"}},
+        ]));
+        assert_eq!(check(&ok), Ok(()));
+        assert_eq!(
+            origins(&ok, str::to_string),
+            ["https://a.test:443", "http://127.0.0.1:8080"]
+        );
+    }
+
+    #[test]
+    fn anything_else_is_refused_naming_the_step() {
+        for (steps, why) in [
+            (
+                json!([{"n": 1, "tool": "eval", "args": {"script": "1"}}]),
+                "does only what export writes",
+            ),
+            (
+                json!([{"n": 1, "tool": "network_route", "args": {"url": "*"}}]),
+                "does only what export writes",
+            ),
+            (
+                json!([{"n": 1, "tool": "login", "args": {"method": "local"}}]),
+                "does only what export writes",
+            ),
+            (
+                json!([{"n": 1, "tool": "open", "args": {"url": "file:///etc/passwd"}}]),
+                "http or https",
+            ),
+            (
+                json!([{"n": 1, "tool": "open", "args": {"url": "javascript:alert(1)"}}]),
+                "http or https",
+            ),
+            (
+                json!([{"n": 1, "tool": "open", "args": {"url": "https://a.test/", "context": "default"}}]),
+                "no argument \"context\"",
+            ),
+            (
+                json!([{"n": 1, "tool": "click", "target": {"role": "button", "name": "Go"}, "args": {"modifiers": ["Control"]}}]),
+                "no other arguments",
+            ),
+            (json!([{"n": 1, "tool": "click"}]), "names no element"),
+            (
+                json!([{"n": 1, "tool": "fill", "target": {"role": "textbox", "name": "A"}, "value": {"param": "a", "value": {"x": 1}}}]),
+                "a text or a list",
+            ),
+            (
+                json!([{"n": 1, "tool": "tab_switch", "args": {"index": "0"}}]),
+                "a tab's index",
+            ),
+        ] {
+            let why_not = check(&flow(steps.clone())).expect_err(&steps.to_string());
+            assert!(why_not.starts_with("step 1 ("), "{why_not}");
+            assert!(why_not.contains(why), "{steps}: {why_not}");
+        }
+    }
+}
