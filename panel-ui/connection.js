@@ -1,10 +1,14 @@
 // The panel's WebSocket to /api/panel: tool calls with request ids, pushed
 // events, and reconnection with backoff.
 //
-// It is the person's connection: the browser opens it only with the
-// person's panel key, sent beside the panel's subprotocol (key.js).
+// It is the person's connection: the browser opens it only for a proof of
+// the person's panel key, and the page gives that proof only once the
+// server proved it holds the key too (key.js): the key is never sent, so
+// whatever listens on the port after the browser is gone learns nothing.
+// When the server is another run than the one first met (the browser
+// restarted), the page stops until the person asks to connect again.
 
-import { panelProtocols } from './key.js';
+import { hello, panelKey } from './key.js';
 
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 10_000;
@@ -22,7 +26,10 @@ export class CallError extends Error {
 /**
  * createConnection({ onEvent, onStatus }) -> { call, reconnect }
  *   onEvent(name, data)  for pushes ({"event": name, "data": data})
- *   onStatus({ state: 'connecting'|'open'|'closed', retryInMs, everOpened, failures })
+ *   onStatus({ state: 'connecting'|'open'|'closed'|'stopped', retryInMs, everOpened, failures, reason })
+ *     stopped (no retry until reconnect()): reason 'no-key', 'unproven' (the
+ *     server did not prove it holds this key), 'restarted' (another run of
+ *     the browser), or 'insecure' (no WebCrypto here)
  *   call(tool, params) -> Promise<result>, rejects with CallError(code, message)
  */
 export function createConnection({ onEvent, onStatus }) {
@@ -33,6 +40,8 @@ export function createConnection({ onEvent, onStatus }) {
   let failures = 0; // closes in a row without a successful open
   let retryTimer = null;
   let retryAt = 0;
+  let instance = null; // the run of the browser this page first met
+  let attempts = 0; // an attempt superseded while it waited does nothing
 
   function status(state, extra = {}) {
     onStatus({ state, everOpened, failures, retryInMs: 0, ...extra });
@@ -51,14 +60,39 @@ export function createConnection({ onEvent, onStatus }) {
     pending.clear();
   }
 
-  function connect() {
+  async function connect() {
     clearTimeout(retryTimer);
     retryTimer = null;
+    const attempt = ++attempts;
     status('connecting');
+    const key = panelKey();
+    if (!key) {
+      status('stopped', { reason: 'no-key' });
+      return;
+    }
+    let said;
+    try {
+      said = await hello(key);
+    } catch (error) {
+      if (attempt !== attempts) return;
+      if (error.insecure) status('stopped', { reason: 'insecure' });
+      else scheduleRetry(); // nothing answered: the hello carried nothing of the key
+      return;
+    }
+    if (attempt !== attempts) return;
+    if (!said.proven) {
+      status('stopped', { reason: 'unproven' });
+      return;
+    }
+    if (instance !== null && said.instance !== instance) {
+      status('stopped', { reason: 'restarted' });
+      return;
+    }
+    instance = said.instance;
     let opened = false;
     let ws;
     try {
-      ws = new WebSocket(url(), panelProtocols());
+      ws = new WebSocket(url(), said.protocols);
     } catch (error) {
       scheduleRetry();
       return;
@@ -131,8 +165,9 @@ export function createConnection({ onEvent, onStatus }) {
     });
   }
 
-  /** Drops the current socket (if any) and connects again now. */
+  /** Drops the current socket (if any) and connects again now, to whichever run answers. */
   function reconnect() {
+    instance = null;
     if (socket) {
       const old = socket;
       socket = null;

@@ -41,14 +41,33 @@ export function panelKey() {
   }
 }
 
+const hex = (bytes) => Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+
+/** HMAC-SHA-256 of message under key, in hex (WebCrypto: loopback is a secure context). */
+async function hmacHex(key, message) {
+  const encoder = new TextEncoder();
+  const secret = await crypto.subtle.importKey('raw', encoder.encode(key), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  return hex(new Uint8Array(await crypto.subtle.sign('HMAC', secret, encoder.encode(message))));
+}
+
 /**
- * The WebSocket subprotocols that carry the key: the panel's own, which
- * the server answers with, and the key spelled in hex (a subprotocol is
- * a token; the server never echoes this one).
+ * The server's hello, checked: the server proves it holds `key` before the
+ * page sends anything made from it, and the page answers with a proof over
+ * the server's nonce, never the key (src-rust/base/proof.rs). Resolves
+ * { proven: false } when the server's proof does not match (a wrong key, or
+ * not the browser), else { proven: true, instance, protocols }; rejects when
+ * nothing answered.
  */
-export function panelProtocols() {
-  const key = panelKey();
-  if (!key) return ['sovereign-panel'];
-  const hex = Array.from(new TextEncoder().encode(key), (b) => b.toString(16).padStart(2, '0')).join('');
-  return ['sovereign-panel', `key.${hex}`];
+export async function hello(key) {
+  if (!globalThis.crypto || !crypto.subtle) {
+    throw Object.assign(new Error('this page is not in a secure context'), { insecure: true });
+  }
+  const mine = hex(crypto.getRandomValues(new Uint8Array(16)));
+  const response = await fetch(`/api/hello?for=panel&nonce=${mine}`, { cache: 'no-store' });
+  if (!response.ok) return { proven: false };
+  const said = await response.json();
+  const expected = await hmacHex(key, `sovereign server|${mine}|${said.nonce}|${said.instance}`);
+  if (typeof said.proof !== 'string' || said.proof !== expected) return { proven: false };
+  const proof = await hmacHex(key, `sovereign client|${said.nonce}`);
+  return { proven: true, instance: said.instance, protocols: ['sovereign-panel', `nonce.${said.nonce}`, `proof.${proof}`] };
 }

@@ -185,10 +185,26 @@ function start() {
   const banner = $('#token-banner');
   let countdown = null;
 
+  // Why the page stopped connecting, as the person reads it.
+  const STOPPED = {
+    'no-key': ['Needs your panel key', 'This panel needs your panel key.'],
+    unproven: ['Not connected', 'The program at this address did not prove it holds this panel key, so nothing of the key was sent: the key is wrong, or this is not your browser.'],
+    restarted: ['Browser restarted', 'The browser at this address is a new run. Press Reconnect (or reload this page) to connect to it.'],
+    insecure: ['Not connected', 'Open the panel at its loopback address (http://127.0.0.1:…): only there can this page prove your key without sending it.'],
+  };
+
   function onStatus(status) {
     indicator.dataset.state = status.state;
     clearInterval(countdown);
-    retry.hidden = status.state !== 'closed';
+    retry.hidden = status.state !== 'closed' && status.state !== 'stopped';
+    if (status.state === 'stopped') {
+      document.body.classList.add('offline');
+      const [short, long] = STOPPED[status.reason] || STOPPED.unproven;
+      setText(indicatorText, short);
+      setText($('#token-banner-title'), long);
+      banner.hidden = false;
+      return;
+    }
     document.body.classList.toggle('offline', status.state !== 'open');
     if (status.state === 'open') {
       setText(indicatorText, 'Connected');

@@ -212,6 +212,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             token: token.clone(),
             panel_key: panel_key.clone(),
             addr,
+            proofs: Default::default(),
         },
         remembered,
         Shared {

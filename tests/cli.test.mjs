@@ -75,10 +75,10 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
     assert.match(none.stderr, /no browser is running at 127\.0\.0\.1:9.*start one with/);
   });
 
-  it('exit code 4 when the browser answers but refuses the token, or none is found', async () => {
+  it('exit code 4 when the browser cannot prove it holds the token (so it is not sent), or none is found', async () => {
     const wrongToken = await sovereign(['get_url'], { env: { ...env, SOVEREIGN_TOKEN: 'not-the-token-at-all' } });
     assert.equal(wrongToken.code, 4, wrongToken.stderr);
-    assert.match(wrongToken.stderr, /^sovereign: the browser at 127\.0\.0\.1:\d+ refused the token \(401\); give the one in its profile with --token/);
+    assert.match(wrongToken.stderr, /^sovereign: what listens at 127\.0\.0\.1:\d+ did not prove it is the browser holding this token .*so the token was not sent: the token is not that browser's \(give the one in its profile with --token/);
     assert.doesNotMatch(wrongToken.stderr, /no browser/);
     const noToken = await sovereign(['get_url'], { env: { ...env, SOVEREIGN_TOKEN: '', SOVEREIGN_PROFILE: dir } });
     assert.equal(noToken.code, 4, noToken.stderr);

@@ -24,6 +24,7 @@ pub mod health;
 pub mod metrics;
 pub mod page_event;
 pub mod pause;
+pub mod proof;
 pub mod secret;
 pub mod tab;
 pub mod url_pattern;

@@ -85,6 +85,12 @@ impl std::ops::DerefMut for Wiped {
     }
 }
 
+/// Whether two secrets are the same, compared in constant time.
+pub fn same(given: &str, expected: &str) -> bool {
+    use subtle::ConstantTimeEq as _;
+    given.as_bytes().ct_eq(expected.as_bytes()).into()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

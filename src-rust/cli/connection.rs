@@ -1,6 +1,11 @@
-//! One WebSocket connection to a running browser's `/agent`.
+//! One WebSocket connection to a running browser's `/agent`. The token
+//! is never sent: the server first proves it holds it (`/api/hello`), and
+//! the connection then carries a proof over the server's nonce
+//! (`base::proof`), so whatever listens on the port instead gets nothing.
 
+use crate::base::proof;
 use serde_json::{json, Value};
+use std::io::{Read as _, Write as _};
 use std::net::TcpStream;
 use std::time::Duration;
 use tungstenite::client::IntoClientRequest;
@@ -19,6 +24,46 @@ pub enum ConnectError {
     TokenRefused,
     /// Something answered, but not as the browser does.
     Refused(String),
+    /// What listens did not prove it holds the token: nothing was sent.
+    Unproven(String),
+}
+
+/// Most of a hello's answer read.
+const HELLO_MAX: u64 = 16 * 1024;
+
+/// The server's nonce, once the server proved it holds `token`.
+fn proven_nonce(addr: &str, token: &str) -> Result<String, ConnectError> {
+    let mine = proof::random_hex(16);
+    let mut stream =
+        TcpStream::connect(addr).map_err(|e| ConnectError::Unreachable(e.to_string()))?;
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
+    let ask = format!(
+        "GET /api/hello?for=agents&nonce={mine} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n\r\n"
+    );
+    stream
+        .write_all(ask.as_bytes())
+        .map_err(|e| ConnectError::Unreachable(e.to_string()))?;
+    let mut answer = Vec::new();
+    stream
+        .take(HELLO_MAX)
+        .read_to_end(&mut answer)
+        .map_err(|e| ConnectError::Unreachable(e.to_string()))?;
+    let unproven = |why: &str| ConnectError::Unproven(why.to_string());
+    let text = String::from_utf8_lossy(&answer);
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .ok_or_else(|| unproven("it gave no HTTP answer"))?;
+    if !head.starts_with("HTTP/1.1 200") {
+        return Err(unproven(head.lines().next().unwrap_or_default()));
+    }
+    let said: Value = serde_json::from_str(body.trim()).map_err(|_| unproven("no hello"))?;
+    let field = |name: &str| said[name].as_str().unwrap_or_default().to_string();
+    let (nonce, instance, given) = (field("nonce"), field("instance"), field("proof"));
+    let expected = proof::server_proof(token, &mine, &nonce, &instance);
+    if nonce.is_empty() || !crate::base::secret::same(&given, &expected) {
+        return Err(unproven("its proof does not match this token"));
+    }
+    Ok(nonce)
 }
 
 impl Connection {
@@ -32,9 +77,11 @@ impl Connection {
             .into_client_request()
             .map_err(|e| ConnectError::Refused(e.to_string()))?;
         if let Some(token) = token {
-            let value = format!("Bearer {token}").parse().map_err(|_| {
-                ConnectError::Refused("the token has characters a header cannot carry".into())
-            })?;
+            let nonce = proven_nonce(addr, token)?;
+            let proof = proof::client_proof(token, &nonce);
+            let value = format!("Proof {nonce} {proof}")
+                .parse()
+                .map_err(|_| ConnectError::Refused("an unreadable nonce".into()))?;
             request.headers_mut().insert("Authorization", value);
         }
         let (socket, _) =

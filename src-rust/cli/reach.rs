@@ -68,5 +68,9 @@ pub(super) fn connect(options: &Options) -> Result<Connection, Outcome> {
             options.addr
         )),
         ConnectError::Refused(why) => Outcome::Unreachable(format!("cannot talk to the browser at {}: {why}", options.addr)),
+        ConnectError::Unproven(why) => Outcome::TokenRefused(format!(
+            "what listens at {} did not prove it is the browser holding this token ({why}), so the token was not sent: the token is not that browser's (give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR), or another program holds the port",
+            options.addr
+        )),
     })
 }

@@ -10,7 +10,6 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use std::sync::Arc;
-use subtle::ConstantTimeEq;
 
 pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) -> Response {
     let security = &app.security;
@@ -24,7 +23,8 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
     let path = request.uri().path();
     let allowed = match path {
         // The panel's own files hold no secrets; the probes say one word.
-        "/" | HEALTHZ | READYZ => true,
+        // The hello proves the server; it takes no credential.
+        "/" | HEALTHZ | READYZ | HELLO => true,
         _ if path.starts_with("/panel/") => true,
         PANEL_API => is_person(headers, security),
         _ => token_ok(headers, security),
@@ -52,12 +52,21 @@ pub const READYZ: &str = "/readyz";
 /// The control panel's WebSocket: the person's connection.
 pub const PANEL_API: &str = "/api/panel";
 
+/// Where the server proves itself before a client proves it holds the
+/// key or the token (`base::proof`).
+pub const HELLO: &str = "/api/hello";
+
 /// The WebSocket subprotocol the panel page asks for; the server answers
-/// with it. The key travels beside it as `key.<hex of the key>`, a
-/// protocol the server never echoes: a WebSocket from a page can set no
-/// header but this one.
+/// with it. Beside it the page sends `nonce.<S>` and `proof.<P>`: a nonce
+/// the server gave in its hello and the page's proof over it, never the
+/// key (a WebSocket from a page can set no header but this one).
 pub const PANEL_PROTOCOL: &str = "sovereign-panel";
-const PANEL_KEY_PROTOCOL: &str = "key.";
+const NONCE_PROTOCOL: &str = "nonce.";
+const PROOF_PROTOCOL: &str = "proof.";
+
+/// The scheme of an Authorization header that carries a proof instead of
+/// the secret: `Proof <nonce> <proof>` (the `sovereign` command's).
+const PROOF_SCHEME: &str = "Proof ";
 
 /// The name of the cookie that earlier releases carried the panel key in.
 /// Cookies ignore ports, so every other loopback server received it; the
@@ -66,35 +75,38 @@ pub fn legacy_cookie_name(security: &Security) -> String {
     format!("sovereign-panel-{}", security.addr.port())
 }
 
-/// Whether the request carries the person's key: as a bearer header (a
-/// program the person runs) or beside the panel's WebSocket subprotocol
-/// (the panel page, whose WebSocket cannot set other headers). Never in a
+/// Whether the request is the person's: their key as a bearer header (a
+/// program the person runs), or a proof of it over a nonce this server
+/// gave, beside the panel's WebSocket subprotocol (the panel page) or in
+/// the Authorization header. Never the key in a page's request, nor a
 /// cookie: a cookie for 127.0.0.1 goes to every port of it.
 fn is_person(headers: &HeaderMap, security: &Security) -> bool {
-    let from_protocol = headers
+    let key = &security.panel_key;
+    bearer(headers).is_some_and(|given| crate::base::secret::same(given, key))
+        || proven(headers, security, key)
+}
+
+/// Whether the request answers a nonce this server gave with the proof
+/// that its sender holds `secret` (the nonce is spent).
+fn proven(headers: &HeaderMap, security: &Security, secret: &str) -> bool {
+    let protocols: Vec<&str> = headers
         .get_all(header::SEC_WEBSOCKET_PROTOCOL)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(','))
-        .filter_map(|p| p.trim().strip_prefix(PANEL_KEY_PROTOCOL))
-        .filter_map(from_hex);
-    let from_bearer = bearer(headers).map(|b| zeroize::Zeroizing::new(b.to_string()));
-    from_bearer
-        .into_iter()
-        .chain(from_protocol)
-        .any(|given| same_secret(&given, &security.panel_key))
-}
-
-/// The text a hex string spells, wiped when dropped.
-fn from_hex(hex: &str) -> Option<zeroize::Zeroizing<String>> {
-    if hex.len() % 2 != 0 || hex.len() > 1024 {
-        return None;
-    }
-    let bytes: Option<Vec<u8>> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(hex.get(i..i + 2)?, 16).ok())
+        .map(str::trim)
         .collect();
-    String::from_utf8(bytes?).ok().map(zeroize::Zeroizing::new)
+    let named = |prefix: &str| protocols.iter().find_map(|p| p.strip_prefix(prefix));
+    let from_header = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix(PROOF_SCHEME))
+        .and_then(|v| v.trim().split_once(' '));
+    let given = match (named(NONCE_PROTOCOL), named(PROOF_PROTOCOL)) {
+        (Some(nonce), Some(proof)) => Some((nonce, proof)),
+        _ => from_header,
+    };
+    given.is_some_and(|(nonce, proof)| security.proofs.check(nonce, proof.trim(), secret))
 }
 
 fn bearer(headers: &HeaderMap) -> Option<&str> {
@@ -103,11 +115,6 @@ fn bearer(headers: &HeaderMap) -> Option<&str> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .map(str::trim)
-}
-
-/// Compares in constant time.
-pub fn same_secret(given: &str, expected: &str) -> bool {
-    given.as_bytes().ct_eq(expected.as_bytes()).into()
 }
 
 fn refuse(status: StatusCode, why: &'static str) -> Response {
@@ -166,7 +173,8 @@ fn token_ok(headers: &HeaderMap, security: &Security) -> bool {
     let Some(expected) = &security.token else {
         return true;
     };
-    bearer(headers).is_some_and(|given| same_secret(given, expected))
+    bearer(headers).is_some_and(|given| crate::base::secret::same(given, expected))
+        || proven(headers, security, expected)
 }
 
 #[cfg(test)]
@@ -179,6 +187,7 @@ mod tests {
             token: token.map(String::from),
             panel_key: "the-persons-panel-key-0123456789".into(),
             addr: "127.0.0.1:17777".parse().unwrap(),
+            proofs: Default::default(),
         }
     }
 
@@ -249,6 +258,15 @@ mod tests {
             &s
         ));
         assert!(token_ok(&HeaderMap::new(), &security(None)));
+        // A proof over a nonce the server gave, once (the sovereign command's).
+        let hello = s
+            .proofs
+            .hello("01", "secret-token-123456")
+            .expect("a hello");
+        let proof = crate::base::proof::client_proof("secret-token-123456", &hello.nonce);
+        let auth = format!("Proof {} {proof}", hello.nonce);
+        assert!(token_ok(&headers(&[(header::AUTHORIZATION, &auth)]), &s));
+        assert!(!token_ok(&headers(&[(header::AUTHORIZATION, &auth)]), &s));
     }
 
     #[test]
@@ -259,14 +277,25 @@ mod tests {
             &headers(&[(header::AUTHORIZATION, &format!("Bearer {key}"))]),
             &s
         ));
+        // The page: a proof over a nonce the server gave, never the key, taken once.
+        let hello = s.proofs.hello("c0ffee", key).expect("a hello");
+        let proof = crate::base::proof::client_proof(key, &hello.nonce);
+        let protocols = format!("sovereign-panel, nonce.{}, proof.{proof}", hello.nonce);
+        let page = headers(&[(header::SEC_WEBSOCKET_PROTOCOL, &protocols)]);
+        assert!(is_person(&page, &s));
+        assert!(!is_person(&page, &s), "a nonce answers once");
+        // The key itself beside the subprotocol is not taken.
         let hex: String = key.bytes().map(|b| format!("{b:02x}")).collect();
-        assert!(is_person(
-            &headers(&[(
-                header::SEC_WEBSOCKET_PROTOCOL,
-                &format!("sovereign-panel, key.{hex}")
-            )]),
+        let raw = format!("sovereign-panel, key.{hex}");
+        assert!(!is_person(
+            &headers(&[(header::SEC_WEBSOCKET_PROTOCOL, &raw)]),
             &s
         ));
+        // A proof made with the agents' token is not the person's.
+        let hello = s.proofs.hello("c0ffee", key).expect("a hello");
+        let theirs = crate::base::proof::client_proof("secret-token-123456", &hello.nonce);
+        let auth = format!("Proof {} {theirs}", hello.nonce);
+        assert!(!is_person(&headers(&[(header::AUTHORIZATION, &auth)]), &s));
         assert!(!is_person(
             &headers(&[(header::AUTHORIZATION, "Bearer secret-token-123456")]),
             &s

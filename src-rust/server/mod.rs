@@ -6,6 +6,7 @@ pub mod agent;
 pub mod body;
 pub mod guard;
 pub mod health;
+pub mod hello;
 pub mod jsonrpc;
 pub mod mcp;
 pub mod panel;
@@ -25,6 +26,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/mcp", get(mcp::get).post(mcp::post).delete(mcp::delete))
         .route("/agent", get(agent::upgrade))
         .route(guard::PANEL_API, get(panel::live))
+        .route(guard::HELLO, get(hello::hello))
         .route("/", get(panel::index))
         .route("/panel/{*path}", get(panel::asset))
         .route(guard::HEALTHZ, get(health::healthz))

@@ -57,6 +57,9 @@ pub struct Security {
     pub panel_key: String,
     /// The address the server listens on (for Host and Origin checks).
     pub addr: SocketAddr,
+    /// The server's proofs that it holds the key and the token, and the
+    /// nonces clients answer to prove they do (see `base::proof`).
+    pub proofs: crate::base::proof::Proofs,
 }
 
 /// What the window shares with the tools (each side reads it itself).

@@ -61,6 +61,7 @@ impl FakeBrowser {
                 token: None,
                 panel_key: "k".into(),
                 addr: "127.0.0.1:9".parse().expect("an address"),
+                proofs: Default::default(),
             },
             RememberedStore::new(dir.path.join("profile/remembered.json")),
             Shared {
