@@ -1,7 +1,9 @@
 // Contexts: the person's own (default) and those agents opened, each with
 // its own cookies, storage, tabs and window. The person can close any but
 // their own (the agent working in it then gets NO_CONTEXT), log one out,
-// and see each one's calls (the log, filtered) and its tabs' requests.
+// and see each one's calls (the log, filtered) and its tabs' requests; and
+// agents' routes, any of which they remove, with their yes or no to routes
+// in their own window.
 
 import { $, h, setText, syncRows, toggleEmpty, toast, describeError } from './dom.js';
 
@@ -100,8 +102,68 @@ export function initContexts({ call, showCalls, showRequests }) {
       .setAttribute('aria-label', `Requests of tab ${tab.index} in context ${tab.context}`);
   }
 
+  // ---- agents' routes, in any context: the person removes any --------------
+
+  async function removeRoute(tr, button) {
+    button.disabled = true;
+    try {
+      await call('network_unroute', { id: Number(tr.dataset.routeId), context: tr.dataset.context });
+      toast(`Removed route ${tr.dataset.routeId}`, 'ok');
+    } catch (error) {
+      toast(`Could not remove route ${tr.dataset.routeId}: ${describeError(error)}`, 'error');
+      button.disabled = false;
+    }
+  }
+
+  function createRoute() {
+    const tr = h('tr');
+    const removeButton = h('button', { class: 'button small danger-outline', type: 'button', dataset: { action: 'remove' } }, 'Remove');
+    removeButton.addEventListener('click', () => removeRoute(tr, removeButton));
+    tr.append(
+      h('td', { class: 'context' }),
+      h('td', { class: 'num id' }),
+      h('td', { class: 'url' }),
+      h('td', { class: 'does' }),
+      h('td', { class: 'num matched' }),
+      h('td', { class: 'actions' }, removeButton));
+    return tr;
+  }
+
+  function updateRoute(tr, route) {
+    tr.dataset.routeId = String(route.id);
+    tr.dataset.context = route.context;
+    setText(tr.querySelector('.context'), route.context);
+    setText(tr.querySelector('.id'), String(route.id));
+    const only = [route.method, route.type].filter(Boolean).join(' ');
+    setText(tr.querySelector('.url'), only ? `${route.url} (${only})` : route.url);
+    const status = route.status ? ` ${route.status}` : '';
+    setText(tr.querySelector('.does'), `${route.action}${status}`);
+    setText(tr.querySelector('.matched'), String(route.matched));
+    tr.querySelector('[data-action="remove"]').setAttribute('aria-label', `Remove route ${route.id} in context ${route.context}`);
+  }
+
+  const allow = $('#routes-allow');
+  allow.addEventListener('change', async () => {
+    const allowed = allow.checked;
+    allow.disabled = true;
+    try {
+      const result = await call('network_routes_allow', { allowed });
+      toast(allowed ? 'Agents may now route the requests of your window'
+        : `Agents can no longer route your window${result.removed ? `; ${result.removed} route(s) removed` : ''}`, 'ok');
+    } catch (error) {
+      allow.checked = !allowed;
+      toast(`Could not change it: ${describeError(error)}`, 'error');
+    } finally {
+      allow.disabled = false;
+    }
+  });
+
   return {
     render(state) {
+      const routes = state.routes && Array.isArray(state.routes.list) ? state.routes.list : [];
+      syncRows($('#routes tbody'), routes, (r) => `${r.context}/${r.id}`, createRoute, updateRoute);
+      toggleEmpty('routes', routes.length === 0);
+      if (!allow.disabled) allow.checked = !!(state.routes && state.routes.persons_yes);
       const list = Array.isArray(state.contexts) ? state.contexts : [];
       syncRows($('#contexts tbody'), list, (c) => c.context, create, update);
       toggleEmpty('contexts', list.length === 0);

@@ -52,6 +52,9 @@
 //     button[data-action=close] (not on the default);
 //     #context-tabs tr[data-tab-id][data-tab-index][data-context] (agents' contexts' tabs)
 //     with button[data-action=requests]
+//     #routes tr[data-route-id][data-context] (every context's routes) with .url, .does,
+//     .matched and button[data-action=remove]; #routes-allow (the person's yes to routes
+//     in their own window)
 //   Sessions' rows: td.context and data-context (the context the session works in)
 //   Tabs (of the person's own, default context)
 //     #tabs tr[data-tab-index][data-tab-id][data-front=true|false];

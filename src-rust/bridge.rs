@@ -392,10 +392,11 @@ pub enum Command {
     CloseContext {
         context: ContextId,
     },
-    /// Sends a context's requests through the routing proxy from now on.
+    /// Sends a context's requests through the routing proxy from now on
+    /// (`access`), or straight to the sites again (none: its last route went).
     RouteContext {
         context: ContextId,
-        access: crate::routes::ProxyAccess,
+        access: Option<crate::routes::ProxyAccess>,
     },
     /// Has a context's engine accept the routing proxy's certificate (PEM)
     /// for one site (host).

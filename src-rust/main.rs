@@ -205,6 +205,15 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
                 .map_err(|e| e.message)
         })
     }));
+    // Routes answer nothing while the person holds their context: agents
+    // paused, or a request for the person waiting on one of its tabs.
+    let (holding, pause_held, asks_held) = (handle.clone(), paused.clone(), asks.clone());
+    routing.set_held(Box::new(move |context| {
+        pause_held.is_paused()
+            || asks_held.list().iter().any(|ask| {
+                holding.peek(|state| state.tab(ask.tab).is_some_and(|t| t.context == context))
+            })
+    }));
     let remembered = RememberedStore::new(profile.remembered_path());
     let app = App::new(
         handle,
@@ -260,6 +269,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     ));
     runtime.spawn(show_identity(app.clone(), proxy.clone()));
     runtime.spawn(show_nostr_prompts(app.clone(), proxy.clone()));
+    runtime.spawn(show_routes(app.clone(), proxy.clone()));
     runtime.spawn(sovereign_browser::nip07::serve(
         app.identities.clone(),
         app.browser.clone(),
@@ -383,6 +393,44 @@ async fn show_identity(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<Use
         };
         if changed.is_err() {
             return;
+        }
+    }
+}
+
+/// Shows each window which agents' routes answer its requests; a window
+/// opened since is told too.
+async fn show_routes(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<UserEvent>) {
+    let (mut routes, mut browser) = (app.routing.watch(), app.browser.watch());
+    let open = |state: &sovereign_browser::base::tab::BrowserState| -> Vec<u64> {
+        state.contexts.iter().map(|c| c.id).collect()
+    };
+    let mut windows = open(&browser.borrow_and_update());
+    loop {
+        routes.mark_unchanged();
+        if proxy
+            .send_event(UserEvent::Routes(app.routing.all()))
+            .is_err()
+        {
+            return;
+        }
+        // Again when routes change, or a context's window opens.
+        loop {
+            tokio::select! {
+                changed = routes.changed() => match changed {
+                    Ok(()) => break,
+                    Err(_) => return,
+                },
+                changed = browser.changed() => {
+                    if changed.is_err() {
+                        return;
+                    }
+                    let now = open(&browser.borrow_and_update());
+                    if now != windows {
+                        windows = now;
+                        break;
+                    }
+                }
+            }
         }
     }
 }

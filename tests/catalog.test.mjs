@@ -13,7 +13,7 @@ import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/typ
 import { REPO_ROOT, startBrowser, withBrowserLog } from './support/browser.mjs';
 import { CATALOGUE_SIZE, LISTED_SIZE, TEST_NPUB, TEST_NSEC, callError, callJson, callText, connectMcp, errorResult } from './support/mcp.mjs';
 import { TRANSPORTS, connectDriver } from './support/driver.mjs';
-import { startLoggedIn } from './support/session.mjs';
+import { allowRoutesInPersonsWindow, startLoggedIn } from './support/session.mjs';
 import { assertPngBase64 } from './support/png.mjs';
 import { waitFor } from './support/wait.mjs';
 
@@ -70,6 +70,7 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     writeFileSync(note, 'hello file');
     session = await startLoggedIn({ args: ['--files-dir', files] });
     ({ mcp } = session);
+    await allowRoutesInPersonsWindow(session.browser);
   }, { timeout: 90_000 });
   after(async () => {
     await session?.stop();

@@ -463,6 +463,8 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     const page = `<!doctype html><title>Routed</title><script>
       ${sign('from the routed page')}.then(() => { document.title = 'signed'; }, () => { document.title = 'refused'; });
     </script>`;
+    // The person lets agents route their window (the panel), not knowing what an agent will route.
+    await panelCall('network_routes_allow', { allowed: true });
     await callJson(mcp, 'network_route', { url: '**/routed-by-agent.html', action: 'fulfill', body: page, headers: { 'Content-Type': 'text/html' } });
     try {
       await callJson(mcp, 'tab_new', { url: `${originC()}/routed-by-agent.html` });

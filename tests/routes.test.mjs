@@ -11,7 +11,7 @@ import { WebSocketServer } from 'ws';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { loggedInSuite } from './support/session.mjs';
+import { allowRoutesInPersonsWindow, loggedInSuite } from './support/session.mjs';
 import { callError, callJson, connectMcp, TEST_NSEC } from './support/mcp.mjs';
 import { PIXEL_PNG, startFixtureServer } from './support/fixture-server.mjs';
 import { makeTestCa } from './support/test-ca.mjs';
@@ -29,6 +29,8 @@ describe('network routes', { timeout: 240_000 }, () => {
   let secure;
   let untrusted;
   before(async () => {
+    // These routes are in the person's window: the person said yes in the panel.
+    await allowRoutesInPersonsWindow(suite.session.browser);
     secure = await startFixtureServer({ tls: ca.site });
     untrusted = await startFixtureServer({ tls: ca.untrusted });
   });

@@ -6,6 +6,8 @@
 use super::ask_bar::AskBar;
 use super::event::{ChromeAction, UserEvent};
 use super::input;
+use super::notice_bar::notice_bar;
+use super::routes_bar::RoutesBar;
 use crate::asks::Asks;
 use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::pause::Pause;
@@ -49,6 +51,8 @@ pub struct Chrome {
     paused_resume: gtk::Button,
     /// An agent's request for the person, over the tab it is about.
     ask: AskBar,
+    /// Agents' routes answer this window's requests.
+    routes: RoutesBar,
     new_tab: gtk::Button,
     panel: gtk::Button,
     /// Where the tabs' pages are shown (for the layout).
@@ -203,6 +207,7 @@ impl Chrome {
         let crashed_bar = notice_bar("page-crashed", "💥", &crashed_text, &crashed_reload);
         crashed_bar.hide();
         let ask = AskBar::new(asks.clone(), agent_scripted);
+        let routes = RoutesBar::new();
         install_style(window);
 
         let band = context_band(context);
@@ -214,13 +219,15 @@ impl Chrome {
         vbox.pack_start(&ask.bar, false, false, 0);
         vbox.pack_start(&nostr_bar, false, false, 0);
         vbox.pack_start(&crashed_bar, false, false, 0);
+        vbox.pack_start(&routes.bar, false, false, 0);
         vbox.reorder_child(&toolbar_row, 0);
         vbox.reorder_child(&strip_row, 1);
         vbox.reorder_child(&paused_bar, 2);
         vbox.reorder_child(&ask.bar, 3);
         vbox.reorder_child(&nostr_bar, 4);
         vbox.reorder_child(&crashed_bar, 5);
-        vbox.reorder_child(stack, 6);
+        vbox.reorder_child(&routes.bar, 6);
+        vbox.reorder_child(stack, 7);
         if let Some(band) = &band {
             vbox.pack_start(band, false, false, 0);
             vbox.reorder_child(band, 0);
@@ -254,6 +261,10 @@ impl Chrome {
         nostr_review.connect_clicked(move |_| p.post(ChromeAction::OpenPanel));
         let p = poster.clone();
         crashed_reload.connect_clicked(move |_| p.post(ChromeAction::ReloadOrStop));
+        let p = poster.clone();
+        routes
+            .remove
+            .connect_clicked(move |_| p.post(ChromeAction::RemoveRoutes));
         pause.set_active(paused.is_paused());
         let flag = paused.clone();
         let bar = paused_bar.clone();
@@ -312,6 +323,7 @@ impl Chrome {
             paused_bar,
             paused_resume,
             ask,
+            routes,
             new_tab,
             panel,
             pages: stack.clone(),
@@ -496,6 +508,11 @@ impl Chrome {
     }
 
     /// Notes (or, with "", clears) the window.nostr requests waiting.
+    /// Says which agents' routes answer this window's requests (none: no bar).
+    pub fn show_routes(&self, line: Option<&str>) {
+        self.routes.show(line);
+    }
+
     pub fn show_nostr_prompts(&self, line: &str) {
         if line.is_empty() {
             self.nostr_bar.hide();
@@ -564,6 +581,8 @@ impl Chrome {
             "nostr_review": rect(self.nostr_review.upcast_ref()),
             "tabs": strip.into_iter().map(|(_, v)| v).collect::<Vec<_>>(),
             "context_band": self.band.as_ref().map(|b| b.text().to_string()),
+            "routes_bar": self.routes.shown(),
+            "routes_remove": rect(self.routes.remove.upcast_ref()),
         })
     }
 }
@@ -602,8 +621,6 @@ fn crashed_line(end: PageEnd) -> String {
     )
 }
 
-/// A bar across the window: a sign, a line of text, a button. Shown only
-/// when asked (not by the window's show_all).
 /// A row that lets the window be narrower than its widgets (set_viewport
 /// and set_device ask for a phone's width): what does not fit is cut at
 /// the right, with no scroll bar taking room.
@@ -616,21 +633,6 @@ fn narrowable(row: &gtk::Box) -> gtk::ScrolledWindow {
     viewport.add(row);
     scroller.add(&viewport);
     scroller
-}
-
-fn notice_bar(name: &str, sign: &str, text: &gtk::Label, action: &gtk::Button) -> gtk::Box {
-    let bar = gtk::Box::new(gtk::Orientation::Horizontal, 8);
-    bar.set_border_width(4);
-    bar.set_widget_name(name);
-    text.set_xalign(0.0);
-    text.set_ellipsize(gtk::pango::EllipsizeMode::End);
-    action.set_relief(gtk::ReliefStyle::Normal);
-    bar.pack_start(&gtk::Label::new(Some(sign)), false, false, 4);
-    bar.pack_start(text, true, true, 0);
-    bar.pack_end(action, false, false, 0);
-    bar.show_all();
-    bar.set_no_show_all(true);
-    bar
 }
 
 /// Characters the activity text is given, always.

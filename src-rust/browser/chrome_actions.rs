@@ -99,5 +99,16 @@ pub(super) fn run(
                 None => tracing::warn!("no panel address known"),
             }
         }
+        A::RemoveRoutes => {
+            tracing::info!(context, "the person removes the window's routes");
+            if !browser.borrow().remove_routes(context) {
+                // An agent is adding or removing a route: the person's
+                // click is carried out right after.
+                let proxy = browser.borrow().proxy.clone();
+                glib::timeout_add_local_once(std::time::Duration::from_millis(20), move || {
+                    let _ = proxy.send_event(UserEvent::Chrome(context, A::RemoveRoutes));
+                });
+            }
+        }
     }
 }

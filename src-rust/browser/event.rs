@@ -23,6 +23,8 @@ pub enum UserEvent {
     NostrPrompts(String),
     /// A download ended: path, and whether it succeeded.
     DownloadDone(String, bool),
+    /// Agents' routes changed: each routed context's routes.
+    Routes(Vec<(ContextId, Vec<serde_json::Value>)>),
     Shutdown,
 }
 
@@ -40,4 +42,6 @@ pub enum ChromeAction {
     Cycle(i32),
     FocusAddress,
     OpenPanel,
+    /// Remove every route agents made in the window's context.
+    RemoveRoutes,
 }

@@ -36,12 +36,14 @@ mod network;
 mod network_body;
 mod network_watch;
 mod nostr;
+mod notice_bar;
 mod options;
 mod page_memory;
 mod person_input;
 mod person_typed;
 mod receipts;
 mod related;
+mod routes_bar;
 pub mod script;
 mod settings;
 pub mod tab;
@@ -92,6 +94,13 @@ pub fn handle_event(
         UserEvent::NostrPrompts(line) => {
             for ctx in &browser.borrow().contexts {
                 ctx.chrome.show_nostr_prompts(&line);
+            }
+        }
+        UserEvent::Routes(lines) => {
+            for ctx in &browser.borrow().contexts {
+                let routes = lines.iter().find(|(id, _)| *id == ctx.info.id);
+                let line = routes.and_then(|(_, routes)| routes_bar::line(routes));
+                ctx.chrome.show_routes(line.as_deref());
             }
         }
         UserEvent::DownloadDone(path, ok) => {

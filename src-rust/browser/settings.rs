@@ -153,6 +153,19 @@ impl AgentSettings {
         Ok(json!({"proxy": proxy}))
     }
 
+    /// Sends the context's requests straight to the sites again (or to the
+    /// start-up proxy): its last route went.
+    pub fn stop_routing(&self, views: &[WebView]) -> Result<Value, ToolError> {
+        // A context without a tab has no engine to tell yet: its next tab
+        // takes the settings as they are now.
+        if self.route_proxy.borrow_mut().take().is_some() {
+            if let Ok(manager) = data_manager(views) {
+                self.apply_proxy(&manager);
+            }
+        }
+        Ok(json!({"proxy": null}))
+    }
+
     /// Where the context's requests go now: nowhere (offline), the
     /// routing proxy, the start-up proxy, or straight to sites.
     pub fn apply_proxy(&self, manager: &WebsiteDataManager) {

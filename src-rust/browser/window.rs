@@ -669,13 +669,17 @@ impl Browser {
             .collect()
     }
 
-    /// Sends `context`'s requests through the routing proxy.
+    /// Sends `context`'s requests through the routing proxy (`access`),
+    /// or straight to the sites again.
     pub(super) fn route_context(
         &self,
         context: ContextId,
-        access: crate::routes::ProxyAccess,
+        access: Option<crate::routes::ProxyAccess>,
     ) -> Result<Value, ToolError> {
         let ctx = self.context(context)?;
+        let Some(access) = access else {
+            return ctx.settings.stop_routing(&self.views_of(context));
+        };
         // Marked before the first route is added, so before any page it
         // answers can commit.
         ctx.routed.set(true);
@@ -683,6 +687,23 @@ impl Browser {
             tab.state.related.mark_agent_scripted();
         }
         ctx.settings.route_through(&self.views_of(context), access)
+    }
+
+    /// The person removed every route of `context` (its window's bar): its
+    /// requests go straight to the sites again. False when an agent is
+    /// changing routes right now: ask again in a moment.
+    pub(super) fn remove_routes(&self, context: ContextId) -> bool {
+        let Some(_turn) = self.routing.try_turn() else {
+            return false;
+        };
+        self.routing.clear(context);
+        if self.routing.engaged(context) {
+            if let Err(error) = self.route_context(context, None) {
+                tracing::warn!(%error, "the window's requests could not go straight again");
+            }
+            self.routing.set_engaged(context, false);
+        }
+        true
     }
 
     /// Has `context`'s engine accept the routing proxy's certificate for

@@ -19,7 +19,7 @@ pub mod rule;
 mod tls;
 mod upstream;
 
-use crate::base::context::ContextId;
+use crate::base::context::{ContextId, DEFAULT_CONTEXT};
 use crate::base::error::ToolError;
 use futures_util::future::BoxFuture;
 use rule::{Action, Asked, Route, RouteSpec};
@@ -52,7 +52,18 @@ pub struct Routing {
     certificates: Result<tls::Certificates, String>,
     /// Tells a context's engine to accept a site's certificate.
     trust_site: OnceLock<TrustSite>,
+    /// Whether the person holds a context now (agents paused, or a request
+    /// for the person waits on one of its tabs): its routes answer nothing.
+    held: OnceLock<Held>,
+    /// Bumped when a context's routes or the person's yes change (the panel).
+    changes: tokio::sync::watch::Sender<u64>,
+    /// Held while routes are added or removed with the engine's proxy
+    /// settings following them, so that they never disagree.
+    turn: tokio::sync::Mutex<()>,
 }
+
+/// Whether the person holds a context now.
+pub type Held = Box<dyn Fn(ContextId) -> bool + Send + Sync>;
 
 /// Has a context's engine accept the proxy's certificate (PEM) for a
 /// site (host), before the engine meets it.
@@ -67,6 +78,8 @@ struct State {
     engaged: HashSet<ContextId>,
     /// Sites whose certificate a context's engine accepts.
     trusted: HashSet<(ContextId, String)>,
+    /// The person let agents route their own context's requests (the panel).
+    persons_yes: bool,
 }
 
 #[derive(Default)]
@@ -136,7 +149,56 @@ impl Routing {
             password: Zeroizing::new(crate::profile::random_hex(32)),
             certificates: tls::Certificates::new(),
             trust_site: OnceLock::new(),
+            held: OnceLock::new(),
+            changes: tokio::sync::watch::channel(0).0,
+            turn: tokio::sync::Mutex::new(()),
         })
+    }
+
+    /// The turn to change routes and the engine's proxy settings together.
+    pub async fn turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.turn.lock().await
+    }
+
+    /// The turn, now, if nobody has it (the main thread cannot wait).
+    pub fn try_turn(&self) -> Option<tokio::sync::MutexGuard<'_, ()>> {
+        self.turn.try_lock().ok()
+    }
+
+    /// How the routes learn that the person holds a context.
+    pub fn set_held(&self, held: Held) {
+        let _ = self.held.set(held);
+    }
+
+    fn held(&self, context: ContextId) -> bool {
+        self.held.get().is_some_and(|held| held(context))
+    }
+
+    /// Whether the person lets agents route the requests of their own
+    /// context (the default one).
+    pub fn persons_yes(&self) -> bool {
+        self.lock().persons_yes
+    }
+
+    /// The person's yes or no for routes in their own context; a no takes
+    /// away the routes agents made there (how many).
+    pub fn set_persons_yes(&self, yes: bool) -> usize {
+        self.lock().persons_yes = yes;
+        let removed = match yes {
+            true => 0,
+            false => self.clear(DEFAULT_CONTEXT),
+        };
+        self.changed();
+        removed
+    }
+
+    /// Follows changes of routes and of the person's yes.
+    pub fn watch(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changes.subscribe()
+    }
+
+    fn changed(&self) {
+        self.changes.send_modify(|v| *v += 1);
     }
 
     /// How the browser has a context's engine accept a site's certificate;
@@ -231,6 +293,8 @@ impl Routing {
         };
         let summary = route.summary();
         table.routes.push(route);
+        drop(state);
+        self.changed();
         Ok(summary)
     }
 
@@ -245,6 +309,8 @@ impl Routing {
         };
         let route = table.routes.remove(at);
         table.bytes -= route.spec.action.bytes();
+        drop(state);
+        self.changed();
         true
     }
 
@@ -255,7 +321,10 @@ impl Routing {
             return 0;
         };
         table.bytes = 0;
-        std::mem::take(&mut table.routes).len()
+        let removed = std::mem::take(&mut table.routes).len();
+        drop(state);
+        self.changed();
+        removed
     }
 
     /// A closed context's routes go with it.
@@ -271,8 +340,34 @@ impl Routing {
         self.lock().engaged.contains(&context)
     }
 
-    pub fn set_engaged(&self, context: ContextId) {
-        self.lock().engaged.insert(context);
+    pub fn set_engaged(&self, context: ContextId, engaged: bool) {
+        let mut state = self.lock();
+        match engaged {
+            true => state.engaged.insert(context),
+            false => state.engaged.remove(&context),
+        };
+        drop(state);
+        self.changed();
+    }
+
+    /// The contexts whose engine sends its requests through the proxy.
+    pub fn engaged_contexts(&self) -> Vec<ContextId> {
+        let mut out: Vec<ContextId> = self.lock().engaged.iter().copied().collect();
+        out.sort_unstable();
+        out
+    }
+
+    /// Every context's routes, by context, for the person's panel.
+    pub fn all(&self) -> Vec<(ContextId, Vec<Value>)> {
+        let state = self.lock();
+        let mut out: Vec<(ContextId, Vec<Value>)> = state
+            .tables
+            .iter()
+            .filter(|(_, t)| !t.routes.is_empty())
+            .map(|(c, t)| (*c, t.routes.iter().map(Route::summary).collect()))
+            .collect();
+        out.sort_by_key(|(c, _)| *c);
+        out
     }
 
     /// `context`'s routes, oldest first.
@@ -298,6 +393,11 @@ impl Routing {
     /// The route that takes this request, counted, and remembered for
     /// the log.
     fn pick(&self, context: ContextId, asked: &Asked) -> Option<Decision> {
+        // While the person holds the context, its pages are theirs: no
+        // agent's route answers for the sites.
+        if self.held(context) {
+            return None;
+        }
         let mut state = self.lock();
         let table = state.tables.get_mut(&context)?;
         let decision = table.routes.iter_mut().rev().find_map(|route| {

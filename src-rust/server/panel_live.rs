@@ -117,6 +117,7 @@ impl Signals {
                 app.audit.watch(),
                 app.recorder.watch(),
                 app.nip07.agent_scripted.watch(),
+                app.routing.watch(),
             ],
         }
     }
@@ -196,7 +197,9 @@ async fn requests(
 async fn state(app: &App, me: &Session) -> Value {
     let identities = app.identities.summaries();
     let mut sessions = app.sessions.list();
-    let (tabs, contexts) = app.browser.peek(|browser| {
+    let routed = app.routing.all();
+    let engaged = app.routing.engaged_contexts();
+    let (tabs, contexts, routes, proxied) = app.browser.peek(|browser| {
         let name_of = |id: u64| browser.context(id).map(|c| c.name.clone());
         // Each session and tab by its context's name.
         for session in &mut sessions {
@@ -228,7 +231,20 @@ async fn state(app: &App, me: &Session) -> Value {
                 entry
             })
             .collect();
-        (tabs, contexts)
+        // Each route, by its context's name: the person may remove any.
+        let routes: Vec<Value> = routed
+            .iter()
+            .flat_map(|(context, list)| {
+                list.iter().map(move |route| {
+                    let mut entry = route.clone();
+                    entry["context"] = name_of(*context).into();
+                    entry
+                })
+            })
+            .collect();
+        // The contexts whose requests go through the routing proxy now.
+        let proxied: Vec<Value> = engaged.iter().map(|c| name_of(*c).into()).collect();
+        (tabs, contexts, routes, proxied)
     });
     let addr = app.security.addr;
     json!({
@@ -236,6 +252,7 @@ async fn state(app: &App, me: &Session) -> Value {
         "sessions": sessions,
         "tabs": tabs,
         "contexts": contexts,
+        "routes": {"persons_yes": app.routing.persons_yes(), "list": routes, "proxied": proxied},
         "remembered": app.remembered.list()["identities"],
         "remembered_damaged": app.remembered.damaged(),
         "server": {

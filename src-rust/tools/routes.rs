@@ -1,10 +1,15 @@
 //! network_route, network_unroute, network_routes: block, mock or change
-//! a context's requests (see `crate::routes` for how).
+//! a context's requests (see `crate::routes` for how). The person's own
+//! context (the default one, their window) takes agents' routes only while
+//! the person says yes in the panel (`network_routes_allow`); a context
+//! sends its requests through the proxy while it has a route, and straight
+//! to the sites once its last route went.
 
 use super::network::Kind;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
-use crate::base::context::ContextId;
-use crate::base::error::ToolError;
+use crate::base::caller::Principal;
+use crate::base::context::{ContextId, DEFAULT_CONTEXT};
+use crate::base::error::{ErrorCode, ToolError};
 use crate::base::url_pattern::UrlPattern;
 use crate::bridge::Command;
 use crate::routes::har::Archive;
@@ -41,8 +46,15 @@ pub fn tools() -> Vec<ToolDef> {
             "network_unroute",
             "Remove a route by id, or all of this context's.",
             ACTION,
-            |ctx: Ctx, p: UnrouteParams| async move { unroute(&ctx, p) },
+            |ctx: Ctx, p: UnrouteParams| async move { unroute(&ctx, p).await },
         ),
+        tool(
+            "network_routes_allow",
+            "The person's yes or no to agents' routes in their own window (the default context); no removes those routes.",
+            ACTION,
+            |ctx: Ctx, p: AllowParams| async move { allow(&ctx, p).await },
+        )
+        .person_only(),
         tool(
             "network_routes",
             "This context's routes, oldest first, with how often each matched.",
@@ -154,6 +166,13 @@ pub struct UnrouteParams {
 
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+pub struct AllowParams {
+    /// Whether agents may route the requests of the person's window.
+    allowed: bool,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
 pub struct RoutesParams {
     #[serde(default)]
     context: Option<String>,
@@ -162,6 +181,8 @@ pub struct RoutesParams {
 async fn route(ctx: &Ctx, p: RouteParams) -> ToolResult {
     let context = ctx.context_named(p.context.as_deref())?;
     let spec = spec_of(ctx, p)?;
+    let _turn = ctx.app.routing.turn().await;
+    persons_yes(ctx, context)?;
     engage(ctx, context).await?;
     let route = ctx.app.routing.add(context, spec)?;
     Ok(ToolOutput::json(json!({"route": route})))
@@ -188,9 +209,35 @@ async fn route_har(ctx: &Ctx, p: HarRouteParams) -> ToolResult {
         delay: Duration::ZERO,
         times: None,
     };
+    let _turn = ctx.app.routing.turn().await;
+    persons_yes(ctx, context)?;
     engage(ctx, context).await?;
     let route = ctx.app.routing.add(context, spec)?;
     Ok(ToolOutput::json(json!({"route": route})))
+}
+
+/// Routes in the person's own context need their yes; an agent's own
+/// contexts are the agent's to route.
+fn persons_yes(ctx: &Ctx, context: ContextId) -> Result<(), ToolError> {
+    let person = ctx.session.transport.principal() == Principal::Person;
+    if context != DEFAULT_CONTEXT || person || ctx.app.routing.persons_yes() {
+        return Ok(());
+    }
+    Err(ToolError::new(
+        ErrorCode::NotAllowed,
+        "routes in the person's own window (the default context) answer for the sites they use, so they need the person's yes: they give it in the panel (Network: let agents route my window). Route in a context of your own instead: context_new, then network_route there",
+    ))
+}
+
+/// The person's yes or no; a no takes the routes away and sends the
+/// window's requests straight to the sites again.
+async fn allow(ctx: &Ctx, p: AllowParams) -> ToolResult {
+    let _turn = ctx.app.routing.turn().await;
+    let removed = ctx.app.routing.set_persons_yes(p.allowed);
+    disengage_if_unrouted(ctx, DEFAULT_CONTEXT).await?;
+    Ok(ToolOutput::json(
+        json!({"allowed": p.allowed, "removed": removed}),
+    ))
 }
 
 /// Starts the proxy and sends the context's requests through it (once).
@@ -207,15 +254,37 @@ async fn engage(ctx: &Ctx, context: ContextId) -> Result<(), ToolError> {
         .ok_or_else(|| ToolError::internal("the routing proxy has no address"))?;
     ctx.app
         .browser
-        .call_value(Command::RouteContext { context, access })
+        .call_value(Command::RouteContext {
+            context,
+            access: Some(access),
+        })
         .await?;
-    routing.set_engaged(context);
+    routing.set_engaged(context, true);
     Ok(())
 }
 
-fn unroute(ctx: &Ctx, p: UnrouteParams) -> ToolResult {
+/// Sends the context's requests straight to the sites again once its
+/// last route went: no proxy stays between them and the network.
+async fn disengage_if_unrouted(ctx: &Ctx, context: ContextId) -> Result<(), ToolError> {
+    let routing = &ctx.app.routing;
+    if !routing.engaged(context) || routing.has_routes(context) {
+        return Ok(());
+    }
+    ctx.app
+        .browser
+        .call_value(Command::RouteContext {
+            context,
+            access: None,
+        })
+        .await?;
+    routing.set_engaged(context, false);
+    Ok(())
+}
+
+async fn unroute(ctx: &Ctx, p: UnrouteParams) -> ToolResult {
     let context = ctx.context_named(p.context.as_deref())?;
     let routing = &ctx.app.routing;
+    let _turn = routing.turn().await;
     let removed = match (p.id, p.all.unwrap_or(false)) {
         (Some(_), true) => return Err(ToolError::invalid_params("give id or all, not both")),
         (Some(id), false) if routing.remove(context, id) => 1,
@@ -227,6 +296,7 @@ fn unroute(ctx: &Ctx, p: UnrouteParams) -> ToolResult {
         (None, true) => routing.clear(context),
         (None, false) => return Err(ToolError::invalid_params("give id, or all: true")),
     };
+    disengage_if_unrouted(ctx, context).await?;
     Ok(ToolOutput::json(json!({"removed": removed})))
 }
 

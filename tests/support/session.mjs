@@ -7,6 +7,7 @@ import path from 'node:path';
 import { startBrowser, withBrowserLog } from './browser.mjs';
 import { startFixtureServer } from './fixture-server.mjs';
 import { TEST_NSEC, callJson, connectMcp } from './mcp.mjs';
+import { agentCall, connectPanel } from './agent.mjs';
 
 export async function startLoggedIn(opts = {}) {
   const fixtures = await startFixtureServer();
@@ -33,6 +34,19 @@ export async function startLoggedIn(opts = {}) {
       await fixtures.close();
     },
   };
+}
+
+/**
+ * The person says yes, in their panel, to agents' routes in their own
+ * window (the default context): files that route it need it.
+ */
+export async function allowRoutesInPersonsWindow(browser) {
+  const panel = await connectPanel(browser);
+  try {
+    await agentCall(panel, 'network_routes_allow', { allowed: true });
+  } finally {
+    await panel.close();
+  }
 }
 
 /**
