@@ -64,6 +64,19 @@ pub struct Args {
     #[arg(long, env = "SOVEREIGN_PANEL_KEY_FILE", conflicts_with = "panel_key")]
     pub panel_key_file: Option<PathBuf>,
 
+    /// A read-only credential for `/metrics` (a monitoring system's), in
+    /// place of the one kept in the profile; it opens nothing else.
+    #[arg(long, env = "SOVEREIGN_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+
+    /// Read the metrics token from this file (see --metrics-token).
+    #[arg(
+        long,
+        env = "SOVEREIGN_METRICS_TOKEN_FILE",
+        conflicts_with = "metrics_token"
+    )]
+    pub metrics_token_file: Option<PathBuf>,
+
     /// Keep no recording of agents' calls (see record_sessions).
     #[arg(long)]
     pub no_record: bool,
@@ -195,6 +208,15 @@ impl Args {
             "--panel-key",
             self.panel_key.as_deref(),
             self.panel_key_file.as_deref(),
+        )
+    }
+
+    /// The metrics token given from outside, if any; never printed.
+    pub fn given_metrics_token(&self) -> Result<Option<Zeroizing<String>>, String> {
+        given_secret(
+            "--metrics-token",
+            self.metrics_token.as_deref(),
+            self.metrics_token_file.as_deref(),
         )
     }
 

@@ -85,6 +85,20 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             .load_or_create_panel_key()
             .context("cannot read or write the panel key file")?,
     };
+    // /metrics takes the token or its own read-only credential (none
+    // needed when agents need no token either).
+    let metrics_token = match (
+        &token,
+        args.given_metrics_token().map_err(anyhow::Error::msg)?,
+    ) {
+        (None, _) => None,
+        (Some(_), Some(given)) => Some(given.to_string()),
+        (Some(_), None) => Some(
+            profile
+                .load_or_create_metrics_token()
+                .context("cannot read or write the metrics token file")?,
+        ),
+    };
     let files_root = args
         .files_dir
         .clone()
@@ -220,6 +234,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         Security {
             token: token.clone(),
             panel_key: panel_key.clone(),
+            metrics_token,
             addr,
             proofs: Default::default(),
         },

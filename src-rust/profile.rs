@@ -87,6 +87,16 @@ impl Profile {
         load_or_create_secret(&self.panel_key_path())
     }
 
+    pub fn metrics_token_path(&self) -> PathBuf {
+        self.dir.join("metrics-token")
+    }
+
+    /// The read-only credential for `/metrics`, generated and stored
+    /// (mode 0600) on first use.
+    pub fn load_or_create_metrics_token(&self) -> std::io::Result<String> {
+        load_or_create_secret(&self.metrics_token_path())
+    }
+
     /// Removes an ephemeral profile; a persistent one is kept.
     pub fn cleanup(&self) {
         if self.ephemeral {

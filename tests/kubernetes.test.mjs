@@ -87,10 +87,11 @@ describe('the Kubernetes manifests', { timeout: 120_000 }, () => {
     assert.deepEqual(env, {
       SOVEREIGN_TOKEN_FILE: '/run/secrets/sovereign/token',
       SOVEREIGN_PANEL_KEY_FILE: '/run/secrets/sovereign/panel-key',
+      SOVEREIGN_METRICS_TOKEN_FILE: '/run/secrets/sovereign/metrics-token',
     });
     const example = documents(readFileSync(path.join(DEPLOY, 'base/secret.example.yaml'), 'utf8'))[0];
     assert.equal(example.metadata.name, secrets.secret.secretName);
-    assert.deepEqual(Object.keys(example.stringData).sort(), ['panel-key', 'token']);
+    assert.deepEqual(Object.keys(example.stringData).sort(), ['metrics-token', 'panel-key', 'token']);
 
     // Probed, bounded, and stopped within its grace.
     assert.equal(browser.readinessProbe.httpGet.path, '/readyz');

@@ -20,14 +20,17 @@ describe('run by an orchestrator', { timeout: 180_000 }, () => {
   let fixtures;
   let token;
   let panelKey;
+  let metricsToken;
   before(async () => {
     fixtures = await startFixtureServer();
     dir = mkdtempSync(path.join(tmpdir(), 'sovereign-orchestration-'));
     token = randomBytes(24).toString('hex');
     panelKey = randomBytes(24).toString('hex');
+    metricsToken = randomBytes(24).toString('hex');
     // As a Kubernetes Secret mounts them: one file each, a newline at the end.
     writeFileSync(path.join(dir, 'token'), `${token}\n`);
     writeFileSync(path.join(dir, 'panel-key'), `${panelKey}\n`);
+    writeFileSync(path.join(dir, 'metrics-token'), `${metricsToken}\n`);
   });
   after(async () => {
     await fixtures?.close();
@@ -39,6 +42,7 @@ describe('run by an orchestrator', { timeout: 180_000 }, () => {
     env: {
       SOVEREIGN_TOKEN_FILE: path.join(dir, 'token'),
       SOVEREIGN_PANEL_KEY_FILE: path.join(dir, 'panel-key'),
+      SOVEREIGN_METRICS_TOKEN_FILE: path.join(dir, 'metrics-token'),
     },
   });
   const get = (browser, route, headers = {}) => fetch(`${browser.base}${route}`, { headers });
@@ -49,7 +53,7 @@ describe('run by an orchestrator', { timeout: 180_000 }, () => {
       assert.equal(browser.token, token);
       assert.equal(browser.panelKey, null, 'the printed panel address carries no key');
       const printed = browser.stdout() + browser.stderr();
-      assert.ok(!printed.includes(panelKey) && !printed.includes(token), 'no secret in the output');
+      assert.ok(![panelKey, token, metricsToken].some((s) => printed.includes(s)), 'no secret in the output');
 
       // The probes: no token, one word each.
       for (const [route, body] of [['/healthz', 'ok\n'], ['/readyz', 'ready\n']]) {
@@ -61,6 +65,14 @@ describe('run by an orchestrator', { timeout: 180_000 }, () => {
       assert.equal((await get(browser, '/metrics')).status, 401);
       assert.equal((await get(browser, '/metrics', { Authorization: 'Bearer wrong-token-0123456789' })).status, 401);
       assert.equal((await get(browser, '/metrics', { Authorization: `Bearer ${panelKey}` })).status, 401);
+      // The monitoring system's credential reads /metrics and opens nothing else.
+      assert.equal((await get(browser, '/metrics', { Authorization: `Bearer ${metricsToken}` })).status, 200);
+      assert.equal((await fetch(browser.mcpUrl, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${metricsToken}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      })).status, 401, '/mcp refuses it');
+      await assert.rejects(connectPanel({ ...browser, panelKey: metricsToken }), /401/);
       const panel = await connectPanel({ ...browser, panelKey });
       panel.close();
       await assert.rejects(connectPanel({ ...browser, panelKey: token }), /401/);

@@ -27,6 +27,7 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
         "/" | HEALTHZ | READYZ | HELLO => true,
         _ if path.starts_with("/panel/") => true,
         PANEL_API => is_person(headers, security),
+        METRICS => token_ok(headers, security) || metrics_ok(headers, security),
         _ => token_ok(headers, security),
     };
     if !allowed {
@@ -44,6 +45,9 @@ pub async fn guard(State(app): State<Arc<App>>, request: Request, next: Next) ->
     }
     next.run(request).await
 }
+
+/// What a monitoring system reads, with its own read-only credential.
+pub const METRICS: &str = "/metrics";
 
 /// The probes an orchestrator sends without credentials.
 pub const HEALTHZ: &str = "/healthz";
@@ -169,6 +173,14 @@ fn origin_allowed(headers: &HeaderMap, security: &Security) -> bool {
     allowed.iter().any(|a| a == origin)
 }
 
+/// Whether the request carries the metrics token, which opens `/metrics`
+/// and nothing else.
+fn metrics_ok(headers: &HeaderMap, security: &Security) -> bool {
+    security.metrics_token.as_deref().is_some_and(|expected| {
+        bearer(headers).is_some_and(|given| crate::base::secret::same(given, expected))
+    })
+}
+
 fn token_ok(headers: &HeaderMap, security: &Security) -> bool {
     let Some(expected) = &security.token else {
         return true;
@@ -186,6 +198,7 @@ mod tests {
         Security {
             token: token.map(String::from),
             panel_key: "the-persons-panel-key-0123456789".into(),
+            metrics_token: token.map(|_| "the-metrics-token-0123456789".to_string()),
             addr: "127.0.0.1:17777".parse().unwrap(),
             proofs: Default::default(),
         }
@@ -258,6 +271,11 @@ mod tests {
             &s
         ));
         assert!(token_ok(&HeaderMap::new(), &security(None)));
+        // The metrics token is no agents' token.
+        let metrics = headers(&[(header::AUTHORIZATION, "Bearer the-metrics-token-0123456789")]);
+        assert!(!token_ok(&metrics, &s));
+        assert!(metrics_ok(&metrics, &s));
+        assert!(!is_person(&metrics, &s));
         // A proof over a nonce the server gave, once (the sovereign command's).
         let hello = s
             .proofs

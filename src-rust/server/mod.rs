@@ -31,7 +31,7 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/panel/{*path}", get(panel::asset))
         .route(guard::HEALTHZ, get(health::healthz))
         .route(guard::READYZ, get(health::readyz))
-        .route("/metrics", get(health::metrics))
+        .route(guard::METRICS, get(health::metrics))
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(middleware::from_fn_with_state(app.clone(), guard::guard))
         .with_state(app)

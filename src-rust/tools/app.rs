@@ -55,6 +55,8 @@ pub struct Security {
     pub token: Option<String>,
     /// The person's credential for the control panel (always required).
     pub panel_key: String,
+    /// A read-only credential for `/metrics` alone (None with --no-token).
+    pub metrics_token: Option<String>,
     /// The address the server listens on (for Host and Origin checks).
     pub addr: SocketAddr,
     /// The server's proofs that it holds the key and the token, and the

@@ -60,6 +60,7 @@ impl FakeBrowser {
             Security {
                 token: None,
                 panel_key: "k".into(),
+                metrics_token: None,
                 addr: "127.0.0.1:9".parse().expect("an address"),
                 proofs: Default::default(),
             },
