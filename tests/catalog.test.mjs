@@ -513,8 +513,8 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.match((await call('set_user_agent', {})).user_agent, /AppleWebKit/);
     }),
     ok('set_locale', { locale: 'fr-FR' }, async (r) => {
-      assert.deepEqual(r, { locale: 'fr-FR' });
-      assert.deepEqual(await call('set_locale', {}), { locale: null });
+      assert.deepEqual(r, { locale: 'fr-FR', shared: true });
+      assert.deepEqual(await call('set_locale', {}), { locale: null, shared: true });
     }),
     ok('set_geolocation', { latitude: 48.85, longitude: 2.35 }, async (r) => {
       assert.deepEqual(r, { geolocation: { latitude: 48.85, longitude: 2.35, accuracy: 10 }, permission: 'granted' });

@@ -5,7 +5,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { loggedInSuite } from './support/session.mjs';
-import { callError } from './support/mcp.mjs';
+import { TEST_NSEC, callError, callJson, connectMcp } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const PHONE = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) SovereignTest/1.0 Mobile';
@@ -42,14 +42,25 @@ describe('emulation', { timeout: 120_000 }, () => {
   it('set_locale: the Accept-Language the server gets and navigator.language from the next load; none restores the system\'s', logged(async () => {
     await call('open', { url: suite.fixtures.url('/form.html') });
     const own = await page('navigator.language');
-    assert.deepEqual(await call('set_locale', { locale: 'de_de' }), { locale: 'de-DE' });
+    assert.deepEqual(await call('set_locale', { locale: 'de_de' }), { locale: 'de-DE', shared: true });
     await call('open', { url: suite.fixtures.url('/echo') });
     const echoed = JSON.parse(await page("document.querySelector('#echo').textContent"));
     assert.match(echoed.headers['accept-language'], /^de-DE\b/i);
     assert.equal(await page('navigator.language'), 'de-DE');
     assert.equal(await page('navigator.languages[0]'), 'de-DE');
     assert.equal(await page("new Intl.NumberFormat().format(1234.5)"), '1.234,5', 'Intl follows it');
-    assert.deepEqual(await call('set_locale', {}), { locale: null });
+    // WebKit keeps one language list for the whole browser: another context's pages read it too, as the result said.
+    const other = await connectMcp(suite.session.browser, { name: 'another-context' });
+    try {
+      await callJson(other, 'context_new', { name: 'elsewhere' });
+      await callJson(other, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(other, 'open', { url: suite.fixtures.url('/form.html') });
+      assert.equal((await callJson(other, 'eval', { script: 'navigator.language' })).value, 'de-DE');
+      await callJson(other, 'context_close', { context: 'elsewhere' });
+    } finally {
+      await other.close();
+    }
+    assert.deepEqual(await call('set_locale', {}), { locale: null, shared: true });
     await call('open', { url: suite.fixtures.url('/echo') });
     const after = JSON.parse(await page("document.querySelector('#echo').textContent"));
     assert.doesNotMatch(after.headers['accept-language'] ?? '', /^de/i, 'the system\'s languages again');

@@ -203,9 +203,11 @@ impl AgentSettings {
         json!({"user_agent": shown})
     }
 
-    /// Has pages of the context asked in `locale` (Accept-Language) and
-    /// reading it (navigator.language, in documents loaded from now on);
-    /// none: the system's languages.
+    /// Has pages asked in `locale` (Accept-Language) and reading it
+    /// (navigator.language, in documents loaded from now on); none: the
+    /// system's languages. WebKit keeps these languages for the whole
+    /// process (`webkit_web_context_set_preferred_languages` overrides
+    /// them globally), so every context gets them, not only this one.
     pub fn set_locale(
         &self,
         views: &[WebView],
@@ -224,7 +226,7 @@ impl AgentSettings {
                 session.set_preferred_languages(&system);
             }
         }
-        Ok(json!({"locale": locale}))
+        Ok(json!({"locale": locale, "shared": true}))
     }
 
     /// Gives pages of the context this position (none: no position, and

@@ -59,7 +59,7 @@ pub fn tools() -> Vec<ToolDef> {
         ),
         tab_tool_without_page(
             "set_locale",
-            "Make the context's pages asked in and read this language (Accept-Language; navigator.language from the next load); none: the system's.",
+            "Make pages asked in and read this language (Accept-Language; navigator.language from the next load); WebKit keeps one language for the whole browser, so every context, the person's too, gets it; none: the system's.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: LocaleParams| async move {
                 let locale = p.locale.map(|l| locale_of(&l)).transpose()?;
