@@ -3,7 +3,7 @@
 // assistants may answer requests.
 
 import {
-  $, h, setText, syncRows, toggleEmpty, toast, describeError, formatFull,
+  $, h, setText, syncRows, toggleEmpty, toast, describeError, formatFull, shortNpub,
 } from './dom.js';
 
 const CHOICES = [
@@ -119,7 +119,9 @@ export function initNostr({ call }) {
   async function revoke(tr, button) {
     button.disabled = true;
     try {
-      await call('nostr_permission_revoke', { origin: tr.dataset.origin, capability: tr.dataset.capability, context: tr.dataset.context });
+      await call('nostr_permission_revoke', {
+        origin: tr.dataset.origin, capability: tr.dataset.capability, context: tr.dataset.context, pubkey: tr.dataset.pubkey,
+      });
       toast('Decision revoked: the site will be asked again', 'ok');
     } catch (error) {
       toast(`Could not revoke: ${describeError(error)}`, 'error');
@@ -131,7 +133,7 @@ export function initNostr({ call }) {
     const tr = h('tr');
     const button = h('button', { class: 'button small danger-outline', type: 'button', dataset: { action: 'revoke' } }, 'Revoke');
     button.addEventListener('click', () => revoke(tr, button));
-    tr.append(h('td', { class: 'context' }), h('td', { class: 'origin' }), h('td', { class: 'capability' }), h('td', { class: 'decision' }),
+    tr.append(h('td', { class: 'context' }), h('td', { class: 'identity' }), h('td', { class: 'origin' }), h('td', { class: 'capability' }), h('td', { class: 'decision' }),
       h('td', { class: 'decided' }), h('td', { class: 'actions' }, button));
     return tr;
   }
@@ -140,6 +142,10 @@ export function initNostr({ call }) {
     tr.dataset.origin = d.origin;
     tr.dataset.capability = d.capability;
     tr.dataset.context = d.context || 'default';
+    tr.dataset.pubkey = d.pubkey || '';
+    // A decision is its identity's: another identity is asked again.
+    setText(tr.querySelector('.identity'), d.npub ? shortNpub(d.npub) : 'none (kept by an earlier release; asks again)');
+    tr.querySelector('.identity').title = d.npub || '';
     setText(tr.querySelector('.context'), d.context && d.context !== 'default' ? d.context : 'yours');
     setText(tr.querySelector('.origin'), d.origin);
     setText(tr.querySelector('.capability'), capabilityLabel(d.capability));
@@ -177,7 +183,7 @@ export function initNostr({ call }) {
     document.title = prompts.length ? `(${prompts.length}) ${baseTitle}` : baseTitle;
 
     const decisions = Array.isArray(nostr.permissions) ? nostr.permissions : [];
-    syncRows($('#nostr-permissions tbody'), decisions, (d) => `${d.context} ${d.origin} ${d.capability}`, createDecision, updateDecision);
+    syncRows($('#nostr-permissions tbody'), decisions, (d) => `${d.context} ${d.pubkey} ${d.origin} ${d.capability}`, createDecision, updateDecision);
     toggleEmpty('nostr-permissions', decisions.length === 0);
     if (!assistant.disabled) assistant.checked = Boolean(nostr.assistant_answers);
   }

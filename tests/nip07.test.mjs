@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
-import { verifyEvent } from 'nostr-tools/pure';
+import { generateSecretKey, getPublicKey, verifyEvent } from 'nostr-tools/pure';
 import * as nip44 from 'nostr-tools/nip44';
 import * as nip19 from 'nostr-tools/nip19';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -168,6 +168,29 @@ describe('window.nostr (NIP-07)', { timeout: 400_000 }, () => {
     assert.equal((await asksAgain).value, TEST_PUBKEY);
     assert.equal((await panelCall('nostr_permission_revoke', { origin: originA() })).revoked, 2, 'revoking an origin forgets all of it');
     assert.deepEqual((await state()).permissions, []);
+  }));
+
+  test('a decision is its identity\'s: after a switch to another identity the site is asked again', logged(async () => {
+    const first = siteCall('window.nostr.getPublicKey()');
+    await answer(await promptFrom(originA(), 'getPublicKey'), true, true);
+    assert.equal((await first).value, TEST_PUBKEY);
+    const [kept] = (await state()).permissions;
+    assert.deepEqual([kept.pubkey, kept.npub], [TEST_PUBKEY, TEST_NPUB], 'kept for the identity asked');
+
+    const secret = generateSecretKey();
+    await callJson(mcp, 'login', { method: 'local', nsec: nip19.nsecEncode(secret) });
+    try {
+      const asked = siteCall('window.nostr.getPublicKey()');
+      const prompt = await promptFrom(originA(), 'getPublicKey');
+      assert.equal(prompt.pubkey, getPublicKey(secret), 'the prompt names the identity asked');
+      await answer(prompt, false);
+      assert.match((await asked).error, /denied/, 'the first identity\'s "always" did not answer for this one');
+    } finally {
+      await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+    }
+    assert.deepEqual(await siteCall('window.nostr.getPublicKey()'), { ok: true, value: TEST_PUBKEY },
+      'back to the first identity: its decision stands');
+    assert.equal((await panelCall('nostr_permission_revoke', { origin: originA(), pubkey: TEST_PUBKEY })).revoked, 1);
   }));
 
   test('two origins keep separate permissions, and a cross-origin frame is asked with its own origin', logged(async () => {
@@ -543,11 +566,18 @@ describe('window.nostr: timeouts, persistence and a NIP-46 bunker', { timeout: 3
     const browser = await start();
     try {
       const mcp = await connectMcp(browser);
+      const panel = await connectPanel(browser);
       const login = await callJson(mcp, 'login', { method: 'nip46', bunker_url: bunker.url });
       assert.equal(login.pubkey, bunker.user);
-      // sign:1 for this origin was kept by the previous test's profile.
-      const signed = await siteCalls(mcp, fixtures.url('/nostr-app.html'))
+      // sign:1 for this origin was kept by the previous test's profile, for
+      // the other identity: the bunker's is asked, and the person allows it.
+      const signing = siteCalls(mcp, fixtures.url('/nostr-app.html'))
         .call(`window.nostr.signEvent(${JSON.stringify(note('signed by the bunker'))})`);
+      const prompt = await waitFor(async () => (await panel.call('nostr_permissions')).result.prompts[0], 'the prompt');
+      assert.equal(prompt.pubkey, bunker.user, 'the bunker\'s identity is asked');
+      await panel.call('nostr_prompt_answer', { id: prompt.id, allow: true });
+      const signed = await signing;
+      await panel.close();
       assert.equal(signed.ok, true, signed.error);
       assert.equal(signed.value.pubkey, bunker.user);
       assert.notEqual(signed.value.pubkey, TEST_PUBKEY);

@@ -68,17 +68,33 @@ impl ContextDecisions {
             .map(|o| o.permissions.clone())
     }
 
-    /// Keeps a decision the person made for a page of `context`.
-    pub fn remember(&self, context: ContextId, origin: &str, capability: Capability, allow: bool) {
+    /// Keeps a decision the person made for a page of `context`, for the
+    /// identity `pubkey` that was asked.
+    pub fn remember(
+        &self,
+        context: ContextId,
+        pubkey: &str,
+        origin: &str,
+        capability: Capability,
+        allow: bool,
+    ) {
         if let Some(permissions) = self.get(context) {
-            permissions.remember(origin, capability, allow);
+            permissions.remember(pubkey, origin, capability, allow);
             self.changes.bump();
         }
     }
 
     /// Forgets decisions of the context named `name`; how many went.
-    pub fn revoke(&self, name: &str, origin: &str, capability: Option<Capability>) -> usize {
-        let revoked = self.named(name).map_or(0, |p| p.revoke(origin, capability));
+    pub fn revoke(
+        &self,
+        name: &str,
+        origin: &str,
+        capability: Option<Capability>,
+        pubkey: Option<&str>,
+    ) -> usize {
+        let revoked = self
+            .named(name)
+            .map_or(0, |p| p.revoke(origin, capability, pubkey));
         if revoked > 0 {
             self.changes.bump();
         }
@@ -140,19 +156,19 @@ mod tests {
         let first = ContextDecisions::new(Some(dir.clone()));
         first.of(&context(1, "lab", false));
         first.of(&context(2, "errand", true));
-        first.remember(1, origin, Capability::Sign(1), true);
-        first.remember(2, origin, Capability::Sign(1), false);
+        first.remember(1, "a1", origin, Capability::Sign(1), true);
+        first.remember(2, "a1", origin, Capability::Sign(1), false);
         assert_eq!(first.list().len(), 2);
         assert!(!dir.join("errand").join(FILE).exists(), "nothing on disk");
 
         // After a restart (new ids): the kept one's are back, alone.
         let again = ContextDecisions::new(Some(dir.clone()));
         let lab = again.of(&context(7, "lab", false));
-        assert_eq!(lab.decision(origin, Capability::Sign(1)), Some(true));
+        assert_eq!(lab.decision("a1", origin, Capability::Sign(1)), Some(true));
         let errand = again.of(&context(8, "errand", true));
-        assert_eq!(errand.decision(origin, Capability::Sign(1)), None);
+        assert_eq!(errand.decision("a1", origin, Capability::Sign(1)), None);
 
-        assert_eq!(again.revoke("lab", origin, None), 1);
+        assert_eq!(again.revoke("lab", origin, None, None), 1);
         again.keep_only(&[8]);
         assert!(again.get(7).is_none() && again.get(8).is_some());
         let _ = std::fs::remove_dir_all(dir);

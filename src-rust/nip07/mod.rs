@@ -100,6 +100,7 @@ impl Nip07 {
             .map(|(context, decision)| {
                 let mut entry = json!(decision);
                 entry["context"] = context.unwrap_or_else(|| DEFAULT_NAME.into()).into();
+                entry["npub"] = npub_of(&decision.pubkey).into();
                 entry
             })
             .collect();
@@ -122,18 +123,29 @@ impl Nip07 {
         let kept = answer.remember && !prompt.agent_scripted && decisions.is_some();
         if kept {
             match prompt.context {
-                DEFAULT_CONTEXT => {
-                    self.permissions
-                        .remember(&prompt.origin, prompt.capability, answer.allow)
-                }
-                other => {
-                    self.contexts
-                        .remember(other, &prompt.origin, prompt.capability, answer.allow)
-                }
+                DEFAULT_CONTEXT => self.permissions.remember(
+                    &prompt.pubkey,
+                    &prompt.origin,
+                    prompt.capability,
+                    answer.allow,
+                ),
+                other => self.contexts.remember(
+                    other,
+                    &prompt.pubkey,
+                    &prompt.origin,
+                    prompt.capability,
+                    answer.allow,
+                ),
             }
         }
         Ok((prompt.to_json(), kept))
     }
+}
+
+/// The npub of a public key in hex, if it is one.
+fn npub_of(hex: &str) -> Option<String> {
+    use nostr::ToBech32 as _;
+    nostr::PublicKey::from_hex(hex).ok()?.to_bech32().ok()
 }
 
 /// One call from a page, as the browser's isolated script sends it.
@@ -273,10 +285,12 @@ async fn decide_and_run(
     let agent_scripted = call
         .tab
         .is_some_and(|tab| nip07.agent_scripted.contains(tab));
-    // Each context's kept decisions answer its own pages only.
+    // Each context's kept decisions answer its own pages only, each for the
+    // identity it was made for.
+    let pubkey = signer.public_key().to_hex();
     let kept = nip07
         .decisions(call.context)
-        .and_then(|d| d.decision(&call.origin, capability));
+        .and_then(|d| d.decision(&pubkey, &call.origin, capability));
     let allowed = match kept {
         // A denial holds whoever calls: an agent's script gets no more than the site.
         Some(false) => {
@@ -289,7 +303,16 @@ async fn decide_and_run(
             true
         }
         _ => {
-            let answer = ask(nip07, call, capability, request.clone(), agent_scripted).await;
+            let asked = pubkey.clone();
+            let answer = ask(
+                nip07,
+                call,
+                capability,
+                request.clone(),
+                agent_scripted,
+                asked,
+            )
+            .await;
             let answer = answer.inspect_err(|_| *decided = Decision::Unanswered)?;
             *decided = match answer.assistant {
                 true => Decision::Assistant,
@@ -388,6 +411,7 @@ async fn ask(
     capability: Capability,
     request: Request,
     agent_scripted: bool,
+    pubkey: String,
 ) -> Result<Answer, String> {
     let prompt = Prompt::new(
         call.origin.clone(),
@@ -398,7 +422,8 @@ async fn ask(
     )
     .from_tab(call.tab)
     .agent_scripted(agent_scripted)
-    .in_context(call.context, call.context_name.clone());
+    .in_context(call.context, call.context_name.clone())
+    .for_identity(pubkey);
     let (id, answer) = nip07
         .prompts
         .ask(prompt)
@@ -470,7 +495,8 @@ mod tests {
                 Request::GetPublicKey,
                 DEFAULT_PROMPT_TIMEOUT,
             )
-            .agent_scripted(scripted);
+            .agent_scripted(scripted)
+            .for_identity("a1".into());
             nip07.prompts.ask(prompt).unwrap()
         };
         let (id, _waiting) = asked(true);
@@ -489,7 +515,7 @@ mod tests {
         assert_eq!(
             nip07
                 .permissions
-                .decision("http://a.test:1", Capability::Sign(1)),
+                .decision("a1", "http://a.test:1", Capability::Sign(1)),
             Some(true)
         );
     }

@@ -1,6 +1,8 @@
-//! The person's standing decisions: per origin (scheme, host, port) and
-//! capability, allow or deny, kept in the profile. Also whether assistants
-//! may answer prompts. Decisions "just this time" are never stored.
+//! The person's standing decisions: per identity (the public key that
+//! signs), origin (scheme, host, port) and capability, allow or deny, kept
+//! in the profile. A site allowed for one identity is asked again for
+//! another. Also whether assistants may answer prompts. Decisions "just
+//! this time" are never stored.
 
 use super::request::Capability;
 use crate::base::changes::Changes;
@@ -13,6 +15,10 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// One remembered decision, as stored and as the panel lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Decision {
+    /// The identity's public key, hex ("" in a file of an earlier
+    /// release, which kept no identity: such a decision answers nobody).
+    #[serde(default)]
+    pub pubkey: String,
     pub origin: String,
     pub capability: String,
     pub allow: bool,
@@ -28,10 +34,13 @@ struct Stored {
     assistant_answers: bool,
 }
 
+/// Whose decision for what: the identity's public key, the origin, the capability.
+type Key = (String, String, Capability);
+
 /// Decisions in memory, written through to a file (none: not kept).
 pub struct Permissions {
     path: Option<PathBuf>,
-    decisions: Mutex<BTreeMap<(String, Capability), Decision>>,
+    decisions: Mutex<BTreeMap<Key, Decision>>,
     assistant_answers: Mutex<bool>,
     /// Bumped at each change (each one is saved).
     changes: Changes,
@@ -56,7 +65,10 @@ impl Permissions {
         let decisions = stored
             .decisions
             .into_iter()
-            .filter_map(|d| Some(((d.origin.clone(), Capability::parse(&d.capability)?), d)))
+            .filter_map(|d| {
+                let capability = Capability::parse(&d.capability)?;
+                Some(((d.pubkey.clone(), d.origin.clone(), capability), d))
+            })
             .collect();
         Permissions {
             path,
@@ -71,19 +83,24 @@ impl Permissions {
         self.changes.watch()
     }
 
-    /// The standing decision for `origin` and `capability`: allow, deny, or none (ask).
-    pub fn decision(&self, origin: &str, capability: Capability) -> Option<bool> {
+    /// The standing decision of identity `pubkey` (hex) for `origin` and
+    /// `capability`: allow, deny, or none (ask).
+    pub fn decision(&self, pubkey: &str, origin: &str, capability: Capability) -> Option<bool> {
+        if pubkey.is_empty() {
+            return None;
+        }
         let decisions = self.decisions.lock().unwrap_or_else(|e| e.into_inner());
         decisions
-            .get(&(origin.to_string(), capability))
+            .get(&(pubkey.to_string(), origin.to_string(), capability))
             .map(|d| d.allow)
     }
 
-    pub fn remember(&self, origin: &str, capability: Capability, allow: bool) {
+    pub fn remember(&self, pubkey: &str, origin: &str, capability: Capability, allow: bool) {
         let decided_at = SystemTime::now()
             .duration_since(UNIX_EPOCH)
             .map_or(0, |d| d.as_secs());
         let decision = Decision {
+            pubkey: pubkey.to_string(),
             origin: origin.to_string(),
             capability: capability.key(),
             allow,
@@ -92,18 +109,30 @@ impl Permissions {
         self.decisions
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .insert((origin.to_string(), capability), decision);
+            .insert(
+                (pubkey.to_string(), origin.to_string(), capability),
+                decision,
+            );
         self.save();
     }
 
-    /// Forgets the decisions for `origin` (one capability, or all of them);
-    /// returns how many went.
-    pub fn revoke(&self, origin: &str, capability: Option<Capability>) -> usize {
+    /// Forgets the decisions for `origin` (one capability, or all of them;
+    /// one identity's, or every identity's); returns how many went.
+    pub fn revoke(
+        &self,
+        origin: &str,
+        capability: Option<Capability>,
+        pubkey: Option<&str>,
+    ) -> usize {
         let removed = {
             let mut decisions = self.decisions.lock().unwrap_or_else(|e| e.into_inner());
             let before = decisions.len();
-            decisions
-                .retain(|(o, c), _| !(o == origin && capability.is_none_or(|only| only == *c)));
+            decisions.retain(|(k, o, c), _| {
+                let named = o == origin
+                    && capability.is_none_or(|only| only == *c)
+                    && pubkey.is_none_or(|only| only == k);
+                !named
+            });
             before - decisions.len()
         };
         if removed > 0 {
@@ -163,38 +192,59 @@ mod tests {
         dir.join("nostr-permissions.json")
     }
 
+    const ADA: &str = "a1";
+    const GRACE: &str = "b2";
+
     #[test]
-    fn decisions_persist_per_origin_and_capability() {
+    fn decisions_persist_per_identity_origin_and_capability() {
         let path = file();
         let p = Permissions::load(Some(path.clone()));
-        p.remember("http://a.test:80", Capability::Sign(1), true);
-        p.remember("http://a.test:80", Capability::Decrypt, false);
+        p.remember(ADA, "http://a.test:80", Capability::Sign(1), true);
+        p.remember(ADA, "http://a.test:80", Capability::Decrypt, false);
         p.set_assistant_answers(true);
         let again = Permissions::load(Some(path.clone()));
+        let of = |pubkey, origin, capability| again.decision(pubkey, origin, capability);
+        assert_eq!(of(ADA, "http://a.test:80", Capability::Sign(1)), Some(true));
+        assert_eq!(of(ADA, "http://a.test:80", Capability::Sign(4)), None);
         assert_eq!(
-            again.decision("http://a.test:80", Capability::Sign(1)),
-            Some(true)
-        );
-        assert_eq!(
-            again.decision("http://a.test:80", Capability::Sign(4)),
-            None
-        );
-        assert_eq!(
-            again.decision("http://a.test:80", Capability::Decrypt),
+            of(ADA, "http://a.test:80", Capability::Decrypt),
             Some(false)
         );
-        assert_eq!(
-            again.decision("http://a.test:8080", Capability::Sign(1)),
-            None
-        );
+        assert_eq!(of(ADA, "http://a.test:8080", Capability::Sign(1)), None);
+        // Another identity is asked again.
+        assert_eq!(of(GRACE, "http://a.test:80", Capability::Sign(1)), None);
         assert!(again.assistant_answers());
+        again.remember(GRACE, "http://a.test:80", Capability::Sign(1), false);
         assert_eq!(
-            again.revoke("http://a.test:80", Some(Capability::Sign(1))),
+            again.revoke("http://a.test:80", Some(Capability::Sign(1)), Some(ADA)),
             1
         );
-        assert_eq!(Permissions::load(Some(path.clone())).list().len(), 1);
-        assert_eq!(again.revoke("http://a.test:80", None), 1);
+        assert_eq!(
+            again.decision(GRACE, "http://a.test:80", Capability::Sign(1)),
+            Some(false),
+            "one identity's revoke leaves the other's"
+        );
+        assert_eq!(Permissions::load(Some(path.clone())).list().len(), 2);
+        assert_eq!(again.revoke("http://a.test:80", None, None), 2);
         assert!(Permissions::load(Some(path.clone())).list().is_empty());
+        let _ = std::fs::remove_dir_all(path.parent().unwrap());
+    }
+
+    #[test]
+    fn a_decision_an_earlier_release_kept_answers_no_identity() {
+        let path = file();
+        let old = r#"{"decisions":[{"origin":"http://a.test:80","capability":"sign:1","allow":true,"decided_at":1}]}"#;
+        std::fs::write(&path, old).unwrap();
+        let p = Permissions::load(Some(path.clone()));
+        assert_eq!(p.list().len(), 1, "listed, so the person can revoke it");
+        assert_eq!(
+            p.decision(ADA, "http://a.test:80", Capability::Sign(1)),
+            None
+        );
+        assert_eq!(
+            p.decision("", "http://a.test:80", Capability::Sign(1)),
+            None
+        );
         let _ = std::fs::remove_dir_all(path.parent().unwrap());
     }
 

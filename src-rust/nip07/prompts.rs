@@ -50,6 +50,8 @@ pub struct Prompt {
     pub context: ContextId,
     /// That context's name when it is an agent's, not the person's.
     context_name: Option<String>,
+    /// The identity asked (its public key, hex): "always" is kept for it.
+    pub pubkey: String,
     request: Request,
     asked_at: Instant,
     timeout: Duration,
@@ -73,6 +75,7 @@ impl Prompt {
             agent_scripted: false,
             context: DEFAULT_CONTEXT,
             context_name: None,
+            pubkey: String::new(),
             request,
             asked_at: Instant::now(),
             timeout,
@@ -98,6 +101,12 @@ impl Prompt {
         self
     }
 
+    /// Notes the identity asked (its public key, hex).
+    pub fn for_identity(mut self, pubkey: String) -> Prompt {
+        self.pubkey = pubkey;
+        self
+    }
+
     /// The prompt as the panel and the assistant tool show it.
     pub fn to_json(&self) -> Value {
         let left = self.timeout.saturating_sub(self.asked_at.elapsed());
@@ -111,6 +120,7 @@ impl Prompt {
             "agent_scripted": self.agent_scripted,
             "other_context": self.context_name.is_some(),
             "context": self.context_name.as_deref().unwrap_or(DEFAULT_NAME),
+            "pubkey": self.pubkey,
             "expires_in_ms": left.as_millis() as u64,
         });
         match &self.request {

@@ -47,7 +47,7 @@ pub fn tools() -> Vec<ToolDef> {
         .person_only(),
         tool(
             "nostr_permission_revoke",
-            "Forget the remembered window.nostr decisions of an origin (one capability, or all) in a context (default: the person's).",
+            "Forget the remembered window.nostr decisions of an origin (one capability, or all; one identity's, or every identity's) in a context (default: the person's).",
             ACTION,
             |ctx: Ctx, p: RevokeParams| async move {
                 let capability = match p.capability.as_deref() {
@@ -60,7 +60,11 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 let nip07 = &ctx.app.nip07;
                 let revoked = match p.context.as_deref() {
-                    None | Some(DEFAULT_NAME) => nip07.permissions.revoke(&p.origin, capability),
+                    None | Some(DEFAULT_NAME) => {
+                        nip07
+                            .permissions
+                            .revoke(&p.origin, capability, p.pubkey.as_deref())
+                    }
                     Some(name) => {
                         if nip07.contexts.named(name).is_none() {
                             return Err(ToolError::new(
@@ -68,7 +72,9 @@ pub fn tools() -> Vec<ToolDef> {
                                 format!("context {name} is not open, or none of its pages asked yet"),
                             ));
                         }
-                        nip07.contexts.revoke(name, &p.origin, capability)
+                        nip07
+                            .contexts
+                            .revoke(name, &p.origin, capability, p.pubkey.as_deref())
                     }
                 };
                 tracing::info!(origin = %p.origin, revoked, "window.nostr decisions revoked in the panel");
@@ -151,6 +157,9 @@ pub struct RevokeParams {
     /// The context's name (default: the person's own).
     #[serde(default)]
     context: Option<String>,
+    /// Only this identity's decisions (its public key, hex); none: every identity's.
+    #[serde(default)]
+    pubkey: Option<String>,
 }
 
 #[derive(Deserialize, JsonSchema)]
