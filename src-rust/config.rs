@@ -145,6 +145,12 @@ pub struct Args {
     #[arg(long, default_value_t = 4096, value_parser = clap::value_parser!(u32).range(128..=1_048_576))]
     pub page_memory_mb: u32,
 
+    /// The most a context's downloads of this run may write, in MiB (a
+    /// page's downloads come unasked): past it a download is cancelled and
+    /// its part removed, and new ones are refused, saying why.
+    #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
+    pub downloads_max_mb: u32,
+
     /// Window size as WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x900", value_parser = parse_size)]
     pub window_size: (u32, u32),

@@ -172,6 +172,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             start_url: args.start_url.clone(),
             // Downloads land in the files folder, where agents may use them.
             downloads: files.root().to_path_buf(),
+            downloads_max_bytes: u64::from(args.downloads_max_mb) << 20,
             allow_file_urls: args.allow_file_urls,
             window_size: args.window_size,
             page_memory_mib: args.page_memory_mb,

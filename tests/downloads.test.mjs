@@ -4,7 +4,7 @@
 // way is cancelled.
 import { describe, it, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, realpathSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import path from 'node:path';
 import { filesSuite } from './support/session.mjs';
 import { callError } from './support/mcp.mjs';
@@ -53,5 +53,30 @@ describe('downloads', { timeout: 120_000 }, () => {
     assert.match(ended.failure, /cancel/i);
     await callError(mcp, 'download_cancel', { id: running.id }, 'INVALID_PARAMS');
     await callError(mcp, 'download_cancel', { id: 99_999 }, 'INVALID_PARAMS');
+  }));
+});
+
+describe('downloads past a context\'s quota', { timeout: 120_000 }, () => {
+  const suite = filesSuite('/downloads.html', { args: ['--downloads-max-mb', '1'] });
+  const { call, logged, dir } = suite;
+  const fetchFile = (query) => call('eval', { script: `location.href = '/net/download?${query}'; 1` });
+
+  it('a download past --downloads-max-mb is cancelled and its part removed; the next is refused, saying why', logged(async () => {
+    await fetchFile('name=small.bin&size=300000');
+    const small = await call('wait_for_download', { timeout: 20_000 });
+    assert.deepEqual([small.name, small.state], ['small.bin', 'done']);
+
+    await fetchFile('name=big.bin&size=3000000&chunks=60&every=20');
+    const big = await call('wait_for_download', { timeout: 30_000 });
+    assert.equal(big.state, 'failed', JSON.stringify(big));
+    assert.match(big.failure, /this context's downloads passed 1 MiB this run \(--downloads-max-mb\)/);
+    assert.ok(!existsSync(big.path), 'what it wrote is not kept');
+    assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('big')), []);
+
+    await fetchFile('name=after.bin&size=1000');
+    const refused = await waitFor(async () => (await call('downloads')).downloads
+      .find((d) => d.url.includes('name=after.bin') && d.state === 'failed'), 'the refused download in the list');
+    assert.match(refused.failure, /--downloads-max-mb/);
+    assert.ok(readFileSync(small.path).equals(patternBytes(300_000)), 'the one within the quota stays');
   }));
 });

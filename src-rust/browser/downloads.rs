@@ -24,6 +24,8 @@ const KEPT: usize = 200;
 const PROGRESS_GAP: Duration = Duration::from_millis(250);
 /// Characters kept of a failure's reason.
 const REASON_MAX: usize = 300;
+/// Downloads a context may start in a run (a page starts them unasked).
+const PER_CONTEXT_MAX: usize = 1000;
 
 struct Download {
     id: u64,
@@ -37,12 +39,19 @@ struct Download {
     failure: Option<String>,
     /// WebKit's download, while it runs (to read its size or cancel it).
     webkit: Option<webkit2gtk::Download>,
+    /// Cancelled for passing the context's quota: its part is removed.
+    over_quota: bool,
 }
 
 /// Every download of this run, in the order they started.
 #[derive(Clone)]
 pub struct Downloads {
     dir: PathBuf,
+    /// The most a context's downloads of this run may write.
+    max_bytes: u64,
+    /// What each context's downloads wrote this run, and how many it started
+    /// (forgotten downloads included: the list keeps only the newest).
+    spent: Rc<RefCell<std::collections::HashMap<ContextId, (u64, usize)>>>,
     list: Rc<RefCell<Vec<Download>>>,
     /// WebKit's downloads whose file wry has not named yet, by URL.
     unnamed: Rc<RefCell<Vec<(String, webkit2gtk::Download)>>>,
@@ -54,16 +63,23 @@ pub struct Downloads {
 }
 
 impl Downloads {
-    pub fn new(dir: PathBuf, events: EventLoopProxy<UserEvent>, publisher: Publisher) -> Self {
+    pub fn new(
+        dir: PathBuf,
+        max_bytes: u64,
+        events: EventLoopProxy<UserEvent>,
+        publisher: Publisher,
+    ) -> Self {
         Downloads {
             events: Some(events),
-            ..Downloads::quiet(dir, publisher)
+            ..Downloads::quiet(dir, max_bytes, publisher)
         }
     }
 
-    fn quiet(dir: PathBuf, publisher: Publisher) -> Self {
+    fn quiet(dir: PathBuf, max_bytes: u64, publisher: Publisher) -> Self {
         Downloads {
             dir,
+            max_bytes,
+            spent: Rc::default(),
             list: Rc::default(),
             unnamed: Rc::default(),
             next_id: Rc::new(Cell::new(1)),
@@ -107,6 +123,16 @@ impl Downloads {
     /// overwriting) and records the download for `context`. Returns false
     /// to refuse it.
     pub fn start(&self, context: ContextId, url: String, suggested: &mut PathBuf) -> bool {
+        let webkit = {
+            let mut unnamed = self.unnamed.borrow_mut();
+            let at = unnamed.iter().position(|(u, _)| *u == url);
+            at.map(|at| unnamed.remove(at).1)
+        };
+        if let Some(why) = self.over_quota(context, 0) {
+            tracing::warn!(context, url = %crate::base::bounded::one_line(&url, 200), "download refused: {why}");
+            self.refused(context, url, why);
+            return false;
+        }
         if std::fs::create_dir_all(&self.dir).is_err() {
             tracing::warn!(dir = %self.dir.display(), "cannot create the downloads folder");
             return false;
@@ -118,11 +144,6 @@ impl Downloads {
             .unwrap_or_else(|| "download".into());
         *suggested = unique_path(&self.dir, &name);
         tracing::info!(path = %suggested.display(), "download started");
-        let webkit = {
-            let mut unnamed = self.unnamed.borrow_mut();
-            let at = unnamed.iter().position(|(u, _)| *u == url);
-            at.map(|at| unnamed.remove(at).1)
-        };
         let id = self.next_id.get();
         self.next_id.set(id + 1);
         let mut list = self.list.borrow_mut();
@@ -141,10 +162,65 @@ impl Downloads {
             total: None,
             failure: None,
             webkit,
+            over_quota: false,
+        });
+        drop(list);
+        self.spent.borrow_mut().entry(context).or_default().1 += 1;
+        self.publish();
+        true
+    }
+
+    /// Why `context` may write no more downloads (with `more` bytes on the
+    /// way), if it may not.
+    fn over_quota(&self, context: ContextId, more: u64) -> Option<String> {
+        let (written, started) = self
+            .spent
+            .borrow()
+            .get(&context)
+            .copied()
+            .unwrap_or_default();
+        let running: u64 = self
+            .list
+            .borrow()
+            .iter()
+            .filter(|d| d.context == context && d.outcome.is_none())
+            .map(|d| d.bytes)
+            .sum();
+        if written + running + more > self.max_bytes {
+            return Some(format!(
+                "this context's downloads passed {} MiB this run (--downloads-max-mb)",
+                self.max_bytes >> 20
+            ));
+        }
+        (started >= PER_CONTEXT_MAX).then(|| {
+            format!("this context started {PER_CONTEXT_MAX} downloads this run, the most it may")
+        })
+    }
+
+    /// Records a download refused before it began, for `downloads` to tell.
+    fn refused(&self, context: ContextId, url: String, why: String) {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        let mut list = self.list.borrow_mut();
+        if list.len() >= KEPT {
+            if let Some(at) = list.iter().position(|d| d.outcome.is_some()) {
+                list.remove(at);
+            }
+        }
+        list.push(Download {
+            id,
+            context,
+            url: crate::base::bounded::url(&url).into_owned(),
+            path: PathBuf::new(),
+            outcome: Some(false),
+            bytes: 0,
+            total: None,
+            failure: Some(why),
+            webkit: None,
+            over_quota: true,
         });
         drop(list);
         self.publish();
-        true
     }
 
     pub fn finish(&self, url: &str, path: Option<PathBuf>, ok: bool) {
@@ -184,13 +260,23 @@ impl Downloads {
     }
 
     fn progressed(&self, webkit: &webkit2gtk::Download) {
+        let mut context = None;
         let found = self.with_webkit(webkit, |d| {
             d.bytes = webkit.received_data_length();
             d.total = webkit
                 .response()
                 .map(|r| r.content_length())
                 .filter(|n| *n > 0);
+            context = (!d.over_quota).then_some(d.context);
         });
+        // Past the context's quota: cancelled, saying why (its part goes at its end).
+        if let Some(why) = context.and_then(|c| self.over_quota(c, 0)) {
+            self.with_webkit(webkit, |d| {
+                d.over_quota = true;
+                d.failure = Some(why);
+            });
+            webkit.cancel();
+        }
         let due = self
             .published_at
             .get()
@@ -202,7 +288,12 @@ impl Downloads {
 
     fn failed(&self, webkit: &webkit2gtk::Download, reason: &str) {
         let reason: String = reason.chars().take(REASON_MAX).collect();
-        self.with_webkit(webkit, |d| d.failure = Some(reason));
+        // A download cancelled for the quota keeps that reason.
+        self.with_webkit(webkit, |d| {
+            if !d.over_quota {
+                d.failure = Some(reason);
+            }
+        });
     }
 
     /// Changes the download WebKit's `webkit` is; whether there is one.
@@ -232,6 +323,14 @@ impl Downloads {
                 entry.failure = None;
             } else if entry.failure.is_none() {
                 entry.failure = Some("the download failed".into());
+            }
+            // What it wrote counts, kept or not: a page retrying a big file
+            // cannot write past the quota again and again.
+            self.spent.borrow_mut().entry(entry.context).or_default().0 += entry.bytes;
+            if entry.over_quota {
+                // What it wrote past the quota is not kept.
+                let _ = std::fs::remove_file(&entry.path);
+                entry.bytes = 0;
             }
             if let Some(events) = &self.events {
                 let _ = events.send_event(UserEvent::DownloadDone(
@@ -294,7 +393,7 @@ mod tests {
         assert_eq!(unique_path(&dir, "a.txt"), dir.join("a (1).txt"));
         assert_eq!(unique_path(&dir, "b"), dir.join("b"));
         let (publisher, state) = tokio::sync::watch::channel(Default::default());
-        let downloads = Downloads::quiet(dir.clone(), std::sync::Arc::new(publisher));
+        let downloads = Downloads::quiet(dir.clone(), 1 << 20, std::sync::Arc::new(publisher));
         let mut p = PathBuf::from("/elsewhere/a.txt");
         assert!(downloads.start(3, "http://x/a.txt".into(), &mut p));
         assert_eq!(p, dir.join("a (1).txt"));
@@ -308,6 +407,31 @@ mod tests {
         );
         assert!(downloads.cancel(3, 1).is_err(), "it has ended");
         assert!(downloads.cancel(4, 1).is_err(), "another context's");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn a_context_past_its_quota_starts_no_download_and_another_still_does() {
+        let dir = std::env::temp_dir().join(format!("sb-dl-{}", crate::profile::random_hex(4)));
+        let (publisher, state) = tokio::sync::watch::channel(Default::default());
+        let downloads = Downloads::quiet(dir.clone(), 1000, std::sync::Arc::new(publisher));
+        let mut first = PathBuf::from("big.bin");
+        assert!(downloads.start(3, "http://x/big.bin".into(), &mut first));
+        std::fs::write(&first, vec![0u8; 1001]).unwrap();
+        downloads.finish("http://x/big.bin", Some(first), true);
+        let mut next = PathBuf::from("more.bin");
+        assert!(
+            !downloads.start(3, "http://x/more.bin".into(), &mut next),
+            "refused"
+        );
+        let refused = state.borrow().downloads.last().cloned().unwrap();
+        assert_eq!(refused.state, DownloadState::Failed);
+        assert!(refused.failure.unwrap().contains("--downloads-max-mb"));
+        let mut other = PathBuf::from("more.bin");
+        assert!(
+            downloads.start(4, "http://x/more.bin".into(), &mut other),
+            "another context's own"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }

@@ -10,6 +10,8 @@ pub struct BrowserOptions {
     pub contexts_dir: PathBuf,
     pub start_url: String,
     pub downloads: PathBuf,
+    /// The most a context's downloads of this run may write, in bytes.
+    pub downloads_max_bytes: u64,
     pub window_size: (u32, u32),
     /// The most resident memory a tab's web process may hold, in MiB.
     pub page_memory_mib: u32,

@@ -128,6 +128,7 @@ impl Browser {
             asks: options.asks.clone(),
             downloads: downloads::Downloads::new(
                 options.downloads.clone(),
+                options.downloads_max_bytes,
                 proxy.clone(),
                 options.publisher.clone(),
             ),
