@@ -15,6 +15,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("address", 2),
     ("activity", 2),
     ("agent_scripts", 2),
+    ("authorship", 2),
     ("asks", 2),
     ("config", 2),
     ("files_dir", 2),

@@ -8,6 +8,7 @@
 //! someone typed a password into.
 
 use crate::agent_scripts::AgentScripted;
+use crate::authorship::Way;
 use crate::base::tab::TabId;
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -112,9 +113,13 @@ impl Related {
         self.person_typed.borrow().first().copied()
     }
 
-    /// An agent is about to run its own script in a page's world in one of
-    /// the group's tabs: every tab of the group is marked, now and for good.
-    pub fn mark_agent_scripted(&self) {
+    /// Content is about to reach a page of the group `way`: when an agent
+    /// wrote it (`authorship`), every tab of the group is marked, now and
+    /// for good.
+    pub fn about_to_reach(&self, way: Way) {
+        if !way.marks_tab() {
+            return;
+        }
         self.agent_scripted.set(true);
         self.marks.mark(self.members.borrow().iter().copied());
     }

@@ -6,6 +6,7 @@ use super::agent_world::{agent_outcome, AGENT_WORLD};
 use super::expiry::Expiry;
 use super::frames;
 use super::tab::TabState;
+use crate::authorship::Way;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Output, Reply};
 use crate::page_protocol::{Args, PageOp};
@@ -70,7 +71,7 @@ pub fn call_agent(
             let _ = reply.send(Err(error));
             return;
         }
-        state.related.mark_agent_scripted();
+        state.related.about_to_reach(Way::Eval);
     }
     args.insert("floor".into(), state.ref_floor.get().into());
     args.insert("next".into(), state.ref_next.get().into());
@@ -227,7 +228,7 @@ pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply, li
         let _ = reply.send(Err(error));
         return;
     }
-    state.related.mark_agent_scripted();
+    state.related.about_to_reach(Way::WaitForFn);
     let key = state.park(reply);
     let expiry = expire_parked(state, key, limit);
     let cancellable = expiry.cancellable().clone();

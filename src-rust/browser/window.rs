@@ -10,6 +10,7 @@ use super::{
     agent_world, console, downloads, form_posts, frame_relay, input, network_watch, nostr,
     person_typed, receipts, script, tab, web_extension,
 };
+use crate::authorship::Way;
 use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{TabId, TabInfo};
@@ -260,7 +261,7 @@ impl Browser {
         super::budget::register(&state.requests, &state.console);
         if ctx.routed.get() {
             // Before its first load: an agent's route may answer it.
-            state.related.mark_agent_scripted();
+            state.related.about_to_reach(Way::Route);
         }
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&ctx.settings.offline_script());
@@ -685,7 +686,7 @@ impl Browser {
         // answers can commit.
         ctx.routed.set(true);
         for tab in self.tabs.iter().filter(|t| t.context == context) {
-            tab.state.related.mark_agent_scripted();
+            tab.state.related.about_to_reach(Way::Route);
         }
         ctx.settings.route_through(&self.views_of(context), access)
     }
