@@ -501,7 +501,7 @@ pub enum Command {
     /// The page as a PDF file at `path` (none: a new file in the downloads folder).
     Pdf {
         tab: TabId,
-        path: Option<std::path::PathBuf>,
+        path: std::path::PathBuf,
     },
     /// Files the next file chooser of the tab gets (none: let the person choose).
     ArmUpload {

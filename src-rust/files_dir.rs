@@ -4,9 +4,18 @@
 //! person's SSH key or overwrite their files; inside this folder nothing of
 //! the person's is at stake. Symbolic links cannot lead out, and a refusal
 //! reads the same whether or not the path outside exists.
+//!
+//! What pages download lands in a folder of its own inside it
+//! ([`PAGE_DOWNLOADS`]): a page's file may be uploaded like any other, but
+//! agents' tools that would take it as their own (a state to load, a
+//! route's answer, a HAR to answer from) refuse it; the person moves a
+//! file out of that folder to let them.
 
 use std::io;
 use std::path::{Component, Path, PathBuf};
+
+/// The folder, inside the files folder, that pages' downloads land in.
+pub const PAGE_DOWNLOADS: &str = "page-downloads";
 
 pub struct FilesDir {
     /// Canonical (symbolic links resolved), so that prefixes compare.
@@ -46,6 +55,23 @@ impl FilesDir {
 
     pub fn root(&self) -> &Path {
         &self.root
+    }
+
+    /// Where pages' downloads land.
+    pub fn page_downloads(&self) -> PathBuf {
+        self.root.join(PAGE_DOWNLOADS)
+    }
+
+    /// An existing regular file inside the folder that no page downloaded:
+    /// what an agent's tool takes as its own content.
+    pub fn agents_file(&self, given: &str) -> Result<PathBuf, String> {
+        let real = self.existing_file(given)?;
+        if real.starts_with(self.page_downloads()) {
+            return Err(format!(
+                "{given}: a page downloaded this file ({PAGE_DOWNLOADS}/ of the files folder); what a page sent is not taken as an agent's state, route or HAR. The person can move it out of {PAGE_DOWNLOADS}/ to allow it"
+            ));
+        }
+        Ok(real)
     }
 
     /// An existing regular file inside the folder, to read.
@@ -161,6 +187,29 @@ mod tests {
         assert_eq!(files.new_file(given).unwrap(), inside);
         let dotted = format!("{}/./sub/../a.txt", files.root().display());
         assert_eq!(files.existing_file(&dotted).unwrap(), inside);
+    }
+
+    #[test]
+    fn what_a_page_downloaded_is_no_agents_file() {
+        let (_dir, files) = folder();
+        std::fs::create_dir_all(files.page_downloads()).unwrap();
+        let downloaded = files.page_downloads().join("state.json");
+        std::fs::write(&downloaded, "{}").unwrap();
+        let given = downloaded.to_str().unwrap();
+        assert_eq!(
+            files.existing_file(given).unwrap(),
+            downloaded,
+            "uploaded like any file"
+        );
+        let refused = files.agents_file(given).unwrap_err();
+        assert!(refused.contains("a page downloaded this file"), "{refused}");
+        // A link from the folder into it is followed, and refused the same.
+        let link = files.root().join("mine.json");
+        std::os::unix::fs::symlink(&downloaded, &link).unwrap();
+        assert!(files.agents_file(link.to_str().unwrap()).is_err());
+        let own = files.root().join("own.json");
+        std::fs::write(&own, "{}").unwrap();
+        assert_eq!(files.agents_file(own.to_str().unwrap()).unwrap(), own);
     }
 
     #[test]

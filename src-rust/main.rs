@@ -170,8 +170,8 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             web_data: profile.web_data_dir(),
             contexts_dir: profile.contexts_dir(),
             start_url: args.start_url.clone(),
-            // Downloads land in the files folder, where agents may use them.
-            downloads: files.root().to_path_buf(),
+            // Pages' downloads land in the files folder's own place for them.
+            downloads: files.page_downloads(),
             downloads_max_bytes: u64::from(args.downloads_max_mb) << 20,
             allow_file_urls: args.allow_file_urls,
             window_size: args.window_size,

@@ -22,12 +22,21 @@ describe('downloads', { timeout: 120_000 }, () => {
     const download = await call('wait_for_download', { timeout: 20_000 });
     assert.deepEqual([download.name, download.state, download.bytes, download.total], ['later.bin', 'done', 50_000, 50_000]);
     assert.match(download.url, /\/net\/download\?name=later\.bin/);
-    assert.equal(path.dirname(download.path), realpathSync(dir), 'saved in the files folder');
+    assert.equal(path.dirname(download.path), path.join(realpathSync(dir), 'page-downloads'), 'saved in the files folder, in its pages\' place');
     assert.ok(readFileSync(download.path).equals(patternBytes(50_000)), 'the bytes the server sent');
     const listed = (await call('downloads')).downloads.find((d) => d.id === download.id);
     assert.deepEqual(listed, download);
     // Given once: the next wait waits for a new one.
     assert.match(await callError(mcp, 'wait_for_download', { timeout: 300 }, 'TIMEOUT'), /no download ended within 300 ms/);
+    // What a page sent is no agent's own content: not a state to load, a route's body or a HAR.
+    for (const [tool, args] of [
+      ['state_load', { path: download.path }],
+      ['network_route', { url: '**/never', action: 'fulfill', body_file: download.path }],
+      ['network_route_har', { path: download.path }],
+    ]) {
+      const why = await callError(mcp, tool, args, 'INVALID_PARAMS');
+      assert.match(why, /a page downloaded this file \(page-downloads\/ of the files folder\)/, `${tool}: ${why}`);
+    }
   }));
 
   it('a download the server breaks fails and says why, and the browser goes on', logged(async () => {

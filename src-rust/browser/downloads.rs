@@ -89,16 +89,6 @@ impl Downloads {
         }
     }
 
-    /// A new file name in the downloads folder: `stem-<time>.ext`.
-    pub fn new_file(&self, stem: &str, ext: &str) -> PathBuf {
-        let ms = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_millis());
-        // The folder is made on first use.
-        let _ = std::fs::create_dir_all(&self.dir);
-        self.dir.join(format!("{stem}-{ms}.{ext}"))
-    }
-
     /// Hears the downloads of a context's web context, for their sizes,
     /// failures and cancelling (after wry's own handler, which names them).
     pub fn watch(&self, session: &webkit2gtk::WebContext) {

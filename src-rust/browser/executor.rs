@@ -156,12 +156,9 @@ pub(super) fn execute(
         } => on_tab(browser, tab, reply, |t, reply| {
             delivery::edit(&t.webkit, command, argument, reply)
         }),
-        Command::Pdf { tab, path } => {
-            let path = path.unwrap_or_else(|| browser.borrow().downloads.new_file("page", "pdf"));
-            on_tab(browser, tab, reply, |t, reply| {
-                capture::pdf(&t.webkit, path, reply)
-            })
-        }
+        Command::Pdf { tab, path } => on_tab(browser, tab, reply, |t, reply| {
+            capture::pdf(&t.webkit, path, reply)
+        }),
         Command::ArmUpload { tab, files } => on_tab(browser, tab, reply, |t, reply| {
             t.state.arm_upload(&t.webkit, files);
             let _ = reply.send(Ok(Output::Value(json!({}))));

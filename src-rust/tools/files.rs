@@ -30,8 +30,14 @@ pub fn tools() -> Vec<ToolDef> {
             "Print the page to a PDF file. Returns its path and bytes.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: PdfParams| async move {
-                let files = &ctx.app.files;
-                let path = p.path.as_deref().map(|path| files.new_file(path)).transpose().map_err(ToolError::invalid_params)?;
+                let ms = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_millis());
+                // By default a new file of the files folder (not where pages' downloads land).
+                let given = p.path.unwrap_or_else(|| {
+                    ctx.app.files.root().join(format!("page-{ms}.pdf")).to_string_lossy().into_owned()
+                });
+                let path = ctx.app.files.new_file(&given).map_err(ToolError::invalid_params)?;
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Pdf { tab, path }).await?))
             },
         ),

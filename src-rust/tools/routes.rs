@@ -482,7 +482,7 @@ fn read_bounded(
     let path = ctx
         .app
         .files
-        .existing_file(given)
+        .agents_file(given)
         .map_err(|e| ToolError::invalid_field(field, e))?;
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     if size > max {

@@ -59,7 +59,7 @@ fn state_path(ctx: &Ctx, p: &StateParams, saving: bool) -> Result<PathBuf, ToolE
         (_, Some(path)) => ctx
             .app
             .files
-            .existing_file(path)
+            .agents_file(path)
             .map_err(ToolError::invalid_params),
         (name, None) => {
             let name = name.as_deref().unwrap_or("default");
