@@ -151,6 +151,12 @@ pub struct Args {
     #[arg(long, default_value_t = 2048, value_parser = clap::value_parser!(u32).range(1..=1_048_576))]
     pub downloads_max_mb: u32,
 
+    /// The most the files folder may hold, in MiB: past it agents' tools
+    /// write no new file there (pdf, state files, response bodies,
+    /// screenshots by path), saying why.
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u32).range(1..=4_194_304))]
+    pub files_max_mb: u32,
+
     /// Window size as WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x900", value_parser = parse_size)]
     pub window_size: (u32, u32),

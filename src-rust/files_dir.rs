@@ -20,7 +20,13 @@ pub const PAGE_DOWNLOADS: &str = "page-downloads";
 pub struct FilesDir {
     /// Canonical (symbolic links resolved), so that prefixes compare.
     root: PathBuf,
+    /// The most the folder may hold before tools write no more into it.
+    max_bytes: u64,
 }
+
+/// Entries of the folder looked at when it is measured; past them it is
+/// taken as full (a folder of millions of files is full enough).
+const MEASURED_MAX: usize = 100_000;
 
 impl FilesDir {
     /// The folder at `root`, created owner-only if missing. It must
@@ -50,7 +56,33 @@ impl FilesDir {
                 profile.display()
             )));
         }
-        Ok(FilesDir { root })
+        Ok(FilesDir {
+            root,
+            max_bytes: u64::MAX,
+        })
+    }
+
+    /// The folder, taking no new file from tools once it holds `max_bytes`.
+    pub fn bounded(self, max_bytes: u64) -> FilesDir {
+        FilesDir { max_bytes, ..self }
+    }
+
+    /// Whether a tool may write one more file: the folder holds less than
+    /// its most (`--files-max-mb`).
+    fn room(&self) -> Result<(), String> {
+        if self.max_bytes == u64::MAX {
+            return Ok(());
+        }
+        let held = size_of(&self.root);
+        if held < self.max_bytes {
+            return Ok(());
+        }
+        Err(format!(
+            "the files folder holds {} MiB, its most (--files-max-mb {}): remove files from {} to write more",
+            held >> 20,
+            self.max_bytes >> 20,
+            self.root.display()
+        ))
     }
 
     pub fn root(&self) -> &Path {
@@ -97,6 +129,7 @@ impl FilesDir {
     /// name is not a folder or a symbolic link (which could point out).
     pub fn new_file(&self, given: &str) -> Result<PathBuf, String> {
         let path = self.inside(given)?;
+        self.room()?;
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
             return Err(format!("{given}: give a file name"));
         };
@@ -149,6 +182,31 @@ impl FilesDir {
     }
 }
 
+/// What the folder's files hold, links not followed; past
+/// [`MEASURED_MAX`] entries, as full as can be.
+fn size_of(root: &Path) -> u64 {
+    let mut total = 0u64;
+    let mut seen = 0usize;
+    let mut folders = vec![root.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            seen += 1;
+            if seen > MEASURED_MAX {
+                return u64::MAX;
+            }
+            match entry.metadata() {
+                Ok(meta) if meta.is_dir() => folders.push(entry.path()),
+                Ok(meta) => total = total.saturating_add(meta.len()),
+                Err(_) => {}
+            }
+        }
+    }
+    total
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -187,6 +245,21 @@ mod tests {
         assert_eq!(files.new_file(given).unwrap(), inside);
         let dotted = format!("{}/./sub/../a.txt", files.root().display());
         assert_eq!(files.existing_file(&dotted).unwrap(), inside);
+    }
+
+    #[test]
+    fn a_full_folder_takes_no_new_file_until_room_is_made() {
+        let (_dir, files) = folder();
+        let files = files.bounded(1000);
+        let big = files.root().join("big.bin");
+        let given = files.root().join("next.pdf");
+        let given = given.to_str().unwrap();
+        assert!(files.new_file(given).is_ok());
+        std::fs::write(&big, vec![0u8; 1000]).unwrap();
+        let refused = files.new_file(given).unwrap_err();
+        assert!(refused.contains("--files-max-mb"), "{refused}");
+        std::fs::remove_file(&big).unwrap();
+        assert!(files.new_file(given).is_ok(), "room again");
     }
 
     #[test]

@@ -104,7 +104,8 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         .clone()
         .unwrap_or_else(|| profile.downloads_dir());
     let files = FilesDir::new(&files_root, &profile.dir)
-        .with_context(|| format!("cannot use {} as the files folder", files_root.display()))?;
+        .with_context(|| format!("cannot use {} as the files folder", files_root.display()))?
+        .bounded(u64::from(args.files_max_mb) << 20);
     tracing::info!(folder = %files.root().display(), "agents' files stay in this folder");
 
     // Headless: our own display, set before GTK starts.

@@ -4,12 +4,12 @@
 // the owner-only profile. A folder inside the profile is refused.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
-import { TEST_NSEC, callJson, connectMcp } from './support/mcp.mjs';
+import { TEST_NSEC, callError, callJson, connectMcp } from './support/mcp.mjs';
 
 const mode = (file) => statSync(file).mode & 0o777;
 const octal = (m) => `0${m.toString(8)}`;
@@ -59,6 +59,27 @@ describe('the files folder', { timeout: 180_000 }, () => {
       assert.equal(octal(mode(file)), '0600', `${what} is owner-only: ${file}`);
     }
   }));
+
+  it('takes no new file once it holds --files-max-mb, saying so, until room is made', { timeout: 60_000 }, async () => {
+    const full = path.join(top, 'full');
+    mkdirSync(full, { recursive: true });
+    const bounded = await startBrowser({ args: ['--files-dir', full, '--files-max-mb', '1'] });
+    try {
+      const agent = await connectMcp(bounded);
+      await callJson(agent, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(agent, 'open', { url: fixtures.url('form.html') });
+      assert.ok((await callJson(agent, 'pdf', { path: path.join(full, 'first.pdf') })).path);
+      writeFileSync(path.join(full, 'big.bin'), Buffer.alloc(2 << 20));
+      const why = await callError(agent, 'pdf', { path: path.join(full, 'second.pdf') }, 'INVALID_PARAMS');
+      assert.match(why, /the files folder holds 2 MiB, its most \(--files-max-mb 1\)/);
+      await callError(agent, 'state_save', { path: path.join(full, 'state.json') }, 'INVALID_PARAMS');
+      rmSync(path.join(full, 'big.bin'));
+      assert.ok((await callJson(agent, 'pdf', { path: path.join(full, 'second.pdf') })).path, 'room again');
+      await agent.close();
+    } finally {
+      await bounded.stop();
+    }
+  });
 
   // Regression: a folder inside the profile was accepted, giving agents'
   // file tools its cookie jar and site data.
