@@ -134,15 +134,7 @@ impl Downloads {
             .unwrap_or_else(|| "download".into());
         *suggested = unique_path(&self.dir, &name);
         tracing::info!(path = %suggested.display(), "download started");
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
-        let mut list = self.list.borrow_mut();
-        if list.len() >= KEPT {
-            if let Some(at) = list.iter().position(|d| d.outcome.is_some()) {
-                list.remove(at);
-            }
-        }
-        list.push(Download {
+        self.add(|id| Download {
             id,
             context,
             url,
@@ -154,7 +146,6 @@ impl Downloads {
             webkit,
             over_quota: false,
         });
-        drop(list);
         self.spent.borrow_mut().entry(context).or_default().1 += 1;
         self.publish();
         true
@@ -187,8 +178,9 @@ impl Downloads {
         })
     }
 
-    /// Records a download refused before it began, for `downloads` to tell.
-    fn refused(&self, context: ContextId, url: String, why: String) {
+    /// Keeps a new download (given its id), forgetting the oldest that
+    /// ended when the list is full.
+    fn add(&self, download: impl FnOnce(u64) -> Download) {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
         let mut list = self.list.borrow_mut();
@@ -197,7 +189,12 @@ impl Downloads {
                 list.remove(at);
             }
         }
-        list.push(Download {
+        list.push(download(id));
+    }
+
+    /// Records a download refused before it began, for `downloads` to tell.
+    fn refused(&self, context: ContextId, url: String, why: String) {
+        self.add(|id| Download {
             id,
             context,
             url: crate::base::bounded::url(&url).into_owned(),
@@ -209,7 +206,6 @@ impl Downloads {
             webkit: None,
             over_quota: true,
         });
-        drop(list);
         self.publish();
     }
 

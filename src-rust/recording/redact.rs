@@ -76,17 +76,7 @@ fn shape(value: &Value, key: Option<&str>, typed_secret: bool, depth: usize) -> 
         Value::Array(items) if depth >= DEPTH_MAX => format!("[{} items]", items.len()).into(),
         Value::Object(map) if depth >= DEPTH_MAX => format!("{{{} fields}}", map.len()).into(),
         // An array's items are what the key names (a list of cookies).
-        Value::Array(items) => {
-            let mut out: Vec<Value> = items
-                .iter()
-                .take(ITEMS_MAX)
-                .map(|v| shape(v, key, typed_secret, depth + 1))
-                .collect();
-            if items.len() > ITEMS_MAX {
-                out.push(format!("[{} more]", items.len() - ITEMS_MAX).into());
-            }
-            Value::Array(out)
-        }
+        Value::Array(items) => bounded(items, |v| shape(v, key, typed_secret, depth + 1)),
         Value::Object(map) => {
             let mut out = Map::new();
             for (k, v) in map.iter().take(ITEMS_MAX) {
@@ -103,6 +93,16 @@ fn shape(value: &Value, key: Option<&str>, typed_secret: bool, depth: usize) -> 
     }
 }
 
+/// An array's first [`ITEMS_MAX`] items, each as `keep` keeps it, and how
+/// many more there were.
+fn bounded(items: &[Value], keep: impl Fn(&Value) -> Value) -> Value {
+    let mut out: Vec<Value> = items.iter().take(ITEMS_MAX).map(keep).collect();
+    if items.len() > ITEMS_MAX {
+        out.push(format!("[{} more]", items.len() - ITEMS_MAX).into());
+    }
+    Value::Array(out)
+}
+
 /// An address without what follows its path.
 fn address(text: &str) -> &str {
     text.split(['?', '#']).next().unwrap_or_default()
@@ -113,17 +113,7 @@ fn kept(value: &Value, typed_secret: bool, depth: usize) -> Value {
         Value::String(text) => Value::String(cut(text)),
         Value::Array(items) if depth >= DEPTH_MAX => format!("[{} items]", items.len()).into(),
         Value::Object(map) if depth >= DEPTH_MAX => format!("{{{} fields}}", map.len()).into(),
-        Value::Array(items) => {
-            let mut out: Vec<Value> = items
-                .iter()
-                .take(ITEMS_MAX)
-                .map(|v| kept(v, typed_secret, depth + 1))
-                .collect();
-            if items.len() > ITEMS_MAX {
-                out.push(format!("[{} more]", items.len() - ITEMS_MAX).into());
-            }
-            Value::Array(out)
-        }
+        Value::Array(items) => bounded(items, |v| kept(v, typed_secret, depth + 1)),
         Value::Object(map) => Value::Object(kept_map(map, typed_secret, depth)),
         other => other.clone(),
     }
