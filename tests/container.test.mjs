@@ -35,20 +35,24 @@ describe('the container image', { skip: IMAGE ? false : 'set SOVEREIGN_IMAGE (sc
   let dir;
   let fixtures;
   let token;
+  let metricsToken; // the monitoring system's, as the StatefulSet reads it
   let panelKey;
   before(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'sovereign-container-'));
     token = randomBytes(24).toString('hex');
     panelKey = randomBytes(24).toString('hex');
+    metricsToken = randomBytes(24).toString('hex');
     // As a Secret is mounted: a file each, readable by the container's user.
     const secrets = path.join(dir, 'secrets');
     mkdirSync(secrets);
     writeFileSync(path.join(secrets, 'token'), `${token}\n`);
     writeFileSync(path.join(secrets, 'panel-key'), `${panelKey}\n`);
+    writeFileSync(path.join(secrets, 'metrics-token'), `${metricsToken}\n`);
     chmodSync(dir, 0o755);
     chmodSync(secrets, 0o755);
     chmodSync(path.join(secrets, 'token'), 0o644);
     chmodSync(path.join(secrets, 'panel-key'), 0o644);
+    chmodSync(path.join(secrets, 'metrics-token'), 0o644);
   });
   after(async () => {
     await fixtures?.close();
@@ -184,6 +188,9 @@ describe('the container image', { skip: IMAGE ? false : 'set SOVEREIGN_IMAGE (sc
       const mcp = await connectMcp({ mcpUrl: `${pod.base}/mcp`, token });
       try {
         assert.equal((await callJson(mcp, 'login_status')).pubkey, publicKeyOf(20 + n), pod.name);
+        // The monitoring system's token from the Secret reads its metrics.
+        const metrics = await fetch(`${pod.base}/metrics`, { headers: { Authorization: `Bearer ${metricsToken}` } });
+        assert.equal(metrics.status, 200, `${pod.name}: /metrics with the metrics token`);
       } finally {
         await mcp.close();
       }
