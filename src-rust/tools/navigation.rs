@@ -7,7 +7,7 @@ use super::{
 };
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
-use crate::bridge::Navigation;
+use crate::bridge::{Command, DialogAction, Navigation};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -24,26 +24,26 @@ pub fn tools() -> Vec<ToolDef> {
                 let limit = p.timeout.map_or(LOAD_LIMIT, |ms| {
                     Duration::from_millis(ms.clamp(100, MAX_LOAD_MS))
                 });
-                navigate(&ctx, tab, Navigation::Load(url), limit).await
+                navigate(&ctx, tab, Navigation::Load(url), limit, p.leave.unwrap_or(false)).await
             },
         ),
         tab_tool_without_page(
             "back",
             "Go back in history and wait for the page. Returns URL and title.",
             ACTION,
-            |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Back, LOAD_LIMIT).await },
+            |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Back, LOAD_LIMIT, p.leave()).await },
         ),
         tab_tool_without_page(
             "forward",
             "Go forward in history and wait for the page. Returns URL and title.",
             ACTION,
-            |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Forward, LOAD_LIMIT).await },
+            |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Forward, LOAD_LIMIT, p.leave()).await },
         ),
         tab_tool_without_page(
             "reload",
             "Reload, bypassing the cache, and wait for the page. Returns URL and title.",
             ACTION,
-            |ctx: Ctx, tab: TabId, _: NoParams| async move { navigate(&ctx, tab, Navigation::Reload, LOAD_LIMIT).await },
+            |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Reload, LOAD_LIMIT, p.leave()).await },
         ),
         tab_tool(
             "get_url",
@@ -76,29 +76,65 @@ pub struct OpenParams {
     #[serde(default)]
     #[allow(dead_code)] // read before parsing, to choose the tab
     context: Option<String>,
+    /// Leave even if the page asks first (beforeunload), as a person answering "Leave".
+    #[serde(default)]
+    leave: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeaveParams {
+    /// Leave even if the page asks first (beforeunload), as a person answering "Leave".
+    #[serde(default)]
+    leave: Option<bool>,
+}
+
+impl LeaveParams {
+    fn leave(&self) -> bool {
+        self.leave.unwrap_or(false)
+    }
 }
 
 /// Time allowed for a page to load.
 pub const LOAD_LIMIT: Duration = Duration::from_secs(25);
 const MAX_LOAD_MS: u64 = 300_000;
 
-async fn navigate(ctx: &Ctx, tab: TabId, nav: Navigation, limit: Duration) -> ToolResult {
+async fn navigate(
+    ctx: &Ctx,
+    tab: TabId,
+    nav: Navigation,
+    limit: Duration,
+    leave: bool,
+) -> ToolResult {
     // A new page: the frame chosen on the old one is gone.
     ctx.session.set_frame(tab, None);
     let target = match &nav {
         Navigation::Load(url) => Some(url.clone()),
         _ => None,
     };
+    // A leave that an earlier call left asking is answered first.
+    if leave {
+        leave_if_asked(ctx, tab).await?;
+    }
     // Let a tab's first load (a new tab's blank page) end first, or it
     // would be taken for this navigation.
     ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
     let mut before = ctx.before(tab)?;
     let (nav_before, same_document) = ctx.app.browser.navigate(tab, nav).await?;
     before.nav = nav_before;
-    let loaded = same_document
-        || ctx
-            .settle(tab, &before, start_grace(target.as_deref(), limit), limit)
-            .await?;
+    let grace = start_grace(target.as_deref(), limit);
+    let mut loaded = same_document;
+    while !loaded {
+        match ctx.settle(tab, &before, grace, limit).await {
+            Ok(done) => {
+                loaded = done;
+                break;
+            }
+            // The page asks before it is left, and the agent said leave.
+            Err(e) if e.code == ErrorCode::DialogOpen && leave => leave_if_asked(ctx, tab).await?,
+            Err(e) => return Err(e),
+        }
+    }
     if !loaded && ctx.tab_info(tab)?.stayed {
         return Err(ToolError::new(
             ErrorCode::NavigationFailed,
@@ -116,6 +152,22 @@ async fn navigate(ctx: &Ctx, tab: TabId, nav: Navigation, limit: Duration) -> To
         refused_silently(&target, loaded, &summary)?;
     }
     Ok(ToolOutput::json(summary))
+}
+
+/// Answers "leave" to the page's beforeunload dialog, if it shows one.
+async fn leave_if_asked(ctx: &Ctx, tab: TabId) -> Result<(), ToolError> {
+    let asking = ctx
+        .tab_info(tab)?
+        .dialog
+        .is_some_and(|d| d.kind == "beforeunload");
+    if asking {
+        let action = DialogAction::Accept(None);
+        ctx.app
+            .browser
+            .call_value(Command::Dialog { tab, action })
+            .await?;
+    }
+    Ok(())
 }
 
 /// How long a load may take to start before it is taken for one WebKit

@@ -390,6 +390,10 @@ fn settled(
 ) -> Option<Result<bool, ToolError>> {
     let waiting_start = waits.start;
     let nav = info.nav;
+    // The page asks before it is left: nothing moves until someone answers.
+    if let Some(dialog) = info.dialog.as_ref().filter(|d| d.kind == "beforeunload") {
+        return Some(Err(asks_before_leaving(&dialog.message)));
+    }
     if nav.started <= before.started {
         // A move within the document (back to a fragment's entry) is all
         // the navigation there will be: no load follows.
@@ -431,6 +435,17 @@ fn settled(
     // Another load may have begun meanwhile (a redirect, a superseding
     // navigation): done only when the view has stopped loading too.
     (nav.finished >= nav.started && !info.loading).then_some(Ok(true))
+}
+
+/// The error for a navigation the page's beforeunload dialog holds: it
+/// names the dialog and each way out.
+pub fn asks_before_leaving(message: &str) -> ToolError {
+    ToolError::new(
+        ErrorCode::DialogOpen,
+        format!(
+            "the page asks before it is left (a beforeunload dialog, {message:?}), so it has not moved: dialog_accept leaves it (the navigation then goes on; wait_for_load waits for it), dialog_dismiss stays; open, back, forward and reload also take leave: true, to leave without being asked"
+        ),
+    )
 }
 
 /// The element a tool acts on: a snapshot ref or a CSS selector.
