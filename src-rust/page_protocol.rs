@@ -172,6 +172,10 @@ pub struct Intercepted {
     /// The page removed the pressed node before the release: no click fired.
     #[serde(default)]
     pub lost: bool,
+    /// The element the release landed on, when the target had replaced
+    /// itself by then (as a rich editor's placeholder does on focus).
+    #[serde(default)]
+    pub ended_on: Option<String>,
 }
 
 /// What `actionable` with `choose` answers: a point, or the

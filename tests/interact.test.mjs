@@ -17,6 +17,24 @@ describe('extended interaction', { timeout: 180_000 }, () => {
   const page = (script) => call('eval', { script }).then((r) => r.value);
   const open = () => call('open', { url: suite.fixtures.url('interact.html') });
 
+  it('a click on an element that replaces itself as it takes focus ends on the replacement, as a person\'s does', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('replace-on-focus.html') });
+    const snap = await callText(suite.mcp, 'snapshot');
+    const ref = /(e\d+) button "Add a block"/.exec(snap)?.[1];
+    assert.ok(ref, snap);
+    const clicked = await call('click', { ref });
+    assert.match(clicked.ended_on ?? '', /paragraph|Block|p#block/i, JSON.stringify(clicked));
+    // The page saw the press, the focus and the release, as a person's click gives it.
+    const log = (await text('#log')).split(' ');
+    assert.deepEqual(log.slice(0, 3), ['pointerdown:add', 'mousedown:add', 'focus:add'], log.join(' '));
+    assert.ok(log.includes('pointerup:block') && log.includes('mouseup:block'), log.join(' '));
+    // The editor has the focus: typing goes into the new block.
+    await call('keyboard_type', { value: 'Hello blocks' });
+    assert.equal(await text('#block'), 'Hello blocks');
+    // A ref gone before the press is still STALE_REF.
+    await callError(suite.mcp, 'click', { ref }, 'STALE_REF');
+  }));
+
   it('dblclick sends two trusted clicks and a trusted dblclick', { timeout: 30_000 }, logged(async () => {
     await open();
     const result = await call('dblclick', { selector: '#dbl' });

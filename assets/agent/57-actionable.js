@@ -227,6 +227,8 @@
   // hit target the same way).
 
   const POINTER_EVENTS = ['pointerdown', 'mousedown', 'pointerup', 'mouseup', 'click', 'auxclick', 'dblclick', 'contextmenu'];
+  // The events of a click that follow its press.
+  const RELEASE_EVENTS = new Set(['pointerup', 'mouseup', 'click', 'auxclick', 'dblclick']);
   // An interceptor nobody asks about (the input never came) goes after this.
   const INTERCEPT_MAX_MS = 2000;
   let interceptor = null;
@@ -245,6 +247,16 @@
     const check = (event) => {
       if (!event.isTrusted) return;
       const el = event.composedPath()[0];
+      // Once the press reached the target, the release is the same gesture's wherever it
+      // lands, as a person's is: an element that replaces itself as it takes focus (a rich
+      // editor's placeholder) gets its release on the replacement. Noted, never stopped.
+      if (state.pressed && !state.missed && RELEASE_EVENTS.has(event.type)) {
+        if (!state.endedOn && el && el.nodeType === ELEMENT_NODE && !reaches(el)) {
+          state.endedOn = describeElement(el, table);
+        }
+        if (event.type === 'click' && --state.clicksLeft <= 0 && interceptor === state) disarmInterceptor();
+        return;
+      }
       const through = !state.missed && el && el.nodeType === ELEMENT_NODE && reaches(el);
       if (!through) {
         if (!state.missed) state.missed = el && el.nodeType === ELEMENT_NODE ? describeElement(el, table) : 'nothing';
@@ -273,12 +285,13 @@
   }
 
   // What the last click would have reached instead of its target (null: it reached it),
-  // and whether the page took the click away: it removed the pressed node before the
-  // release (a list rendered anew), and WebKit fires no click then.
+  // whether the page took the click away (it removed the pressed node before the release,
+  // and WebKit fires no click then), and the element its release landed on when that was
+  // another (the target replaced itself as it took focus).
   function opIntercepted() {
     disarmInterceptor();
-    const { missed, pressed, clicksLeft } = intercepted;
+    const { missed, pressed, clicksLeft, endedOn } = intercepted;
     const lost = !missed && clicksLeft > 0 && !!pressed && !pressed.isConnected;
     intercepted = { missed: null };
-    return { missed, lost };
+    return { missed, lost, ended_on: endedOn || null };
   }

@@ -299,12 +299,17 @@ async fn click(
         let reply = script::agent_value(&view, &state, asked, target.clone(), ASK_LIMIT).await;
         // No answer: the document the click reached is going (it navigated):
         // an interceptor dies with its document, and a stopped click navigates nowhere.
-        let (missed, lost) = match reply.and_then(|r| page_protocol::parse::<Intercepted>(asked, r))
-        {
-            Ok(Intercepted { missed, lost }) => (missed, lost),
-            Err(_) => (None, false),
-        };
+        let (missed, lost, ended_on) =
+            match reply.and_then(|r| page_protocol::parse::<Intercepted>(asked, r)) {
+                Ok(Intercepted {
+                    missed,
+                    lost,
+                    ended_on,
+                }) => (missed, lost, ended_on),
+                Err(_) => (None, false, None),
+            };
         match missed {
+            None if ended_on.is_some() => return Ok(ended_on_another(clicked, ended_on)),
             None if lost => return Ok(lost_click(clicked)),
             None => return Ok(clicked),
             Some(_) if Instant::now() < deadline => {}
@@ -316,6 +321,18 @@ async fn click(
             }
         }
     }
+}
+
+/// A click whose element replaced itself as it was pressed (it took focus
+/// and became an editor, say): the release landed on what replaced it, as
+/// a person's would, and the result says what that is.
+fn ended_on_another(mut clicked: Value, ended_on: Option<String>) -> Value {
+    if let Value::Object(reply) = &mut clicked {
+        reply.insert("ended_on".into(), ended_on.into());
+        let note = "the element replaced itself as it was pressed; the release landed on what replaced it (ended_on), as a person's would";
+        reply.insert("note".into(), note.into());
+    }
+    clicked
 }
 
 /// A click the page took away: not pressed again (the press and release

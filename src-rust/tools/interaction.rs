@@ -339,8 +339,11 @@ pub async fn click_target(
         ]));
     }
     let mut result = settle_after(ctx, tab, before).await?;
-    if let Some(note) = done.get("note") {
-        result.insert("note".into(), note.clone());
+    // What the act said of the click itself: where it ended, and why.
+    for key in ["ended_on", "note"] {
+        if let Some(value) = done.get(key) {
+            result.insert(key.into(), value.clone());
+        }
     }
     Ok(result)
 }
