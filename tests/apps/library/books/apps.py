@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class BooksConfig(AppConfig):
+    name = "books"
+    verbose_name = "Library"
