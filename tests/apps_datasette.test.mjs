@@ -1,0 +1,143 @@
+// A real application nobody here wrote: Datasette (from PyPI, installed by
+// the test set-up), publishing a small SQLite database on 127.0.0.1. An
+// agent explores it as a person does (a filter built from its column and
+// operator menus, a suggested facet and one of its values, a sort by a
+// column's header, a query of its own in the SQL editor), picking every
+// element by its role and name in the snapshot, and reads the answer from
+// the page as a model would. Each answer is checked against the
+// application's own JSON API.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { REPO_ROOT, withBrowserLog } from './support/browser.mjs';
+import { startLoggedIn } from './support/session.mjs';
+import { callJson, callText } from './support/mcp.mjs';
+import { freePort } from './support/podman.mjs';
+import { parseSnapshot } from './support/snapshot.mjs';
+import { run } from './support/run.mjs';
+import { waitFor } from './support/wait.mjs';
+
+const PYTHON = path.join(REPO_ROOT, 'target/python-tests');
+const BOOKS = [
+  ['Notes on the Analytical Engine', 'Ada Lovelace', 1843, 'history'],
+  ['The Raven', 'Edgar Allan Poe', 1845, 'poetry'],
+  ['Annabel Lee', 'Edgar Allan Poe', 1849, 'poetry'],
+  ['The Tell-Tale Heart', 'Edgar Allan Poe', 1843, 'novel'],
+  ['Frankenstein', 'Mary Shelley', 1818, 'novel'],
+  ['Leaves of Grass', 'Walt Whitman', 1855, 'poetry'],
+];
+
+/** Datasette over a new database of books, on a loopback port. */
+async function startDatasette() {
+  const dir = mkdtempSync(path.join(tmpdir(), 'sovereign-datasette-'));
+  const db = path.join(dir, 'library.db');
+  const made = await run('python3', ['-c', [
+    'import json, sqlite3, sys',
+    'c = sqlite3.connect(sys.argv[1])',
+    "c.execute('create table books (id integer primary key, title text, author text, year integer, genre text)')",
+    "c.executemany('insert into books (title, author, year, genre) values (?, ?, ?, ?)', json.loads(sys.argv[2]))",
+    'c.commit()',
+  ].join('\n'), db, JSON.stringify(BOOKS)]);
+  assert.equal(made.code, 0, made.stderr);
+  const port = await freePort();
+  const server = spawn('python3', ['-m', 'datasette', 'serve', db, '--host', '127.0.0.1', '--port', String(port)], {
+    env: { ...process.env, PYTHONPATH: PYTHON, PYTHONDONTWRITEBYTECODE: '1' }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  server.stderr.resume();
+  const url = (p) => `http://127.0.0.1:${port}${p}`;
+  await waitFor(async () => (await fetch(url('/-/versions.json')).catch(() => null))?.ok, 'Datasette to serve', 60_000);
+  return {
+    url,
+    /** The application's own answer, from its JSON API. */
+    api: async (p) => (await fetch(url(p))).json(),
+    async stop() {
+      server.kill('SIGTERM');
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+describe('a real application: Datasette', { timeout: 300_000 }, () => {
+  let session;
+  let app;
+  let mcp;
+  const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => session.browser, fn));
+  const call = (tool, args = {}) => callJson(mcp, tool, args);
+  const nodes = async () => parseSnapshot(await callText(mcp, 'snapshot')).nodes;
+
+  /** The first element of `role` whose name matches, as a model would pick it. */
+  async function pick(role, name = null) {
+    // A control's role is written with a colon when its value follows ("combobox: =").
+    const found = await waitFor(async () => (await nodes()).find((n) => n.ref && n.role.replace(/:$/, '') === role
+      && (name === null || (name instanceof RegExp ? name.test(n.name ?? '') : n.name === name))), `a ${role} named ${name}`);
+    return found.ref;
+  }
+  /** How many rows the page says it shows (a heading "N rows ..." or "... returning N rows"), once it says `what`. */
+  async function rowsShown(what) {
+    const count = /(?:^|returning )(\d+) rows?\b/;
+    const heading = await waitFor(async () => (await nodes())
+      .find((n) => n.role === 'heading' && count.test(n.name ?? '') && what.test(n.name)), `a heading of rows ${what}`);
+    return Number(count.exec(heading.name)[1]);
+  }
+
+  before(async () => {
+    app = await startDatasette();
+    session = await startLoggedIn();
+    mcp = session.mcp;
+  }, { timeout: 180_000 });
+
+  after(async () => {
+    await session?.stop();
+    await app?.stop();
+  });
+
+  test('filters the table with its column and operator menus', async () => {
+    await call('open', { url: app.url('/library/books') });
+    await call('select', { ref: await pick('combobox', null), value: 'author' });
+    await call('fill', { ref: await pick('textbox'), value: 'Edgar Allan Poe' });
+    await call('click', { ref: await pick('button', 'Apply') });
+    const shown = await rowsShown(/where author = "Edgar Allan Poe"/);
+    const answer = await app.api('/library/books.json?_shape=array&author=Edgar+Allan+Poe');
+    assert.equal(shown, answer.length);
+    assert.equal(shown, 3);
+  });
+
+  test('opens a suggested facet and one of its values', async () => {
+    await call('open', { url: app.url('/library/books') });
+    await call('click', { ref: await pick('link', 'genre') });
+    await call('click', { ref: await pick('link', /^poetry\b/) });
+    const shown = await rowsShown(/where genre = "poetry"/);
+    assert.equal(shown, (await app.api('/library/books.json?_shape=array&genre=poetry')).length);
+  });
+
+  test('sorts by a column\'s header', async () => {
+    await call('open', { url: app.url('/library/books') });
+    const headers = (await nodes()).filter((n) => n.ref && n.role === 'link' && n.name === 'year');
+    // The column's header is the last link named so (the first is a suggested facet).
+    await call('click', { ref: headers.at(-1).ref });
+    await waitFor(async () => /_sort=year/.test((await call('get_url')).url), 'the sorted page');
+    const firstRow = (await nodes()).find((n) => n.ref && n.role === 'link' && /^\d+$/.test(n.name ?? ''));
+    const answer = await app.api('/library/books.json?_shape=array&_sort=year');
+    assert.equal(Number(firstRow.name), answer[0].id, 'the first row is the earliest book');
+  });
+
+  test('runs a query of its own in the SQL editor', async () => {
+    await call('open', { url: app.url('/library/books') });
+    await call('click', { ref: await pick('link', /View and edit SQL/) });
+    const sql = "select author, count(*) as books from books group by author order by books desc";
+    // The editor is CodeMirror: its textbox is a hidden field under the
+    // drawn code, and it keeps its own text. So the agent focuses it,
+    // selects all with the keyboard and types over it, as a person would.
+    await call('focus', { ref: await pick('textbox') });
+    await call('press', { key: 'Control+a' });
+    await call('insert_text', { value: sql });
+    await call('click', { ref: await pick('button', /^Run SQL/) });
+    const shown = await rowsShown(/^Custom SQL query returning/);
+    const answer = await app.api(`/library.json?_shape=array&sql=${encodeURIComponent(sql)}`);
+    assert.equal(shown, answer.length);
+    assert.equal(answer[0].author, 'Edgar Allan Poe');
+  });
+});
