@@ -8,19 +8,17 @@
 // application's own JSON API.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT, withBrowserLog } from './support/browser.mjs';
+import { withBrowserLog } from './support/browser.mjs';
 import { startLoggedIn } from './support/session.mjs';
-import { callJson, callText } from './support/mcp.mjs';
-import { freePort } from './support/podman.mjs';
-import { parseSnapshot } from './support/snapshot.mjs';
+import { callJson } from './support/mcp.mjs';
+import { servePython } from './support/python_app.mjs';
+import { pickRef, snapshotNodes } from './support/pick.mjs';
 import { run } from './support/run.mjs';
 import { waitFor } from './support/wait.mjs';
 
-const PYTHON = path.join(REPO_ROOT, 'target/python-tests');
 const BOOKS = [
   ['Notes on the Analytical Engine', 'Ada Lovelace', 1843, 'history'],
   ['The Raven', 'Edgar Allan Poe', 1845, 'poetry'],
@@ -42,21 +40,16 @@ async function startDatasette() {
     'c.commit()',
   ].join('\n'), db, JSON.stringify(BOOKS)]);
   assert.equal(made.code, 0, made.stderr);
-  const port = await freePort();
-  const server = spawn('python3', ['-m', 'datasette', 'serve', db, '--host', '127.0.0.1', '--port', String(port)], {
-    env: { ...process.env, PYTHONPATH: PYTHON, PYTHONDONTWRITEBYTECODE: '1' }, stdio: ['ignore', 'ignore', 'pipe'],
+  const served = await servePython({
+    args: (port) => ['-m', 'datasette', 'serve', db, '--host', '127.0.0.1', '--port', String(port)],
+    ready: '/-/versions.json',
+    dir,
+    what: 'Datasette',
   });
-  server.stderr.resume();
-  const url = (p) => `http://127.0.0.1:${port}${p}`;
-  await waitFor(async () => (await fetch(url('/-/versions.json')).catch(() => null))?.ok, 'Datasette to serve', 60_000);
   return {
-    url,
+    ...served,
     /** The application's own answer, from its JSON API. */
-    api: async (p) => (await fetch(url(p))).json(),
-    async stop() {
-      server.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
+    api: async (p) => (await fetch(served.url(p))).json(),
   };
 }
 
@@ -66,15 +59,9 @@ describe('a real application: Datasette', { timeout: 300_000 }, () => {
   let mcp;
   const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => session.browser, fn));
   const call = (tool, args = {}) => callJson(mcp, tool, args);
-  const nodes = async () => parseSnapshot(await callText(mcp, 'snapshot')).nodes;
+  const nodes = () => snapshotNodes(mcp);
 
-  /** The first element of `role` whose name matches, as a model would pick it. */
-  async function pick(role, name = null) {
-    // A control's role is written with a colon when its value follows ("combobox: =").
-    const found = await waitFor(async () => (await nodes()).find((n) => n.ref && n.role.replace(/:$/, '') === role
-      && (name === null || (name instanceof RegExp ? name.test(n.name ?? '') : n.name === name))), `a ${role} named ${name}`);
-    return found.ref;
-  }
+  const pick = (role, name) => pickRef(mcp, role, name);
   /** How many rows the page says it shows (a heading "N rows ..." or "... returning N rows"), once it says `what`. */
   async function rowsShown(what) {
     const count = /(?:^|returning )(\d+) rows?\b/;
@@ -91,7 +78,7 @@ describe('a real application: Datasette', { timeout: 300_000 }, () => {
 
   after(async () => {
     await session?.stop();
-    await app?.stop();
+    app?.stop();
   });
 
   test('filters the table with its column and operator menus', async () => {

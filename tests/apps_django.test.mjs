@@ -7,20 +7,18 @@
 // from the application's side: its database.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT, withBrowserLog } from './support/browser.mjs';
 import { startLoggedIn } from './support/session.mjs';
-import { callJson, callText } from './support/mcp.mjs';
-import { freePort } from './support/podman.mjs';
-import { parseSnapshot } from './support/snapshot.mjs';
+import { callJson } from './support/mcp.mjs';
+import { PYTHON_ENV, servePython } from './support/python_app.mjs';
+import { pickRef } from './support/pick.mjs';
 import { run } from './support/run.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const APP = path.join(REPO_ROOT, 'tests/apps/library');
-const PYTHON = path.join(REPO_ROOT, 'target/python-tests');
 const PASSWORD = 'a-library-password-1843';
 
 /** The library: migrated, with its admin user and three books, served on a loopback port. */
@@ -28,8 +26,7 @@ async function startLibrary() {
   const dir = mkdtempSync(path.join(tmpdir(), 'sovereign-library-'));
   const db = path.join(dir, 'library.sqlite3');
   const env = {
-    PYTHONPATH: PYTHON,
-    PYTHONDONTWRITEBYTECODE: '1',
+    ...PYTHON_ENV,
     LIBRARY_DB: db,
     DJANGO_SUPERUSER_USERNAME: 'ada',
     DJANGO_SUPERUSER_PASSWORD: PASSWORD,
@@ -48,15 +45,14 @@ async function startLibrary() {
     "Book.objects.create(title='The Raven', author='Edgar Allan Poe', genre='poetry')",
     "Book.objects.create(title='Frankenstein', author='Mary Shelley', genre='novel')",
   ].join('\n'));
-  const port = await freePort();
-  const server = spawn('python3', ['manage.py', 'runserver', `127.0.0.1:${port}`, '--noreload'], {
-    cwd: APP, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'],
+  const served = await servePython({
+    args: (port) => ['manage.py', 'runserver', `127.0.0.1:${port}`, '--noreload'],
+    cwd: APP,
+    env,
+    ready: '/admin/login/',
+    dir,
+    what: 'the library',
   });
-  let log = '';
-  server.stderr.on('data', (d) => { log = (log + d).slice(-4000); });
-  const url = (p) => `http://127.0.0.1:${port}${p}`;
-  await waitFor(async () => (await fetch(url('/admin/login/')).catch(() => null))?.status === 200,
-    'the library to serve', 60_000);
   /** Rows of a query on the application's own database. */
   const query = async (sql) => {
     const out = await run('python3', ['-c',
@@ -64,15 +60,7 @@ async function startLibrary() {
     assert.equal(out.code, 0, out.stderr);
     return JSON.parse(out.stdout);
   };
-  return {
-    url,
-    query,
-    log: () => log,
-    async stop() {
-      server.kill('SIGTERM');
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { ...served, query };
 }
 
 describe('a real application: Django\'s admin', { timeout: 300_000 }, () => {
@@ -82,14 +70,7 @@ describe('a real application: Django\'s admin', { timeout: 300_000 }, () => {
   const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => session.browser, fn));
   const call = (tool, args = {}) => callJson(mcp, tool, args);
 
-  /** The ref of the first element of `role` whose name matches `name`, as a model would pick it. */
-  async function pick(role, name) {
-    const found = await waitFor(async () => {
-      const nodes = parseSnapshot(await callText(mcp, 'snapshot')).nodes;
-      return nodes.find((n) => n.ref && n.role === role && (name instanceof RegExp ? name.test(n.name ?? '') : n.name === name));
-    }, `a ${role} named ${name}`);
-    return found.ref;
-  }
+  const pick = (role, name) => pickRef(mcp, role, name);
 
   before(async () => {
     library = await startLibrary();
@@ -99,7 +80,7 @@ describe('a real application: Django\'s admin', { timeout: 300_000 }, () => {
 
   after(async () => {
     await session?.stop();
-    await library?.stop();
+    library?.stop();
   });
 
   test('signs in with the admin\'s login form', async () => {
