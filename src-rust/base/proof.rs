@@ -54,13 +54,6 @@ fn hmac_hex(secret: &str, message: &str) -> String {
     Hmac::<sha256::Hash>::from_engine(engine).to_string()
 }
 
-/// Random bytes as hex.
-pub fn random_hex(bytes: usize) -> String {
-    let mut raw = vec![0u8; bytes];
-    getrandom::fill(&mut raw).expect("the system's random source");
-    raw.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// A server's half: its run's instance and the nonces it gave.
 pub struct Proofs {
     instance: String,
@@ -77,7 +70,7 @@ pub struct Hello {
 impl Default for Proofs {
     fn default() -> Self {
         Proofs {
-            instance: random_hex(16),
+            instance: crate::profile::random_hex(16),
             given: Mutex::new(VecDeque::new()),
         }
     }
@@ -98,7 +91,7 @@ impl Proofs {
         if !plain {
             return None;
         }
-        let nonce = random_hex(16);
+        let nonce = crate::profile::random_hex(16);
         {
             let mut given = lock(&self.given);
             given.retain(|(at, _)| at.elapsed() < NONCE_LIFE);

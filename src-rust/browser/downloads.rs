@@ -50,7 +50,9 @@ pub struct Downloads {
     /// The most a context's downloads of this run may write.
     max_bytes: u64,
     /// What each context's downloads wrote this run, and how many it started
-    /// (forgotten downloads included: the list keeps only the newest).
+    /// (forgotten downloads included: the list keeps only the newest). Kept
+    /// after a context closes, so that closing and opening contexts cannot
+    /// renew the quota: two numbers per context a run opens.
     spent: Rc<RefCell<std::collections::HashMap<ContextId, (u64, usize)>>>,
     list: Rc<RefCell<Vec<Download>>>,
     /// WebKit's downloads whose file wry has not named yet, by URL.

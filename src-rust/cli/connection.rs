@@ -33,7 +33,7 @@ const HELLO_MAX: u64 = 16 * 1024;
 
 /// The server's nonce, once the server proved it holds `token`.
 fn proven_nonce(addr: &str, token: &str) -> Result<String, ConnectError> {
-    let mine = proof::random_hex(16);
+    let mine = crate::profile::random_hex(16);
     let mut stream =
         TcpStream::connect(addr).map_err(|e| ConnectError::Unreachable(e.to_string()))?;
     let _ = stream.set_read_timeout(Some(Duration::from_secs(30)));
