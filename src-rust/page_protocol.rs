@@ -237,13 +237,20 @@ pub struct Checkable {
 #[derive(Debug, Clone, Deserialize)]
 pub struct FileInput {
     pub r#ref: String,
-    pub multiple: bool,
+    /// None for a control that opens some input's chooser when clicked.
+    pub multiple: Option<bool>,
+    /// That control, described, when it is not a file input itself.
+    pub opener: Option<String>,
+    /// The page's watch for the files, to ask `chosen_files` with.
+    pub watch: Option<u64>,
 }
 
 /// `chosen_files`: what a file input holds.
 #[derive(Debug, Clone, Deserialize)]
 pub struct ChosenFiles {
     pub files: Vec<Value>,
+    /// The file input that took them.
+    pub input: Option<String>,
 }
 
 /// `annotations`: the interactive elements in view, boxed and labelled.

@@ -102,7 +102,35 @@ describe('console, errors, files and annotations', { timeout: 180_000 }, () => {
     assert.match(await callError(mcp, 'upload', { selector: '#one', files: [path.join(dir, 'missing.txt')] }, 'INVALID_PARAMS'), /No such file/);
     await callError(mcp, 'upload', { selector: '#one', files: ['alpha.txt'] }, 'INVALID_PARAMS');
     await callError(mcp, 'upload', { selector: '#one', files: [dir] }, 'INVALID_PARAMS');
-    await callError(mcp, 'upload', { selector: 'h1', files: [alpha] }, 'INVALID_PARAMS');
+    assert.match(await callError(mcp, 'upload', { selector: 'h1', files: [alpha] }, 'NOT_INTERACTABLE'),
+      /did not open a file chooser/);
+  }));
+
+  it('upload through a control that opens a chooser: a scripted button, a button under an unseen input', { timeout: 30_000 }, logged(async () => {
+    const alpha = path.join(dir, 'alpha.txt');
+    const bravo = path.join(dir, 'bravo.txt');
+    writeFileSync(alpha, 'alpha file');
+    writeFileSync(bravo, 'bravo');
+    await open('upload.html');
+    const snap = await callText(mcp, 'snapshot');
+    const refOf = (line) => snap.split('\n').find((l) => l.includes(line))?.split(' ')[0];
+    // Unlabelled, the input is named as the engines name it.
+    assert.ok(refOf('button "Choose File"'), `the covering input is named\n${snap}`);
+    const scripted = await call('upload', { ref: refOf('button "Attach a file"'), files: [alpha, bravo] });
+    assert.deepEqual(scripted.files.map((f) => f.name), ['alpha.txt', 'bravo.txt']);
+    assert.ok(scripted.input, 'names the input that took them');
+    const covered = refOf('button "Or choose from your computer"');
+    for (const file of [alpha, bravo]) {
+      const result = await call('upload', { ref: covered, files: [file] });
+      assert.deepEqual(result.files.map((f) => f.name), [path.basename(file)], 'the page\'s input, replaced or not');
+    }
+    await waitFor(async () => (await text('#seen')).split('\n').length === 4, 'the change handlers');
+    assert.equal(await text('#seen'), [
+      'by-script: alpha.txt 10 "alpha file"', 'by-script: bravo.txt 5 "bravo"',
+      'covering: alpha.txt 10 "alpha file"', 'covering: bravo.txt 5 "bravo"'].join('\n'));
+    // A button nothing opens a chooser from is refused, and nothing is chosen.
+    assert.match(await callError(mcp, 'upload', { selector: '#plain', files: [alpha] }, 'NOT_INTERACTABLE'),
+      /did not open a file chooser/);
   }));
 
   it('upload answers once the input holds the files and the page heard its events, every time', { timeout: 60_000 }, logged(async () => {

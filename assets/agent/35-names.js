@@ -298,6 +298,8 @@
           return labelsText(el, ctx) || inputText(el);
         }
         if (type === 'image') return inputText(el) || labelsText(el, ctx);
+        // Unlabelled, a file input is named by its button, as the engines' own trees do.
+        if (type === 'file') return labelsText(el, ctx) || (el.hasAttribute('title') ? '' : 'Choose File');
         return labelsText(el, ctx);
       }
       case 'select':

@@ -75,6 +75,22 @@
     return { left, top, right, bottom, dx, dy };
   }
 
+  // The part of `rect` its ancestors' overflow leaves to be seen: a file input made large
+  // and laid over a button inside a box that hides the rest. A clip this cannot tell
+  // (a positioned element that escapes it) leaves the whole box: the hit check decides.
+  function unclippedPart(el, rect) {
+    let { left, top, right, bottom } = rect;
+    for (let node = el.parentElement; node && node !== el.ownerDocument.documentElement; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (style.overflowX === 'visible' && style.overflowY === 'visible') continue;
+      const box = node.getBoundingClientRect();
+      if (style.overflowX !== 'visible') [left, right] = [Math.max(left, box.left), Math.min(right, box.right)];
+      if (style.overflowY !== 'visible') [top, bottom] = [Math.max(top, box.top), Math.min(bottom, box.bottom)];
+    }
+    if (right <= left || bottom <= top) return rect;
+    return { left, top, right, bottom, width: right - left, height: bottom - top };
+  }
+
   // Whether all of `rect` is shown, through every enclosing frame.
   function isFullyShown(rect, doc, chain) {
     const shown = shownPart(rect, doc, chain);
@@ -127,7 +143,7 @@
       revealInFrames(clicked, chain);
       rect = sizedRectOf(clicked);
     }
-    const shown = rect && shownPart(rect, doc, chain);
+    const shown = rect && shownPart(unclippedPart(clicked, rect), doc, chain);
     if (!shown) return null;
     const half = (v) => Math.round(v * 2) / 2;
     const top = { x: half((shown.left + shown.right) / 2), y: half((shown.top + shown.bottom) / 2) };

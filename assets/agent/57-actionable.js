@@ -122,10 +122,15 @@
     }
     if (checks.has('hit')) {
       if (!hit) throw new NotYet('outside the visible area, and scrolling did not bring it in', !!moving && moving.again);
-      if (!hitReaches(target, clicked, hit)) throw new NotYet(`covered by ${describeElement(hit, table)}`, !!moving && moving.again);
+      // A page may lay an unseen file input over its own button: a click meant to open a
+      // chooser lands on it, as a person's does.
+      const opensChooser = args.opens_chooser && hit.localName === 'input' && hit.type === 'file';
+      if (!hitReaches(target, clicked, hit) && !opensChooser) {
+        throw new NotYet(`covered by ${describeElement(hit, table)}`, !!moving && moving.again);
+      }
     }
     if (moving) throw moving;
-    if (args.intercept) armInterceptor(target, clicked, table, args.count);
+    if (args.intercept) armInterceptor(target, clicked, table, args.count, !!args.opens_chooser);
     return {
       x: point.top.x + place.x,
       y: point.top.y + place.y,
@@ -176,7 +181,10 @@
       try {
         const point = actionLook(args, table, checks, seen);
         if (!then || (point && point.chosen)) return { done: point };
-        return { done: { point, result: then(args, table) } };
+        const result = then(args, table);
+        // An op that waits for the page (fill in a rich editor) answers with a promise.
+        if (result instanceof Promise) return { done: result.then((r) => ({ point, result: r })) };
+        return { done: { point, result } };
       } catch (error) {
         if (!mayPassLater(error, args)) throw error;
         return { notYet: error };
@@ -236,14 +244,15 @@
   let intercepted = { missed: null };
 
   // Armed for one click (count 2: a double click); it goes once the page had them.
-  function armInterceptor(target, clicked, table, count) {
+  function armInterceptor(target, clicked, table, count, opensChooser) {
     disarmInterceptor();
     const win = target.ownerDocument.defaultView;
     const state = { missed: null, clicksLeft: Math.max(1, Number(count) || 1) };
     // A target the page rendered anew meanwhile (an equal node in its place) is still it.
     const current = () => (target.isConnected ? target : rendered(table, target) || target);
     const reaches = (el) => composedContains(target, el) || composedContains(clicked, el) ||
-      hitReaches(target, clicked, el) || composedContains(current(), el);
+      hitReaches(target, clicked, el) || composedContains(current(), el) ||
+      (opensChooser && el.localName === 'input' && el.type === 'file');
     const check = (event) => {
       if (!event.isTrusted) return;
       const el = event.composedPath()[0];

@@ -3,6 +3,12 @@
   // ---------------------------------------------------------------------------------------
   // Filling and typing: the host types with trusted key events; here the field is prepared.
 
+  // How long a fill waits for the page to hear of the selection it made (see selectionSeen).
+  const SELECTION_SEEN_MAX_MS = 50;
+  // Rich editors write their text to the form a moment after the last edit (Draftail:
+  // 250 ms): a fill answers after that moment, so that a submit which follows sends it.
+  const EDITOR_SAVE_GRACE_MS = 300;
+
   // 'text' (select + type), 'editable' (contenteditable), 'set' (picker types), 'select'.
   function fieldKind(el) {
     const tag = el.localName;
@@ -126,10 +132,13 @@
         replaceSelection(el, value);
         break;
       case 'editable':
+        // Rich editors (Draft.js, ProseMirror, Lexical) keep their own model of the
+        // selection, learnt from selectionchange: the text goes in once they have it.
         focusOrFail(el);
-        selectEditableContents(el, false);
-        replaceSelection(el, value);
-        break;
+        return selectionSeen(el, () => selectEditableContents(el, false))
+          .then(() => replaceSelection(el, value))
+          .then(() => new Promise((resolve) => setTimeout(resolve, EDITOR_SAVE_GRACE_MS)))
+          .then(() => ({ mode, input_type: null, read: valueReading(el) }));
       case 'set':
         setPickerValue(el, value);
         mode = 'set';
@@ -142,13 +151,39 @@
     return { mode, input_type: el.localName === 'input' ? el.type : null, read: valueReading(el) };
   }
 
-  // The selected old text replaced by `value` with the engine's own editing command, as
-  // typing does: the page gets trusted beforeinput and input events (inputType
-  // insertText, or deleteContent* for an empty value) and may cancel them. Run here, in
-  // the checks' turn, the fill needs no further round trip to the page, each of which
-  // would wait for the engine to repaint the changed field first.
+  // The selected old text replaced by `value` the way typed text arrives: a textInput
+  // event, whose default the engine carries out as an edit (trusted beforeinput and input
+  // events, inputType insertText), or which the page cancels to make the edit itself, as
+  // rich editors built on React do. An empty value deletes with the engine's own command
+  // (deleteContent*). Run here, in the checks' turn, the fill needs no further round trip
+  // to the page, each of which would wait for the engine to repaint the changed field.
   function replaceSelection(el, value) {
-    el.ownerDocument.execCommand(value === '' ? 'delete' : 'insertText', false, value);
+    const doc = el.ownerDocument;
+    if (value === '') {
+      doc.execCommand('delete', false, null);
+      return;
+    }
+    const event = doc.createEvent('TextEvent');
+    event.initTextEvent('textInput', true, true, doc.defaultView, value);
+    el.dispatchEvent(event);
+  }
+
+  // Runs `change` (a new selection), and resolves once the page has been told of it: its
+  // selectionchange event comes in a task of its own. An unchanged selection sends none,
+  // hence the cap.
+  function selectionSeen(el, change) {
+    const doc = el.ownerDocument;
+    return new Promise((resolve) => {
+      let timer = 0;
+      const done = () => {
+        doc.removeEventListener('selectionchange', done, true);
+        clearTimeout(timer);
+        resolve();
+      };
+      doc.addEventListener('selectionchange', done, true);
+      timer = setTimeout(done, SELECTION_SEEN_MAX_MS);
+      change();
+    });
   }
 
   function opPrepareType(args, table) {

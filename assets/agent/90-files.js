@@ -3,63 +3,88 @@
   // ---------------------------------------------------------------------------------------
   // Files and annotations
 
-  // upload: the file input a ref, selector or label names, and what it takes.
+  // upload: the file input a ref, selector or label names, and what it takes. Any other
+  // element is a control that opens the chooser when clicked (a button whose script
+  // clicks a hidden input, or one under an unseen file input laid over it): the click
+  // goes to it, and the files to the input the chooser answers.
   function opFileInput(args, table) {
     let el = resolveTarget(args, table);
     if (el.localName === 'label' && el.control) el = el.control;
-    if (el.localName !== 'input' || el.type !== 'file') {
-      throw fail('INVALID_PARAMS', `element is ${shortDescription(el)}, not an <input type=file>`);
+    const expect = Array.isArray(args.expect) ? args.expect : null;
+    const ref = refText(refOf(table, el));
+    if (!isFileInput(el)) {
+      const watch = expect ? watchFiles(el, expect, null) : null;
+      return { ref, multiple: null, accept: null, opener: shortDescription(el), watch };
     }
     if (isDisabled(el, 'input')) throw fail('NOT_INTERACTABLE', 'the file input is disabled');
-    if (Array.isArray(args.expect)) watchFiles(el, args.expect);
-    return { ref: refText(refOf(table, el)), multiple: el.multiple, accept: el.accept || null };
+    const watch = expect ? watchFiles(el, expect, el) : null;
+    return { ref, multiple: el.multiple, accept: el.accept || null, opener: null, watch };
   }
 
   // How long a file input may take to hold the files its chooser was answered with.
   const FILES_LIMIT_MS = 5000;
-  // Per file input: settles once the files an upload chooses are in it and the page's
-  // input and change listeners have run.
-  const fileWatches = new WeakMap();
+  // Per upload, by number (the page may replace the input it clicked, as jQuery's upload
+  // plugin does): settles, with the file input that took the files and what it took,
+  // once they are in it and the page's input and change listeners have run. An upload
+  // takes its own back; a few left by uploads that failed are dropped.
+  const fileWatches = new Map();
+  const FILE_WATCHES_MAX = 8;
+  let fileWatchCount = 0;
 
   function holds(el, expect) {
     const files = Array.from(el.files || []);
-    return files.length === expect.length &&
+    return files.length > 0 && files.length <= expect.length &&
       files.every((f, i) => f.name === String(expect[i].name) && f.size === Number(expect[i].size));
+  }
+
+  function isFileInput(node) {
+    return !!node && node.localName === 'input' && node.type === 'file';
   }
 
   // Before the chooser opens: the input takes chosen files in a later task (WebKit builds
   // the file list off the main thread) and then fires input and change, unless it holds
-  // those files already, when nothing changes and no event comes.
-  function watchFiles(el, expect) {
-    if (holds(el, expect)) {
-      fileWatches.set(el, Promise.resolve());
-      return;
+  // those files already, when nothing changes and no event comes. `input` is the file
+  // input clicked, or null when the clicked control opens some input's chooser.
+  function watchFiles(clicked, expect, input) {
+    const id = ++fileWatchCount;
+    for (const old of fileWatches.keys()) {
+      if (fileWatches.size < FILE_WATCHES_MAX) break;
+      fileWatches.delete(old);
     }
-    const win = el.ownerDocument.defaultView;
-    fileWatches.set(el, new Promise((resolve) => {
+    if (input && holds(input, expect)) {
+      fileWatches.set(id, Promise.resolve({ input, files: stateValue(input).files || [] }));
+      return id;
+    }
+    const win = clicked.ownerDocument.defaultView;
+    fileWatches.set(id, new Promise((resolve) => {
       const seen = (event) => {
-        if (event.target !== el) return;
+        const target = event.composedPath()[0];
+        if (!isFileInput(target) || (target !== input && !holds(target, expect))) return;
         win.removeEventListener('change', seen, true);
-        // Every listener of this change runs in its dispatch: answer after it.
-        setTimeout(resolve, 0);
+        // What it took, read before the page's listeners (which may empty the input once
+        // they have sent the files); the answer comes after every one of them has run.
+        const files = stateValue(target).files || [];
+        setTimeout(() => resolve({ input: target, files }), 0);
       };
       win.addEventListener('change', seen, true);
     }));
+    return id;
   }
 
   // upload, once the chooser was answered: the files the input holds when it has them.
   function opChosenFiles(args, table) {
-    const el = resolveTarget(args, table);
-    const watch = fileWatches.get(el) || Promise.resolve();
-    fileWatches.delete(el);
+    const watch = fileWatches.get(args.watch);
+    if (!watch) throw fail('INTERNAL', 'this upload was not being watched (the page may have been replaced)');
+    fileWatches.delete(args.watch);
     let timer;
     const limit = new Promise((resolve, reject) => {
       timer = setTimeout(() => reject(fail('TIMEOUT',
         `the file input did not take the files within ${FILES_LIMIT_MS} ms (the page may have replaced it)`)), FILES_LIMIT_MS);
     });
-    return Promise.race([watch, limit]).then(() => {
+    return Promise.race([watch, limit]).then((took) => {
       clearTimeout(timer);
-      return { files: stateValue(el).files || [] };
+      if (!took) return { files: [], input: null };
+      return { files: took.files, input: refText(refOf(table, took.input)) };
     });
   }
 

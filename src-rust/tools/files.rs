@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "upload",
-            "Set files on a file input (or its label) as a person choosing them would. Several need a multiple input.",
+            "Choose files as a person would: a file input, its label, or a control that opens a chooser. Several need a multiple input.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: UploadParams| async move { upload(&ctx, tab, p).await },
         ),
@@ -94,13 +94,17 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
         .collect();
     let args = with(target(&p.r#ref, &p.selector)?, json!({"expect": expect}));
     let input: FileInput = ctx.page(tab, PageOp::FileInput, args).await?;
-    if files.len() > 1 && !input.multiple {
+    if files.len() > 1 && input.multiple == Some(false) {
         return Err(ToolError::invalid_params(format!(
             "this file input takes one file, and {} were given",
             files.len()
         )));
     }
-    let control = Args::from_iter([("ref".into(), input.r#ref.clone().into())]);
+    let mut control = Args::from_iter([("ref".into(), input.r#ref.clone().into())]);
+    if input.opener.is_some() {
+        // Its click may land on a file input the page laid over it, as a person's does.
+        control.insert("opens_chooser".into(), true.into());
+    }
     let arm = |files| {
         ctx.app
             .browser
@@ -125,17 +129,32 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
     if !opened {
         arm(None).await?;
         clicked?;
-        return Err(ToolError::new(
-            ErrorCode::NotInteractable,
-            "the click did not open a file chooser (a page script may prevent it)",
-        ));
+        let why = match &input.opener {
+            Some(what) => format!(
+                "clicking {what} did not open a file chooser; give the file input's ref, or the control that opens it"
+            ),
+            None => "the click did not open a file chooser (a page script may prevent it)".into(),
+        };
+        return Err(ToolError::new(ErrorCode::NotInteractable, why));
     }
     // The input takes the files a moment after the chooser is answered:
     // answer once it holds them and the page has heard its change event.
-    let chosen: ChosenFiles = ctx.page(tab, PageOp::ChosenFiles, control).await?;
-    Ok(ToolOutput::json(
-        json!({"ref": input.r#ref, "files": chosen.files}),
-    ))
+    // The ref routes the question to the input's frame; the watch answers it.
+    let watch = with(control, json!({"watch": input.watch}));
+    let chosen: ChosenFiles = ctx.page(tab, PageOp::ChosenFiles, watch).await?;
+    let mut reply = json!({"ref": input.r#ref, "files": chosen.files});
+    if input.opener.is_some() {
+        reply["input"] = chosen.input.into();
+    }
+    if chosen.files.len() < files.len() {
+        reply["note"] = format!(
+            "the chooser took {} of the {} files (it takes one at a time)",
+            chosen.files.len(),
+            files.len()
+        )
+        .into();
+    }
+    Ok(ToolOutput::json(reply))
 }
 
 async fn annotated(ctx: &Ctx, tab: TabId) -> ToolResult {
