@@ -5,17 +5,14 @@
 // action and its confirmation page, sign out), picking every element by its
 // role and name in the snapshot, as a model reads it. Each task is checked
 // from the application's side: its database.
-import { describe, it, before, after } from 'node:test';
+import { describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT, withBrowserLog } from './support/browser.mjs';
-import { startLoggedIn } from './support/session.mjs';
-import { callJson } from './support/mcp.mjs';
-import { PYTHON_ENV, servePython } from './support/python_app.mjs';
-import { pickRef } from './support/pick.mjs';
-import { run } from './support/run.mjs';
+import { REPO_ROOT } from './support/browser.mjs';
+import { appSuite } from './support/app_suite.mjs';
+import { serveDjango, sqliteQuery } from './support/python_app.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const APP = path.join(REPO_ROOT, 'tests/apps/library');
@@ -25,70 +22,29 @@ const PASSWORD = 'a-library-password-1843';
 async function startLibrary() {
   const dir = mkdtempSync(path.join(tmpdir(), 'sovereign-library-'));
   const db = path.join(dir, 'library.sqlite3');
-  const env = {
-    ...PYTHON_ENV,
-    LIBRARY_DB: db,
-    DJANGO_SUPERUSER_USERNAME: 'ada',
-    DJANGO_SUPERUSER_PASSWORD: PASSWORD,
-    DJANGO_SUPERUSER_EMAIL: 'ada@example.org',
-  };
-  const manage = async (...args) => {
-    const out = await run('python3', ['manage.py', ...args], { env, cwd: APP });
-    assert.equal(out.code, 0, `manage.py ${args[0]}: ${out.stderr}`);
-    return out.stdout;
-  };
-  await manage('migrate', '--noinput');
-  await manage('createsuperuser', '--noinput');
-  await manage('shell', '-c', [
+  const served = await serveDjango({
+    app: APP, env: { LIBRARY_DB: db }, dir, password: PASSWORD, ready: '/admin/login/', what: 'the library',
+  });
+  await served.manage('shell', '-c', [
     'from books.models import Book',
     "Book.objects.create(title='Notes on the Analytical Engine', author='Ada Lovelace', genre='history')",
     "Book.objects.create(title='The Raven', author='Edgar Allan Poe', genre='poetry')",
     "Book.objects.create(title='Frankenstein', author='Mary Shelley', genre='novel')",
   ].join('\n'));
-  const served = await servePython({
-    args: (port) => ['manage.py', 'runserver', `127.0.0.1:${port}`, '--noreload'],
-    cwd: APP,
-    env,
-    ready: '/admin/login/',
-    dir,
-    what: 'the library',
-  });
-  /** Rows of a query on the application's own database. */
-  const query = async (sql) => {
-    const out = await run('python3', ['-c',
-      'import json, sqlite3, sys; print(json.dumps(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchall()))', db, sql]);
-    assert.equal(out.code, 0, out.stderr);
-    return JSON.parse(out.stdout);
-  };
-  return { ...served, query };
+  return { ...served, query: sqliteQuery(db) };
 }
 
 describe('a real application: Django\'s admin', { timeout: 300_000 }, () => {
-  let session;
-  let library;
-  let mcp;
-  const test = (name, fn) => it(name, { timeout: 60_000 }, withBrowserLog(() => session.browser, fn));
-  const call = (tool, args = {}) => callJson(mcp, tool, args);
+  const suite = appSuite(startLibrary);
+  const { test, call, pick } = suite;
 
-  const pick = (role, name) => pickRef(mcp, role, name);
-
-  before(async () => {
-    library = await startLibrary();
-    session = await startLoggedIn();
-    mcp = session.mcp;
-  }, { timeout: 180_000 });
-
-  after(async () => {
-    await session?.stop();
-    library?.stop();
-  });
 
   test('signs in with the admin\'s login form', async () => {
-    await call('open', { url: library.url('/admin/') });
+    await call('open', { url: suite.app.url('/admin/') });
     await call('fill', { ref: await pick('textbox', /^Username/), value: 'ada' });
     await call('fill', { ref: await pick('textbox', /^Password/), value: PASSWORD });
     await call('click', { ref: await pick('button', 'Log in') });
-    await waitFor(async () => (await library.query("select last_login from auth_user where username = 'ada'"))[0][0],
+    await waitFor(async () => (await suite.app.query("select last_login from auth_user where username = 'ada'"))[0][0],
       'the library to record the sign-in');
   });
 
@@ -101,36 +57,36 @@ describe('a real application: Django\'s admin', { timeout: 300_000 }, () => {
     await call('fill', { ref: await pick('textbox', /^Published|^Date/), value: '1855-07-04' });
     await call('click', { ref: await pick('button', 'Save') });
     const rows = await waitFor(async () => {
-      const found = await library.query("select author, genre, published from books_book where title = 'Leaves of Grass'");
+      const found = await suite.app.query("select author, genre, published from books_book where title = 'Leaves of Grass'");
       return found.length && found;
     }, 'the book in the library');
     assert.deepEqual(rows, [['Walt Whitman', 'poetry', '1855-07-04']]);
   });
 
   test('finds a book with the search and edits it', async () => {
-    await call('open', { url: library.url('/admin/books/book/') });
+    await call('open', { url: suite.app.url('/admin/books/book/') });
     await call('fill', { ref: await pick('textbox', /Search/), value: 'Lovelace' });
     await call('click', { ref: await pick('button', 'Search') });
     await call('click', { ref: await pick('link', 'Notes on the Analytical Engine') });
     await call('fill', { ref: await pick('textbox', /^Notes/), value: 'The first published program.' });
     await call('click', { ref: await pick('button', 'Save') });
-    await waitFor(async () => (await library.query("select notes from books_book where author = 'Ada Lovelace'"))[0]?.[0]
+    await waitFor(async () => (await suite.app.query("select notes from books_book where author = 'Ada Lovelace'"))[0]?.[0]
       === 'The first published program.', 'the edit in the library');
   });
 
   test('deletes a book with an action and its confirmation page', async () => {
-    await call('open', { url: library.url('/admin/books/book/') });
+    await call('open', { url: suite.app.url('/admin/books/book/') });
     await call('click', { ref: await pick('checkbox', /Frankenstein/) });
     await call('select', { ref: await pick('combobox', /^Action/), value: 'Delete selected books' });
     await call('click', { ref: await pick('button', 'Go') });
     await call('click', { ref: await pick('button', /^Yes, I.m sure/) });
-    await waitFor(async () => (await library.query("select count(*) from books_book where title = 'Frankenstein'"))[0][0] === 0,
+    await waitFor(async () => (await suite.app.query("select count(*) from books_book where title = 'Frankenstein'"))[0][0] === 0,
       'the book gone from the library');
-    assert.equal((await library.query('select count(*) from books_book'))[0][0], 3, 'the others stay');
+    assert.equal((await suite.app.query('select count(*) from books_book'))[0][0], 3, 'the others stay');
   });
 
   test('signs out', async () => {
-    const sessions = async () => (await library.query('select count(*) from django_session'))[0][0];
+    const sessions = async () => (await suite.app.query('select count(*) from django_session'))[0][0];
     assert.equal(await sessions(), 1);
     await call('click', { ref: await pick('button', 'Log out') });
     await waitFor(async () => (await sessions()) === 0, 'the library to end the session');
