@@ -204,22 +204,30 @@ setup_npm_install() {
 }
 
 # The tests' Python packages (tests/requirements.txt), in a folder of the
-# checkout's own: nothing is installed for the system or the user.
-SETUP_PYTHON_DIR_REL=target/python-tests
+# checkout's own: nothing is installed for the system or the user. Trac
+# has a folder of its own: its `multipart` is another package than the one
+# of that name the MCP SDK brings.
 setup_python_install() {
-	local dir="$SETUP_ROOT/$SETUP_PYTHON_DIR_REL" wanted
-	wanted=$(cat "$SETUP_ROOT/tests/requirements.txt")
+	setup_python_folder tests/requirements.txt target/python-tests
+	setup_python_folder tests/requirements-trac.txt target/python-trac
+}
+
+# Installs the packages a requirements file names into a folder, unless the
+# folder holds them already.
+setup_python_folder() {
+	local requirements="$SETUP_ROOT/$1" dir="$SETUP_ROOT/$2" wanted
+	wanted=$(cat "$requirements")
 	if [[ -f $dir/.installed && $(cat "$dir/.installed") == "$wanted" ]]; then
-		setup_log "python test packages: present"
+		setup_log "python test packages ($1): present"
 		return 0
 	fi
-	setup_log "installing python test packages into $SETUP_PYTHON_DIR_REL"
+	setup_log "installing python test packages ($1) into $2"
 	rm -rf "$dir"
 	# A target folder changes no environment, so Debian's guard against
 	# pip in the system's Python does not apply.
 	PIP_BREAK_SYSTEM_PACKAGES=1 PIP_ROOT_USER_ACTION=ignore python3 -m pip install --quiet --disable-pip-version-check \
 		--no-warn-conflicts --no-warn-script-location --target "$dir" \
-		-r "$SETUP_ROOT/tests/requirements.txt" >&2 || setup_die "pip install of tests/requirements.txt failed"
+		-r "$requirements" >&2 || setup_die "pip install of $1 failed"
 	printf '%s' "$wanted" >"$dir/.installed"
 }
 
