@@ -8,48 +8,10 @@
 // application's own JSON API.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { appSuite } from './support/app_suite.mjs';
-import { servePython } from './support/python_app.mjs';
+import { startDatasette } from './support/real_apps.mjs';
 import { snapshotNodes } from './support/pick.mjs';
-import { run } from './support/run.mjs';
 import { waitFor } from './support/wait.mjs';
-
-const BOOKS = [
-  ['Notes on the Analytical Engine', 'Ada Lovelace', 1843, 'history'],
-  ['The Raven', 'Edgar Allan Poe', 1845, 'poetry'],
-  ['Annabel Lee', 'Edgar Allan Poe', 1849, 'poetry'],
-  ['The Tell-Tale Heart', 'Edgar Allan Poe', 1843, 'novel'],
-  ['Frankenstein', 'Mary Shelley', 1818, 'novel'],
-  ['Leaves of Grass', 'Walt Whitman', 1855, 'poetry'],
-];
-
-/** Datasette over a new database of books, on a loopback port. */
-async function startDatasette() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sovereign-datasette-'));
-  const db = path.join(dir, 'library.db');
-  const made = await run('python3', ['-c', [
-    'import json, sqlite3, sys',
-    'c = sqlite3.connect(sys.argv[1])',
-    "c.execute('create table books (id integer primary key, title text, author text, year integer, genre text)')",
-    "c.executemany('insert into books (title, author, year, genre) values (?, ?, ?, ?)', json.loads(sys.argv[2]))",
-    'c.commit()',
-  ].join('\n'), db, JSON.stringify(BOOKS)]);
-  assert.equal(made.code, 0, made.stderr);
-  const served = await servePython({
-    args: (port) => ['-m', 'datasette', 'serve', db, '--host', '127.0.0.1', '--port', String(port)],
-    ready: '/-/versions.json',
-    dir,
-    what: 'Datasette',
-  });
-  return {
-    ...served,
-    /** The application's own answer, from its JSON API. */
-    api: async (p) => (await fetch(served.url(p))).json(),
-  };
-}
 
 describe('a real application: Datasette', { timeout: 300_000 }, () => {
   const suite = appSuite(startDatasette);

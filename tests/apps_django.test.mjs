@@ -7,32 +7,9 @@
 // from the application's side: its database.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { REPO_ROOT } from './support/browser.mjs';
 import { appSuite } from './support/app_suite.mjs';
-import { serveDjango, sqliteQuery } from './support/python_app.mjs';
+import { APP_PASSWORD as PASSWORD, startLibrary } from './support/real_apps.mjs';
 import { waitFor } from './support/wait.mjs';
-
-const APP = path.join(REPO_ROOT, 'tests/apps/library');
-const PASSWORD = 'a-library-password-1843';
-
-/** The library: migrated, with its admin user and three books, served on a loopback port. */
-async function startLibrary() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sovereign-library-'));
-  const db = path.join(dir, 'library.sqlite3');
-  const served = await serveDjango({
-    app: APP, env: { LIBRARY_DB: db }, dir, password: PASSWORD, ready: '/admin/login/', what: 'the library',
-  });
-  await served.manage('shell', '-c', [
-    'from books.models import Book',
-    "Book.objects.create(title='Notes on the Analytical Engine', author='Ada Lovelace', genre='history')",
-    "Book.objects.create(title='The Raven', author='Edgar Allan Poe', genre='poetry')",
-    "Book.objects.create(title='Frankenstein', author='Mary Shelley', genre='novel')",
-  ].join('\n'));
-  return { ...served, query: sqliteQuery(db) };
-}
 
 describe('a real application: Django\'s admin', { timeout: 300_000 }, () => {
   const suite = appSuite(startLibrary);

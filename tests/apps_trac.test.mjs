@@ -8,46 +8,12 @@
 // every task is checked from the application's side: its database.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { REPO_ROOT } from './support/browser.mjs';
 import { appSuite } from './support/app_suite.mjs';
+import { APP_PASSWORD as PASSWORD, startTrac } from './support/real_apps.mjs';
 import { callError } from './support/mcp.mjs';
-import { PYTHON_ENV, servePython, sqliteQuery } from './support/python_app.mjs';
-import { run } from './support/run.mjs';
 import { waitFor } from './support/wait.mjs';
-
-const PASSWORD = 'a-members-password-1859';
-// Trac's packages have a folder of their own (tests/requirements-trac.txt).
-const PACKAGES = path.join(REPO_ROOT, 'target/python-trac');
-const BIN = path.join(PACKAGES, 'bin');
-const ENV = { ...PYTHON_ENV, PYTHONPATH: PACKAGES };
-
-/** A new Trac project, its member `ada` (in an htpasswd file), served on a loopback port. */
-async function startTrac() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sovereign-trac-'));
-  const project = path.join(dir, 'project');
-  const admin = async (...args) => {
-    const out = await run('python3', [path.join(BIN, 'trac-admin'), project, ...args], { env: { ...process.env, ...ENV } });
-    assert.equal(out.code, 0, `trac-admin ${args[0]}: ${out.stderr}`);
-  };
-  await admin('initenv', 'Field station', 'sqlite:db/trac.db');
-  await admin('permission', 'add', 'ada', 'TRAC_ADMIN');
-  const passwords = path.join(dir, 'htpasswd');
-  writeFileSync(passwords, `ada:{SHA}${createHash('sha1').update(PASSWORD).digest('base64')}\n`);
-  const served = await servePython({
-    args: (port) => [path.join(BIN, 'tracd'), '--single-env', '--hostname=127.0.0.1', `--port=${port}`,
-      `--basic-auth=*,${passwords},Field station`, project],
-    cwd: dir,
-    env: ENV,
-    ready: '/',
-    dir,
-    what: 'Trac',
-  });
-  return { ...served, query: sqliteQuery(path.join(project, 'db/trac.db')) };
-}
 
 describe('a real application: Trac', { timeout: 300_000 }, () => {
   const suite = appSuite(startTrac);

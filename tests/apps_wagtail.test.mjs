@@ -11,31 +11,18 @@
 // application's side: its database and its media folder.
 import { describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { REPO_ROOT } from './support/browser.mjs';
 import { appSuite } from './support/app_suite.mjs';
-import { serveDjango, sqliteQuery } from './support/python_app.mjs';
+import { APP_PASSWORD as PASSWORD, startCms } from './support/real_apps.mjs';
 import { waitFor } from './support/wait.mjs';
 
-const APP = path.join(REPO_ROOT, 'tests/apps/cms');
-const PASSWORD = 'an-editors-password-1911';
 const IMAGE = path.join(REPO_ROOT, 'tests/fixtures/swallow.png');
-
-/** The site: migrated, with its editor, served on a loopback port. */
-async function startSite() {
-  const dir = mkdtempSync(path.join(tmpdir(), 'sovereign-cms-'));
-  const served = await serveDjango({
-    app: APP, env: { CMS_DIR: dir }, dir, password: PASSWORD, ready: '/admin/login/', what: 'the site',
-  });
-  return { ...served, query: sqliteQuery(path.join(dir, 'cms.sqlite3')), media: path.join(dir, 'media') };
-}
-
 const ARTICLE = "select p.title, p.live, a.summary, a.body from wagtailcore_page p join articles_articlepage a on a.page_ptr_id = p.id";
 
 describe('a real application: Wagtail', { timeout: 300_000 }, () => {
-  const suite = appSuite(startSite);
+  const suite = appSuite(startCms);
   const { test, call, pick } = suite;
   const published = async (title) => {
     const rows = await suite.app.query(`${ARTICLE} where p.title = '${title}' and p.live = 1 and p.has_unpublished_changes = 0`);
