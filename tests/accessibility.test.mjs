@@ -100,6 +100,8 @@ describe('accessible names as the accname spec and browsers compute them', { tim
       'textbox "Secret code"', // a hidden target counts whole
       'button "Send the form"', // a button input's label before its value
       'button "Print"', // img alt="" named by aria-label
+      'link "Choose a Date"', // an icon's title, from the content (accname 2I)
+      'button "Choose File"', // an unlabelled file input, by its button
     ]);
     const full = await callText(mcp, 'snapshot', { interactive: false });
     assert.match(full, /^\s*(?:e\d+ )?rowgroup "Plan names"/m);

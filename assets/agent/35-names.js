@@ -257,9 +257,17 @@
       if (block) acc.parts.push(' ');
       const own = embeddedText(kid);
       if (own === null) {
+        const before = acc.parts.length;
         if (acc.pseudo) acc.parts.push(pseudoText(kid, '::before'));
         appendContent(kid, ctx, skip, includeHidden, acc);
         if (acc.pseudo) acc.parts.push(pseudoText(kid, '::after'));
+        // accname 2I: a descendant with no text of its own gives its tooltip (an icon's
+        // title, as in Django's "Choose a Date" link).
+        const title = kid.hasAttribute('title') && !acc.parts.slice(before).join('').trim() && trimAttr(kid, 'title');
+        if (title) {
+          acc.parts.push(' ', title, ' ');
+          acc.length += title.length + 2;
+        }
       } else {
         // Embedded content (an image's alt, a field's value) stands apart
         // from the text around it, as browsers read it.
