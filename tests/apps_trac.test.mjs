@@ -27,6 +27,9 @@ describe('a real application: Trac', { timeout: 300_000 }, () => {
     // The site asks for a password: the agent hears why, and how to answer.
     const why = await callError(suite.mcp, 'click', { ref: login }, 'NAVIGATION_FAILED');
     assert.match(why, /realm "Field station".*set_credentials/);
+    // Its prompt lies over the page: a click now is refused at once, saying why.
+    const again = await callError(suite.mcp, 'click', { ref: login }, 'NOT_INTERACTABLE');
+    assert.match(again, /prompt over the page.*set_credentials/);
     await call('set_credentials', { user: 'ada', pass: PASSWORD });
     await call('open', { url: suite.app.url('/login') });
     await pick('button', 'Logout');

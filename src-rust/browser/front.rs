@@ -10,7 +10,7 @@ use super::input::Hands;
 use super::tab::TabState;
 use super::{clipboard, delivery, input, SharedBrowser};
 use crate::base::caller::Principal;
-use crate::base::error::ToolError;
+use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::{Output, Reply};
 use crate::hold::Reach;
@@ -104,6 +104,13 @@ fn show_for_input(
     };
     if let Some(error) = state.blocked() {
         return Err(error);
+    }
+    // WebKit's password prompt lies over the page and would take the input.
+    if let Some(site) = state.auth.borrow().as_ref() {
+        return Err(ToolError::new(
+            ErrorCode::NotInteractable,
+            format!("{site} asks for a user name and password in a prompt over the page (HTTP authentication); call set_credentials, then open the page again"),
+        ));
     }
     let ctx = b.context_of(tab)?;
     let front = ctx.front.get();

@@ -369,8 +369,27 @@ impl AgentSettings {
                 // WebKit asks the person; an agent waiting on the load hears why.
                 let host = request.host().map(|h| h.to_string()).unwrap_or_default();
                 let realm = request.realm().map(|r| r.to_string()).unwrap_or_default();
-                *state.auth.borrow_mut() = Some(format!("{host} (realm {realm:?})"));
+                let asked = format!("{host} (realm {realm:?})");
+                *state.auth.borrow_mut() = Some(asked.clone());
                 state.publish(view);
+                // The prompt over the page ends when the person answers or
+                // closes it; a later prompt of the tab is its own.
+                let ended = {
+                    let (state, view) = (Rc::downgrade(&state), view.downgrade());
+                    Rc::new(move || {
+                        let (Some(state), Some(view)) = (state.upgrade(), view.upgrade()) else {
+                            return;
+                        };
+                        let ours = state.auth.borrow().as_deref() == Some(asked.as_str());
+                        if ours {
+                            state.auth.borrow_mut().take();
+                            state.publish(&view);
+                        }
+                    })
+                };
+                let on_cancel = ended.clone();
+                request.connect_cancelled(move |_| on_cancel());
+                request.connect_authenticated(move |_, _| ended());
                 return false;
             };
             // Refused credentials are not sent again: the site's own answer shows.
