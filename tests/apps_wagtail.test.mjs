@@ -80,14 +80,28 @@ describe('a real application: Wagtail', { timeout: 300_000 }, () => {
     for (const [, file] of images) assert.ok(existsSync(path.join(suite.app.media, file)), `${file} is stored`);
   });
 
-  test('edits the article and publishes the change', async () => {
+  test('edits the article: a new title, an image from the editor\'s chooser dialog; publishes the change', async () => {
     await call('click', { ref: await pick('button', 'Pages') });
     await call('click', { ref: await pick('link', 'Welcome to your new Wagtail site!') });
     await call('click', { ref: await pick('link', 'Spring migration') });
     await call('fill', { ref: await pick('textbox', /^Title/), value: 'Spring migration, 2026' });
+    // In the editor: its block menu, then the image library's chooser in a dialog.
+    await call('click', { ref: await pick('textbox', /^$/) });
+    await call('click', { ref: await pick('button', 'Insert a block') });
+    await call('click', { ref: await pick('option', 'Image') });
+    await call('click', { ref: await pick('link', /^swallow/) });
+    await call('click', { ref: await pick('radio', 'Full width') });
+    await call('fill', { ref: await pick('textbox', 'Alt text'), value: 'A swallow on a roof' });
+    await call('click', { ref: await pick('button', 'Insert image') });
     await call('click', { ref: await pick('button', 'More actions') });
     await call('click', { ref: await pick('button', 'Publish') });
-    await waitFor(() => published('Spring migration, 2026'), 'the new title published');
+    const [, , , html] = await waitFor(() => published('Spring migration, 2026'), 'the new title published');
+    const [[image]] = await suite.app.query("select id from wagtailimages_image where title = 'swallow'");
+    const embed = /<embed [^>]*>/.exec(html)?.[0] ?? '';
+    for (const attribute of ['embedtype="image"', 'format="fullwidth"', `id="${image}"`, 'alt="A swallow on a roof"']) {
+      assert.ok(embed.includes(attribute), `the image, as the editor saved it, has ${attribute}: ${html}`);
+    }
+    assert.match(html, /The swallows came back on the tenth\./, 'the text stays');
     const revisions = await suite.app.query("select count(*) from wagtailcore_revision where object_str like 'Spring migration%'");
     assert.ok(revisions[0][0] >= 2, 'each publication is a revision');
   });

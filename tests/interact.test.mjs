@@ -35,6 +35,21 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     await callError(suite.mcp, 'click', { ref }, 'STALE_REF');
   }));
 
+  it('fill types into a rich editor through textInput; the next input waits for the editor to save', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('debounced-editor.html') });
+    await call('fill', { selector: '#editor', value: 'First draft' });
+    await call('fill', { selector: '#editor', value: 'Second draft' });
+    assert.equal(await text('#editor'), 'Second draft', 'the editor replaced its text, in its own model');
+    // At once: the editor writes its field 250 ms after its last change.
+    await call('click', { selector: '#save' });
+    assert.equal(await text('#saved'), 'saved: Second draft');
+    // A change the editor's own script makes after a click counts too.
+    await call('click', { selector: '#stamp' });
+    await call('wait_for_text', { text: '[stamp]' });
+    await call('click', { selector: '#save' });
+    assert.equal(await text('#saved'), 'saved: Second draft [stamp]');
+  }));
+
   it('dblclick sends two trusted clicks and a trusted dblclick', { timeout: 30_000 }, logged(async () => {
     await open();
     const result = await call('dblclick', { selector: '#dbl' });

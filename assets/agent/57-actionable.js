@@ -162,6 +162,9 @@
   }
 
   function opActionable(args, table) {
+    // An input comes once a rich editor changed just before has saved that change.
+    const saved = editorSaved();
+    if (saved) return saved.then(() => opActionable(args, table));
     const checks = new Set((Array.isArray(args.checks) ? args.checks : []).filter((c) => ACTION_CHECKS.has(c)));
     const wait = Math.max(0, Math.min(Number(args.wait_ms) || 0, ACTION_WAIT_MAX_MS));
     const then = args.then ? OPS.get(args.then) : null;

@@ -5,9 +5,30 @@
 
   // How long a fill waits for the page to hear of the selection it made (see selectionSeen).
   const SELECTION_SEEN_MAX_MS = 50;
-  // Rich editors write their text to the form a moment after the last edit (Draftail:
-  // 250 ms): a fill answers after that moment, so that a submit which follows sends it.
+  // Rich editors write their content to the form a moment after its last change
+  // (Draftail: 250 ms), as a person never notices: the next input waits for that moment,
+  // so that a submit which follows an edit sends it.
   const EDITOR_SAVE_GRACE_MS = 300;
+  let editorChangedAt = -Infinity;
+  const watchedEditors = new WeakSet();
+
+  // An editing host takes focus: its changes from now on (typed, or made by its own
+  // script, such as a block inserted from a dialog) are noted.
+  window.addEventListener('focusin', (event) => {
+    let host = event.composedPath()[0];
+    if (!host || host.nodeType !== ELEMENT_NODE || !isEditable(host) || fieldKind(host) !== 'editable') return;
+    while (host.parentElement && isEditable(host.parentElement)) host = host.parentElement;
+    if (watchedEditors.has(host)) return;
+    watchedEditors.add(host);
+    new MutationObserver(() => { editorChangedAt = performance.now(); })
+      .observe(host, { subtree: true, childList: true, characterData: true });
+  }, { capture: true });
+
+  // A promise of the moment an editor's last change is saved, or null when it is.
+  function editorSaved() {
+    const left = editorChangedAt + EDITOR_SAVE_GRACE_MS - performance.now();
+    return left > 0 ? new Promise((resolve) => setTimeout(resolve, left)) : null;
+  }
 
   // 'text' (select + type), 'editable' (contenteditable), 'set' (picker types), 'select'.
   function fieldKind(el) {
@@ -137,7 +158,6 @@
         focusOrFail(el);
         return selectionSeen(el, () => selectEditableContents(el, false))
           .then(() => replaceSelection(el, value))
-          .then(() => new Promise((resolve) => setTimeout(resolve, EDITOR_SAVE_GRACE_MS)))
           .then(() => ({ mode, input_type: null, read: valueReading(el) }));
       case 'set':
         setPickerValue(el, value);
