@@ -250,6 +250,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         Setup {
             session_idle: args.session_idle(),
             contexts_max: usize::from(args.contexts_max),
+            private_display: xvfb.is_some(),
             recorder: Recorder::new(
                 Some(profile.recordings_dir()),
                 args.record_max_mb * 1024 * 1024,

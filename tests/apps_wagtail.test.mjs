@@ -16,6 +16,7 @@ import path from 'node:path';
 import { REPO_ROOT } from './support/browser.mjs';
 import { appSuite } from './support/app_suite.mjs';
 import { APP_PASSWORD as PASSWORD, startCms } from './support/real_apps.mjs';
+import { snapshotNodes } from './support/pick.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const IMAGE = path.join(REPO_ROOT, 'tests/fixtures/swallow.png');
@@ -93,6 +94,8 @@ describe('a real application: Wagtail', { timeout: 300_000 }, () => {
     await call('click', { ref: await pick('radio', 'Full width') });
     await call('fill', { ref: await pick('textbox', 'Alt text'), value: 'A swallow on a roof' });
     await call('click', { ref: await pick('button', 'Insert image') });
+    // The dialog asks the site for the image's embed, and closes as the editor takes it.
+    await waitFor(async () => !(await snapshotNodes(suite.mcp)).some((n) => n.name === 'Insert image'), 'the dialog to close');
     await call('click', { ref: await pick('button', 'More actions') });
     await call('click', { ref: await pick('button', 'Publish') });
     const [, , , html] = await waitFor(() => published('Spring migration, 2026'), 'the new title published');
@@ -106,13 +109,30 @@ describe('a real application: Wagtail', { timeout: 300_000 }, () => {
     assert.ok(revisions[0][0] >= 2, 'each publication is a revision');
   });
 
-  test('deletes the article from the listing\'s menu and its confirmation page', async () => {
+  test('adds a second article and puts it first by dragging in the listing\'s order', async () => {
     // Publishing ended on the home page's listing of its pages.
+    await call('click', { ref: await pick('link', 'Add child page') });
+    await call('fill', { ref: await pick('textbox', /^Title/), value: 'Autumn migration' });
+    await call('click', { ref: await pick('button', 'More actions') });
+    await call('click', { ref: await pick('button', 'Publish') });
+    await waitFor(() => published('Autumn migration'), 'the second article published');
+    // The listing in the pages' own order, whose rows have drag handles.
+    await call('click', { ref: await pick('button', 'Actions') });
+    await call('click', { ref: await pick('link', 'Sort menu order') });
+    const dragged = await call('drag', { src_ref: await pick('button', 'Drag Item 2 of 2'), tgt_ref: await pick('button', 'Drag Item 1 of 2') });
+    assert.equal(dragged.dragged, true);
+    const order = "select title from wagtailcore_page where depth = 3 order by path";
+    await waitFor(async () => (await suite.app.query(order)).map(([t]) => t).join(' / ') === 'Autumn migration / Spring migration, 2026',
+      'the site to keep the new order');
+  });
+
+  test('deletes the article from the listing\'s menu and its confirmation page', async () => {
     await call('click', { ref: await pick('button', "More options for 'Spring migration, 2026'") });
     await call('click', { ref: await pick('link', /^Delete/) });
     await call('click', { ref: await pick('button', /^Yes, delete/) });
-    await waitFor(async () => (await suite.app.query('select count(*) from articles_articlepage'))[0][0] === 0,
+    await waitFor(async () => (await suite.app.query("select count(*) from wagtailcore_page where title like 'Spring%'"))[0][0] === 0,
       'the article gone from the site');
-    assert.equal((await suite.app.query('select count(*) from wagtailcore_page'))[0][0], 2, 'the root and home page stay');
+    assert.deepEqual(await suite.app.query('select title from wagtailcore_page order by path'),
+      [['Root'], ['Welcome to your new Wagtail site!'], ['Autumn migration']], 'the other pages stay');
   });
 });

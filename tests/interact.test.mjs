@@ -35,19 +35,20 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     await callError(suite.mcp, 'click', { ref }, 'STALE_REF');
   }));
 
-  it('fill types into a rich editor through textInput; the next input waits for the editor to save', { timeout: 30_000 }, logged(async () => {
+  it('fill types into a rich editor through textInput; a submit waits for the page to settle the last change', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('debounced-editor.html') });
     await call('fill', { selector: '#editor', value: 'First draft' });
     await call('fill', { selector: '#editor', value: 'Second draft' });
     assert.equal(await text('#editor'), 'Second draft', 'the editor replaced its text, in its own model');
-    // At once: the editor writes its field 250 ms after its last change.
+    await call('fill', { selector: '#title', value: 'Spring Notes' });
+    // At once: the editor writes its field, and the title its slug, 250 ms after the last change.
     await call('click', { selector: '#save' });
-    assert.equal(await text('#saved'), 'saved: Second draft');
+    assert.equal(await text('#saved'), 'saved: Second draft (spring-notes)');
     // A change the editor's own script makes after a click counts too.
     await call('click', { selector: '#stamp' });
     await call('wait_for_text', { text: '[stamp]' });
     await call('click', { selector: '#save' });
-    assert.equal(await text('#saved'), 'saved: Second draft [stamp]');
+    assert.equal(await text('#saved'), 'saved: Second draft [stamp] (spring-notes)');
   }));
 
   it('dblclick sends two trusted clicks and a trusted dblclick', { timeout: 30_000 }, logged(async () => {
@@ -195,9 +196,15 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     assert.equal(drop.dragged, true);
     assert.equal(drop.input, 'xtest');
     assert.equal(await text('#drop-log'), 'dropped item true');
+    // On the browser's own display every drag takes the real pointer: mouse-driven
+    // sliders follow it as well.
     const slide = await call('drag', { src_selector: '#knob', tgt_selector: '#track' });
-    assert.equal(slide.input, 'gdk');
+    assert.equal(slide.input, 'xtest');
     assert.ok(Number(await text('#knob-log')) > 100, 'the knob followed the pointer');
+    // An item the page makes draggable only as its handle is pressed (Sortable.js).
+    const sorted = await call('drag', { src_selector: '#sortable li:nth-child(3) .grip', tgt_selector: '#sortable li:nth-child(1)' });
+    assert.equal(sorted.input, 'xtest');
+    assert.equal(await text('#sort-log'), 'Third First Second');
     await callError(mcp, 'drag', { src_selector: '#item' }, 'INVALID_PARAMS');
     await callError(mcp, 'drag', { src_selector: '#nope', tgt_selector: '#zone' }, 'ELEMENT_NOT_FOUND');
   }));

@@ -162,9 +162,17 @@
   }
 
   function opActionable(args, table) {
-    // An input comes once a rich editor changed just before has saved that change.
-    const saved = editorSaved();
-    if (saved) return saved.then(() => opActionable(args, table));
+    // A click that submits a form comes once the page has settled the last change.
+    if (args.intercept && !args.settled) {
+      let target = null;
+      try {
+        target = resolveTarget(args, table);
+      } catch (_) {
+        // Not found yet: the checks below wait for it, or say so.
+      }
+      const settled = changesSettled(target);
+      if (settled) return settled.then(() => opActionable({ ...args, settled: true }, table));
+    }
     const checks = new Set((Array.isArray(args.checks) ? args.checks : []).filter((c) => ACTION_CHECKS.has(c)));
     const wait = Math.max(0, Math.min(Number(args.wait_ms) || 0, ACTION_WAIT_MAX_MS));
     const then = args.then ? OPS.get(args.then) : null;

@@ -5,29 +5,43 @@
 
   // How long a fill waits for the page to hear of the selection it made (see selectionSeen).
   const SELECTION_SEEN_MAX_MS = 50;
-  // Rich editors write their content to the form a moment after its last change
-  // (Draftail: 250 ms), as a person never notices: the next input waits for that moment,
-  // so that a submit which follows an edit sends it.
-  const EDITOR_SAVE_GRACE_MS = 300;
-  let editorChangedAt = -Infinity;
+  // Pages finish with a field a moment after its last change, on a timer a person never
+  // notices: a rich editor writes its content to the form (Draftail: 250 ms), a title
+  // fills in its slug. A click that submits a form comes once that moment has passed
+  // since the last change (typed, or made by an editor's own script, such as a block
+  // inserted from a dialog), so that the form sends what the page shows.
+  const SETTLED_AFTER_CHANGE_MS = 300;
+  let changedAt = -Infinity;
+  const noteChange = () => { changedAt = performance.now(); };
+  window.addEventListener('input', noteChange, { capture: true });
   const watchedEditors = new WeakSet();
 
-  // An editing host takes focus: its changes from now on (typed, or made by its own
-  // script, such as a block inserted from a dialog) are noted.
+  // An editing host that takes focus: its changes from now on are noted, and each time
+  // it loses the focus.
   window.addEventListener('focusin', (event) => {
     let host = event.composedPath()[0];
     if (!host || host.nodeType !== ELEMENT_NODE || !isEditable(host) || fieldKind(host) !== 'editable') return;
     while (host.parentElement && isEditable(host.parentElement)) host = host.parentElement;
     if (watchedEditors.has(host)) return;
     watchedEditors.add(host);
-    new MutationObserver(() => { editorChangedAt = performance.now(); })
-      .observe(host, { subtree: true, childList: true, characterData: true });
+    new MutationObserver(noteChange).observe(host, { subtree: true, childList: true, characterData: true });
+    // Leaving it is a change of the editor's state too, and starts its timer again.
+    host.addEventListener('focusout', noteChange);
   }, { capture: true });
 
-  // A promise of the moment an editor's last change is saved, or null when it is.
-  function editorSaved() {
-    const left = editorChangedAt + EDITOR_SAVE_GRACE_MS - performance.now();
-    return left > 0 ? new Promise((resolve) => setTimeout(resolve, left)) : null;
+  // Whether a click on `el` submits its form.
+  function submitsForm(el) {
+    const control = el && el.closest && el.closest('button, input');
+    if (!control || !control.form) return false;
+    if (control.localName === 'button') return control.type === 'submit';
+    return control.type === 'submit' || control.type === 'image';
+  }
+
+  // A promise of the moment the last change has settled, when a click on `el` would
+  // submit a form before it; otherwise null.
+  function changesSettled(el) {
+    const left = changedAt + SETTLED_AFTER_CHANGE_MS - performance.now();
+    return left > 0 && submitsForm(el) ? new Promise((resolve) => setTimeout(resolve, left)) : null;
   }
 
   // 'text' (select + type), 'editable' (contenteditable), 'set' (picker types), 'select'.

@@ -35,6 +35,8 @@ pub struct App {
     pub states_dir: std::path::PathBuf,
     /// How many contexts agents may have open besides the person's.
     pub contexts_max: usize,
+    /// The browser runs on a display of its own (headless): its pointer is no person's.
+    pub private_display: bool,
     /// The only folder agents' tools read and write files in.
     pub files: crate::files_dir::FilesDir,
     /// window.nostr for pages: decisions and waiting prompts.
@@ -85,6 +87,8 @@ pub struct Setup {
     pub tools: Registry,
     pub nip07: crate::nip07::Nip07,
     pub contexts_max: usize,
+    /// The browser runs on a display of its own (headless).
+    pub private_display: bool,
     pub recorder: crate::recording::Recorder,
 }
 
@@ -113,6 +117,7 @@ impl App {
             routing: shared.routing,
             states_dir: setup.states_dir,
             contexts_max: setup.contexts_max,
+            private_display: setup.private_display,
             files: setup.files,
             audit: setup.nip07.audit.clone(),
             nip07: Arc::new(setup.nip07),

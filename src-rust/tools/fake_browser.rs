@@ -74,6 +74,7 @@ impl FakeBrowser {
             Setup {
                 session_idle: Duration::from_secs(60),
                 contexts_max: 8,
+                private_display: false,
                 recorder: crate::recording::Recorder::new(None, 1 << 20, true),
                 states_dir: dir.path.join("profile/states"),
                 files,

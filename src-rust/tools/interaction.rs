@@ -366,7 +366,11 @@ async fn drag(ctx: &Ctx, tab: TabId, p: DragParams) -> ToolResult {
     let goal = as_point(ready(goal_target).await?)?;
     let (sx, sy, gx, gy) = (source.x, source.y, goal.x, goal.y);
     let mut note = None;
-    if source.draggable {
+    // A page may make its element draggable only as the press comes (Sortable.js,
+    // as Wagtail's page ordering uses): on the browser's own display, whose pointer
+    // is no person's, every drag takes the real pointer; on the person's, only one
+    // the page marked draggable beforehand.
+    if source.draggable || ctx.app.private_display {
         // GTK's drag and drop follows the X pointer itself: move the real one.
         match real_drag(ctx, tab, (sx, sy), (gx, gy)).await {
             Ok(mut result) => {
