@@ -19,7 +19,7 @@
 //                   target/bench-peer; installed there with npm when missing)
 //   CHROMIUM        the Chromium the peer drives (default: /usr/bin/chromium)
 //   BENCH_ONLY      'ours' or 'peer': one browser only
-//   BENCH_TRACE     print each of this browser's calls with its result's tokens
+//   BENCH_TRACE     print each call with its result's tokens
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -53,6 +53,26 @@ function newTally() {
   return { calls: 0, args: 0, results: 0 };
 }
 
+/**
+ * A browser's tool calls as the agent makes them: `invoke(name, args)` is the
+ * client's call; each result's text is counted in `tally()` (new on `reset()`)
+ * and returned, an error result thrown.
+ */
+function countedCalls(invoke) {
+  let tally = newTally();
+  const call = async (name, args = {}) => {
+    const result = await invoke(name, args);
+    const text = resultText(result);
+    tally.calls++;
+    tally.args += tokens(JSON.stringify({ name, arguments: args }));
+    tally.results += tokens(text);
+    if (process.env.BENCH_TRACE) console.log(`    ${name} ${JSON.stringify(args).slice(0, 60)} -> ${tokens(text)}`);
+    if (result.isError) throw new Error(`${name}: ${text.slice(0, 300)}`);
+    return text;
+  };
+  return { call, tally: () => tally, reset: () => { tally = newTally(); } };
+}
+
 /** The text of a tool's result, as a model reads it. */
 const resultText = (result) => (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
@@ -68,26 +88,17 @@ async function oursDriver() {
   const mcp = await connectMcp(browser, { name: 'bench-apps' });
   await mcp.callTool('login', { method: 'local', nsec: TEST_NSEC });
   const folder = JSON.parse(resultText(await mcp.callTool('login_status'))).files_folder;
-  let tally = newTally();
   let seen = null;
   let picture = null;
   // A control's role is written with a colon when its value follows ("combobox: =").
   const nodesOf = (text) => parseSnapshot(text).nodes.map((n) => ({ ...n, role: n.role.replace(/:$/, '') }));
-  const call = async (name, args = {}) => {
-    const result = await mcp.callTool(name, args);
-    const text = resultText(result);
-    tally.calls++;
-    tally.args += tokens(JSON.stringify({ name, arguments: args }));
-    tally.results += tokens(text);
-    if (process.env.BENCH_TRACE) console.log(`    ${name} ${JSON.stringify(args).slice(0, 60)} -> ${tokens(text)}`);
-    if (result.isError) throw new Error(`${name}: ${text.slice(0, 300)}`);
-    return text;
-  };
+  const counted = countedCalls((name, args) => mcp.callTool(name, args));
+  const call = counted.call;
   return {
     name: 'Sovereign Browser',
     folder,
-    reset() { tally = newTally(); seen = null; },
-    tally: () => tally,
+    reset() { counted.reset(); seen = null; },
+    tally: counted.tally,
     seen: () => seen,
     // After its first snapshot the agent asks only for what changed (diff), as a model
     // that knows this browser does, and keeps its own picture of the page up to date;
@@ -188,15 +199,10 @@ async function peerDriver() {
   });
   const client = new Client({ name: 'bench-apps', version: '1.0.0' });
   await client.connect(transport);
-  let tally = newTally();
   let seen = null;
+  const counted = countedCalls((name, args) => client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }));
   const call = async (name, args = {}) => {
-    const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 });
-    const text = resultText(result);
-    tally.calls++;
-    tally.args += tokens(JSON.stringify({ name, arguments: args }));
-    tally.results += tokens(text);
-    if (result.isError) throw new Error(`${name}: ${text.slice(0, 300)}`);
+    const text = await counted.call(name, args);
     // Its answer shows the page as the action left it.
     seen = peerSnapshotIn(text) ?? seen;
     return text;
@@ -205,8 +211,8 @@ async function peerDriver() {
   return {
     name: `Playwright MCP ${PEER_VERSION}`,
     folder,
-    reset() { tally = newTally(); seen = null; },
-    tally: () => tally,
+    reset() { counted.reset(); seen = null; },
+    tally: counted.tally,
     seen: () => seen,
     async snapshot() {
       seen = peerSnapshotIn(await call('browser_snapshot')) ?? [];
@@ -274,16 +280,19 @@ function agentOf(driver) {
 // ---------------------------------------------------------------------------------------
 // The tasks, each with the check the application answers.
 
+/** Django's and Wagtail's sign-in form, as `ada`, from the admin's address. */
+async function signIn(a, app, button) {
+  await a.driver.open(app.url('/admin/'));
+  await a.fill('textbox', /^Username/, 'ada');
+  await a.fill('textbox', /^Password/, APP_PASSWORD);
+  await a.click('button', button);
+}
+
 const TASKS = [
   {
     app: 'library',
     name: 'Django admin: sign in',
-    async run(a, app) {
-      await a.driver.open(app.url('/admin/'));
-      await a.fill('textbox', /^Username/, 'ada');
-      await a.fill('textbox', /^Password/, APP_PASSWORD);
-      await a.click('button', 'Log in');
-    },
+    run: (a, app) => signIn(a, app, 'Log in'),
     check: async (app) => !!(await app.query("select last_login from auth_user where username = 'ada'"))[0][0],
   },
   {
@@ -358,10 +367,7 @@ const TASKS = [
     app: 'cms',
     name: 'Wagtail: sign in, write in the rich-text editor, publish from the menu',
     async run(a, app) {
-      await a.driver.open(app.url('/admin/'));
-      await a.fill('textbox', /^Username/, 'ada');
-      await a.fill('textbox', /^Password/, APP_PASSWORD);
-      await a.click('button', 'Sign in');
+      await signIn(a, app, 'Sign in');
       await a.click('button', 'Pages');
       await a.click('link', 'Welcome to your new Wagtail site!');
       await a.click('link', 'Add child page');
