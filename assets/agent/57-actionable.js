@@ -124,7 +124,7 @@
       if (!hit) throw new NotYet('outside the visible area, and scrolling did not bring it in', !!moving && moving.again);
       // A page may lay an unseen file input over its own button: a click meant to open a
       // chooser lands on it, as a person's does.
-      const opensChooser = args.opens_chooser && hit.localName === 'input' && hit.type === 'file';
+      const opensChooser = args.opens_chooser && isFileInput(hit);
       if (!hitReaches(target, clicked, hit) && !opensChooser) {
         throw new NotYet(`covered by ${describeElement(hit, table)}`, !!moving && moving.again);
       }
@@ -163,7 +163,7 @@
 
   function opActionable(args, table) {
     // A click that submits a form comes once the page has settled the last change.
-    if (args.intercept && !args.settled) {
+    if (args.intercept && !args.settled && changedLately()) {
       let target = null;
       try {
         target = resolveTarget(args, table);
@@ -263,7 +263,7 @@
     const current = () => (target.isConnected ? target : rendered(table, target) || target);
     const reaches = (el) => composedContains(target, el) || composedContains(clicked, el) ||
       hitReaches(target, clicked, el) || composedContains(current(), el) ||
-      (opensChooser && el.localName === 'input' && el.type === 'file');
+      (opensChooser && isFileInput(el));
     const check = (event) => {
       if (!event.isTrusted) return;
       const el = event.composedPath()[0];

@@ -37,6 +37,11 @@
     return control.type === 'submit' || control.type === 'image';
   }
 
+  // Whether the page's last change has not settled yet: only then is the target looked up.
+  function changedLately() {
+    return performance.now() < changedAt + SETTLED_AFTER_CHANGE_MS;
+  }
+
   // A promise of the moment the last change has settled, when a click on `el` would
   // submit a form before it; otherwise null.
   function changesSettled(el) {

@@ -31,10 +31,12 @@
   const FILE_WATCHES_MAX = 8;
   let fileWatchCount = 0;
 
-  function holds(el, expect) {
+  // Whether the input holds the files expected, in order; `some`: the first of them at
+  // least (a chooser for one file takes the first it is given).
+  function holds(el, expect, some = false) {
     const files = Array.from(el.files || []);
-    return files.length > 0 && files.length <= expect.length &&
-      files.every((f, i) => f.name === String(expect[i].name) && f.size === Number(expect[i].size));
+    const count = some ? files.length > 0 && files.length <= expect.length : files.length === expect.length;
+    return count && files.every((f, i) => f.name === String(expect[i].name) && f.size === Number(expect[i].size));
   }
 
   function isFileInput(node) {
@@ -59,7 +61,7 @@
     fileWatches.set(id, new Promise((resolve) => {
       const seen = (event) => {
         const target = event.composedPath()[0];
-        if (!isFileInput(target) || (target !== input && !holds(target, expect))) return;
+        if (!isFileInput(target) || (target !== input && !holds(target, expect, true))) return;
         win.removeEventListener('change', seen, true);
         // What it took, read before the page's listeners (which may empty the input once
         // they have sent the files); the answer comes after every one of them has run.
