@@ -45,7 +45,8 @@ const show = (p) => `${p.role} "${p.name}"`;
 // Roles kept as they are: the ARIA widget roles a user can operate.
 // `listbox` is kept too (the snapshot lists list boxes with a ref), and `option` when
 // it is a choice of a listbox or of a <select> drop-down (combobox > MenuListPopup >
-// MenuListOption): agents need to see the choices, and the snapshot lists them with refs.
+// MenuListOption): agents need to see the choices, and the snapshot lists them (a
+// listbox's option elements with refs, a <select>'s on its options line).
 const CHROMIUM_ROLES = new Set([
   'link', 'button', 'textbox', 'searchbox', 'checkbox', 'radio', 'combobox', 'listbox',
   'slider', 'spinbutton', 'switch', 'tab', 'menuitem', 'menuitemcheckbox', 'menuitemradio',
@@ -158,7 +159,7 @@ function chromiumPairs(nodes, unknownRoles) {
 
 function oursPairs(text) {
   return parseSnapshot(text).nodes
-    .filter((n) => n.ref)
+    .filter((n) => n.ref || (n.choice && !n.suggested))
     .map((n) => ({ role: n.role, name: normName(n.name ?? '') }));
 }
 

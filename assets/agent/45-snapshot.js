@@ -107,8 +107,9 @@
         lines.push(lineFor(node));
         noteHeading(node, lines, ctx);
         if (ctx.marks && node.ref) ctx.marks.push({ el, node });
-        if (tag === 'select') pushOptionLines(optionNodes(el, ctx), lines);
-        else if (tag === 'input' && el.list) pushOptionLines(datalistNodes(el, ctx), lines);
+        if (tag === 'select' || (tag === 'input' && el.list)) {
+          for (const line of choiceLines(el)) lines.push('  ' + line);
+        }
       }
     }
     if (tag === 'iframe' || tag === 'frame') {
@@ -137,82 +138,52 @@
     }
   }
 
-  // The choices of a select or a datalist, under their control (indented: the
-  // interactive view is otherwise flat), optgroups flattened, long lists cut.
-  function pushOptionLines(nodes, lines) {
-    for (const node of nodes) {
-      if (node.role === 'group') {
-        for (const option of node.children) lines.push('  ' + lineFor(option));
-      } else {
-        lines.push('  ' + lineFor(node));
-      }
-    }
-  }
-
-  // At most this many options are listed per control; the rest are counted.
+  // The choices of a select, or a datalist's suggestions: a line under their control,
+  // without refs (select and fill take an option's text), e.g. `options: "Novel",
+  // "Poetry"` (`suggestions: ...` for a datalist, whose field takes any text). An
+  // optgroup has its own line; a long list is cut, visibly. A drop-down's value already
+  // names its chosen option; a list box marks each one chosen.
   const OPTIONS_SHOWN = 50;
 
-  function moreOptions(count) {
-    return { role: '...', name: '', fromContent: false, ref: 0,
-      states: ` ${count} more option${count === 1 ? '' : 's'}`, value: null, children: NO_CHILDREN };
-  }
-
-  // Options of a <select>, each with a ref: click or select takes it (a drop-down's
-  // option is chosen as a person picking it from the menu would).
-  function optionNodes(select, ctx) {
-    const nodes = [];
+  function choiceLines(control) {
+    const tag = control.localName;
+    const options = tag === 'select' ? control.options : control.list ? control.list.options : [];
+    const markChosen = tag === 'select' && (control.multiple || control.size > 1);
+    const groups = new Map();
     let shown = 0;
     let more = 0;
-    const take = (option, into) => {
-      if (option.localName !== 'option' || isHiddenByMarkup(option)) return;
-      if (shown < OPTIONS_SHOWN) {
-        into.push(describeOption(option, ctx, true));
-        shown++;
-      } else {
-        more++;
-      }
-    };
-    for (const kid of select.children) {
-      if (isHiddenByMarkup(kid)) continue;
-      if (kid.localName === 'option') {
-        take(kid, nodes);
-      } else if (kid.localName === 'optgroup') {
-        const group = { role: 'group', name: trimAttr(kid, 'label'), fromContent: false, ref: 0,
-          states: kid.disabled ? ' [disabled]' : '', value: null, children: [] };
-        for (const option of kid.children) take(option, group.children);
-        if (group.children.length) nodes.push(group);
-      }
-    }
-    if (more) nodes.push(moreOptions(more));
-    return nodes;
-  }
-
-  // Suggestions of an <input list>: named, without refs (fill takes their text).
-  function datalistNodes(input, ctx) {
-    const nodes = [];
-    const options = input.list ? input.list.options : [];
     for (const option of options) {
-      if (nodes.length === OPTIONS_SHOWN) {
-        nodes.push(moreOptions(options.length - OPTIONS_SHOWN));
-        break;
+      if (isHiddenByMarkup(option) || (tag === 'input' && option.disabled)) continue;
+      const group = option.parentElement && option.parentElement.localName === 'optgroup' ? option.parentElement : null;
+      if (group && isHiddenByMarkup(group)) continue;
+      if (shown === OPTIONS_SHOWN) {
+        more++;
+        continue;
       }
-      if (!option.disabled) nodes.push(describeOption(option, ctx, false));
+      shown++;
+      if (!groups.has(group)) groups.set(group, []);
+      groups.get(group).push(choiceText(option, markChosen));
     }
-    return nodes;
+    const lines = [];
+    for (const [group, choices] of groups) {
+      if (!group) {
+        lines.push((tag === 'select' ? 'options: ' : 'suggestions: ') + choices.join(', '));
+      } else {
+        const label = clamp(normalize(group.label || ''), NAME_MAX);
+        lines.push('group "' + quote(label) + '"' + (group.disabled ? ' [disabled]' : '') + ': ' + choices.join(', '));
+      }
+    }
+    if (more) lines.push(`... ${more} more ${tag === 'select' ? 'option' : 'suggestion'}${more === 1 ? '' : 's'}`);
+    return lines;
   }
 
-  function describeOption(option, ctx, withRef) {
+  function choiceText(option, markChosen) {
     // A datalist's suggestion is often only a value.
     const name = clamp(normalize(option.label || option.text || option.value), NAME_MAX);
-    return {
-      role: 'option',
-      name,
-      fromContent: true,
-      ref: withRef ? refOf(ctx.table, option) : 0,
-      states: statesOf(option, 'option', 'option', name),
-      value: null,
-      children: NO_CHILDREN,
-    };
+    let text = '"' + quote(name) + '"';
+    if (markChosen && option.selected) text += ' [selected]';
+    if (option.disabled) text += ' [disabled]';
+    return text;
   }
 
   // --- full mode: the tree, with text runs.
@@ -239,10 +210,8 @@
     }
     const node = describe(el, role, tag, ctx, interactive);
     items.push(node);
-    if (tag === 'select') {
-      node.children = optionNodes(el, ctx);
-    } else if (tag === 'input' && el.list) {
-      node.children = datalistNodes(el, ctx);
+    if (tag === 'select' || (tag === 'input' && el.list)) {
+      node.choices = choiceLines(el);
     } else if (tag === 'iframe' || tag === 'frame') {
       node.children = frameChildrenFull(el, ctx);
     } else if (tag !== 'svg' && tag !== 'textarea') {
@@ -355,6 +324,9 @@
     const line = lineFor(name === node.name ? node : Object.assign({}, node, { name }));
     lines.push(indent(depth) + line + (inlineText ? ': ' + inlineText : ''));
     noteHeading(node, lines, ctx);
+    if (node.choices && depth + 1 <= ctx.maxDepth) {
+      for (const choice of node.choices) lines.push(indent(depth + 1) + choice);
+    }
     for (const kid of kids) {
       if (kid.text !== undefined) {
         if (depth + 1 <= ctx.maxDepth) lines.push(indent(depth + 1) + 'text: ' + kid.text);

@@ -16,7 +16,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tab_tool(
             "select",
-            "Choose a <select>'s options by value or text, or an option by ref (events untrusted: trusted_events false). Returns the choice.",
+            "Choose a <select>'s options by value or text, or an option element by selector (events untrusted: trusted_events false). Returns the choice.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: SelectParams| async move {
                 let values = p.value.map(|value| match value {
