@@ -33,7 +33,19 @@ describe('snapshot options', { timeout: 180_000 }, () => {
     assert.ok(!changes.includes('Add later'), 'unchanged lines are left out');
     const changed = changes.split('\n').filter((l) => /^[+-] /.test(l));
     assert.equal(changed.length, 1, `one changed line, got: ${changes}`);
+    assert.ok(!/^(url|title): /m.test(changes), `the address and title, unchanged, are not said again: ${changes}`);
     assert.match(await snap({ diff: true }), /no changes since the previous snapshot/);
+  });
+
+  test('diff says the address and title when the page changed them in place', async () => {
+    await call('open', { url: fixtures.url('dynamic.html') });
+    await snap();
+    await call('eval', { script: "history.pushState({}, '', '?moved'); document.title = 'Moved'" });
+    const changes = await snap({ diff: true });
+    assert.match(changes, /^\+ url: .*dynamic\.html\?moved$/m, changes);
+    assert.match(changes, /^- url: .*dynamic\.html$/m, changes);
+    assert.match(changes, /^\+ title: Moved$/m, changes);
+    assert.ok(!changes.includes('a new document'), 'the same document');
   });
 
   // Regression: after a navigation, diff listed every line of the old page as removed.
@@ -43,13 +55,13 @@ describe('snapshot options', { timeout: 180_000 }, () => {
     await call('open', { url: fixtures.url('form.html') });
     const after = await snap({ diff: true });
     const plain = await snap();
-    assert.match(after, /a new document since the previous snapshot/);
+    assert.match(after, /^a new document: its whole snapshot follows$/m);
     assert.ok(!/^[+-] /m.test(after), `no diff lines across documents: ${after}`);
     const body = (text) => text.split('\n').filter((l) => !/^(url|title): /.test(l) && !l.startsWith('a new document'));
     assert.deepEqual(body(after), body(plain), 'the new page\'s whole snapshot');
     // The same address loaded again is a new document too.
     await call('reload');
-    assert.match(await snap({ diff: true }), /a new document since the previous snapshot/);
+    assert.match(await snap({ diff: true }), /^a new document: its whole snapshot follows$/m);
     // Within one document, diff is a diff again.
     assert.match(await snap({ diff: true }), /no changes since the previous snapshot/);
   });

@@ -57,29 +57,32 @@ pub fn tools() -> Vec<ToolDef> {
                     None => (ctx.page_summary(tab).await?, String::new()),
                 };
                 let (tree, document) = (snap.text, snap.document.as_str());
-                let body = if outline {
-                    tree
+                let header = format!(
+                    "url: {}\ntitle: {}\n{frame}",
+                    summary["url"].as_str().unwrap_or_default(),
+                    summary["title"].as_str().unwrap_or_default(),
+                );
+                let (header, body) = if outline {
+                    (header, tree)
                 } else {
                     let paging = after.is_some();
                     let state = ctx.app.browser.state();
                     ctx.session.forget_closed_tabs(|t| state.tab(t).is_some());
-                    let previous = ctx.session.remember_snapshot(tab, document, &tree, paging);
+                    // The address and title are compared too: a diff says them
+                    // only when they changed.
+                    let page = format!("{header}{tree}");
+                    let previous = ctx.session.remember_snapshot(tab, document, &page, paging);
                     match (diff, previous) {
                         (true, Some((before, previous))) if before == document => {
-                            snapshot_diff::diff(&previous, &tree)
+                            (String::new(), snapshot_diff::diff(&previous, &page))
                         }
                         // Lines of another document say nothing about this one.
-                        (true, Some(_)) => format!("{}\n{tree}", snapshot_diff::NEW_DOCUMENT),
-                        _ => tree,
+                        (true, Some(_)) => (header, format!("{}\n{tree}", snapshot_diff::NEW_DOCUMENT)),
+                        _ => (header, tree),
                     }
                 };
                 let body = snapshot_pages::part(&body, max_chars, after.as_ref(), &p.again())?;
-                let text = format!(
-                    "url: {}\ntitle: {}\n{frame}{}",
-                    summary["url"].as_str().unwrap_or_default(),
-                    summary["title"].as_str().unwrap_or_default(),
-                    body
-                );
+                let text = format!("{header}{body}");
                 Ok(ToolOutput::Text(text))
             },
         ),

@@ -1,9 +1,9 @@
 //! `snapshot diff: true`: only what changed since this session's previous
 //! snapshot of the tab, so an assistant re-reads a page for a few tokens.
+//! The address and title are lines like the others: said when they changed.
 
 /// What a diff says when the tab shows another document than last time.
-pub const NEW_DOCUMENT: &str =
-    "a new document since the previous snapshot (the page loaded): its whole snapshot follows";
+pub const NEW_DOCUMENT: &str = "a new document: its whole snapshot follows";
 
 /// Lines that appeared and lines that went away (as multisets: a line that
 /// is still there once more is not reported), in page order.
