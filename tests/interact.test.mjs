@@ -35,6 +35,28 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     await callError(suite.mcp, 'click', { ref }, 'STALE_REF');
   }));
 
+  it('a click answers once the requests it started have ended, and says only what changed', { timeout: 30_000 }, logged(async () => {
+    await call('open', { url: suite.fixtures.url('fetch-menu.html') });
+    // A menu that fetches its items, one request after another: they are there at the answer.
+    const opened = await call('click', { selector: '#menu' });
+    assert.deepEqual(opened, { navigated: false, clicked: true }, 'the address and title, unchanged, are not said again');
+    assert.match(await callText(mcp, 'snapshot'), /e\d+ link "Welcome to the site"/);
+    // An address moved in place is said.
+    const moved = await call('click', { selector: '#move' });
+    assert.match(moved.url, /fetch-menu\.html\?moved$/);
+    assert.equal(moved.title, 'Moved along');
+    // A request that stays open holds the answer a bounded while, and is said.
+    const started = Date.now();
+    const watching = await call('click', { selector: '#watch' });
+    assert.ok(Date.now() - started < 5_000, `answered after ${Date.now() - started} ms`);
+    assert.match(watching.requests_in_flight ?? '', /still in flight after 2000 ms/, JSON.stringify(watching));
+    assert.ok(suite.fixtures.held('fetch-menu-watch'));
+    suite.fixtures.release('fetch-menu-watch');
+    await call('wait_for_text', { text: 'released' });
+    // A click that starts nothing answers at once.
+    assert.deepEqual(await call('click', { selector: '#nothing' }), { navigated: false, clicked: true });
+  }));
+
   it('fill types into a rich editor through textInput; a submit waits for the page to settle the last change', { timeout: 30_000 }, logged(async () => {
     await call('open', { url: suite.fixtures.url('debounced-editor.html') });
     await call('fill', { selector: '#editor', value: 'First draft' });

@@ -5,6 +5,7 @@ use super::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use super::error::{ErrorCode, ToolError};
 use serde::Serialize;
 use serde_json::{json, Value};
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// Stable identity of a tab (indexes shift when tabs close; ids do not).
@@ -59,6 +60,9 @@ pub struct NetworkInfo {
     pub last_change: Instant,
     /// The id of the newest request in the tab's network log (0: none yet).
     pub newest_request: u64,
+    /// The id of the newest request still in flight (0: none is): the
+    /// requests started after id N have all ended when this is at most N.
+    pub newest_inflight: u64,
 }
 
 impl NetworkInfo {
@@ -78,7 +82,61 @@ impl Default for NetworkInfo {
             inflight: 0,
             last_change: Instant::now(),
             newest_request: 0,
+            newest_inflight: 0,
         }
+    }
+}
+
+/// What happened to one of a tab's requests (by its id in the tab's log).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NetworkChange {
+    Started(u64),
+    Ended(u64),
+    /// Its next hop is a new entry in the log; it is still in flight.
+    Redirected {
+        from: u64,
+        to: u64,
+    },
+}
+
+/// How many requests in flight a tab keeps count of.
+const REQUESTS_IN_FLIGHT_MAX: usize = 4096;
+
+/// The log ids of a tab's requests in flight: an action waits for those
+/// newer than its start.
+#[derive(Debug, Default)]
+pub struct RequestsInFlight {
+    ids: BTreeSet<u64>,
+}
+
+impl RequestsInFlight {
+    pub fn apply(&mut self, change: NetworkChange) {
+        match change {
+            NetworkChange::Started(id) => {
+                // Bounded: a request WebKit never reports ended is forgotten
+                // first (waits only look at requests newer than an action).
+                if self.ids.len() >= REQUESTS_IN_FLIGHT_MAX {
+                    self.ids.pop_first();
+                }
+                self.ids.insert(id);
+            }
+            NetworkChange::Ended(id) => {
+                self.ids.remove(&id);
+            }
+            NetworkChange::Redirected { from, to } => {
+                self.ids.remove(&from);
+                self.ids.insert(to);
+            }
+        }
+    }
+
+    pub fn count(&self) -> u32 {
+        u32::try_from(self.ids.len()).unwrap_or(u32::MAX)
+    }
+
+    /// The newest id in flight (0: none is).
+    pub fn newest(&self) -> u64 {
+        self.ids.last().copied().unwrap_or(0)
     }
 }
 
@@ -284,18 +342,53 @@ mod tests {
     }
 
     #[test]
+    fn requests_in_flight_follow_starts_redirects_and_ends() {
+        let mut r = RequestsInFlight::default();
+        assert_eq!((r.count(), r.newest()), (0, 0));
+        r.apply(NetworkChange::Started(3));
+        r.apply(NetworkChange::Started(5));
+        assert_eq!((r.count(), r.newest()), (2, 5));
+        // A redirect's next hop is a newer entry, still in flight.
+        r.apply(NetworkChange::Redirected { from: 3, to: 6 });
+        assert_eq!((r.count(), r.newest()), (2, 6));
+        r.apply(NetworkChange::Ended(6));
+        assert_eq!((r.count(), r.newest()), (1, 5));
+        // An end twice, or of a request never seen, changes nothing.
+        r.apply(NetworkChange::Ended(6));
+        r.apply(NetworkChange::Ended(99));
+        assert_eq!((r.count(), r.newest()), (1, 5));
+        r.apply(NetworkChange::Ended(5));
+        assert_eq!((r.count(), r.newest()), (0, 0));
+    }
+
+    #[test]
+    fn requests_in_flight_are_bounded_oldest_first() {
+        let mut r = RequestsInFlight::default();
+        for id in 1..=(REQUESTS_IN_FLIGHT_MAX as u64 + 10) {
+            r.apply(NetworkChange::Started(id));
+        }
+        assert_eq!(r.count() as usize, REQUESTS_IN_FLIGHT_MAX);
+        assert_eq!(r.newest(), REQUESTS_IN_FLIGHT_MAX as u64 + 10);
+        // The oldest were forgotten: their ends change nothing.
+        r.apply(NetworkChange::Ended(1));
+        assert_eq!(r.count() as usize, REQUESTS_IN_FLIGHT_MAX);
+    }
+
+    #[test]
     fn quiet_time_counts_only_when_nothing_is_in_flight() {
         let earlier = Instant::now() - Duration::from_millis(50);
         let busy = NetworkInfo {
             inflight: 1,
             last_change: earlier,
             newest_request: 3,
+            newest_inflight: 3,
         };
         assert_eq!(busy.quiet_for(), Duration::ZERO);
         let quiet = NetworkInfo {
             inflight: 0,
             last_change: earlier,
             newest_request: 3,
+            newest_inflight: 0,
         };
         assert!(quiet.quiet_for() >= Duration::from_millis(50));
     }

@@ -3,7 +3,8 @@
 //! same signals count the requests in flight, for waits on a quiet network.
 
 use super::network::{Headers, Started};
-use super::tab::{NetworkChange, TabState};
+use super::tab::TabState;
+use crate::base::tab::NetworkChange;
 use glib::object::ObjectExt as _;
 use std::cell::Cell;
 use std::rc::{Rc, Weak};
@@ -28,7 +29,7 @@ pub fn watch(view: &WebView, state: &Rc<TabState>, routed: RoutedBy) {
             ..started(request, &state)
         });
         attach_form(&state, id);
-        state.network_changed(NetworkChange::Started);
+        state.network_changed(NetworkChange::Started(id));
         follow(
             resource,
             Rc::downgrade(&state),
@@ -88,6 +89,7 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
             .flatten();
         match redirect {
             Some(response) => {
+                let from = i.get();
                 let next = state.requests.redirect(
                     i.get(),
                     response.status_code(),
@@ -95,7 +97,7 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
                     started(&request, &state),
                 );
                 i.set(next);
-                state.network_changed(NetworkChange::Redirected);
+                state.network_changed(NetworkChange::Redirected { from, to: next });
             }
             None => {
                 state
@@ -131,14 +133,14 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
         state.requests.mark_routed(i.get(), &*routed);
         state.requests.fail(i.get(), error.message().to_string());
         if !e.replace(true) {
-            state.network_changed(NetworkChange::Ended);
+            state.network_changed(NetworkChange::Ended(i.get()));
         }
     });
     resource.connect_finished(move |_| {
         let Some(state) = tab.upgrade() else { return };
         state.requests.finish(id.get());
         if !ended.replace(true) {
-            state.network_changed(NetworkChange::Ended);
+            state.network_changed(NetworkChange::Ended(id.get()));
         }
     });
 }

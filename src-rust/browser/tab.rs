@@ -10,7 +10,8 @@ use super::receipts::Receipts;
 use super::related::Related;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{
-    BrowserState, DialogInfo, LoadFailure, NavCounters, NetworkInfo, PageEnd, TabId, TabInfo,
+    BrowserState, DialogInfo, LoadFailure, NavCounters, NetworkChange, NetworkInfo, PageEnd,
+    RequestsInFlight, TabId, TabInfo,
 };
 use crate::bridge::{DialogAction, Output, Reply};
 use glib::object::ObjectExt as _;
@@ -66,6 +67,8 @@ pub struct TabState {
     pub related: Rc<Related>,
     /// Requests of the tab's pages in flight, for waits on a quiet network.
     network: Cell<NetworkInfo>,
+    /// The log ids of the requests in flight: an action waits for those it started.
+    requests_in_flight: RefCell<RequestsInFlight>,
     /// A site's HTTP authentication challenge nobody answered: where, realm.
     pub auth: RefCell<Option<String>>,
     pub console: Rc<ConsoleLog>,
@@ -90,15 +93,6 @@ pub struct TabState {
     /// Where WebKit's own error page for a failed load is.
     error_page: Cell<ErrorPage>,
     publisher: Publisher,
-}
-
-/// What happened to one of a tab's requests.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum NetworkChange {
-    Started,
-    Ended,
-    /// Its next hop is a new entry in the log; it is still in flight.
-    Redirected,
 }
 
 /// After a load fails, WebKit loads an error page in its place: a load
@@ -151,6 +145,7 @@ impl TabState {
                 },
             ),
             network: Cell::new(NetworkInfo::default()),
+            requests_in_flight: RefCell::default(),
             auth: RefCell::new(None),
             console: Rc::default(),
             requests: Rc::default(),
@@ -224,11 +219,11 @@ impl TabState {
     /// Publishes a change of the tab's requests: waits and the panel hear of it.
     pub(super) fn network_changed(&self, change: NetworkChange) {
         let mut network = self.network.get();
-        network.inflight = match change {
-            NetworkChange::Started => network.inflight + 1,
-            NetworkChange::Ended => network.inflight.saturating_sub(1),
-            NetworkChange::Redirected => network.inflight,
-        };
+        let mut in_flight = self.requests_in_flight.borrow_mut();
+        in_flight.apply(change);
+        network.inflight = in_flight.count();
+        network.newest_inflight = in_flight.newest();
+        drop(in_flight);
         network.last_change = Instant::now();
         network.newest_request = self.requests.newest();
         self.network.set(network);

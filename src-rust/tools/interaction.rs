@@ -170,6 +170,8 @@ pub struct ScrollParams {
 }
 
 const SETTLE_LIMIT: Duration = Duration::from_secs(20);
+/// How long an action that did not navigate waits for the requests it started.
+const REQUESTS_LIMIT: Duration = Duration::from_secs(2);
 
 /// How long an input waits for its element unless told otherwise.
 pub const INPUT_WAIT: Duration = Duration::from_secs(5);
@@ -248,13 +250,29 @@ async fn settle_after(ctx: &Ctx, tab: TabId, before: Before) -> Result<Object, T
         .filter(|t| !before.tabs.contains(&t.id))
         .map(|t| json!({"index": t.index, "url": t.url}))
         .collect();
+    let mut result = Object::from_iter([("navigated".into(), navigated.into())]);
+    if !navigated
+        && !ctx
+            .requests_settled(tab, before.requests, REQUESTS_LIMIT)
+            .await
+    {
+        let said = format!(
+            "requests it started were still in flight after {} ms (wait_for_load state networkidle waits for them)",
+            REQUESTS_LIMIT.as_millis()
+        );
+        result.insert("requests_in_flight".into(), said.into());
+    }
+    // The address and title the agent already has are not said again: only
+    // a navigation's, or what the page changed in place (history.pushState).
     let summary = ctx.page_summary(tab).await?;
-    let mut result = Object::from_iter([
-        ("navigated".into(), navigated.into()),
-        ("url".into(), summary["url"].clone()),
-        ("title".into(), summary["title"].clone()),
-        ("new_tabs".into(), new_tabs.into()),
-    ]);
+    let (url, title) = (summary["url"].as_str(), summary["title"].as_str());
+    if navigated || url != Some(before.url.as_str()) || title != Some(before.title.as_str()) {
+        result.insert("url".into(), summary["url"].clone());
+        result.insert("title".into(), summary["title"].clone());
+    }
+    if !new_tabs.is_empty() {
+        result.insert("new_tabs".into(), new_tabs.into());
+    }
     let downloads = ctx.downloads_since(before.downloads, SETTLE_LIMIT).await;
     if !downloads.is_empty() {
         result.insert("downloads".into(), json!(downloads));

@@ -221,6 +221,9 @@ impl Ctx {
             nav: info.nav,
             downloads: newest_download(&state),
             tabs: state.tab_ids(),
+            requests: info.network.newest_request,
+            url: info.url.clone(),
+            title: info.title.clone(),
         })
     }
 
@@ -284,6 +287,52 @@ impl Ctx {
                 }
                 // The grace ended: look again without it.
                 None => {}
+            }
+        }
+    }
+
+    /// After an action that did not navigate: waits until the requests the
+    /// page started since request `since` have ended, and no next one
+    /// follows within a moment (a menu that fetches its items, a form that
+    /// saves by fetch), so the answer comes after their effect. Returns
+    /// false when some were still in flight at `limit` (a long poll).
+    pub async fn requests_settled(&self, tab: TabId, since: u64, limit: Duration) -> bool {
+        let deadline = tokio::time::Instant::now() + limit;
+        let mut seen = since;
+        loop {
+            let ended = self
+                .app
+                .browser
+                .wait_until(deadline, |state| match state.tab(tab) {
+                    None => Some(None),
+                    Some(info) if info.network.newest_inflight <= since => {
+                        Some(Some(info.network.newest_request))
+                    }
+                    Some(_) => None,
+                })
+                .await;
+            let newest = match ended {
+                None => return false,
+                Some(None) => return true,
+                Some(Some(newest)) => newest,
+            };
+            if newest == seen {
+                return true;
+            }
+            // The page takes the answers, and may ask for more: a moment's
+            // quiet ends the wait.
+            seen = newest;
+            let quiet_end = (tokio::time::Instant::now() + REQUESTS_QUIET).min(deadline);
+            let more = self
+                .app
+                .browser
+                .wait_until(quiet_end, |state| match state.tab(tab) {
+                    Some(info) if info.network.newest_request > seen => Some(()),
+                    _ => None,
+                })
+                .await;
+            if more.is_none() {
+                return true;
             }
         }
     }
@@ -354,6 +403,11 @@ pub fn newest_download(state: &BrowserState) -> u64 {
     state.downloads.iter().map(|d| d.id).max().unwrap_or(0)
 }
 
+/// How long the page may be quiet after the requests an action started
+/// ended, before the action's answer: time to take their answers and ask
+/// for the next.
+const REQUESTS_QUIET: Duration = Duration::from_millis(50);
+
 /// How long an action's result waits for a download it started to end.
 const DOWNLOAD_GRACE: Duration = Duration::from_secs(2);
 
@@ -364,6 +418,11 @@ pub struct Before {
     /// The newest download's id.
     pub downloads: u64,
     pub tabs: Vec<TabId>,
+    /// The newest request in the tab's log: those after it are the action's.
+    pub requests: u64,
+    /// The page's address and title: an answer repeats them only when they changed.
+    pub url: String,
+    pub title: String,
 }
 
 /// Whether the tab settled after an action: Some(loaded) once it did,

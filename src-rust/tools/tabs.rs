@@ -76,6 +76,9 @@ pub fn tools() -> Vec<ToolDef> {
                     nav: NavCounters::default(),
                     downloads: super::page::newest_download(&state),
                     tabs: state.tab_ids(),
+                    requests: 0,
+                    url: String::new(),
+                    title: String::new(),
                 };
                 // The person works in the tab in front for an agent: it stays there.
                 let behind = person::person_front(&ctx, context).is_some();
