@@ -63,7 +63,7 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     await call('fill', { selector: '#editor', value: 'Second draft' });
     assert.equal(await text('#editor'), 'Second draft', 'the editor replaced its text, in its own model');
     await call('fill', { selector: '#title', value: 'Spring Notes' });
-    // At once: the editor writes its field, and the title its slug, 250 ms after the last change.
+    // At once: the editor writes its field 250 ms after its last change, the title its slug 100 ms after.
     await call('click', { selector: '#save' });
     assert.equal(await text('#saved'), 'saved: Second draft (spring-notes)');
     // A change the editor's own script makes after a click counts too.

@@ -6,14 +6,20 @@
   // How long a fill waits for the page to hear of the selection it made (see selectionSeen).
   const SELECTION_SEEN_MAX_MS = 50;
   // Pages finish with a field a moment after its last change, on a timer a person never
-  // notices: a rich editor writes its content to the form (Draftail: 250 ms), a title
-  // fills in its slug. A click that submits a form comes once that moment has passed
-  // since the last change (typed, or made by an editor's own script, such as a block
-  // inserted from a dialog), so that the form sends what the page shows.
-  const SETTLED_AFTER_CHANGE_MS = 300;
-  let changedAt = -Infinity;
-  const noteChange = () => { changedAt = performance.now(); };
-  window.addEventListener('input', noteChange, { capture: true });
+  // notices: a title fills in its slug (Wagtail: 100 ms after the last key), a rich
+  // editor writes its content to the form (Draftail: 250 ms). A click that submits a
+  // form comes once that moment has passed since the last change (typed in a field; in
+  // an editor, or made by an editor's own script, such as a block inserted from a
+  // dialog), so that the form sends what the page shows.
+  const SETTLED_AFTER_FIELD_MS = 150;
+  const SETTLED_AFTER_EDITOR_MS = 300;
+  let settledAt = -Infinity;
+  const noteChange = (ms) => { settledAt = Math.max(settledAt, performance.now() + ms); };
+  const noteEditorChange = () => noteChange(SETTLED_AFTER_EDITOR_MS);
+  window.addEventListener('input', (event) => {
+    const target = event.composedPath()[0];
+    noteChange(target && target.isContentEditable ? SETTLED_AFTER_EDITOR_MS : SETTLED_AFTER_FIELD_MS);
+  }, { capture: true });
   const watchedEditors = new WeakSet();
 
   // An editing host that takes focus: its changes from now on are noted, and each time
@@ -24,9 +30,9 @@
     while (host.parentElement && isEditable(host.parentElement)) host = host.parentElement;
     if (watchedEditors.has(host)) return;
     watchedEditors.add(host);
-    new MutationObserver(noteChange).observe(host, { subtree: true, childList: true, characterData: true });
+    new MutationObserver(noteEditorChange).observe(host, { subtree: true, childList: true, characterData: true });
     // Leaving it is a change of the editor's state too, and starts its timer again.
-    host.addEventListener('focusout', noteChange);
+    host.addEventListener('focusout', noteEditorChange);
   }, { capture: true });
 
   // Whether a click on `el` submits its form.
@@ -39,13 +45,13 @@
 
   // Whether the page's last change has not settled yet: only then is the target looked up.
   function changedLately() {
-    return performance.now() < changedAt + SETTLED_AFTER_CHANGE_MS;
+    return performance.now() < settledAt;
   }
 
   // A promise of the moment the last change has settled, when a click on `el` would
   // submit a form before it; otherwise null.
   function changesSettled(el) {
-    const left = changedAt + SETTLED_AFTER_CHANGE_MS - performance.now();
+    const left = settledAt - performance.now();
     return left > 0 && submitsForm(el) ? new Promise((resolve) => setTimeout(resolve, left)) : null;
   }
 
