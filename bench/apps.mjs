@@ -19,7 +19,8 @@
 //                   target/bench-peer; installed there with npm when missing)
 //   CHROMIUM        the Chromium the peer drives (default: /usr/bin/chromium)
 //   BENCH_ONLY      'ours' or 'peer': one browser only
-//   BENCH_TRACE     print each call with its result's tokens
+//   BENCH_ROUNDS    rounds, interleaved (default 3): per task, the median
+//   BENCH_TRACE     print each call with its result's tokens ('full': and the result)
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -61,12 +62,15 @@ function newTally() {
 function countedCalls(invoke) {
   let tally = newTally();
   const call = async (name, args = {}) => {
+    const started = Date.now();
     const result = await invoke(name, args);
+    const ms = Date.now() - started;
     const text = resultText(result);
     tally.calls++;
     tally.args += tokens(JSON.stringify({ name, arguments: args }));
     tally.results += tokens(text);
-    if (process.env.BENCH_TRACE) console.log(`    ${name} ${JSON.stringify(args).slice(0, 60)} -> ${tokens(text)}`);
+    if (process.env.BENCH_TRACE) console.log(`    ${name} ${JSON.stringify(args).slice(0, 60)} -> ${tokens(text)} tokens, ${ms} ms`);
+    if (process.env.BENCH_TRACE === 'full') console.log(text.replace(/^/gm, '      | '));
     if (result.isError) throw new Error(`${name}: ${text.slice(0, 300)}`);
     return text;
   };
@@ -102,16 +106,16 @@ async function oursDriver() {
     seen: () => seen,
     // After its first snapshot the agent asks only for what changed (diff), as a model
     // that knows this browser does, and keeps its own picture of the page up to date;
-    // a new document comes whole.
+    // a new document comes whole. (A changed address or title is a diff's line too.)
     async snapshot() {
       if (!picture) {
         picture = nodesOf(await call('snapshot'));
       } else {
         const text = await call('snapshot', { diff: true });
-        if (/a new document since the previous snapshot/.test(text)) {
+        if (/^a new document/m.test(text)) {
           picture = nodesOf(text);
         } else {
-          const lines = text.split('\n');
+          const lines = text.split('\n').filter((l) => !/^[+-] (url|title): /.test(l));
           const gone = new Set(lines.filter((l) => l.startsWith('- ')).map((l) => l.slice(2).trim()));
           const added = nodesOf(lines.filter((l) => l.startsWith('+ ')).map((l) => l.slice(2)).join('\n'));
           picture = [...picture.filter((n) => !gone.has(n.line.trim())), ...added];
@@ -487,25 +491,66 @@ function total(rows) {
   };
 }
 
+const median = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** A task over the rounds: done when done in every one; its spend, the median's. */
+function overRounds(rounds) {
+  return rounds[0].rows.map((first, i) => {
+    const runs = rounds.map((round) => round.rows[i]);
+    const of = (key) => median(runs.map((r) => r[key]));
+    const failed = runs.find((r) => !r.ok);
+    return {
+      task: first.task,
+      ok: !failed,
+      calls: of('calls'),
+      args: of('args'),
+      results: of('results'),
+      seconds: Number(of('seconds').toFixed(2)),
+      why: failed ? failed.why : null,
+    };
+  });
+}
+
+const ratio = (o, p) => ({
+  tokens: Number((o.results / p.results).toFixed(3)),
+  seconds: Number((o.seconds / p.seconds).toFixed(3)),
+  calls: Number((o.calls / p.calls).toFixed(3)),
+});
+
 async function main() {
-  const runs = {};
   const only = process.env.BENCH_ONLY;
-  for (const [key, make] of [['ours', oursDriver], ['peer', peerDriver]]) {
-    if (only && only !== key) continue;
-    console.log(key === 'ours' ? 'Sovereign Browser' : `Playwright MCP ${PEER_VERSION} (${CHROMIUM})`);
-    runs[key] = await runAll(make);
-    runs[key].total = total(runs[key].rows);
+  const rounds = Math.max(1, Number(process.env.BENCH_ROUNDS) || 3);
+  const browsers = [['ours', oursDriver], ['peer', peerDriver]].filter(([key]) => !only || only === key);
+  // Rounds interleave the browsers: a slow moment of the machine falls on both.
+  const seen = Object.fromEntries(browsers.map(([key]) => [key, []]));
+  for (let round = 1; round <= rounds; round++) {
+    for (const [key, make] of browsers) {
+      console.log(`${key === 'ours' ? 'Sovereign Browser' : `Playwright MCP ${PEER_VERSION} (${CHROMIUM})`}, round ${round} of ${rounds}`);
+      seen[key].push(await runAll(make));
+    }
   }
-  const out = { date: new Date().toISOString(), tokenizer: 'cl100k_base', runs };
+  const runs = {};
+  for (const [key] of browsers) {
+    const rows = overRounds(seen[key]);
+    runs[key] = { browser: seen[key][0].browser, rows, total: total(rows) };
+  }
+  const out = { date: new Date().toISOString(), tokenizer: 'cl100k_base', rounds, runs };
   if (runs.ours && runs.peer) {
     const [o, p] = [runs.ours.total, runs.peer.total];
-    out.ratio = {
-      tokens: Number((o.results / p.results).toFixed(3)),
-      seconds: Number((o.seconds / p.seconds).toFixed(3)),
-      calls: Number((o.calls / p.calls).toFixed(3)),
-    };
-    console.log(`\nin all: ${o.done}/${o.tasks} vs ${p.done}/${p.tasks} done; tokens ${o.results} vs ${p.results} `
-      + `(${out.ratio.tokens}x); seconds ${o.seconds} vs ${p.seconds} (${out.ratio.seconds}x); calls ${o.calls} vs ${p.calls}`);
+    out.ratio = ratio(o, p);
+    // The goals are read on the tasks both browsers finished.
+    const both = runs.ours.rows.map((row, i) => row.ok && runs.peer.rows[i].ok);
+    const [ob, pb] = [runs.ours, runs.peer].map((run) => total(run.rows.filter((_, i) => both[i])));
+    out.both = { tasks: ob.tasks, ours: ob, peer: pb, ratio: ratio(ob, pb) };
+    console.log(`\nin all (medians of ${rounds} rounds): ${o.done}/${o.tasks} vs ${p.done}/${p.tasks} done; `
+      + `tokens ${o.results} vs ${p.results} (${out.ratio.tokens}x); seconds ${o.seconds} vs ${p.seconds} `
+      + `(${out.ratio.seconds}x); calls ${o.calls} vs ${p.calls}`);
+    console.log(`on the ${ob.tasks} tasks both finished: tokens ${ob.results} vs ${pb.results} (${out.both.ratio.tokens}x); `
+      + `seconds ${ob.seconds} vs ${pb.seconds} (${out.both.ratio.seconds}x)`);
   }
   writeFileSync(RESULTS, JSON.stringify(out, null, 2) + '\n');
   console.log(`results: ${path.relative(REPO_ROOT, RESULTS)}`);
