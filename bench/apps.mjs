@@ -438,11 +438,17 @@ const TASKS = [
 
 const STARTERS = { library: startLibrary, datasette: startDatasette, cms: startCms, trac: startTrac };
 
+/**
+ * Whether `check` passes within CHECK_LIMIT_MS, and the moment it was seen
+ * passing: the start of the check that passed (a check's own cost, a
+ * process reading the database, is the harness's, not the browser's).
+ */
 async function eventually(check) {
-  const started = Date.now();
+  const started = performance.now();
   for (;;) {
-    if (await check().catch(() => false)) return true;
-    if (Date.now() - started > CHECK_LIMIT_MS) return false;
+    const at = performance.now();
+    if (await check().catch(() => false)) return { ok: true, at };
+    if (performance.now() - started > CHECK_LIMIT_MS) return { ok: false, at: performance.now() };
     await sleep(200);
   }
 }
@@ -465,8 +471,10 @@ async function runAll(makeDriver) {
       } catch (error) {
         why = error.message.replace(/\u001b\[\d+m/g, '').replace(/\s+/g, ' ').replace(/### Error /, '').slice(0, 300);
       }
-      const ok = await eventually(() => task.check(apps[task.app], state));
-      const seconds = (performance.now() - started) / 1000;
+      // The task's time: until the application holds the result (at once, when the
+      // agent's last answer came after it), without the checks' own time.
+      const { ok, at } = await eventually(() => task.check(apps[task.app], state));
+      const seconds = (at - started) / 1000;
       if (!ok && !why) why = 'the application does not hold the result';
       rows.push({ task: task.name, ok, ...driver.tally(), seconds: Number(seconds.toFixed(2)), why: ok ? null : why });
       console.log(`  ${ok ? 'done' : 'FAIL'}  ${task.name}: ${driver.tally().calls} calls, `
