@@ -112,9 +112,11 @@ async fn navigate(
         Navigation::Load(url) => Some(url.clone()),
         _ => None,
     };
-    // A leave that an earlier call left asking is answered first.
+    // A navigation an earlier call left asking is abandoned for this one:
+    // answered "stay", so it cannot race this one (had it resumed, it could
+    // commit before a history step and move what "back" means).
     if leave {
-        leave_if_asked(ctx, tab).await?;
+        answer_if_asked(ctx, tab, DialogAction::Dismiss).await?;
     }
     // Let a tab's first load (a new tab's blank page) end first, or it
     // would be taken for this navigation.
@@ -131,7 +133,9 @@ async fn navigate(
                 break;
             }
             // The page asks before it is left, and the agent said leave.
-            Err(e) if e.code == ErrorCode::DialogOpen && leave => leave_if_asked(ctx, tab).await?,
+            Err(e) if e.code == ErrorCode::DialogOpen && leave => {
+                answer_if_asked(ctx, tab, DialogAction::Accept(None)).await?
+            }
             Err(e) => return Err(e),
         }
     }
@@ -154,14 +158,14 @@ async fn navigate(
     Ok(ToolOutput::json(summary))
 }
 
-/// Answers "leave" to the page's beforeunload dialog, if it shows one.
-async fn leave_if_asked(ctx: &Ctx, tab: TabId) -> Result<(), ToolError> {
+/// Answers the page's beforeunload dialog ("leave": accept; "stay":
+/// dismiss), if it shows one.
+async fn answer_if_asked(ctx: &Ctx, tab: TabId, action: DialogAction) -> Result<(), ToolError> {
     let asking = ctx
         .tab_info(tab)?
         .dialog
         .is_some_and(|d| d.kind == "beforeunload");
     if asking {
-        let action = DialogAction::Accept(None);
         ctx.app
             .browser
             .call_value(Command::Dialog { tab, action })
