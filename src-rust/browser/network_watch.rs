@@ -91,7 +91,7 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
             Some(response) => {
                 let from = i.get();
                 let next = state.requests.redirect(
-                    i.get(),
+                    from,
                     response.status_code(),
                     headers(response.http_headers()),
                     started(&request, &state),
