@@ -21,6 +21,7 @@ pub mod headless;
 pub mod hold;
 pub mod identity;
 pub mod nip07;
+pub mod no_gl_driver;
 pub mod page_protocol;
 pub mod profile;
 pub mod recording;

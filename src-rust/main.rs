@@ -8,7 +8,7 @@ use sovereign_browser::bridge::{BrowserHandle, Command};
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
 use sovereign_browser::files_dir::FilesDir;
-use sovereign_browser::headless::Xvfb;
+use sovereign_browser::headless::{Screen, Xvfb};
 use sovereign_browser::identity::audit::Audit;
 use sovereign_browser::identity::remembered::RememberedStore;
 use sovereign_browser::nip07::context_decisions::ContextDecisions;
@@ -111,20 +111,24 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     // Headless: our own display, set before GTK starts.
     let mut xvfb = None;
     if args.headless || std::env::var_os("DISPLAY").is_none() {
-        // Room for the panel's window beside the browser's, never over it.
-        let (w, h) = args.window_size;
-        let (panel_w, panel_h) = browser::PANEL_WINDOW_SIZE;
-        let screen = Xvfb::start(
-            w.max(1280) + panel_w + 64,
-            h.max(panel_h).max(1024) + 64,
-            &profile.xauthority_path(),
-        )?;
-        std::env::set_var("DISPLAY", &screen.display);
-        std::env::set_var("XAUTHORITY", &screen.authority);
         if std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_none() {
             // About 40% less memory under Xvfb, nothing lost.
             std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
         }
+        // Room for the panel's window beside the browser's, never over it
+        // (the person may open it later from the window's menu).
+        let (w, h) = args.window_size;
+        let (panel_w, panel_h) = browser::PANEL_WINDOW_SIZE;
+        let screen = Xvfb::start(
+            Screen {
+                width: w.max(1280) + panel_w + 64,
+                height: h.max(panel_h).max(1024) + 64,
+                glx: !renders_from_shared_memory(),
+            },
+            &profile.xauthority_path(),
+        )?;
+        std::env::set_var("DISPLAY", &screen.display);
+        std::env::set_var("XAUTHORITY", &screen.authority);
         tracing::info!(
             display = %screen.display,
             authority = %screen.authority.display(),
@@ -132,10 +136,16 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         );
         xvfb = Some(screen);
     }
-    if renders_from_shared_memory() && std::env::var_os("GDK_GL").is_none() {
-        // Nothing then draws with GTK's GL, and not probing it at start
-        // (Mesa's GLX and LLVM) brings the first page about 70 ms sooner.
-        std::env::set_var("GDK_GL", "disable");
+    if renders_from_shared_memory() {
+        if std::env::var_os("GDK_GL").is_none() {
+            // Nothing then draws with GTK's GL, and not probing it at start
+            // (Mesa's GLX and LLVM) brings the first page about 70 ms sooner.
+            std::env::set_var("GDK_GL", "disable");
+        }
+        if xvfb.is_some() {
+            // Before any thread starts: it sets the environment for a moment.
+            sovereign_browser::no_gl_driver::withhold_from_this_process();
+        }
     }
 
     let runtime = tokio::runtime::Builder::new_multi_thread()
