@@ -1,17 +1,31 @@
 // Under its private display the browser keeps the GL driver out of the
 // processes that never draw with it (its own, which holds the person's
-// window, and Xvfb without GLX: together about 100 MiB less), while pages
-// still draw with GL in their web process: WebGL, a 3D-transformed layer,
-// and the screenshot that shows both.
+// window, and Xvfb without GLX: together about 100 MiB less), and a web
+// process gives back the pages that loading the driver's compiler (LLVM)
+// touched (about 35 MiB), while pages still draw with GL in their web
+// process: WebGL, a 3D-transformed layer, and the screenshot that shows both.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { loggedInSuite } from './support/session.mjs';
 import { descendants } from './support/procs.mjs';
 import { decodePng } from './support/png.mjs';
+import { waitFor } from './support/wait.mjs';
 
 /** Shared objects of a GL driver (Mesa's EGL and DRI or gallium drivers, LLVM). */
 const GL_DRIVER = /libEGL_mesa|_dri\.so|libgallium|libLLVM/;
+/** Resident KiB of a process's LLVM mappings: all, and those its own writes dirtied. */
+function llvmResident(pid) {
+  let inLlvm = false;
+  const kib = { rss: 0, dirty: 0 };
+  for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+    const header = /^[0-9a-f]+-[0-9a-f]+ \S+ \S+ \S+ \S+\s*(.*)$/.exec(line);
+    if (header) inLlvm = /\/libLLVM[^/]*\.so/.test(header[1]);
+    else if (inLlvm && /^Rss:/.test(line)) kib.rss += Number(line.split(/\s+/)[1]);
+    else if (inLlvm && /^Private_Dirty:/.test(line)) kib.dirty += Number(line.split(/\s+/)[1]);
+  }
+  return kib;
+}
 const glDriversOf = (pid) => [...new Set(readFileSync(`/proc/${pid}/maps`, 'utf8')
   .split('\n').map((line) => line.split(/\s+/)[5]).filter((file) => file && GL_DRIVER.test(file)))];
 
@@ -20,6 +34,17 @@ describe('lean: GL only where pages draw', { timeout: 120_000 }, () => {
   const { call, logged } = suite;
 
   it('pages draw with WebGL and 3D transforms; the browser process and Xvfb load no GL driver', logged(async () => {
+    // A page that draws nothing with GL: its web process keeps only LLVM's relocated data.
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    const pageProcess = () => descendants(suite.session.browser.proc.pid)
+      .filter((p) => /^WebKitWebProces/.test(p.comm) && glDriversOf(p.pid).length > 0)
+      .map((p) => p.pid);
+    await waitFor(() => {
+      const resident = pageProcess().map((pid) => llvmResident(pid));
+      if (resident.length > 0 && resident.every(({ rss, dirty }) => rss - dirty < 4096)) return resident;
+      throw new Error(`resident KiB of LLVM in the web processes: ${JSON.stringify(resident)}`);
+    }, 'LLVM\'s loaded pages given back by the web process (resident KiB)');
+
     await call('open', { url: suite.fixtures.url('/gl.html') });
     const read = (await call('eval', { script: "document.getElementById('gl').dataset.read" })).value;
     assert.equal(read, '0,255,0,255', 'WebGL cleared its canvas to green and read it back');

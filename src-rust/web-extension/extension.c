@@ -32,6 +32,7 @@ G_MODULE_EXPORT void webkit_web_extension_initialize_with_user_data(WebKitWebExt
         g_variant_get((GVariant *)data, "(&s&s)", &recorder, &details);
     network_start(recorder);
     console_start(details);
+    trim_start();
     g_signal_connect(extension, "page-created", G_CALLBACK(on_page_created), NULL);
     g_signal_connect(webkit_script_world_get_default(), "window-object-cleared",
                      G_CALLBACK(on_window_object_cleared), NULL);

@@ -21,3 +21,7 @@ void network_install(WebKitWebPage *page, WebKitFrame *frame, JSCContext *contex
 /* process.c: tells each new page's view which process it lives in. */
 #define PROCESS_MESSAGE "sovereign-process"
 void process_announce(WebKitWebPage *page);
+
+/* trim.c: unmaps what loading the GL driver's compiler (LLVM) left
+ * resident, once, a moment after the process starts. */
+void trim_start(void);
