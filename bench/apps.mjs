@@ -21,15 +21,12 @@
 //   BENCH_ONLY      'ours' or 'peer': one browser only
 //   BENCH_ROUNDS    rounds, interleaved (default 3): per task, the median
 //   BENCH_TRACE     print each call with its result's tokens ('full': and the result)
-import { spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { encode } from 'gpt-tokenizer/encoding/cl100k_base';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { REPO_ROOT, startBrowser } from '../tests/support/browser.mjs';
+import { CHROMIUM, PEER_VERSION, startPeer } from './peer.mjs';
 import { TEST_NSEC, connectMcp } from '../tests/support/mcp.mjs';
 import { parseSnapshot } from '../tests/support/snapshot.mjs';
 import {
@@ -37,9 +34,6 @@ import {
 } from '../tests/support/real_apps.mjs';
 
 const BIN = process.env.SOVEREIGN_BIN || path.join(REPO_ROOT, 'target/release/sovereign-browser');
-const PEER_VERSION = '0.0.83';
-const PEER_DIR = path.resolve(REPO_ROOT, process.env.PEER_DIR || 'target/bench-peer');
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const RESULTS = fileURLToPath(new URL('./apps-results.json', import.meta.url));
 const IMAGE = path.join(REPO_ROOT, 'tests/fixtures/swallow.png');
 // How long the agent looks for an element before it gives up, as a model
@@ -179,30 +173,10 @@ function peerSnapshotIn(text) {
   return parsePeerSnapshot(text.slice(at + 7, end < 0 ? undefined : end));
 }
 
-/** Installs Playwright MCP where the benchmark keeps it, once. */
-function installPeer() {
-  const cli = path.join(PEER_DIR, 'node_modules/@playwright/mcp/cli.js');
-  if (existsSync(cli)) return cli;
-  mkdirSync(PEER_DIR, { recursive: true });
-  console.log(`installing @playwright/mcp@${PEER_VERSION} into ${path.relative(REPO_ROOT, PEER_DIR)}`);
-  const npm = spawnSync('npm', ['install', '--no-audit', '--no-fund', '--prefix', PEER_DIR, `@playwright/mcp@${PEER_VERSION}`],
-    { stdio: 'inherit', env: { ...process.env, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD: '1' } });
-  if (npm.status !== 0) throw new Error('npm install of @playwright/mcp failed');
-  return cli;
-}
-
 /** Playwright MCP over stdio, with the system Chromium; files it may upload live in its workspace. */
 async function peerDriver() {
-  const cli = installPeer();
-  const folder = mkdtempSync(path.join(tmpdir(), 'bench-peer-'));
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [cli, '--headless', '--isolated', '--browser', 'chromium', '--executable-path', CHROMIUM, '--no-sandbox'],
-    cwd: folder,
-    stderr: 'ignore',
-  });
-  const client = new Client({ name: 'bench-apps', version: '1.0.0' });
-  await client.connect(transport);
+  const peer = await startPeer('bench-apps');
+  const { client, folder } = peer;
   let seen = null;
   const counted = countedCalls((name, args) => client.callTool({ name, arguments: args }, undefined, { timeout: 60_000 }));
   const call = async (name, args = {}) => {
@@ -239,10 +213,7 @@ async function peerDriver() {
       withUser.password = pass;
       await this.open(withUser.href);
     },
-    async stop() {
-      await client.close().catch(() => {});
-      rmSync(folder, { recursive: true, force: true });
-    },
+    stop: () => peer.close(),
   };
 }
 

@@ -1,5 +1,7 @@
-// Memory of the browser's process tree: proportional set size (PSS), so
-// pages shared between processes are not counted twice. Xvfb is left out.
+// Memory of a browser's process tree: proportional set size (PSS), so
+// pages shared between processes are not counted twice. The private Xvfb a
+// browser started under --headless is in its tree and counts: running the
+// browser takes it.
 import { readFileSync } from 'node:fs';
 import { readProcs } from '../tests/support/procs.mjs';
 import path from 'node:path';
@@ -23,7 +25,7 @@ export function treePss(rootPid) {
     const pid = queue.shift();
     const p = procs.get(pid);
     if (!p) continue;
-    if (p.comm !== 'Xvfb') tree.push(p);
+    tree.push(p);
     for (const child of procs.values()) if (child.ppid === pid) queue.push(child.pid);
   }
   let totalKiB = 0;

@@ -8,6 +8,8 @@
 //   BENCH_PAGES       the benchmark pages folder (default: ../shared/bench-pages,
 //                     relative to the repository root)
 //   BENCH_COLD_RUNS   number of cold starts (default 3)
+//   BENCH_PEER        0: measure this browser only (default: Playwright MCP too,
+//                     installed into target/bench-peer when missing)
 //
 // It builds nothing. Results are printed as a table and written to
 // bench/results.json.
@@ -20,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { REPO_ROOT, startBrowser } from '../tests/support/browser.mjs';
 import { treePss } from './pss.mjs';
+import { PEER_NAME, startPeer } from './peer.mjs';
 import { startFixtureServer } from '../tests/support/fixture-server.mjs';
 import { modernPost } from '../tests/support/mcp.mjs';
 import { TEST_NSEC, callJson, connectMcp, textResult } from '../tests/support/mcp.mjs';
@@ -39,6 +42,7 @@ const CHEAP_CALLS = 500;
 const SNAPSHOT_CALLS = 20;
 const FILL_ROUNDS = 30;
 const NOSTR_CALLS = 200;
+const WITH_PEER = process.env.BENCH_PEER !== '0';
 const RESULTS = fileURLToPath(new URL('./results.json', import.meta.url));
 
 // Playwright MCP 0.0.83 with headless Chromium on a 2-core machine (medians),
@@ -97,60 +101,7 @@ function percentile(values, p) {
 const median = (values) => percentile(values, 50);
 const round = (x, digits = 1) => (x === undefined || x === null ? x : Number(x.toFixed(digits)));
 
-function pageTitle(file) {
-  const m = /<title>([^<]*)<\/title>/i.exec(readFileSync(path.join(PAGES, file), 'utf8'));
-  return m ? m[1].trim() : '';
-}
-
 function log(msg) { process.stderr.write(`bench: ${msg}\n`); }
-
-// ---------------------------------------------------------------------------
-// Xvfb of our own, so the cold start does not include starting a display
-
-function displayInUse(n) {
-  return existsSync(`/tmp/.X${n}-lock`) || existsSync(`/tmp/.X11-unix/X${n}`);
-}
-
-async function startXvfb() {
-  for (let n = 90; n < 200; n++) {
-    if (displayInUse(n)) continue;
-    const proc = spawn('Xvfb', [`:${n}`, '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    proc.stderr.on('data', (d) => { stderr += d; });
-    let exited = false;
-    proc.once('exit', () => { exited = true; });
-    proc.once('error', (err) => { exited = true; stderr += String(err); });
-    const deadline = Date.now() + 10_000;
-    while (!exited && Date.now() < deadline) {
-      if (existsSync(`/tmp/.X11-unix/X${n}`)) {
-        await sleep(100);
-        if (!exited) {
-          return {
-            display: `:${n}`,
-            pid: proc.pid,
-            stop: () => new Promise((resolve) => {
-              if (exited) return resolve();
-              proc.once('exit', resolve);
-              proc.kill('SIGTERM');
-              setTimeout(() => { try { proc.kill('SIGKILL'); } catch { /* gone */ } }, 3000).unref();
-            }),
-          };
-        }
-      }
-      await sleep(50);
-    }
-    if (!exited) proc.kill('SIGKILL');
-    if (!/already active|server is already/i.test(stderr)) {
-      throw new Error(`Xvfb :${n} did not start: ${stderr.trim() || 'no display socket within 10 s'}`);
-    }
-  }
-  throw new Error('no free X display number found');
-}
-
-// ---------------------------------------------------------------------------
-// Memory: PSS of the browser and all its descendants (not Xvfb)
 
 // ---------------------------------------------------------------------------
 // Measurements
@@ -167,29 +118,72 @@ async function statelessToolsList(browser) {
   return reply.message.result.tools;
 }
 
-/** One cold start; returns { browser, mcp, listeningMs, readyMs }. */
-async function coldStart(xvfb, startUrl, startTitle) {
+/**
+ * One cold start as a person or an agent's host starts it (`--headless`:
+ * its own Xvfb included): spawn to the first page opened, MCP connect and
+ * login included. Returns { browser, mcp, listeningMs, readyMs }.
+ */
+async function coldStart(url) {
   const t0 = performance.now();
   const browser = await startBrowser({
     bin: BIN,
-    baseArgs: ['--ephemeral', '--no-panel', '--port', '0', '--start-url', startUrl, '--log-level', 'warn'],
-    env: { DISPLAY: xvfb.display },
+    baseArgs: ['--headless', '--ephemeral', '--no-panel', '--port', '0', '--log-level', 'warn'],
   });
   const listeningMs = performance.now() - t0;
   const mcp = await connectMcp(browser, { name: 'sovereign-bench' });
   await login(mcp);
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const url = (await mcp.callTool('get_url', {})).structuredContent?.url;
-    if (url === startUrl) {
-      const title = (await mcp.callTool('get_title', {})).structuredContent?.title;
-      if (title === startTitle) break;
-    }
-    if (Date.now() > deadline) throw new Error(`start page not loaded within 60 s (url ${url})`);
-    await sleep(10);
-  }
+  await callJson(mcp, 'open', { url });
   const readyMs = performance.now() - t0;
   return { browser, mcp, listeningMs, readyMs };
+}
+
+/** The peer's cold start, the same way: spawn to the first page opened. */
+async function peerColdStart(url) {
+  const t0 = performance.now();
+  const peer = await startPeer('bench');
+  const reply = await peer.client.callTool({ name: 'browser_navigate', arguments: { url } });
+  if (reply.isError) throw new Error(`peer browser_navigate failed: ${JSON.stringify(reply).slice(0, 300)}`);
+  return { peer, readyMs: performance.now() - t0 };
+}
+
+/**
+ * The peer's figures on the same pages as ours: a cheap call (its tab
+ * list), snapshots of both pages (time, tokens) and the peak PSS of its
+ * process tree (Node and Chromium) sampled after each step, as ours is.
+ */
+async function peerFigures(peer, largeUrl, formUrl) {
+  const call = async (name, args = {}) => {
+    const reply = await peer.client.callTool({ name, arguments: args });
+    if (reply.isError) throw new Error(`peer ${name} failed: ${JSON.stringify(reply).slice(0, 300)}`);
+    return reply.content.filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+  };
+  const samples = [treePss(peer.pid).totalMiB];
+  const timed = async (n, fn) => {
+    const times = [];
+    let last;
+    for (let i = 0; i < n; i++) {
+      const t = performance.now();
+      last = await fn();
+      times.push(performance.now() - t);
+    }
+    return { times, last };
+  };
+  const cheap = await timed(CHEAP_CALLS / 5, () => call('browser_tabs', { action: 'list' }));
+  samples.push(treePss(peer.pid).totalMiB);
+  const snapshotsOf = async (url) => {
+    await call('browser_navigate', { url });
+    const { times, last } = await timed(SNAPSHOT_CALLS, () => call('browser_snapshot'));
+    samples.push(treePss(peer.pid).totalMiB);
+    return { p50Ms: round(median(times)), tokens: countTokens(last) };
+  };
+  const large = await snapshotsOf(largeUrl);
+  const form = await snapshotsOf(formUrl);
+  return {
+    name: PEER_NAME,
+    cheapCall: { tool: 'browser_tabs list', p50Ms: round(median(cheap.times), 2), p99Ms: round(percentile(cheap.times, 99), 2) },
+    snapshot: { large, form },
+    pssPeakMiB: Math.max(...samples),
+  };
 }
 
 async function cheapCalls(mcp) {
@@ -435,12 +429,26 @@ function table(rows) {
 const ratio = (ours, ref) => (ours && ref ? `${(ours / ref).toFixed(2)}x` : '');
 const fmt = (n, unit) => `${n.toLocaleString('en-US')} ${unit}`;
 
+/** The rows measured against the peer on this machine, in this run. */
+function peerRows(r) {
+  const p = r.peer;
+  if (!p) return [];
+  const L = r.snapshot.large;
+  return [
+    [`${p.name} on this machine, this run:`, '', '', ''],
+    ['... cold start to the first page opened (median)', fmt(r.coldStart.medianReadyMs, 'ms'), fmt(p.coldStart.medianReadyMs, 'ms'), ratio(r.coldStart.medianReadyMs, p.coldStart.medianReadyMs)],
+    ['... cheap call p50 / p99 (SDK client; its tab list)', `${fmt(r.cheapCall.p50Ms, 'ms')} / ${fmt(r.cheapCall.p99Ms, 'ms')}`, `${fmt(p.cheapCall.p50Ms, 'ms')} / ${fmt(p.cheapCall.p99Ms, 'ms')}`, ratio(r.cheapCall.p99Ms, p.cheapCall.p99Ms)],
+    ['... snapshot large.html p50; tokens', `${fmt(L.p50Ms, 'ms')}; ${fmt(L.tokens, 'tokens')}`, `${fmt(p.snapshot.large.p50Ms, 'ms')}; ${fmt(p.snapshot.large.tokens, 'tokens')}`, ratio(L.p50Ms, p.snapshot.large.p50Ms)],
+    ['... process tree PSS, highest sample', fmt(r.pss.peakMiB, 'MiB'), fmt(p.pssPeakMiB, 'MiB'), ratio(r.pss.peakMiB, p.pssPeakMiB)],
+  ];
+}
+
 function report(r) {
   const L = r.snapshot.large;
   const F = r.snapshot.form;
   const rows = [
     ['Measure', 'Sovereign Browser', 'Reference', 'Ratio'],
-    [`Cold start to start page loaded (median of ${r.coldStart.runs.length})`, fmt(r.coldStart.medianReadyMs, 'ms'), '', ''],
+    [`Cold start (--headless) to the first page opened (median of ${r.coldStart.runs.length})`, fmt(r.coldStart.medianReadyMs, 'ms'), '', ''],
     ['Cold start to listening line (median)', fmt(r.coldStart.medianListeningMs, 'ms'), '', ''],
     [`Cheap call get_url p50, minimal client (${r.cheapCallRaw.calls} calls)`, fmt(r.cheapCallRaw.p50Ms, 'ms'), fmt(REFERENCE.cheapCallMs, 'ms'), ratio(r.cheapCallRaw.p50Ms, REFERENCE.cheapCallMs)],
     ['Cheap call get_url p99, minimal client', fmt(r.cheapCallRaw.p99Ms, 'ms'), '', ''],
@@ -470,6 +478,7 @@ function report(r) {
     ['Process tree PSS, 1 tab, end of run', fmt(r.pss.finalMiB, 'MiB'), '', ''],
     [`Process tree PSS, ${r.pss.tenTabs.tabs} tabs (large.html and form.html in turn)`, fmt(r.pss.tenTabs.totalMiB, 'MiB'), '', ''],
     ['Process tree PSS, 1 tab, highest sample', fmt(r.pss.peakMiB, 'MiB'), `${fmt(REFERENCE.pssPeakMiB, 'MB')} (peak)`, ratio(r.pss.peakMiB, REFERENCE.pssPeakMiB)],
+    ...peerRows(r),
   ];
   console.log(table(rows));
   console.log(`
@@ -508,19 +517,16 @@ async function main() {
     cleanups.push(() => server.close());
     const formUrl = server.url('/form.html');
     const largeUrl = server.url('/large.html');
-    const formTitle = pageTitle('form.html');
 
-    const xvfb = await startXvfb();
-    cleanups.push(() => xvfb.stop());
-    log(`Xvfb on ${xvfb.display}`);
-
-    // (1) Cold starts; the last browser stays up for the rest.
+    // (1) Cold starts, the two browsers in turn; the last of each stays up.
     const runs = [];
+    const peerRuns = [];
     let live;
+    let peerLive;
     for (let i = 0; i < COLD_RUNS; i++) {
-      const run = await coldStart(xvfb, formUrl, formTitle);
+      const run = await coldStart(formUrl);
       runs.push({ listeningMs: round(run.listeningMs), readyMs: round(run.readyMs) });
-      log(`cold start ${i + 1}/${COLD_RUNS}: listening ${round(run.listeningMs)} ms, page loaded ${round(run.readyMs)} ms`);
+      log(`cold start ${i + 1}/${COLD_RUNS}: listening ${round(run.listeningMs)} ms, first page opened ${round(run.readyMs)} ms`);
       if (i < COLD_RUNS - 1) {
         await run.mcp.close().catch(() => {});
         await run.browser.stop();
@@ -529,6 +535,23 @@ async function main() {
         cleanups.push(() => run.browser.stop());
         cleanups.push(() => run.mcp.close());
       }
+      if (!WITH_PEER) continue;
+      const peerRun = await peerColdStart(formUrl);
+      peerRuns.push({ readyMs: round(peerRun.readyMs) });
+      log(`${PEER_NAME} cold start ${i + 1}/${COLD_RUNS}: first page opened ${round(peerRun.readyMs)} ms`);
+      if (i < COLD_RUNS - 1) await peerRun.peer.close();
+      else {
+        peerLive = peerRun.peer;
+        cleanups.push(() => peerRun.peer.close());
+      }
+    }
+    // The peer's figures first, then it stops: it must not share the machine with ours.
+    let peer = null;
+    if (peerLive) {
+      peer = await peerFigures(peerLive, largeUrl, formUrl);
+      peer.coldStart = { runs: peerRuns, medianReadyMs: round(median(peerRuns.map((r) => r.readyMs))) };
+      log(`${PEER_NAME}: cold start ${peer.coldStart.medianReadyMs} ms, peak PSS ${peer.pssPeakMiB} MiB, large.html snapshot p50 ${peer.snapshot.large.p50Ms} ms`);
+      await peerLive.close();
     }
     const { browser, mcp } = live;
     const samples = [];
@@ -591,7 +614,7 @@ async function main() {
         runs,
         medianListeningMs: round(median(runs.map((r) => r.listeningMs))),
         medianReadyMs: round(median(runs.map((r) => r.readyMs))),
-        note: 'spawn (Xvfb already running, not --headless) to the first get_url/get_title showing the start page, including MCP connect and login',
+        note: 'spawn (--headless: its own Xvfb) to the first page opened, MCP connect and login included',
       },
       cheapCall,
       cheapCallRaw,
@@ -609,9 +632,10 @@ async function main() {
         processes: last.processes,
         samples: samples.map(({ at, totalMiB }) => ({ at, totalMiB })),
         tenTabs,
-        note: 'sum of Pss in /proc/PID/smaps_rollup over the browser and its descendants, Xvfb excluded',
+        note: 'sum of Pss in /proc/PID/smaps_rollup over the browser and its descendants, its own Xvfb included',
       },
       reference: REFERENCE,
+      peer,
     };
     writeFileSync(RESULTS, JSON.stringify(results, null, 2) + '\n');
     report(results);
