@@ -32,6 +32,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("server", 7),
     ("cli", 7),
     ("headless", 7),
+    ("no_gl_driver", 7),
 ];
 
 fn layer(module: &str) -> Option<u32> {
