@@ -2,7 +2,11 @@
 // Contexts side by side: one agent's flow alone, then four agents each in a
 // context of its own running the same flow at once (aggregate flows per
 // second, and the ratio to one alone), and the memory each extra context
-// adds with one tab open. A measurement, not a test.
+// adds with one tab open. The flow's submit waits for the page's field
+// timers (150 ms after the last typed value), which other agents' calls
+// fill; so the calls that wait for nothing but the browser (a snapshot, a
+// fill, a box checked) are measured the same way, alone and four at once:
+// what the browser serialises shows there. A measurement, not a test.
 //
 // Usage: npm run bench:contexts
 //   SOVEREIGN_BIN     the binary (default: target/release/sovereign-browser)
@@ -18,6 +22,7 @@ import { treePss } from './pss.mjs';
 
 const BIN = process.env.SOVEREIGN_BIN || path.join(REPO_ROOT, 'target/release/sovereign-browser');
 const FLOWS = Math.min(100, Math.max(1, Number(process.env.CONTEXT_FLOWS) || 10));
+const BUSY_ROUNDS = 30;
 const AGENTS = 4;
 const RESULTS = fileURLToPath(new URL('./contexts-results.json', import.meta.url));
 const log = (msg) => process.stderr.write(`contexts: ${msg}\n`);
@@ -35,6 +40,24 @@ async function flow(client, url, who, n) {
   await callJson(client, 'click', { selector: '#create' });
   const got = (await callJson(client, 'eval', { script: "document.querySelector('#got-name')?.textContent" })).value;
   if (got !== name) throw new Error(`${who}: the submitted page shows ${got}, not ${name}`);
+}
+
+// Calls that wait for nothing but the browser, as fast as an agent sends them.
+async function busyRounds(client, who) {
+  for (let i = 0; i < BUSY_ROUNDS; i++) {
+    const snapshot = await client.callTool('snapshot', {});
+    if (snapshot.isError) throw new Error(`${who}: snapshot failed: ${JSON.stringify(snapshot)}`);
+    await callJson(client, 'fill', { selector: '#name', value: `${who}-${i}` });
+    await callJson(client, i % 2 ? 'uncheck' : 'check', { selector: '#agree' });
+  }
+}
+
+/** Calls a second of `agents` running busyRounds at once, each on the form at `url`. */
+async function busyCallsPerSecond(agents, url) {
+  await Promise.all(agents.map((client) => callJson(client, 'open', { url })));
+  const started = performance.now();
+  await Promise.all(agents.map((client, i) => busyRounds(client, `busy-${i}`)));
+  return (agents.length * BUSY_ROUNDS * 3) / ((performance.now() - started) / 1000);
 }
 
 async function runFlows(client, url, who) {
@@ -74,6 +97,9 @@ async function main() {
     await Promise.all(clients.map((client, i) => runFlows(client, url, `agent-${i}`)));
     const togetherSeconds = (performance.now() - started) / 1000;
 
+    // The calls that wait for nothing: one agent alone in its context, then four.
+    const busyAlone = await busyCallsPerSecond(clients.slice(0, 1), url);
+    const busyTogether = await busyCallsPerSecond(clients, url);
     const alone = FLOWS / aloneSeconds;
     const together = (FLOWS * AGENTS) / togetherSeconds;
     const added = memory.slice(1).map((m, i) => round(m - memory[i], 1));
@@ -83,12 +109,14 @@ async function main() {
       agents: AGENTS,
       alone: { flowsPerSecond: round(alone), msPerFlow: round((aloneSeconds * 1000) / FLOWS, 1) },
       together: { flowsPerSecond: round(together), ratio: round(together / alone) },
+      busyCalls: { alone: round(busyAlone, 1), together: round(busyTogether, 1), ratio: round(busyTogether / busyAlone) },
       memoryMiB: { personOnly: memory[0], withContexts: memory.slice(1), addedPerContext: added,
         meanAddedPerContext: round(added.reduce((a, b) => a + b, 0) / added.length, 1) },
     };
     writeFileSync(RESULTS, JSON.stringify(results, null, 2) + '\n');
     console.log(`one agent alone: ${results.alone.flowsPerSecond} flows/s (${results.alone.msPerFlow} ms a flow)`);
     console.log(`${AGENTS} agents in ${AGENTS} contexts: ${results.together.flowsPerSecond} flows/s together (x${results.together.ratio})`);
+    console.log(`calls that wait for nothing (snapshot, fill, check): one agent ${results.busyCalls.alone} calls/s, ${AGENTS} together ${results.busyCalls.together} calls/s (x${results.busyCalls.ratio})`);
     console.log(`memory (PSS of the process tree): ${memory[0]} MiB, then ${memory.slice(1).join(', ')} MiB; ${results.memoryMiB.meanAddedPerContext} MiB a context`);
     console.log('Written to bench/contexts-results.json.');
   } finally {
