@@ -20,6 +20,10 @@ use webkit2gtk::{UserMessageExt as _, WebView, WebViewExt as _};
 
 /// The message the extension sends each new page's view (process.c).
 const PROCESS_MESSAGE: &str = "sovereign-process";
+/// The message that asks a page's process to give back what an agent's
+/// operation left (web-extension/relief.c).
+const RELIEF_MESSAGE: &str = "sovereign-relief";
+
 /// How often the processes are measured.
 const EVERY: Duration = Duration::from_secs(1);
 
@@ -35,6 +39,19 @@ pub fn listen(view: &WebView, state: &Rc<TabState>) {
         }
         true
     });
+}
+
+/// Tells the tab's page that an agent's operation was sent to it: its
+/// process, having run it (messages arrive in order with script calls),
+/// collects the garbage and returns free memory once it has grown enough
+/// since it last did (web-extension/relief.c). Nothing waits for the
+/// answer; a process without the extension does not answer.
+pub fn ask_relief(view: &WebView) {
+    view.send_message_to_page(
+        &webkit2gtk::UserMessage::new(RELIEF_MESSAGE, None),
+        None::<&gio::Cancellable>,
+        |_| {},
+    );
 }
 
 /// The tabs' pages as the watch sees them at a tick.

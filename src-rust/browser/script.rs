@@ -83,6 +83,7 @@ pub fn call_agent(
         expiry: Rc::new(expire_parked(state, key, limit)),
     };
     run_agent(view.clone(), state.clone(), call, false);
+    super::page_memory::ask_relief(view);
 }
 
 /// [`call_agent`] for work on the main thread: the reply as a future.

@@ -10,6 +10,7 @@ static void on_page_created(WebKitWebExtension *extension, WebKitWebPage *page,
     process_announce(page);
     console_watch(page);
     network_watch(page);
+    relief_watch(page);
 }
 
 /* A new document in a frame: the scripts go in before its own. */

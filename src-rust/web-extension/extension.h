@@ -25,3 +25,8 @@ void process_announce(WebKitWebPage *page);
 /* trim.c: unmaps what loading the GL driver's compiler (LLVM) left
  * resident, once, a moment after the process starts. */
 void trim_start(void);
+
+/* relief.c: after an agent's operation, collects the garbage it left and
+ * gives the allocator's free pages back, once the process has grown. */
+#define RELIEF_MESSAGE "sovereign-relief"
+void relief_watch(WebKitWebPage *page);
