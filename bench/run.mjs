@@ -13,9 +13,9 @@
 //
 // It builds nothing. Results are printed as a table and written to
 // bench/results.json.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import http from 'node:http';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { cpus, release, totalmem } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';

@@ -11,6 +11,11 @@
 //! resident size from /proc once a second. A page cannot fool this into
 //! harming anything but itself: the browser only ends the process of the
 //! views that named it.
+//!
+//! Below that bound, what an agent's operations leave in a page's process
+//! comes back as they go: after each one the page is asked to collect and
+//! return its free memory once it has grown enough (`ask_relief`,
+//! `web-extension/relief.c`).
 
 use super::tab::TabState;
 use std::collections::HashMap;
