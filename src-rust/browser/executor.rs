@@ -10,7 +10,7 @@ use super::{
 };
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
-use crate::bridge::{Command, MouseAction, Output, Reply};
+use crate::bridge::{Command, MouseAction, Output, Reply, SettingsChange};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tao::event_loop::EventLoopWindowTarget;
@@ -75,7 +75,11 @@ pub(super) fn execute(
         }
         Command::RouteContext { context, access } => {
             let result = browser.borrow().route_context(context, access);
-            let _ = reply.send(value(result));
+            // Answered once the proxy is in place: the next request goes by it.
+            let views = browser.borrow().views_of(context);
+            super::settings::after_network_process(&views, move || {
+                let _ = reply.send(value(result));
+            });
         }
         Command::BringToFront { tab } => {
             let result = browser.borrow_mut().bring_to_front(tab);
@@ -89,8 +93,16 @@ pub(super) fn execute(
             let _ = reply.send(browser.borrow().navigate(tab, nav));
         }
         Command::Settings { tab, change } => {
+            let through_proxy = matches!(change, SettingsChange::Offline(_));
             let result = browser.borrow().change_setting(tab, change);
-            let _ = reply.send(value(result));
+            let views = match (through_proxy, browser.borrow().context_of(tab)) {
+                // Offline is a proxy setting too: answered once in place.
+                (true, Ok(context)) => browser.borrow().views_of(context.info.id),
+                _ => Vec::new(),
+            };
+            super::settings::after_network_process(&views, move || {
+                let _ = reply.send(value(result));
+            });
         }
         Command::Clipboard { write } => clipboard::run(write, reply),
         Command::Agent { tab, op, args } => on_tab(browser, tab, reply, |t, reply| {

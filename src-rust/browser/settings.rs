@@ -513,6 +513,20 @@ fn authenticate(
 }
 
 /// The website data of a context, from one of its tabs.
+/// Calls `then` once the context's network process has handled what was
+/// sent to it before (its proxy settings): WebKit sends them without an
+/// answer, and a request a page makes at once could still go out the old
+/// way. A question to the same process on the same connection (the cookie
+/// policy) is answered only after; a context without a tab, or a process
+/// that cannot answer, calls `then` at once.
+pub fn after_network_process(views: &[WebView], then: impl FnOnce() + 'static) {
+    use webkit2gtk::{CookieManagerExt as _, WebsiteDataManagerExt as _};
+    match data_manager(views).ok().and_then(|m| m.cookie_manager()) {
+        Some(cookies) => cookies.accept_policy(None::<&gio::Cancellable>, move |_| then()),
+        None => then(),
+    }
+}
+
 fn data_manager(views: &[WebView]) -> Result<WebsiteDataManager, ToolError> {
     views
         .first()

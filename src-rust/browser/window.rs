@@ -663,7 +663,7 @@ impl Browser {
     }
 
     /// The web views of `context`'s tabs.
-    fn views_of(&self, context: ContextId) -> Vec<webkit2gtk::WebView> {
+    pub(super) fn views_of(&self, context: ContextId) -> Vec<webkit2gtk::WebView> {
         self.tabs
             .iter()
             .filter(|t| t.context == context)
