@@ -1,8 +1,11 @@
-//! Two build steps, both written to `OUT_DIR` for the browser to embed:
+//! Three build steps, all written to `OUT_DIR` for the browser to embed:
 //!
 //! - the web process extension (`src-rust/web-extension/*.c`), which
 //!   the browser hands to WebKit at start. It is C because WebKit loads it
 //!   into its web processes as a plain shared library.
+//! - the loader tables library (`src-rust/loader-tables/*.c`), loaded into
+//!   the browser's processes for its constructor alone
+//!   (`src-rust/loader_tables.rs`).
 //! - the agent library (`assets/agent/*.js`): one JavaScript closure kept
 //!   in fragments, so each part can be read, and tested, on its own. The
 //!   browser includes the joined script, `agent.js`.
@@ -13,19 +16,32 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const EXTENSION_DIR: &str = "src-rust/web-extension";
+const LOADER_TABLES_DIR: &str = "src-rust/loader-tables";
 const AGENT_DIR: &str = "assets/agent";
 
 fn main() {
     let out = PathBuf::from(env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
-    build_web_extension(&out);
+    println!("cargo:rerun-if-env-changed=CC");
+    let webkit = pkg_config(&["--cflags", "--libs", "webkit2gtk-web-extension-4.1"]);
+    build_library(
+        EXTENSION_DIR,
+        &out.join("libsovereign-web-extension.so"),
+        &format!("{webkit} -lm"),
+    );
+    build_library(
+        LOADER_TABLES_DIR,
+        &out.join("libsovereign-loader-tables.so"),
+        "",
+    );
     join_agent(&out);
 }
 
-fn build_web_extension(out: &Path) {
-    println!("cargo:rerun-if-changed={EXTENSION_DIR}");
-    println!("cargo:rerun-if-env-changed=CC");
-    let mut sources: Vec<PathBuf> = fs::read_dir(EXTENSION_DIR)
-        .unwrap_or_else(|e| panic!("cannot read {EXTENSION_DIR}: {e}"))
+/// Builds the C files of `dir` into the shared library `library`, with the
+/// compiler and linker flags `flags` besides the common ones.
+fn build_library(dir: &str, library: &Path, flags: &str) {
+    println!("cargo:rerun-if-changed={dir}");
+    let mut sources: Vec<PathBuf> = fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("cannot read {dir}: {e}"))
         .map(|entry| entry.expect("a readable folder entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "c" || ext == "h"))
         .collect();
@@ -34,14 +50,12 @@ fn build_web_extension(out: &Path) {
         println!("cargo:rerun-if-changed={}", source.display());
     }
     sources.retain(|path| path.extension().is_some_and(|ext| ext == "c"));
-    let library = out.join("libsovereign-web-extension.so");
-    let flags = pkg_config(&["--cflags", "--libs", "webkit2gtk-web-extension-4.1"]);
     let compiler = env::var("CC").unwrap_or_else(|_| "cc".into());
     let status = Command::new(&compiler)
         .args(["-shared", "-fPIC", "-O2", "-Wall", "-Werror"])
-        // Hardening: only the entry point WebKit looks up is exported
-        // (extension.c marks it), checked buffer functions, stack canaries,
-        // and relocations read-only once loaded.
+        // Hardening: only what the loader looks up is exported (the web
+        // extension's entry point, which extension.c marks), checked buffer
+        // functions, stack canaries, and relocations read-only once loaded.
         .args([
             "-fvisibility=hidden",
             "-D_FORTIFY_SOURCE=2",
@@ -49,16 +63,12 @@ fn build_web_extension(out: &Path) {
             "-Wl,-z,relro,-z,now",
             "-o",
         ])
-        .arg(&library)
+        .arg(library)
         .args(&sources)
         .args(flags.split_whitespace())
-        .arg("-lm")
         .status()
         .unwrap_or_else(|e| panic!("cannot run the C compiler `{compiler}`: {e}"));
-    assert!(
-        status.success(),
-        "building the web extension ({EXTENSION_DIR}) failed"
-    );
+    assert!(status.success(), "building {dir} failed");
 }
 
 fn pkg_config(args: &[&str]) -> String {

@@ -20,6 +20,7 @@ pub mod flow;
 pub mod headless;
 pub mod hold;
 pub mod identity;
+pub mod loader_tables;
 pub mod nip07;
 pub mod no_gl_driver;
 pub mod page_protocol;

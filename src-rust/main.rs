@@ -108,6 +108,12 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         .bounded(u64::from(args.files_max_mb) << 20);
     tracing::info!(folder = %files.root().display(), "agents' files stay in this folder");
 
+    // Before any thread starts: it sets the environment of the processes
+    // started later (WebKit's, the private display).
+    if let Err(error) = sovereign_browser::loader_tables::give_back(&profile.web_data_dir()) {
+        tracing::warn!(%error, "the loader's tables stay as they are");
+    }
+
     // Headless: our own display, set before GTK starts.
     let mut xvfb = None;
     if args.headless || std::env::var_os("DISPLAY").is_none() {

@@ -115,6 +115,18 @@ pub fn default_dir() -> PathBuf {
     base.join("sovereign-browser")
 }
 
+/// Writes `bytes` as `dir/name`, owner-only, unless the file holds them
+/// already: a library a running process maps is left as it is. Answers the
+/// file's path.
+pub fn install_private(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<PathBuf> {
+    fs::create_dir_all(dir)?;
+    let path = dir.join(name);
+    if fs::read(&path).ok().as_deref() != Some(bytes) {
+        write_private(&path, bytes)?;
+    }
+    Ok(path)
+}
+
 /// Writes a file readable by its owner only.
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     // A new file, owner-only from its first byte, then renamed over the old

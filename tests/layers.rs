@@ -33,6 +33,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("cli", 7),
     ("headless", 7),
     ("no_gl_driver", 7),
+    ("loader_tables", 7),
 ];
 
 fn layer(module: &str) -> Option<u32> {

@@ -5,10 +5,12 @@
 // touched (about 35 MiB), while pages still draw with GL in their web
 // process: WebGL, a 3D-transformed layer, and the screenshot that shows both.
 // And the garbage an agent's snapshots leave in a page's process comes back
-// as they go, not seconds later.
+// as they go, not seconds later. And every process of the browser gives
+// back the loader's relocation tables once they are read (about 15 MiB).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
 import { loggedInSuite } from './support/session.mjs';
 import { descendants } from './support/procs.mjs';
 import { decodePng } from './support/png.mjs';
@@ -32,6 +34,38 @@ function llvmResident(pid) {
 const anonymousMiB = (pid) => Number(/^Anonymous:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))[1]) / 1024;
 const glDriversOf = (pid) => [...new Set(readFileSync(`/proc/${pid}/maps`, 'utf8')
   .split('\n').map((line) => line.split(/\s+/)[5]).filter((file) => file && GL_DRIVER.test(file)))];
+
+const PAGE = 4096;
+/** Where a process maps the first segment of a library matching `name`: its start and file. */
+function firstSegment(pid, name) {
+  for (const line of readFileSync(`/proc/${pid}/maps`, 'utf8').split('\n')) {
+    const [range, , offset, , , file] = line.split(/\s+/);
+    if (file && name.test(file) && /^0+$/.test(offset)) return { start: parseInt(range.split('-')[0], 16), file };
+  }
+  return null;
+}
+/** A library's relocation table (.rela.dyn): its address from the load address, and size. */
+function relocationTable(file) {
+  const sections = execFileSync('readelf', ['-SW', file], { encoding: 'utf8' });
+  const [, address, , size] = /\.rela\.dyn\s+\S+\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)/.exec(sections) ?? [];
+  assert.ok(address, `${file} has a .rela.dyn section`);
+  return { address: parseInt(address, 16), size: parseInt(size, 16) };
+}
+/** How many of the whole pages of [from, to) are resident in the process (pagemap's present bit). */
+function residentPages(pid, from, to) {
+  const first = Math.ceil(from / PAGE);
+  const count = Math.floor(to / PAGE) - first;
+  const entries = Buffer.alloc(count * 8);
+  const fd = openSync(`/proc/${pid}/pagemap`, 'r');
+  try {
+    readSync(fd, entries, 0, entries.length, first * 8);
+  } finally {
+    closeSync(fd);
+  }
+  let present = 0;
+  for (let i = 0; i < count; i++) if (entries.readBigUInt64LE(i * 8) >> 63n) present++;
+  return { present, count };
+}
 
 describe('lean: GL only where pages draw', { timeout: 120_000 }, () => {
   const suite = loggedInSuite();
@@ -88,5 +122,27 @@ describe('lean: GL only where pages draw', { timeout: 120_000 }, () => {
     assert.equal(after.pid, before.pid, 'the page stayed in its process');
     const grew = after.anonymous - before.anonymous;
     assert.ok(grew < 40, `the page's process grew ${grew.toFixed(1)} MiB (${before.anonymous} -> ${after.anonymous})`);
+  }));
+
+  it('the browser, web and network processes give back the loader\'s relocation tables', logged(async () => {
+    // libwebkit2gtk's is 6.6 MiB (WebKitGTK 2.50), read once as each
+    // process starts; before src-rust/loader_tables.rs all of it stayed
+    // resident in each of them.
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    const browser = suite.session.browser.proc.pid;
+    const processes = [{ pid: browser, comm: 'sovereign-browser' }, ...descendants(browser)
+      .filter((p) => /^WebKit(WebProces|NetworkPr)/.test(p.comm))];
+    assert.ok(processes.some((p) => /^WebKitNetworkPr/.test(p.comm)), 'the network process runs');
+    assert.ok(processes.some((p) => /^WebKitWebProces/.test(p.comm)), 'a web process runs');
+    const webkit = /\/libwebkit2gtk-[^/]*\.so/;
+    const table = relocationTable(firstSegment(browser, webkit).file);
+    assert.ok(table.size > 1 << 20, `a relocation table of megabytes: ${table.size} bytes`);
+    for (const p of processes) {
+      const segment = firstSegment(p.pid, webkit);
+      assert.ok(segment, `${p.comm} maps libwebkit2gtk`);
+      const from = segment.start + table.address;
+      const { present, count } = residentPages(p.pid, from, from + table.size);
+      assert.ok(present <= count / 20, `${p.comm} (${p.pid}): ${present} of the table's ${count} pages resident`);
+    }
   }));
 });

@@ -17,12 +17,7 @@ const CONSOLE_DETAILS: &str = include_str!("../../assets/console.js");
 /// Writes the extension under `web_data`; returns its folder.
 pub fn install(web_data: &Path) -> std::io::Result<PathBuf> {
     let dir = web_data.join("web-extension");
-    std::fs::create_dir_all(&dir)?;
-    let path = dir.join(FILE_NAME);
-    // Unchanged since the last start: leave it (a web process may have it open).
-    if std::fs::read(&path).ok().as_deref() != Some(LIBRARY) {
-        crate::profile::write_private(&path, LIBRARY)?;
-    }
+    crate::profile::install_private(&dir, FILE_NAME, LIBRARY)?;
     Ok(dir)
 }
 
