@@ -64,6 +64,29 @@ fn set_javascript_defaults() {
     }
 }
 
+/// On a private display nobody sees the windows, so no assistive
+/// technology serves them; and without a session bus GLib tries to start
+/// one (`dbus-launch`) from each
+/// process that asks for it, the browser's, the web and the network
+/// processes: every try a fork of a large process, 20 to 30 ms of the start
+/// in all. So the accessibility bridge stays off and, unless a session bus
+/// is there to be found, the address given names none.
+fn no_session_bus_tries() {
+    const BRIDGE_OFF: &str = "NO_AT_BRIDGE";
+    const SESSION_BUS: &str = "DBUS_SESSION_BUS_ADDRESS";
+    const NO_BUS: &str = "unix:path=/nonexistent/sovereign-browser-no-session-bus";
+    if std::env::var_os(BRIDGE_OFF).is_none() {
+        std::env::set_var(BRIDGE_OFF, "1");
+    }
+    // GLib's own place for a bus when the address is not given.
+    let runtime_bus = std::env::var_os("XDG_RUNTIME_DIR")
+        .map(|dir| std::path::Path::new(&dir).join("bus"))
+        .is_some_and(|path| path.exists());
+    if std::env::var_os(SESSION_BUS).is_none() && !runtime_bus {
+        std::env::set_var(SESSION_BUS, NO_BUS);
+    }
+}
+
 fn init_logging(level: &str) {
     let filter = tracing_subscriber::EnvFilter::try_new(level)
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info"));
@@ -136,6 +159,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             // About 40% less memory under Xvfb, nothing lost.
             std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
         }
+        no_session_bus_tries();
         // Room for the panel's window beside the browser's, never over it
         // (the person may open it later from the window's menu).
         let (w, h) = args.window_size;
