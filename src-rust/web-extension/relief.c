@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#define RELIEF_GROWTH_KIB (8 * 1024)
+#define RELIEF_GROWTH_KIB (4 * 1024)
 
 typedef void (*CollectNow)(JSContextRef);
 typedef void (*ReleaseFree)(void);
