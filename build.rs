@@ -33,7 +33,33 @@ fn main() {
         &out.join("libsovereign-loader-tables.so"),
         "",
     );
+    link_looked_up_most();
     join_agent(&out);
+}
+
+/// WebKitGTK links flite's voices for speech synthesis; one of them holds
+/// 31,000 relocations against its own symbols, each a lookup that walks
+/// every library the loader placed before it. Named among the browser's
+/// own libraries it is searched 16th instead of about 60th, and the
+/// browser's process starts about 15 ms sooner (`src-rust/loader_tables.rs`
+/// does the same for WebKit's processes). Only where WebKit links it, so it
+/// adds no library to the program.
+const LOOKED_UP_MOST: &str = "libflite_cmu_time_awb.so.1";
+
+fn link_looked_up_most() {
+    let libdir = pkg_config(&["--variable=libdir", "webkit2gtk-4.1"]);
+    let webkit = Path::new(libdir.trim()).join("libwebkit2gtk-4.1.so.0");
+    let Ok(listed) = Command::new("ldd").arg(&webkit).output() else {
+        return;
+    };
+    let linked = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .any(|line| line.trim_start().starts_with(LOOKED_UP_MOST) && line.contains("=> /"));
+    if linked {
+        println!(
+            "cargo:rustc-link-arg-bin=sovereign-browser=-Wl,--push-state,--no-as-needed,-l:{LOOKED_UP_MOST},--pop-state"
+        );
+    }
 }
 
 /// Builds the C files of `dir` into the shared library `library`, with the
