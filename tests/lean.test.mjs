@@ -32,6 +32,11 @@ function llvmResident(pid) {
 }
 /** A process's anonymous memory (its heaps), MiB. */
 const anonymousMiB = (pid) => Number(/^Anonymous:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))[1]) / 1024;
+/** The browser's web process with the most anonymous memory: { pid, anonymous (MiB) }. */
+const largestWebProcess = (browser) => descendants(browser)
+  .filter((p) => /^WebKitWebProces/.test(p.comm))
+  .map((p) => ({ pid: p.pid, anonymous: anonymousMiB(p.pid) }))
+  .sort((a, b) => b.anonymous - a.anonymous)[0];
 const glDriversOf = (pid) => [...new Set(readFileSync(`/proc/${pid}/maps`, 'utf8')
   .split('\n').map((line) => line.split(/\s+/)[5]).filter((file) => file && GL_DRIVER.test(file)))];
 
@@ -109,10 +114,7 @@ describe('lean: GL only where pages draw', { timeout: 120_000 }, () => {
     // Without the relief (web-extension/relief.c) it grew 76 to 81 MiB: the
     // snapshots' garbage, collected and returned seconds later; with it, 15.
     await call('open', { url: suite.fixtures.url('/big-page.html') });
-    const webProcess = () => descendants(suite.session.browser.proc.pid)
-      .filter((p) => /^WebKitWebProces/.test(p.comm))
-      .map((p) => ({ pid: p.pid, anonymous: anonymousMiB(p.pid) }))
-      .sort((a, b) => b.anonymous - a.anonymous)[0];
+    const webProcess = () => largestWebProcess(suite.session.browser.proc.pid);
     const before = webProcess();
     for (let i = 0; i < 20; i++) {
       const reply = await suite.mcp.callTool('snapshot', {});
@@ -122,6 +124,32 @@ describe('lean: GL only where pages draw', { timeout: 120_000 }, () => {
     assert.equal(after.pid, before.pid, 'the page stayed in its process');
     const grew = after.anonymous - before.anonymous;
     assert.ok(grew < 40, `the page's process grew ${grew.toFixed(1)} MiB (${before.anonymous} -> ${after.anonymous})`);
+  }));
+
+  it('what a script that awaits left behind is given back once it answers', logged(async () => {
+    // The relief is asked as the eval answers: asked as it was sent, it ran
+    // at the script's first await, before anything was allocated, and the
+    // garbage stayed until the engine's own timers (a second or more).
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    const webProcess = () => largestWebProcess(suite.session.browser.proc.pid);
+    const before = webProcess();
+    const made = await call('eval', { script: `let kept = [];
+      for (let i = 0; i < 40; i++) {
+        kept.push(Array.from({ length: 100000 }, (_, j) => ({ i, j })));
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      }
+      const made = kept.length;
+      kept = null;
+      return made` });
+    assert.equal(made.value, 40, 'the script made its garbage');
+    // Messages reach the page in order: once this answers, the relief
+    // asked before it has run.
+    const reply = await suite.mcp.callTool('snapshot', {});
+    assert.ok(!reply.isError, JSON.stringify(reply).slice(0, 300));
+    const after = webProcess();
+    assert.equal(after.pid, before.pid, 'the page stayed in its process');
+    const grew = after.anonymous - before.anonymous;
+    assert.ok(grew < 30, `the page's process grew ${grew.toFixed(1)} MiB (${before.anonymous.toFixed(1)} -> ${after.anonymous.toFixed(1)})`);
   }));
 
   it('the browser, web and network processes give back the loader\'s relocation tables', logged(async () => {

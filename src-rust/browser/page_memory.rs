@@ -13,8 +13,8 @@
 //! views that named it.
 //!
 //! Below that bound, what an agent's operations leave in a page's process
-//! comes back as they go: after each one the page is asked to collect and
-//! return its free memory once it has grown enough (`ask_relief`,
+//! comes back as they go: as each one answers, the page is asked to collect
+//! and return its free memory once it has grown enough (`ask_relief`,
 //! `web-extension/relief.c`).
 
 use super::tab::TabState;
@@ -46,11 +46,12 @@ pub fn listen(view: &WebView, state: &Rc<TabState>) {
     });
 }
 
-/// Tells the tab's page that an agent's operation was sent to it: its
-/// process, having run it (messages arrive in order with script calls),
-/// collects the garbage and returns free memory once it has grown enough
-/// since it last did (web-extension/relief.c). Nothing waits for the
-/// answer; a process without the extension does not answer.
+/// Tells the tab's page that an agent's operation (a call of the agent
+/// library, an eval) has answered: its process, done with it even when the
+/// operation awaited (a script's fetches), collects the garbage and returns
+/// free memory once it has grown enough since it last did
+/// (web-extension/relief.c). Nothing waits for the answer; a process
+/// without the extension does not answer.
 pub fn ask_relief(view: &WebView) {
     view.send_message_to_page(
         &webkit2gtk::UserMessage::new(RELIEF_MESSAGE, None),

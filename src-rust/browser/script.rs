@@ -83,7 +83,6 @@ pub fn call_agent(
         expiry: Rc::new(expire_parked(state, key, limit)),
     };
     run_agent(view.clone(), state.clone(), call, false);
-    super::page_memory::ask_relief(view);
 }
 
 /// [`call_agent`] for work on the main thread: the reply as a future.
@@ -164,6 +163,7 @@ fn run_agent(view: WebView, state: Rc<TabState>, call: AgentCall, retried: bool)
         None,
         Some(&cancellable),
         move |result| {
+            super::page_memory::ask_relief(&view2);
             let text = match result {
                 Ok(value) if value.is_string() => value.to_str().to_string(),
                 Ok(_) => String::new(),
@@ -236,7 +236,7 @@ pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply, li
     let dict = glib::VariantDict::new(None);
     dict.insert("script", script);
     let arguments = dict.end();
-    let state = state.clone();
+    let (state, view2) = (state.clone(), view.clone());
     view.call_async_javascript_function(
         EVAL_CALL,
         Some(&arguments),
@@ -245,6 +245,7 @@ pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply, li
         Some(&cancellable),
         move |result| {
             drop(expiry);
+            super::page_memory::ask_relief(&view2);
             let outcome = match result {
                 Ok(value) if value.is_string() => serde_json::from_str(&value.to_str())
                     .map_err(|e| ToolError::internal(format!("unreadable eval result: {e}"))),

@@ -4,11 +4,13 @@
  * 1.5 MiB of garbage (on the 5,000-element page). JavaScriptCore collects
  * it on its own timers and the allocator returns the pages later still,
  * so twenty snapshots in a row raised the web process by 40 MiB before any
- * came back. The browser tells the page after each agent operation
+ * came back; garbage a script made stayed until the engine needed room.
+ * The browser tells the page as each agent operation answers
  * (RELIEF_MESSAGE, src-rust/browser/page_memory.rs); once this process's
- * resident memory has grown RELIEF_GROWTH_KIB since the last relief, it
- * collects the garbage at once and gives the allocator's free pages back:
- * 2 to 5 ms on that page, at most once per RELIEF_GROWTH_KIB grown. A
+ * resident memory has grown RELIEF_GROWTH_KIB since its first page started
+ * or the last relief, it collects the garbage at once and gives the
+ * allocator's free pages back: 2 to 5 ms on that page (more after a script
+ * that made much), at most once per RELIEF_GROWTH_KIB grown. A
  * page's own allocations alone never cause one: only an agent's operation
  * asks. */
 #include "extension.h"
@@ -100,5 +102,9 @@ static gboolean on_message(WebKitWebPage *page, WebKitUserMessage *message, gpoi
 }
 
 void relief_watch(WebKitWebPage *page) {
+    /* Growth counts from the first page's start: an agent's first
+     * operation may be the one that left the most behind. */
+    if (baseline < 0)
+        baseline = resident_kib();
     g_signal_connect(page, "user-message-received", G_CALLBACK(on_message), NULL);
 }
