@@ -38,7 +38,7 @@ impl Xvfb {
         getrandom::fill(&mut cookie).map_err(|e| std::io::Error::other(e.to_string()))?;
         crate::profile::write_private(authority, &authority_entry(&cookie))?;
         let mut command = Command::new("Xvfb");
-        command
+        crate::loader_tables::other_program(&mut command)
             .args(["-displayfd", "1", "-nolisten", "tcp", "-auth"])
             .arg(authority)
             .args(["-screen", "0"])

@@ -14,9 +14,10 @@
 //! A page of a table only counts less once every process mapping it has
 //! let it go, which is why the children need it as much as this process.
 
-use std::ffi::{CStr, CString, OsString};
+use std::ffi::{CStr, CString, OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 const LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsovereign-loader-tables.so"));
 const FILE_NAME: &str = "libsovereign-loader-tables.so";
@@ -51,6 +52,37 @@ pub fn give_back(web_data: &Path) -> std::io::Result<PathBuf> {
         }
     }
     Ok(path)
+}
+
+/// Has `command`, a program other than WebKit's (the private display, a
+/// signer's helper), start without [`LOOKED_UP_MOST`]: it would load
+/// flite's voices for nothing. The loader tables library stays.
+pub fn other_program(command: &mut Command) -> &mut Command {
+    match std::env::var_os(PRELOAD) {
+        None => command,
+        Some(value) => match without_looked_up_most(&value) {
+            Some(kept) => command.env(PRELOAD, kept),
+            None => command.env_remove(PRELOAD),
+        },
+    }
+}
+
+/// LD_PRELOAD's `value` without the entries named in [`LOOKED_UP_MOST`],
+/// or None when nothing is left.
+fn without_looked_up_most(value: &OsStr) -> Option<OsString> {
+    let kept: Vec<&[u8]> = value
+        .as_bytes()
+        .split(|b| matches!(b, b' ' | b':' | b'\t' | b'\n'))
+        .filter(|entry| !entry.is_empty())
+        .filter(|entry| {
+            let name = Path::new(OsStr::from_bytes(entry)).file_name();
+            let name = name.map(OsStr::as_bytes).unwrap_or_default();
+            !LOOKED_UP_MOST
+                .iter()
+                .any(|prefix| name.starts_with(prefix.as_bytes()))
+        })
+        .collect();
+    (!kept.is_empty()).then(|| OsString::from_vec(kept.join(&b':')))
 }
 
 /// The files, among the libraries mapped in `maps` (/proc/PID/maps), whose
@@ -190,6 +222,24 @@ mod tests {
         assert!(
             looked_up_most("7f50 r--p 00000000 fe:01 13 /usr/lib/libwebkit2gtk.so\n").is_empty()
         );
+    }
+
+    #[test]
+    fn other_programs_start_without_the_library_looked_up_most() {
+        let ours = "/p/webdata/loader-tables/libsovereign-loader-tables.so";
+        let both = format!("/usr/lib/libflite_cmu_time_awb.so.2.2:{ours}");
+        assert_eq!(without_looked_up_most(OsStr::new(&both)), Some(ours.into()));
+        assert_eq!(
+            without_looked_up_most(OsStr::new("/a.so /usr/lib/libflite_cmu_time_awb.so.1")),
+            Some("/a.so".into())
+        );
+        assert_eq!(
+            without_looked_up_most(OsStr::new("/usr/lib/libflite_cmu_time_awb.so.1")),
+            None
+        );
+        assert_eq!(without_looked_up_most(OsStr::new("")), None);
+        let mut command = Command::new("true");
+        other_program(&mut command);
     }
 
     #[test]

@@ -19,6 +19,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("asks", 2),
     ("config", 2),
     ("files_dir", 2),
+    ("loader_tables", 2),
     ("page_protocol", 2),
     ("recording", 2),
     ("routes", 2),
@@ -33,7 +34,6 @@ const LAYERS: &[(&str, u32)] = &[
     ("cli", 7),
     ("headless", 7),
     ("no_gl_driver", 7),
-    ("loader_tables", 7),
 ];
 
 fn layer(module: &str) -> Option<u32> {

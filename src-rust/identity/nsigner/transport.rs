@@ -151,7 +151,9 @@ pub async fn open(endpoint: &Endpoint) -> Result<Connection, OpenError> {
             open_serial(&line, *baud)?
         }
         Endpoint::Qrexec { qube, service } => {
-            let mut child = tokio::process::Command::new("qrexec-client-vm")
+            let mut helper = std::process::Command::new("qrexec-client-vm");
+            crate::loader_tables::other_program(&mut helper);
+            let mut child = tokio::process::Command::from(helper)
                 .arg(qube)
                 .arg(service)
                 .stdin(std::process::Stdio::piped())
