@@ -171,6 +171,34 @@ fn preload_value(current: Option<OsString>, library: &Path) -> Option<OsString> 
     Some(OsString::from_vec(value))
 }
 
+/// Checks of the shared libraries the browser builds and carries.
+#[cfg(test)]
+pub(crate) mod built_library {
+    use std::process::Command;
+
+    /// `nm -D` of a built library: (defined, undefined) symbol names.
+    pub fn dynamic_symbols(library: &[u8]) -> (Vec<String>, Vec<String>) {
+        let path =
+            std::env::temp_dir().join(format!("sb-library-{}.so", crate::profile::random_hex(4)));
+        std::fs::write(&path, library).expect("the library written");
+        let run = |flag: &str| {
+            let output = Command::new("nm")
+                .args(["-D", flag])
+                .arg(&path)
+                .output()
+                .expect("nm runs (binutils)");
+            assert!(output.status.success(), "nm -D {flag} failed");
+            String::from_utf8_lossy(&output.stdout)
+                .lines()
+                .filter_map(|line| line.split_whitespace().last().map(String::from))
+                .collect::<Vec<_>>()
+        };
+        let symbols = (run("--defined-only"), run("--undefined-only"));
+        let _ = std::fs::remove_file(&path);
+        symbols
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -240,6 +268,23 @@ mod tests {
         assert_eq!(without_looked_up_most(OsStr::new("")), None);
         let mut command = Command::new("true");
         other_program(&mut command);
+    }
+
+    #[test]
+    fn the_library_exports_nothing_and_calls_only_what_it_says() {
+        let (defined, undefined) = built_library::dynamic_symbols(LIBRARY);
+        assert_eq!(
+            defined,
+            Vec::<String>::new(),
+            "its constructor is all it has"
+        );
+        // Beside the toolchain's own stubs (names beginning with _).
+        let calls: Vec<&str> = undefined
+            .iter()
+            .filter(|s| !s.starts_with('_'))
+            .map(|s| s.split('@').next().unwrap_or(s))
+            .collect();
+        assert_eq!(calls, ["dl_iterate_phdr", "madvise", "sysconf"]);
     }
 
     #[test]

@@ -39,33 +39,11 @@ pub fn load_in(context: &webkit2gtk::WebContext, dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::LIBRARY;
-    use std::process::Command;
-
-    /// `nm -D` of the built extension: (defined, undefined) symbol names.
-    fn dynamic_symbols() -> (Vec<String>, Vec<String>) {
-        let path =
-            std::env::temp_dir().join(format!("sb-extension-{}.so", crate::profile::random_hex(4)));
-        std::fs::write(&path, LIBRARY).expect("the library written");
-        let run = |flag: &str| {
-            let output = Command::new("nm")
-                .args(["-D", flag])
-                .arg(&path)
-                .output()
-                .expect("nm runs (binutils)");
-            assert!(output.status.success(), "nm -D {flag} failed");
-            String::from_utf8_lossy(&output.stdout)
-                .lines()
-                .filter_map(|line| line.split_whitespace().last().map(String::from))
-                .collect::<Vec<_>>()
-        };
-        let symbols = (run("--defined-only"), run("--undefined-only"));
-        let _ = std::fs::remove_file(&path);
-        symbols
-    }
+    use crate::loader_tables::built_library::dynamic_symbols;
 
     #[test]
     fn the_extension_exports_only_its_entry_point_and_is_hardened() {
-        let (defined, undefined) = dynamic_symbols();
+        let (defined, undefined) = dynamic_symbols(LIBRARY);
         assert_eq!(
             defined,
             ["webkit_web_extension_initialize_with_user_data"],
