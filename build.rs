@@ -57,7 +57,7 @@ fn link_looked_up_most() {
         .any(|line| line.trim_start().starts_with(LOOKED_UP_MOST) && line.contains("=> /"));
     if linked {
         println!(
-            "cargo:rustc-link-arg-bin=sovereign-browser=-Wl,--push-state,--no-as-needed,-l:{LOOKED_UP_MOST},--pop-state"
+            "cargo:rustc-link-arg-bin=sovereign-browser-engine=-Wl,--push-state,--no-as-needed,-l:{LOOKED_UP_MOST},--pop-state"
         );
     }
 }

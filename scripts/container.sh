@@ -53,7 +53,7 @@ export CONTAINERS_CONF="$work/containers.conf"
 
 started=$SECONDS
 log "release binaries (cargo build --release --locked)"
-cargo build --release --locked --bin sovereign-browser --bin sovereign
+cargo build --release --locked --bin sovereign-browser --bin sovereign-browser-engine --bin sovereign
 
 base_tar="$work/bookworm-minbase.tar"
 if [[ ! -s $base_tar ]] || [[ -n $(find "$base_tar" -mtime +7) ]]; then

@@ -8,6 +8,9 @@ use zeroize::Zeroizing;
 
 /// A desktop browser with a Nostr identity, driven by AI assistants over MCP
 /// and by scripts over a WebSocket.
+/// The control panel window's size, in logical pixels.
+pub const PANEL_WINDOW_SIZE: (u32, u32) = (1100, 820);
+
 #[derive(Debug, Clone, Parser)]
 #[command(name = "sovereign-browser", version, about)]
 pub struct Args {
@@ -181,6 +184,12 @@ fn parse_size(s: &str) -> Result<(u32, u32), String> {
 }
 
 impl Args {
+    /// Whether the browser runs on a display of its own (Xvfb): asked for,
+    /// or no display to use.
+    pub fn wants_private_display(&self) -> bool {
+        self.headless || std::env::var_os("DISPLAY").is_none()
+    }
+
     pub fn session_idle(&self) -> Duration {
         Duration::from_secs(self.session_idle.max(1))
     }

@@ -8,7 +8,7 @@ use sovereign_browser::bridge::{BrowserHandle, Command};
 use sovereign_browser::browser::{self, Browser, BrowserOptions, UserEvent};
 use sovereign_browser::config::Args;
 use sovereign_browser::files_dir::FilesDir;
-use sovereign_browser::headless::{Screen, Xvfb};
+use sovereign_browser::headless::{self, Screen, Xvfb};
 use sovereign_browser::identity::audit::Audit;
 use sovereign_browser::identity::remembered::RememberedStore;
 use sovereign_browser::nip07::context_decisions::ContextDecisions;
@@ -98,8 +98,18 @@ fn init_logging(level: &str) {
 }
 
 fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
-    let profile = Profile::open(args.profile.clone(), args.ephemeral)
-        .context("cannot open the profile directory")?;
+    // What the launcher (src-rust/bin/launcher.rs) started for this program,
+    // taken out of the environment before anything else starts: no process
+    // started later sees it.
+    let handed_down = std::env::var_os(sovereign_browser::profile::HANDED_DOWN);
+    let display_handed_down = std::env::var_os(headless::HANDED_DOWN);
+    std::env::remove_var(sovereign_browser::profile::HANDED_DOWN);
+    std::env::remove_var(headless::HANDED_DOWN);
+    let profile = match args.ephemeral {
+        true => Profile::take_over(handed_down.as_deref()),
+        false => Profile::open(args.profile.clone(), false),
+    }
+    .context("cannot open the profile directory")?;
     // Secrets given from outside (a flag, the environment, a mounted file)
     // win over the profile's own, and are never printed.
     let token = match (
@@ -152,33 +162,18 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         tracing::warn!(%error, "the loader's tables stay as they are");
     }
 
-    // Headless: our own display, set before GTK starts.
+    // Headless: our own display, set before GTK starts. The launcher
+    // (src-rust/bin/launcher.rs) may have started it already, while this
+    // program's libraries loaded.
     let mut xvfb = None;
-    if args.headless || std::env::var_os("DISPLAY").is_none() {
-        if std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_none() {
-            // About 40% less memory under Xvfb, nothing lost.
-            std::env::set_var("WEBKIT_DISABLE_DMABUF_RENDERER", "1");
-        }
+    if args.wants_private_display() {
+        headless::prefer_shared_memory();
         no_session_bus_tries();
-        // Room for the panel's window beside the browser's, never over it.
-        // Without one at start the screen holds the browser's window alone
-        // (every pixel of it is memory: 4.6 MiB less): a panel opened later
-        // from the window's toolbar still opens beside it, past the edge of
-        // a display nobody looks at.
-        let (w, h) = args.window_size;
-        let (panel_w, panel_h) = if args.no_panel {
-            (0, 0)
-        } else {
-            browser::PANEL_WINDOW_SIZE
+        let starting = match handed_down_display(display_handed_down) {
+            Some(starting) => starting,
+            None => Xvfb::spawn(Screen::for_args(&args), &profile.xauthority_path())?,
         };
-        let screen = Xvfb::start(
-            Screen {
-                width: w.max(1280) + panel_w + 64,
-                height: h.max(panel_h).max(1024) + 64,
-                glx: !renders_from_shared_memory(),
-            },
-            &profile.xauthority_path(),
-        )?;
+        let screen = starting.ready()?;
         std::env::set_var("DISPLAY", &screen.display);
         std::env::set_var("XAUTHORITY", &screen.authority);
         tracing::info!(
@@ -188,7 +183,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         );
         xvfb = Some(screen);
     }
-    if renders_from_shared_memory() {
+    if headless::renders_from_shared_memory() {
         if std::env::var_os("GDK_GL").is_none() {
             // Nothing then draws with GTK's GL, and not probing it at start
             // (Mesa's GLX and LLVM) brings the first page about 70 ms sooner.
@@ -569,6 +564,14 @@ async fn stop_on_signal(
 
 /// Whether WebKit's DMA-BUF renderer is off (as WebKit reads the variable):
 /// its pages then reach the window through shared memory, drawn with cairo.
-fn renders_from_shared_memory() -> bool {
-    std::env::var_os("WEBKIT_DISABLE_DMABUF_RENDERER").is_some_and(|v| !v.is_empty() && v != "0")
+/// The display the launcher started and handed down, if it did.
+fn handed_down_display(value: Option<std::ffi::OsString>) -> Option<headless::Starting> {
+    match value?.to_str().map(headless::Starting::taken_over) {
+        Some(Ok(starting)) => Some(starting),
+        Some(Err(error)) => {
+            tracing::warn!(%error, "starting a display of its own");
+            None
+        }
+        None => None,
+    }
 }

@@ -20,13 +20,30 @@ impl Profile {
     /// under the XDG data directory, or a fresh temporary one.
     pub fn open(dir: Option<PathBuf>, ephemeral: bool) -> std::io::Result<Profile> {
         let dir = match (dir, ephemeral) {
-            (_, true) => std::env::temp_dir().join(format!("sovereign-browser-{}", random_hex(8))),
+            (_, true) => new_ephemeral_dir(),
             (Some(dir), false) => dir,
             (None, false) => default_dir(),
         };
         fs::create_dir_all(&dir)?;
         fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))?;
         Ok(Profile { dir, ephemeral })
+    }
+
+    /// The ephemeral profile a launcher made and named in [`HANDED_DOWN`], or
+    /// a fresh one when `handed_down` is not one: a folder directly in the
+    /// temporary folder, named as [`new_ephemeral_dir`] names them,
+    /// owner-only.
+    pub fn take_over(handed_down: Option<&std::ffi::OsStr>) -> std::io::Result<Profile> {
+        let given = handed_down
+            .map(PathBuf::from)
+            .filter(|dir| is_ephemeral_dir(dir));
+        match given {
+            Some(dir) => Ok(Profile {
+                dir,
+                ephemeral: true,
+            }),
+            None => Profile::open(None, true),
+        }
     }
 
     pub fn web_data_dir(&self) -> PathBuf {
@@ -127,6 +144,36 @@ pub fn install_private(dir: &Path, name: &str, bytes: &[u8]) -> std::io::Result<
     Ok(path)
 }
 
+const EPHEMERAL_PREFIX: &str = "sovereign-browser-";
+
+/// The environment variable naming the ephemeral profile's folder a
+/// launcher made before it became the browser (the display's cookie is
+/// in it already).
+pub const HANDED_DOWN: &str = "SOVEREIGN_EPHEMERAL_PROFILE";
+
+/// A new ephemeral profile's folder (not yet made).
+fn new_ephemeral_dir() -> PathBuf {
+    std::env::temp_dir().join(format!("{EPHEMERAL_PREFIX}{}", random_hex(8)))
+}
+
+/// Whether `dir` is an ephemeral profile's folder of this user: directly in
+/// the temporary folder, named as [`new_ephemeral_dir`] names them, a
+/// folder (not a link) owned by this user and open to no one else.
+fn is_ephemeral_dir(dir: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt as _;
+    let named = dir.parent() == Some(std::env::temp_dir().as_path())
+        && dir
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_prefix(EPHEMERAL_PREFIX))
+            .is_some_and(|rest| rest.len() == 16 && rest.bytes().all(|b| b.is_ascii_hexdigit()));
+    // SAFETY: geteuid has no arguments and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    named
+        && fs::symlink_metadata(dir)
+            .is_ok_and(|m| m.is_dir() && m.uid() == me && m.mode() & 0o077 == 0)
+}
+
 /// Writes a file readable by its owner only.
 pub fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     // A new file, owner-only from its first byte, then renamed over the old
@@ -175,6 +222,28 @@ fn load_or_create_secret(path: &Path) -> std::io::Result<String> {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn only_an_ephemeral_profile_of_this_user_is_taken_over() {
+        let made = Profile::open(None, true).expect("an ephemeral profile");
+        let taken = Profile::take_over(Some(made.dir.as_os_str())).expect("taken over");
+        assert_eq!(taken.dir, made.dir);
+        assert!(taken.ephemeral);
+        // Not one of ours: a fresh folder instead.
+        for other in ["/etc", "/tmp", "/tmp/sovereign-browser-zz", ""] {
+            let fresh = Profile::take_over(Some(std::ffi::OsStr::new(other))).expect("fresh");
+            assert_ne!(fresh.dir.as_os_str(), other);
+            assert!(is_ephemeral_dir(&fresh.dir), "{}", fresh.dir.display());
+            fresh.cleanup();
+        }
+        // Open to others: refused.
+        fs::set_permissions(&made.dir, fs::Permissions::from_mode(0o755)).expect("chmod");
+        assert!(!is_ephemeral_dir(&made.dir));
+        made.cleanup();
+        assert!(!is_ephemeral_dir(&made.dir), "gone");
+        let none = Profile::take_over(None).expect("fresh");
+        none.cleanup();
+    }
     use super::*;
 
     #[test]

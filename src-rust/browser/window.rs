@@ -31,8 +31,7 @@ use webkit2gtk::{
 };
 use wry::{NewWindowResponse, WebViewBuilder, WebViewBuilderExtUnix, WebViewExtUnix};
 
-/// The control panel window's size, in logical pixels.
-pub const PANEL_WINDOW_SIZE: (u32, u32) = (1100, 820);
+pub use crate::config::PANEL_WINDOW_SIZE;
 
 /// Why a tab does not open the browser's own server.
 const OWN_SERVER_REFUSED: &str =
