@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 use zeroize::Zeroizing;
 
-/// A desktop browser with a Nostr identity, driven by AI assistants over MCP
-/// and by scripts over a WebSocket.
 /// The control panel window's size, in logical pixels.
 pub const PANEL_WINDOW_SIZE: (u32, u32) = (1100, 820);
 
+/// A desktop browser with a Nostr identity, driven by AI assistants over MCP
+/// and by scripts over a WebSocket.
 #[derive(Debug, Clone, Parser)]
 #[command(name = "sovereign-browser", version, about)]
 pub struct Args {

@@ -65,7 +65,7 @@ impl Screen {
     /// (`None`: the screen holds the browser's window alone; every pixel
     /// is memory, 4.6 MiB for the panel's room). A panel opened later still
     /// opens beside the window, past the edge of a display nobody looks at.
-    pub fn for_window(window: (u32, u32), panel: Option<(u32, u32)>, glx: bool) -> Screen {
+    fn for_window(window: (u32, u32), panel: Option<(u32, u32)>, glx: bool) -> Screen {
         let (w, h) = window;
         let (panel_w, panel_h) = panel.unwrap_or((0, 0));
         Screen {
@@ -77,11 +77,6 @@ impl Screen {
 }
 
 impl Xvfb {
-    /// Starts Xvfb on a free display number and waits until it is ready.
-    pub fn start(screen: Screen, authority: &Path) -> std::io::Result<Xvfb> {
-        Xvfb::spawn(screen, authority)?.ready()
-    }
-
     /// Starts Xvfb on a free display number (it reports the number it takes
     /// through `-displayfd`, here a pipe) without waiting for it.
     /// `authority` is the X authority file to create (owner-only) with a new

@@ -23,6 +23,11 @@ const LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsovereign-lo
 const FILE_NAME: &str = "libsovereign-loader-tables.so";
 /// The loader's variable: libraries loaded into a program before its own.
 const PRELOAD: &str = "LD_PRELOAD";
+
+/// Whether the loader splits LD_PRELOAD's entries at `byte`.
+fn separates(byte: &u8) -> bool {
+    matches!(byte, b' ' | b':' | b'\t' | b'\n')
+}
 /// WebKitGTK links flite's voices for speech synthesis; one of them holds
 /// 31,000 relocations against its own symbols, each a lookup that walks
 /// every library the loader placed before it (about 60 of WebKit's): 10 to
@@ -72,7 +77,7 @@ pub fn other_program(command: &mut Command) -> &mut Command {
 fn without_looked_up_most(value: &OsStr) -> Option<OsString> {
     let kept: Vec<&[u8]> = value
         .as_bytes()
-        .split(|b| matches!(b, b' ' | b':' | b'\t' | b'\n'))
+        .split(separates)
         .filter(|entry| !entry.is_empty())
         .filter(|entry| {
             let name = Path::new(OsStr::from_bytes(entry)).file_name();
@@ -150,17 +155,11 @@ fn last_dl_error() -> String {
 /// variable at spaces and colons) or is there already.
 fn preload_value(current: Option<OsString>, library: &Path) -> Option<OsString> {
     let path = library.as_os_str().as_bytes();
-    if path.is_empty()
-        || path
-            .iter()
-            .any(|b| matches!(b, b' ' | b':' | b'\t' | b'\n'))
-    {
+    if path.is_empty() || path.iter().any(separates) {
         return None;
     }
     let mut value = current.map(OsString::into_vec).unwrap_or_default();
-    let present = value
-        .split(|b| matches!(b, b' ' | b':' | b'\t' | b'\n'))
-        .any(|entry| entry == path);
+    let present = value.split(separates).any(|entry| entry == path);
     if present {
         return None;
     }

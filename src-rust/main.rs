@@ -66,11 +66,11 @@ fn set_javascript_defaults() {
 
 /// On a private display nobody sees the windows, so no assistive
 /// technology serves them; and without a session bus GLib tries to start
-/// one (`dbus-launch`) from each
-/// process that asks for it, the browser's, the web and the network
-/// processes: every try a fork of a large process, 20 to 30 ms of the start
-/// in all. So the accessibility bridge stays off and, unless a session bus
-/// is there to be found, the address given names none.
+/// one (`dbus-launch`) from each process that asks for it, the browser's,
+/// the web and the network processes: every try a fork of a large process,
+/// 20 to 30 ms of the start in all. So the accessibility bridge stays off
+/// and, unless a session bus is there to be found, the address given names
+/// none.
 fn no_session_bus_tries() {
     const BRIDGE_OFF: &str = "NO_AT_BRIDGE";
     const SESSION_BUS: &str = "DBUS_SESSION_BUS_ADDRESS";
@@ -562,8 +562,6 @@ async fn stop_on_signal(
     let _ = proxy.send_event(UserEvent::Shutdown);
 }
 
-/// Whether WebKit's DMA-BUF renderer is off (as WebKit reads the variable):
-/// its pages then reach the window through shared memory, drawn with cairo.
 /// The display the launcher started and handed down, if it did.
 fn handed_down_display(value: Option<std::ffi::OsString>) -> Option<headless::Starting> {
     match value?.to_str().map(headless::Starting::taken_over) {

@@ -222,6 +222,7 @@ fn load_or_create_secret(path: &Path) -> std::io::Result<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
 
     #[test]
     fn only_an_ephemeral_profile_of_this_user_is_taken_over() {
@@ -244,7 +245,6 @@ mod tests {
         let none = Profile::take_over(None).expect("fresh");
         none.cleanup();
     }
-    use super::*;
 
     #[test]
     fn token_is_created_once_and_private() {
