@@ -86,7 +86,7 @@ impl Xvfb {
         getrandom::fill(&mut cookie).map_err(|e| std::io::Error::other(e.to_string()))?;
         crate::profile::write_private(authority, &authority_entry(&cookie))?;
         let mut command = Command::new("Xvfb");
-        crate::loader_tables::other_program(&mut command)
+        crate::speech_stand_in::other_program(&mut command)
             .args(["-displayfd", "1", "-nolisten", "tcp", "-auth"])
             .arg(authority)
             .args(["-screen", "0"])

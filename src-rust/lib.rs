@@ -28,4 +28,5 @@ pub mod profile;
 pub mod recording;
 pub mod routes;
 pub mod server;
+pub mod speech_stand_in;
 pub mod tools;

@@ -1,11 +1,7 @@
-//! What the dynamic loader reads as each of the browser's processes starts,
-//! made cheaper for all of them:
-//!
-//! - its relocation tables, given back once read
-//!   (`src-rust/loader-tables/loader_tables.c` says what it unmaps and why
-//!   that is safe): about 15 MiB of the process tree's resident memory.
-//! - the library whose own symbols make most of its lookups, searched
-//!   first: 10 to 12 ms of each WebKit process's start ([`LOOKED_UP_MOST`]).
+//! The dynamic loader's relocation tables, given back in each of the
+//! browser's processes once read (`src-rust/loader-tables/loader_tables.c`
+//! says what it unmaps and why that is safe): about 15 MiB of the process
+//! tree's resident memory.
 //!
 //! The library is carried in the binary and written into the profile's web
 //! data folder. Loaded here, its constructor gives back this process's
@@ -14,10 +10,9 @@
 //! A page of a table only counts less once every process mapping it has
 //! let it go, which is why the children need it as much as this process.
 
-use std::ffi::{CStr, CString, OsStr, OsString};
+use std::ffi::{CStr, CString, OsString};
 use std::os::unix::ffi::{OsStrExt as _, OsStringExt as _};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const LIBRARY: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libsovereign-loader-tables.so"));
 const FILE_NAME: &str = "libsovereign-loader-tables.so";
@@ -28,14 +23,6 @@ const PRELOAD: &str = "LD_PRELOAD";
 fn separates(byte: &u8) -> bool {
     matches!(byte, b' ' | b':' | b'\t' | b'\n')
 }
-/// WebKitGTK links flite's voices for speech synthesis; one of them holds
-/// 31,000 relocations against its own symbols, each a lookup that walks
-/// every library the loader placed before it (about 60 of WebKit's): 10 to
-/// 12 ms of each process's start. Named in LD_PRELOAD it comes first and
-/// each lookup ends there. Its names are its own (no library WebKit loads
-/// defines one of them), so no lookup finds another definition than before.
-/// Used only where this process has loaded it: where WebKit links it.
-const LOOKED_UP_MOST: &[&str] = &["libflite_cmu_time_awb.so"];
 
 /// Writes the library under `web_data`, gives back this process's tables
 /// and has every process started later load it too. Answers the library's
@@ -46,74 +33,14 @@ pub fn give_back(web_data: &Path) -> std::io::Result<PathBuf> {
     let path =
         crate::profile::install_private(&web_data.join("loader-tables"), FILE_NAME, LIBRARY)?;
     load_here(&path)?;
-    let maps = std::fs::read_to_string("/proc/self/maps").unwrap_or_default();
-    for library in looked_up_most(&maps).iter().chain([&path]) {
-        match preload_value(std::env::var_os(PRELOAD), library) {
-            Some(value) => std::env::set_var(PRELOAD, value),
-            None => tracing::info!(
-                path = %library.display(),
-                "not preloaded in WebKit's processes: its path holds a space or a colon, or is there already"
-            ),
-        }
+    match preload_value(std::env::var_os(PRELOAD), &path) {
+        Some(value) => std::env::set_var(PRELOAD, value),
+        None => tracing::info!(
+            path = %path.display(),
+            "not preloaded in WebKit's processes: its path holds a space or a colon, or is there already"
+        ),
     }
     Ok(path)
-}
-
-/// Has `command`, a program other than WebKit's (the private display, a
-/// signer's helper), start without [`LOOKED_UP_MOST`]: it would load
-/// flite's voices for nothing. The loader tables library stays.
-pub fn other_program(command: &mut Command) -> &mut Command {
-    match std::env::var_os(PRELOAD) {
-        None => command,
-        Some(value) => match without_looked_up_most(&value) {
-            Some(kept) => command.env(PRELOAD, kept),
-            None => command.env_remove(PRELOAD),
-        },
-    }
-}
-
-/// LD_PRELOAD's `value` without the entries named in [`LOOKED_UP_MOST`],
-/// or None when nothing is left.
-fn without_looked_up_most(value: &OsStr) -> Option<OsString> {
-    let kept: Vec<&[u8]> = value
-        .as_bytes()
-        .split(separates)
-        .filter(|entry| !entry.is_empty())
-        .filter(|entry| {
-            let name = Path::new(OsStr::from_bytes(entry)).file_name();
-            let name = name.map(OsStr::as_bytes).unwrap_or_default();
-            !LOOKED_UP_MOST
-                .iter()
-                .any(|prefix| name.starts_with(prefix.as_bytes()))
-        })
-        .collect();
-    (!kept.is_empty()).then(|| OsString::from_vec(kept.join(&b':')))
-}
-
-/// The files, among the libraries mapped in `maps` (/proc/PID/maps), whose
-/// names begin with one of [`LOOKED_UP_MOST`].
-fn looked_up_most(maps: &str) -> Vec<PathBuf> {
-    let mut found: Vec<PathBuf> = Vec::new();
-    for line in maps.lines() {
-        let Some(file) = line
-            .split_whitespace()
-            .nth(5)
-            .filter(|f| f.starts_with('/'))
-        else {
-            continue;
-        };
-        let path = Path::new(file);
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        if LOOKED_UP_MOST.iter().any(|prefix| name.starts_with(prefix))
-            && !found.iter().any(|p| p == path)
-        {
-            found.push(path.to_path_buf());
-        }
-    }
-    found
 }
 
 /// Loads the library into this process for the rest of its life: its
@@ -227,46 +154,6 @@ mod tests {
         let library = Path::new("/p/lib.so");
         assert_eq!(preload_value(Some("/x.so /p/lib.so".into()), library), None);
         assert_eq!(preload_value(Some("/p/lib.so".into()), library), None);
-    }
-
-    #[test]
-    fn the_library_looked_up_most_is_found_where_it_is_mapped() {
-        let maps = "\
-7f10 r--p 00000000 fe:01 11 /usr/lib/x86_64-linux-gnu/libflite_cmu_time_awb.so.2.2
-7f20 r-xp 001f5000 fe:01 11 /usr/lib/x86_64-linux-gnu/libflite_cmu_time_awb.so.2.2
-7f30 r--p 00000000 fe:01 12 /usr/lib/x86_64-linux-gnu/libflite_cmu_us_awb.so.2.2
-7f40 rw-p 00000000 00:00 0 
-7f50 r--p 00000000 fe:01 13 /usr/lib/x86_64-linux-gnu/libwebkit2gtk-4.1.so.0.19.9
-7f60 rw-p 00000000 00:00 0 [heap]
-";
-        assert_eq!(
-            looked_up_most(maps),
-            [PathBuf::from(
-                "/usr/lib/x86_64-linux-gnu/libflite_cmu_time_awb.so.2.2"
-            )]
-        );
-        assert!(looked_up_most("").is_empty());
-        assert!(
-            looked_up_most("7f50 r--p 00000000 fe:01 13 /usr/lib/libwebkit2gtk.so\n").is_empty()
-        );
-    }
-
-    #[test]
-    fn other_programs_start_without_the_library_looked_up_most() {
-        let ours = "/p/webdata/loader-tables/libsovereign-loader-tables.so";
-        let both = format!("/usr/lib/libflite_cmu_time_awb.so.2.2:{ours}");
-        assert_eq!(without_looked_up_most(OsStr::new(&both)), Some(ours.into()));
-        assert_eq!(
-            without_looked_up_most(OsStr::new("/a.so /usr/lib/libflite_cmu_time_awb.so.1")),
-            Some("/a.so".into())
-        );
-        assert_eq!(
-            without_looked_up_most(OsStr::new("/usr/lib/libflite_cmu_time_awb.so.1")),
-            None
-        );
-        assert_eq!(without_looked_up_most(OsStr::new("")), None);
-        let mut command = Command::new("true");
-        other_program(&mut command);
     }
 
     #[test]

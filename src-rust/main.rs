@@ -155,11 +155,14 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         .bounded(u64::from(args.files_max_mb) << 20);
     tracing::info!(folder = %files.root().display(), "agents' files stay in this folder");
 
-    // Before any thread starts: both set the environment of the processes
+    // Before any thread starts: these set the environment of the processes
     // started later (WebKit's, the private display).
     set_javascript_defaults();
     if let Err(error) = sovereign_browser::loader_tables::give_back(&profile.web_data_dir()) {
         tracing::warn!(%error, "the loader's tables stay as they are");
+    }
+    if let Err(error) = sovereign_browser::speech_stand_in::stand_in(&profile.web_data_dir()) {
+        tracing::warn!(%error, "WebKit's processes load flite");
     }
 
     // Headless: our own display, set before GTK starts. The launcher

@@ -26,6 +26,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("bridge", 3),
     ("hold", 3),
     ("flow", 3),
+    ("speech_stand_in", 3),
     ("browser", 4),
     ("identity", 4),
     ("nip07", 5),

@@ -7,6 +7,8 @@
 // And the garbage an agent's snapshots leave in a page's process comes back
 // as they go, not seconds later. And every process of the browser gives
 // back the loader's relocation tables once they are read (about 15 MiB).
+// And WebKit's web and network processes load the speech synthesiser
+// (flite, 3.6 MiB each) only once a page speaks.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -39,6 +41,12 @@ const largestWebProcess = (browser) => descendants(browser)
   .sort((a, b) => b.anonymous - a.anonymous)[0];
 const glDriversOf = (pid) => [...new Set(readFileSync(`/proc/${pid}/maps`, 'utf8')
   .split('\n').map((line) => line.split(/\s+/)[5]).filter((file) => file && GL_DRIVER.test(file)))];
+
+/** The real flite libraries a process maps (the stand-in lives in the profile's speech-stand-in folder). */
+const fliteOf = (pid) => [...new Set(readFileSync(`/proc/${pid}/maps`, 'utf8')
+  .split('\n').map((line) => line.split(/\s+/)[5])
+  .filter((file) => file && /\/libflite[^/]*\.so/.test(file) && !/\/speech-stand-in\//.test(file)))];
+const standInOf = (pid) => readFileSync(`/proc/${pid}/maps`, 'utf8').includes('/speech-stand-in/');
 
 const PAGE = 4096;
 /** Where a process maps the first segment of a library matching `name`: its start and file. */
@@ -172,5 +180,38 @@ describe('lean: GL only where pages draw', { timeout: 120_000 }, () => {
       const { present, count } = residentPages(p.pid, from, from + table.size);
       assert.ok(present <= count / 20, `${p.comm} (${p.pid}): ${present} of the table's ${count} pages resident`);
     }
+  }));
+
+  it('WebKit\'s web and network processes load flite only once a page speaks, and the page hears it', logged(async () => {
+    await call('open', { url: suite.fixtures.url('/form.html') });
+    const browser = suite.session.browser.proc.pid;
+    const children = () => descendants(browser).filter((p) => /^WebKit(WebProces|NetworkPr)/.test(p.comm));
+    assert.ok(fliteOf(browser).length >= 10, `the browser's own process links flite: ${fliteOf(browser)}`);
+    assert.ok(children().some((p) => /^WebKitNetworkPr/.test(p.comm)), 'the network process runs');
+    for (const p of children()) {
+      assert.deepEqual(fliteOf(p.pid), [], `${p.comm} (${p.pid}) maps no flite before a page speaks`);
+      assert.ok(standInOf(p.pid), `${p.comm} (${p.pid}) maps the stand-in`);
+    }
+
+    const heard = (await call('eval', { script: `new Promise((resolve) => {
+      const voices = speechSynthesis.getVoices().map((v) => v.name + '/' + v.lang);
+      const said = new SpeechSynthesisUtterance('hello');
+      const events = [];
+      said.onstart = () => events.push('start');
+      said.onend = () => { events.push('end'); resolve({ voices, events }); };
+      said.onerror = (e) => { events.push('error ' + e.error); resolve({ voices, events }); };
+      speechSynthesis.speak(said);
+    })` })).value;
+    assert.ok(heard.voices.length >= 1, `the page lists flite's voices: ${JSON.stringify(heard)}`);
+    assert.ok(heard.voices.every((v) => /\/en-US$/.test(v)), JSON.stringify(heard.voices));
+    assert.deepEqual(heard.events, ['start', 'end'], 'the utterance was spoken to its end');
+
+    const speaking = children().filter((p) => fliteOf(p.pid).length > 0);
+    assert.equal(speaking.length, 1, `one process loaded flite: ${JSON.stringify(speaking)}`);
+    assert.match(speaking[0].comm, /^WebKitWebProces/, 'the page\'s web process');
+    const network = children().find((p) => /^WebKitNetworkPr/.test(p.comm));
+    assert.deepEqual(fliteOf(network.pid), [], 'the network process still maps none');
+    // It still answers as before.
+    assert.equal((await call('eval', { script: '6 * 7' })).value, 42);
   }));
 });

@@ -152,7 +152,7 @@ pub async fn open(endpoint: &Endpoint) -> Result<Connection, OpenError> {
         }
         Endpoint::Qrexec { qube, service } => {
             let mut helper = std::process::Command::new("qrexec-client-vm");
-            crate::loader_tables::other_program(&mut helper);
+            crate::speech_stand_in::other_program(&mut helper);
             let mut child = tokio::process::Command::from(helper)
                 .arg(qube)
                 .arg(service)
