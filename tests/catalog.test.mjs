@@ -1,5 +1,5 @@
 // The whole catalogue: tools/list has exactly the plan's 100 tools and those
-// added since, each is documented (description, README table), each does
+// added since, each is documented (description, the table in docs/tools.md), each does
 // what its description says when called as a user would (or answers its
 // documented error), only the identity tools and batch answer before login,
 // and --tools offers a subset.
@@ -95,7 +95,7 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     assertDescribed(tools);
   });
 
-  it('tools_enable lists a family, tells clients the list changed, and the whole catalogue is the plan\'s 100 and those added since, each in the README', async () => {
+  it('tools_enable lists a family, tells clients the list changed, and the whole catalogue is the plan\'s 100 and those added since, each in docs/tools.md', async () => {
     let changed = 0;
     mcp.client.setNotificationHandler(ToolListChangedNotificationSchema, () => { changed += 1; });
     const storage = await callJson(mcp, 'tools_enable', { family: 'storage' });
@@ -109,11 +109,11 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
     assert.equal(PLAN.length, 100);
     assert.equal(PLAN.length + ADDED.length, CATALOGUE_SIZE);
     assert.deepEqual(tools.map((t) => t.name).sort(), [...PLAN, ...ADDED].sort());
-    const readme = readFileSync(`${REPO_ROOT}/README.md`, 'utf8');
+    const reference = readFileSync(`${REPO_ROOT}/docs/tools.md`, 'utf8');
     for (const tool of tools) {
       assert.ok(tool.description.length >= 12 && tool.description.endsWith('.'), `${tool.name} has a real description, a sentence`);
       assert.equal(tool.inputSchema.type, 'object', tool.name);
-      assert.ok(readme.includes(`| \`${tool.name}\` |`), `${tool.name} is in the README's tool table`);
+      assert.ok(reference.includes(`| \`${tool.name}\` |`), `${tool.name} is in the tool table of docs/tools.md`);
     }
     assertDescribed(tools);
   });

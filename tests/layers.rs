@@ -1,5 +1,5 @@
 //! The layer rule of the source tree: a top-level module imports only
-//! from modules of lower layers (see the README's architecture section).
+//! from modules of lower layers (see docs/architecture.md, "Layers").
 //! A new top-level module must be given its layer here.
 
 mod source_tree;
@@ -103,6 +103,43 @@ fn every_module_imports_only_from_lower_layers() {
         faults.is_empty(),
         "layer rule broken:\n{}",
         faults.join("\n")
+    );
+}
+
+/// The layer table of docs/architecture.md: each row's layer and the
+/// modules it names in backquotes.
+fn documented_layers(doc: &str) -> Vec<(String, u32)> {
+    let mut found = Vec::new();
+    for line in doc.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (Some(layer), Some(modules)) = (cells.get(1), cells.get(2)) else {
+            continue;
+        };
+        let Ok(layer) = layer.parse::<u32>() else {
+            continue;
+        };
+        for name in modules.split(',') {
+            let name = name.trim().trim_matches('`');
+            if !name.is_empty() {
+                found.push((name.to_string(), layer));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn the_architecture_page_shows_every_module_in_its_layer() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/architecture.md");
+    let documented: BTreeSet<(String, u32)> = documented_layers(&doc).into_iter().collect();
+    let enforced: BTreeSet<(String, u32)> =
+        LAYERS.iter().map(|(m, l)| (m.to_string(), *l)).collect();
+    let missing: Vec<_> = enforced.difference(&documented).collect();
+    let stray: Vec<_> = documented.difference(&enforced).collect();
+    assert!(
+        missing.is_empty() && stray.is_empty(),
+        "docs/architecture.md's layer table differs from LAYERS: not shown {missing:?}; shown but not so {stray:?}"
     );
 }
 

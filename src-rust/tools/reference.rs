@@ -1,4 +1,4 @@
-//! The README's tool table and assets/tools-list.json (the catalogue the
+//! The tool table of `docs/tools.md` and assets/tools-list.json (the catalogue the
 //! command-line client reads), both generated
 //! from the declarations so they cannot drift from what clients receive.
 
@@ -46,7 +46,7 @@ pub fn tools_list_json(registry: &Registry) -> String {
 
 #[cfg(test)]
 mod tests {
-    //! Run with UPDATE_GENERATED=1 to rewrite the README table and the
+    //! Run with UPDATE_GENERATED=1 to rewrite the tool table in docs/tools.md and the
     //! golden file after changing a tool on purpose.
     use super::*;
     use std::path::Path;
@@ -69,17 +69,19 @@ mod tests {
     }
 
     #[test]
-    fn readme_tool_table_matches_the_declarations() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
-        let readme = std::fs::read_to_string(&path).unwrap();
-        let start = readme
+    fn the_tool_table_matches_the_declarations() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/tools.md");
+        let doc = std::fs::read_to_string(&path).unwrap();
+        let start = doc
             .find(BEGIN)
-            .expect("README has the tools:begin marker")
+            .expect("docs/tools.md has the tools:begin marker")
             + BEGIN.len();
-        let end = readme.find(END).expect("README has the tools:end marker");
+        let end = doc
+            .find(END)
+            .expect("docs/tools.md has the tools:end marker");
         let table = markdown_table(&Registry::new());
-        let updated = format!("{}{}{}", &readme[..start], table, &readme[end..]);
-        check_or_update(&path, &readme, &updated);
+        let updated = format!("{}{}{}", &doc[..start], table, &doc[end..]);
+        check_or_update(&path, &doc, &updated);
     }
 
     #[test]
