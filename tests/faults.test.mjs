@@ -234,7 +234,9 @@ describe('faults', { timeout: 240_000 }, () => {
       const result = await login;
       const took = Date.now() - started;
       const code = result.structuredContent?.error?.code;
-      assert.ok(['SIGNER_UNAVAILABLE', 'TIMEOUT'].includes(code), JSON.stringify(result).slice(0, 300));
+      // The signer's own limit (10 s for a quick request) ends it, well
+      // before the tool's (30 s).
+      assert.equal(code, 'SIGNER_UNAVAILABLE', JSON.stringify(result).slice(0, 300));
       assert.ok(took < 30_000, `the login gave up after ${took} ms`);
       assert.ok(pings.length > 3, 'pings ran while the login waited');
       const worst = Math.max(...pings);

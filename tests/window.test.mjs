@@ -186,6 +186,8 @@ describe('the browser window', { timeout: 180_000 }, () => {
   });
 
   test('the Panel button opens the control panel window', async () => {
+    const panels = () => { try { return xdo('search', '--name', 'Control panel').length; } catch { return 0; } };
+    assert.equal(panels(), 0, 'no panel window before (the browser started with --no-panel)');
     const panelButton = (await layout()).panel;
     click(panelButton);
     await waitFor(() => {

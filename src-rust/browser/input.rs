@@ -827,3 +827,104 @@ pub(super) mod ffi_edges {
         not_ready(type_text(&view, &hands, "x"));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONTROL: u32 = 0xffe3; // Control_L
+    const SHIFT: u32 = 0xffe1; // Shift_L
+
+    fn chord(combo: &str) -> Chord {
+        parse_chord(combo).unwrap_or_else(|e| panic!("{combo:?}: {}", e.message))
+    }
+
+    #[test]
+    fn a_named_key_alone() {
+        let enter = chord("Enter");
+        assert_eq!(
+            enter.key,
+            Key {
+                keyval: 0xff0d,
+                text: Some('\r')
+            }
+        );
+        assert!(enter.modifiers.is_empty());
+        assert_eq!(enter.mask, 0);
+        // DOM names and GDK names alike.
+        assert_eq!(chord("Return").key, enter.key);
+        assert_eq!(chord("ArrowDown").key.keyval, 0xff54);
+        assert_eq!(chord("Down").key.keyval, 0xff54);
+        assert_eq!(
+            chord("F5").key,
+            Key {
+                keyval: 0xffc2,
+                text: None
+            }
+        );
+        assert_eq!(
+            chord("Space").key,
+            Key {
+                keyval: 0x20,
+                text: Some(' ')
+            }
+        );
+        assert_eq!(chord("Tab").key.text, Some('\t'));
+    }
+
+    #[test]
+    fn modifiers_in_order_with_their_mask() {
+        let select_all = chord("Control+a");
+        assert_eq!(
+            select_all.modifiers,
+            [Key {
+                keyval: CONTROL,
+                text: None
+            }]
+        );
+        assert_eq!(select_all.mask, gdk_sys::GDK_CONTROL_MASK);
+        assert_eq!(
+            select_all.key,
+            Key {
+                keyval: 0x61,
+                text: Some('a')
+            }
+        );
+
+        let back = chord("ctrl+Shift+Tab");
+        let keys: Vec<u32> = back.modifiers.iter().map(|k| k.keyval).collect();
+        assert_eq!(keys, [CONTROL, SHIFT]);
+        assert_eq!(
+            back.mask,
+            gdk_sys::GDK_CONTROL_MASK | gdk_sys::GDK_SHIFT_MASK
+        );
+        assert_eq!(chord("Alt+x").mask, gdk_sys::GDK_MOD1_MASK);
+        assert_eq!(chord("Meta+x").mask, gdk_sys::GDK_SUPER_MASK);
+        assert_eq!(chord("Command+x").mask, gdk_sys::GDK_SUPER_MASK);
+    }
+
+    #[test]
+    fn the_plus_key_itself() {
+        assert_eq!(chord("+").key.text, Some('+'));
+        let zoom = chord("Control++");
+        assert_eq!(zoom.key.text, Some('+'));
+        assert_eq!(zoom.mask, gdk_sys::GDK_CONTROL_MASK);
+        // A character beyond ASCII is its own key.
+        assert_eq!(chord("é").key.text, Some('é'));
+    }
+
+    #[test]
+    fn what_names_no_key_is_a_clear_error() {
+        for (combo, says) in [
+            ("", "key is empty"),
+            ("Hyper+a", "unknown modifier \"hyper\""),
+            ("NoSuchKey", "unknown key \"NoSuchKey\""),
+            ("Control+", "unknown key \"\""),
+            ("Control+Nope", "unknown key \"Nope\""),
+        ] {
+            let error = parse_chord(combo).expect_err(combo);
+            assert_eq!(error.code, ErrorCode::InvalidParams, "{combo:?}");
+            assert!(error.message.contains(says), "{combo:?}: {}", error.message);
+        }
+    }
+}
