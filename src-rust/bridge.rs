@@ -192,8 +192,20 @@ pub enum ElementInput {
     /// Choose options of a <select> (the `select` op's arguments are in the target).
     Select,
     ScrollIntoView,
-    /// Only wait until the element could take a pointer action (a drag's ends).
-    Point,
+    /// Check (`want`) or uncheck a checkbox or radio button (or the
+    /// control a label names) by clicking it, unless it is so already, and
+    /// read it back.
+    Check {
+        want: bool,
+    },
+    /// Drag the element with the left button held onto the element `to`
+    /// names, with the X server's own pointer when `real_pointer` (the
+    /// browser's private display, whose pointer is no person's) or when the
+    /// element starts an HTML drag.
+    Drag {
+        to: crate::page_protocol::Args,
+        real_pointer: bool,
+    },
 }
 
 /// The editing command that puts the caret after the focused text
@@ -218,8 +230,10 @@ impl ElementInput {
     pub fn checks(&self) -> &'static [&'static str] {
         use check::*;
         match self {
-            ElementInput::Click { .. } => &[VISIBLE, STABLE, ENABLED, HIT],
-            ElementInput::Hover | ElementInput::Point => &[VISIBLE, STABLE, HIT],
+            ElementInput::Click { .. } | ElementInput::Check { .. } => {
+                &[VISIBLE, STABLE, ENABLED, HIT]
+            }
+            ElementInput::Hover | ElementInput::Drag { .. } => &[VISIBLE, STABLE, HIT],
             ElementInput::Fill { .. } | ElementInput::Type { .. } => &[VISIBLE, ENABLED, EDITABLE],
             // A native <select> hidden under a custom drop-down is still chosen.
             ElementInput::Select => &[ENABLED],
@@ -234,7 +248,10 @@ impl ElementInput {
             ElementInput::Type { .. } => Some(PageOp::PrepareType),
             ElementInput::Select => Some(PageOp::Select),
             ElementInput::ScrollIntoView => Some(PageOp::ScrollIntoView),
-            ElementInput::Click { .. } | ElementInput::Hover | ElementInput::Point => None,
+            ElementInput::Click { .. }
+            | ElementInput::Check { .. }
+            | ElementInput::Hover
+            | ElementInput::Drag { .. } => None,
         }
     }
 }
@@ -444,14 +461,6 @@ pub enum Command {
     /// The GTK clipboard: read its text, or write text to it.
     Clipboard {
         write: Option<String>,
-    },
-    /// The X server's own pointer (XTEST): moves there, then optionally
-    /// presses (true) or releases a button. For HTML drag and drop.
-    RealPointer {
-        tab: TabId,
-        x: f64,
-        y: f64,
-        button: Option<(u32, bool)>,
     },
     TypeText {
         tab: TabId,
@@ -749,7 +758,6 @@ fn command_name(command: &Command) -> &'static str {
         Command::Eval { .. } => "the script",
         Command::Mouse { .. } => "the mouse action",
         Command::Clipboard { .. } => "the clipboard",
-        Command::RealPointer { .. } => "the pointer action",
         Command::TypeText { .. } => "typing",
         Command::PressKey { .. } => "the key press",
         Command::KeyPhase { .. } => "the key press",

@@ -13,7 +13,7 @@ use crate::bridge::{
     ElementInput, MouseAction, Output, Reply, BUTTON_LEFT, BUTTON_MIDDLE, CARET_TO_END,
 };
 use crate::page_protocol::{
-    self, ActionPoint, Args, Intercepted, Object, PageOp, PointOrChosen, Prepared,
+    self, ActionPoint, Args, Checkable, Intercepted, Object, PageOp, PointOrChosen, Prepared,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -148,7 +148,33 @@ async fn act_on(
             let point: ActionPoint = page_protocol::parse(op, ready(&input).await?)?;
             pointer(view, state, point, MouseAction::Move, None).await
         }
-        ElementInput::Point => ready(&input).await,
+        ElementInput::Check { want } => check(view, state, target, want, (wait, limit), seen).await,
+        ElementInput::Drag {
+            ref to,
+            real_pointer,
+        } => {
+            // One deadline for both ends: each waits only what is left.
+            let started = Instant::now();
+            let left = || wait.saturating_sub(started.elapsed());
+            let point = |target: &Args, wait: Duration| {
+                let args = actionable_args(target, &input, wait);
+                let (view, state) = (view.clone(), state.clone());
+                async move {
+                    let reply = script::agent_value(&view, &state, op, args, limit).await?;
+                    Ok::<_, ToolError>((
+                        page_protocol::parse::<ActionPoint>(op, reply.clone())?,
+                        reply,
+                    ))
+                }
+            };
+            // The goal scrolled into view first, then the source found:
+            // both must be on screen together.
+            point(to, left()).await?;
+            let (from, described) = point(&target, left()).await?;
+            *seen.borrow_mut() = element_of(&described);
+            let (onto, _) = point(to, left()).await?;
+            super::drag::drag(view, state, from, onto, real_pointer).await
+        }
         ElementInput::Fill { ref value } => {
             // The page puts the value in (typed text with the engine's own
             // editing command) and reads it back, all in the checks' turn.
@@ -203,6 +229,72 @@ async fn act_on(
             Ok(Value::Object(shown.result))
         }
     }
+}
+
+/// Clicks a checkbox or radio button until it is `want`: once, unless it
+/// is so already; the control itself is clicked (the target may be its
+/// label) and read back. A click that started a navigation (a control that
+/// submits) is not read back: the page is going, and the tool reports the
+/// navigation.
+async fn check(
+    view: WebView,
+    state: Rc<TabState>,
+    target: Args,
+    want: bool,
+    (wait, limit): (Duration, Duration),
+    seen: &Rc<RefCell<Option<Value>>>,
+) -> Result<Value, ToolError> {
+    let read = |target: Args| {
+        let (view, state) = (view.clone(), state.clone());
+        async move {
+            let reply =
+                script::agent_value(&view, &state, PageOp::Checkable, target, limit).await?;
+            page_protocol::parse::<Checkable>(PageOp::Checkable, reply)
+        }
+    };
+    let before = read(target.clone()).await?;
+    if before.checked == json!(want) {
+        return Ok(json!({"checked": want, "changed": false}));
+    }
+    if !want && before.radio {
+        return Err(ToolError::invalid_params(
+            "a radio button cannot be unchecked by clicking it; check another option of its group",
+        ));
+    }
+    let mut control = Args::from_iter([("ref".into(), before.r#ref.into())]);
+    if let Some(frame) = target.get("frame") {
+        control.insert("frame".into(), frame.clone());
+    }
+    let press = Press {
+        count: 1,
+        button: BUTTON_LEFT,
+        keys: None,
+    };
+    let requested = state.nav.get().requested;
+    click(
+        view.clone(),
+        state.clone(),
+        control.clone(),
+        press,
+        (wait, limit),
+        seen,
+    )
+    .await?;
+    if state.nav.get().requested != requested {
+        return Ok(json!({"checked": null, "changed": true}));
+    }
+    let after = read(control).await?;
+    if after.checked != json!(want) {
+        let verb = if want { "check" } else { "uncheck" };
+        return Err(ToolError::new(
+            ErrorCode::NotInteractable,
+            format!(
+                "clicking did not {verb} it (a page script may have undone it); it is now {}",
+                after.checked
+            ),
+        ));
+    }
+    Ok(json!({"checked": want, "changed": true}))
 }
 
 /// A value the field did not take (a number field given letters): said,

@@ -5,7 +5,7 @@ use super::event::UserEvent;
 use super::front::{with_chord, with_front_tab};
 use super::window::Tab;
 use super::{
-    act, audit, capture, clipboard, cookies, delivery, input, network_body, script, tab, xtest,
+    act, audit, capture, clipboard, cookies, delivery, input, network_body, script, tab,
     SharedBrowser,
 };
 use crate::base::error::ToolError;
@@ -224,11 +224,6 @@ pub(super) fn execute(
                 }
                 _ => send(reply),
             }
-        }
-        Command::RealPointer { tab, x, y, button } => {
-            with_front_tab(browser, tab, reply, move |view, _| {
-                xtest::pointer(view, x, y, button).map(|_| json!({}))
-            });
         }
         Command::TypeText { tab, text } => {
             with_front_tab(browser, tab, reply, move |view, hands| {

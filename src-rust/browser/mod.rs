@@ -18,6 +18,7 @@ mod contexts;
 mod cookies;
 mod delivery;
 pub mod downloads;
+mod drag;
 mod event;
 mod executor;
 mod expiry;

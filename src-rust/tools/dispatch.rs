@@ -380,7 +380,7 @@ mod tests {
 
     // The dispatch against a fake browser: what runs, how often, and how
     // long it waits, in tokio's paused time (no wall clock involved).
-    use crate::bridge::{Command, Output};
+    use crate::bridge::{Command, ElementInput, Output};
     use crate::tools::fake_browser::{agent_session, log_in, FakeBrowser};
     use crate::tools::output::ToolOutput;
     use tokio::time::Instant;
@@ -621,6 +621,54 @@ mod tests {
         // The checks and the click are one command to the browser.
         assert_eq!(fake.sent(), ["Act"]);
         assert_eq!(Instant::now(), start, "no grace was waited");
+    }
+
+    // Regression: drag crossed to the main thread 17 times with sleeps
+    // between (three checks, then each press, move and release), and check
+    // three times (read, click, read back).
+    #[tokio::test(start_paused = true)]
+    async fn drag_and_check_are_each_one_command_to_the_browser() {
+        let (app, fake, session) = logged_in();
+        fake.answer_with(|_, command, reply| {
+            let answer = match command {
+                Command::Act {
+                    input: ElementInput::Drag { ref to, .. },
+                    ..
+                } => {
+                    assert_eq!(
+                        to.get("selector"),
+                        Some(&json!("#zone")),
+                        "the goal goes with it"
+                    );
+                    json!({"dragged": true, "input": "xtest"})
+                }
+                Command::Act {
+                    input: ElementInput::Check { want },
+                    ..
+                } => json!({"checked": want, "changed": true}),
+                _ => json!({}),
+            };
+            let _ = reply.send(Ok(Output::Value(answer)));
+        });
+        let dragged = dispatch(
+            &app,
+            &session,
+            "drag",
+            json!({"src_selector": "#item", "tgt_selector": "#zone"}),
+        )
+        .await
+        .unwrap();
+        let dragged = value(dragged);
+        assert_eq!(dragged["dragged"], true);
+        assert_eq!(dragged["navigated"], false);
+        assert_eq!(fake.sent(), ["Act"]);
+        let checked = value(
+            dispatch(&app, &session, "uncheck", json!({"selector": "#news"}))
+                .await
+                .unwrap(),
+        );
+        assert_eq!(checked, json!({"checked": false, "changed": true}));
+        assert_eq!(fake.sent(), ["Act", "Act"]);
     }
 
     #[tokio::test(start_paused = true)]

@@ -1,13 +1,12 @@
 //! select, check, uncheck: form controls set as a person sets them.
 
 use super::inspection::TargetParams;
-use super::interaction::{act, click_target, entered, ClickPress};
+use super::interaction::{act, entered, settle_after};
 use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
-use crate::base::error::{ErrorCode, ToolError};
+use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::ElementInput;
-use crate::page_protocol::{Args, Checkable, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -152,35 +151,23 @@ async fn set_checked(
     p: &TargetParams,
     want: bool,
 ) -> Result<Value, ToolError> {
-    let before: Checkable = ctx
-        .page(tab, PageOp::Checkable, target(&p.r#ref, &p.selector)?)
-        .await?;
-    if before.checked == json!(want) {
-        return Ok(json!({"checked": want, "changed": false}));
+    // One input on the main thread: read, click the control, read back.
+    let before = ctx.before(tab)?;
+    let target = target(&p.r#ref, &p.selector)?;
+    let done = act(ctx, tab, target, ElementInput::Check { want }, None).await?;
+    if done.get("changed") != Some(&Value::Bool(true)) {
+        return Ok(done);
     }
-    if !want && before.radio {
-        return Err(ToolError::invalid_params(
-            "a radio button cannot be unchecked by clicking it; check another option of its group",
-        ));
+    // What the click caused, as a click reports it: a control that submits
+    // its form navigates, and is not read back.
+    let mut settled = settle_after(ctx, tab, before).await?;
+    if settled.get("navigated") == Some(&Value::Bool(true)) {
+        settled.insert(
+            "checked".into(),
+            done.get("checked").cloned().unwrap_or(Value::Null),
+        );
+        settled.insert("changed".into(), true.into());
+        return Ok(Value::Object(settled));
     }
-    // The control itself (a label was given, perhaps): its ref from the agent.
-    let control = Args::from_iter([("ref".into(), before.r#ref.into())]);
-    let mut clicked = click_target(ctx, tab, control.clone(), ClickPress::left(1), None).await?;
-    if clicked.get("navigated") == Some(&Value::Bool(true)) {
-        clicked.insert("checked".into(), Value::Null);
-        clicked.insert("changed".into(), true.into());
-        return Ok(Value::Object(clicked));
-    }
-    let after: Checkable = ctx.page(tab, PageOp::Checkable, control).await?;
-    if after.checked != json!(want) {
-        let verb = if want { "check" } else { "uncheck" };
-        return Err(ToolError::new(
-            ErrorCode::NotInteractable,
-            format!(
-                "clicking did not {verb} it (a page script may have undone it); it is now {}",
-                after.checked
-            ),
-        ));
-    }
-    Ok(json!({"checked": want, "changed": true}))
+    Ok(done)
 }

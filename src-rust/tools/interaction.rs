@@ -5,8 +5,8 @@ use super::inspection::TargetParams;
 use super::page::{target, with, Before, START_GRACE};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Command, ElementInput, MouseAction, TabId, BUTTON_LEFT, CARET_TO_END};
-use crate::page_protocol::{self, ActionPoint, Args, Object, PageOp};
+use crate::bridge::{Command, ElementInput, TabId, CARET_TO_END};
+use crate::page_protocol::{self, Args, Object, PageOp};
 use crate::recording::Element;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -230,7 +230,11 @@ where
 }
 
 /// What an input that began at `before` caused: a navigation, new tabs, downloads.
-async fn settle_after(ctx: &Ctx, tab: TabId, before: Before) -> Result<Object, ToolError> {
+pub(super) async fn settle_after(
+    ctx: &Ctx,
+    tab: TabId,
+    before: Before,
+) -> Result<Object, ToolError> {
     let navigated = ctx
         .settle(tab, &before, START_GRACE, SETTLE_LIMIT)
         .await
@@ -366,119 +370,32 @@ pub async fn click_target(
     Ok(result)
 }
 
-/// Moves a drag makes between press and release: enough for pages that
-/// track the pointer to see it travel.
-const DRAG_STEPS: u32 = 12;
-const DRAG_STEP_PAUSE: Duration = Duration::from_millis(16);
-
+/// A drag is one input on the main thread (`ElementInput::Drag`): both
+/// ends found under one deadline, the button pressed, moved and released
+/// there; then what it caused is reported as for a click.
 async fn drag(ctx: &Ctx, tab: TabId, p: DragParams) -> ToolResult {
-    let source_target = target(&p.src_ref, &p.src_selector)
+    let source = target(&p.src_ref, &p.src_selector)
         .map_err(|e| ToolError::invalid_params(format!("source: {}", e.message)))?;
-    let goal_target = target(&p.tgt_ref, &p.tgt_selector)
+    let mut goal = target(&p.tgt_ref, &p.tgt_selector)
         .map_err(|e| ToolError::invalid_params(format!("target: {}", e.message)))?;
-    let ready = |t: Args| act(ctx, tab, t, ElementInput::Point, None);
-    let as_point = |v: Value| page_protocol::parse::<ActionPoint>(PageOp::Actionable, v);
-    // Scroll the target into view first, then find the source: both must be on screen.
-    ready(goal_target.clone()).await?;
-    let source = as_point(ready(source_target).await?)?;
-    let goal = as_point(ready(goal_target).await?)?;
-    let (sx, sy, gx, gy) = (source.x, source.y, goal.x, goal.y);
-    let mut note = None;
-    // A page may make its element draggable only as the press comes (Sortable.js,
-    // as Wagtail's page ordering uses): on the browser's own display, whose pointer
-    // is no person's, every drag takes the real pointer; on the person's, only one
-    // the page marked draggable beforehand.
-    if source.draggable || ctx.app.private_display {
-        // GTK's drag and drop follows the X pointer itself: move the real one.
-        match real_drag(ctx, tab, (sx, sy), (gx, gy)).await {
-            Ok(mut result) => {
-                result.insert("dragged".into(), true.into());
-                result.insert("input".into(), "xtest".into());
-                return Ok(ToolOutput::json(Value::Object(result)));
-            }
-            Err(error) => {
-                note = Some(format!(
-                    "HTML drag and drop needs the real pointer, which is unavailable ({}); mouse events were sent instead, so pages that rely on drop events did not get them",
-                    error.message
-                ));
-            }
-        }
+    // Both ends in the frame the session works in (act adds it to the source).
+    if let Some(frame) = ctx.frame(tab) {
+        goal.insert("frame".into(), frame.into());
     }
-    let action = async {
-        let button = BUTTON_LEFT;
-        mouse(ctx, tab, (sx, sy), MouseAction::Down { button }).await?;
-        let moved = async {
-            for step in 1..=DRAG_STEPS {
-                tokio::time::sleep(DRAG_STEP_PAUSE).await;
-                let f = f64::from(step) / f64::from(DRAG_STEPS);
-                let point = (sx + (gx - sx) * f, sy + (gy - sy) * f);
-                mouse(ctx, tab, point, MouseAction::Move).await?;
-            }
-            tokio::time::sleep(DRAG_STEP_PAUSE).await;
-            Ok::<(), ToolError>(())
-        }
-        .await;
-        // Never leave the button held, whatever happened on the way.
-        let released = mouse(ctx, tab, (gx, gy), MouseAction::Up { button }).await;
-        moved.and(released)
+    let input = ElementInput::Drag {
+        to: goal,
+        real_pointer: ctx.app.private_display,
     };
-    let mut result = act_and_settle(ctx, tab, action).await?;
-    result.insert("dragged".into(), true.into());
-    result.insert("input".into(), "gdk".into());
-    if let Some(note) = note {
-        result.insert("note".into(), note.into());
+    let mut dragged = Value::Null;
+    let mut result = act_and_settle(ctx, tab, async {
+        dragged = act(ctx, tab, source, input, None).await?;
+        Ok(())
+    })
+    .await?;
+    if let Value::Object(dragged) = dragged {
+        result.extend(dragged);
     }
     Ok(ToolOutput::json(Value::Object(result)))
-}
-
-/// A mouse action at viewport point `at` (CSS pixels).
-async fn mouse(
-    ctx: &Ctx,
-    tab: TabId,
-    at: (f64, f64),
-    action: MouseAction,
-) -> Result<(), ToolError> {
-    let command = Command::Mouse {
-        tab,
-        at: Some(at),
-        action,
-    };
-    ctx.app.browser.call_value(command).await.map(|_| ())
-}
-
-/// A drag with the X server's pointer, in steps the drag machinery sees.
-async fn real_drag(
-    ctx: &Ctx,
-    tab: TabId,
-    (sx, sy): (f64, f64),
-    (gx, gy): (f64, f64),
-) -> Result<Object, ToolError> {
-    let pointer = |x: f64, y: f64, button: Option<(u32, bool)>| {
-        ctx.app
-            .browser
-            .call_value(Command::RealPointer { tab, x, y, button })
-    };
-    // Fails at once where XTEST is missing, before anything was pressed.
-    pointer(sx, sy, None).await?;
-    let action = async {
-        tokio::time::sleep(DRAG_STEP_PAUSE * 2).await;
-        pointer(sx, sy, Some((BUTTON_LEFT, true))).await?;
-        let moved = async {
-            for step in 1..=DRAG_STEPS {
-                tokio::time::sleep(DRAG_STEP_PAUSE * 2).await;
-                let f = f64::from(step) / f64::from(DRAG_STEPS);
-                pointer(sx + (gx - sx) * f, sy + (gy - sy) * f, None).await?;
-            }
-            // The drop target answers the drag's last move before the release.
-            tokio::time::sleep(Duration::from_millis(120)).await;
-            Ok::<(), ToolError>(())
-        }
-        .await;
-        let released = pointer(gx, gy, Some((BUTTON_LEFT, false))).await;
-        tokio::time::sleep(Duration::from_millis(120)).await;
-        moved.and(released).map(|_| ())
-    };
-    act_and_settle(ctx, tab, action).await
 }
 
 async fn press(ctx: &Ctx, tab: TabId, key: String) -> ToolResult {
