@@ -198,6 +198,15 @@ pub enum ElementInput {
     Check {
         want: bool,
     },
+    /// Put `files` (paths the files folder holds) in the file input the
+    /// target names, or the one the control it names opens: its chooser,
+    /// opened by a click as a person's, is answered with them. `expect`
+    /// describes them (name and size) for the page to tell when the input
+    /// holds them.
+    Upload {
+        files: Vec<String>,
+        expect: Value,
+    },
     /// Drag the element with the left button held onto the element `to`
     /// names, with the X server's own pointer when `real_pointer` (the
     /// browser's private display, whose pointer is no person's) or when the
@@ -230,9 +239,9 @@ impl ElementInput {
     pub fn checks(&self) -> &'static [&'static str] {
         use check::*;
         match self {
-            ElementInput::Click { .. } | ElementInput::Check { .. } => {
-                &[VISIBLE, STABLE, ENABLED, HIT]
-            }
+            ElementInput::Click { .. }
+            | ElementInput::Check { .. }
+            | ElementInput::Upload { .. } => &[VISIBLE, STABLE, ENABLED, HIT],
             ElementInput::Hover | ElementInput::Drag { .. } => &[VISIBLE, STABLE, HIT],
             ElementInput::Fill { .. } | ElementInput::Type { .. } => &[VISIBLE, ENABLED, EDITABLE],
             // A native <select> hidden under a custom drop-down is still chosen.
@@ -250,6 +259,7 @@ impl ElementInput {
             ElementInput::ScrollIntoView => Some(PageOp::ScrollIntoView),
             ElementInput::Click { .. }
             | ElementInput::Check { .. }
+            | ElementInput::Upload { .. }
             | ElementInput::Hover
             | ElementInput::Drag { .. } => None,
         }
@@ -512,11 +522,6 @@ pub enum Command {
         tab: TabId,
         path: std::path::PathBuf,
     },
-    /// Files the next file chooser of the tab gets (none: let the person choose).
-    ArmUpload {
-        tab: TabId,
-        files: Option<Vec<String>>,
-    },
     Settings {
         tab: TabId,
         change: SettingsChange,
@@ -768,7 +773,6 @@ fn command_name(command: &Command) -> &'static str {
         Command::CancelDownload { .. } => "cancelling the download",
         Command::Thumbnail { .. } => "the recording's picture",
         Command::Pdf { .. } => "printing to PDF",
-        Command::ArmUpload { .. } => "preparing the upload",
         Command::Cookies { .. } => "the cookie operation",
         Command::Settings { .. } => "changing the setting",
         Command::Console { .. } => "reading the console",

@@ -13,7 +13,8 @@ use crate::bridge::{
     ElementInput, MouseAction, Output, Reply, BUTTON_LEFT, BUTTON_MIDDLE, CARET_TO_END,
 };
 use crate::page_protocol::{
-    self, ActionPoint, Args, Checkable, Intercepted, Object, PageOp, PointOrChosen, Prepared,
+    self, ActionPoint, Args, Checkable, ChosenFiles, FileInput, Intercepted, Object, PageOp,
+    PointOrChosen, Prepared,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -149,6 +150,13 @@ async fn act_on(
             pointer(view, state, point, MouseAction::Move, None).await
         }
         ElementInput::Check { want } => check(view, state, target, want, (wait, limit), seen).await,
+        ElementInput::Upload {
+            ref files,
+            ref expect,
+        } => {
+            let chosen = (files.clone(), expect.clone());
+            upload(view, state, target, chosen, (wait, limit), seen).await
+        }
         ElementInput::Drag {
             ref to,
             real_pointer,
@@ -261,25 +269,9 @@ async fn check(
             "a radio button cannot be unchecked by clicking it; check another option of its group",
         ));
     }
-    let mut control = Args::from_iter([("ref".into(), before.r#ref.into())]);
-    if let Some(frame) = target.get("frame") {
-        control.insert("frame".into(), frame.clone());
-    }
-    let press = Press {
-        count: 1,
-        button: BUTTON_LEFT,
-        keys: None,
-    };
+    let control = control_in_frame_of(&target, before.r#ref);
     let requested = state.nav.get().requested;
-    click(
-        view.clone(),
-        state.clone(),
-        control.clone(),
-        press,
-        (wait, limit),
-        seen,
-    )
-    .await?;
+    click_once(&view, &state, &control, (wait, limit), seen).await?;
     if state.nav.get().requested != requested {
         return Ok(json!({"checked": null, "changed": true}));
     }
@@ -295,6 +287,119 @@ async fn check(
         ));
     }
     Ok(json!({"checked": want, "changed": true}))
+}
+
+/// The element `r#ref` names, in the frame `target` is in: the control
+/// a label or an opener stands for.
+fn control_in_frame_of(target: &Args, r#ref: String) -> Args {
+    let mut control = Args::from_iter([("ref".into(), r#ref.into())]);
+    if let Some(frame) = target.get("frame") {
+        control.insert("frame".into(), frame.clone());
+    }
+    control
+}
+
+/// One plain left click on `control`, as `click` does it.
+async fn click_once(
+    view: &WebView,
+    state: &Rc<TabState>,
+    control: &Args,
+    budget: (Duration, Duration),
+    seen: &Rc<RefCell<Option<Value>>>,
+) -> Result<Value, ToolError> {
+    let press = Press {
+        count: 1,
+        button: BUTTON_LEFT,
+        keys: None,
+    };
+    click(
+        view.clone(),
+        state.clone(),
+        control.clone(),
+        press,
+        budget,
+        seen,
+    )
+    .await
+}
+
+/// How long a clicked file input may take to open its chooser.
+const CHOOSER_WAIT: Duration = Duration::from_secs(3);
+/// How often the chooser is looked for meanwhile.
+const CHOOSER_LOOK: Duration = Duration::from_millis(10);
+
+/// Puts `files` in the file input `target` names (or the one the control
+/// it names opens) as a person does: the tab is armed with them, the
+/// control clicked, and the chooser that click opens answered with them;
+/// answers once the input holds them and the page heard its change event.
+async fn upload(
+    view: WebView,
+    state: Rc<TabState>,
+    target: Args,
+    (files, expect): (Vec<String>, Value),
+    (wait, limit): (Duration, Duration),
+    seen: &Rc<RefCell<Option<Value>>>,
+) -> Result<Value, ToolError> {
+    let mut asked = target.clone();
+    asked.insert("expect".into(), expect);
+    let found = script::agent_value(&view, &state, PageOp::FileInput, asked, limit).await?;
+    let input: FileInput = page_protocol::parse(PageOp::FileInput, found)?;
+    if files.len() > 1 && input.multiple == Some(false) {
+        return Err(ToolError::invalid_params(format!(
+            "this file input takes one file, and {} were given",
+            files.len()
+        )));
+    }
+    let mut control = control_in_frame_of(&target, input.r#ref.clone());
+    if input.opener.is_some() {
+        // Its click may land on a file input the page laid over it, as a person's does.
+        control.insert("opens_chooser".into(), true.into());
+    }
+    let count = files.len();
+    state.arm_upload(&view, Some(files));
+    let clicked = click_once(&view, &state, &control, (wait, limit), seen).await;
+    let opened = clicked.is_ok() && chooser_answered(&state).await;
+    if !opened {
+        state.arm_upload(&view, None);
+        clicked?;
+        let why = match &input.opener {
+            Some(what) => format!(
+                "clicking {what} did not open a file chooser; give the file input's ref, or the control that opens it"
+            ),
+            None => "the click did not open a file chooser (a page script may prevent it)".into(),
+        };
+        return Err(ToolError::new(ErrorCode::NotInteractable, why));
+    }
+    // The input takes the files a moment after the chooser is answered.
+    // The ref routes the question to the input's frame; the watch answers it.
+    control.insert("watch".into(), json!(input.watch));
+    let held = script::agent_value(&view, &state, PageOp::ChosenFiles, control, limit).await?;
+    let chosen: ChosenFiles = page_protocol::parse(PageOp::ChosenFiles, held)?;
+    let mut reply = json!({"ref": input.r#ref, "files": chosen.files});
+    if input.opener.is_some() {
+        reply["input"] = chosen.input.into();
+    }
+    if chosen.files.len() < count {
+        reply["note"] = format!(
+            "the chooser took {} of the {count} files (it takes one at a time)",
+            chosen.files.len(),
+        )
+        .into();
+    }
+    Ok(reply)
+}
+
+/// Whether the tab's chooser took the armed files within [`CHOOSER_WAIT`]
+/// (the chooser's handler takes them as it answers).
+async fn chooser_answered(state: &TabState) -> bool {
+    let deadline = Instant::now() + CHOOSER_WAIT;
+    while state.upload.borrow().is_some() {
+        if Instant::now() >= deadline {
+            return false;
+        }
+        glib::timeout_future(CHOOSER_LOOK).await;
+    }
+    true
 }
 
 /// A value the field did not take (a number field given letters): said,

@@ -171,10 +171,6 @@ pub(super) fn execute(
         Command::Pdf { tab, path } => on_tab(browser, tab, reply, |t, reply| {
             capture::pdf(&t.webkit, path, reply)
         }),
-        Command::ArmUpload { tab, files } => on_tab(browser, tab, reply, |t, reply| {
-            t.state.arm_upload(&t.webkit, files);
-            let _ = reply.send(Ok(Output::Value(json!({}))));
-        }),
         Command::Screenshot { tab, marks } => {
             on_tab(browser, tab, reply, |t, reply| match t.state.blocked() {
                 Some(e) => {

@@ -624,10 +624,11 @@ mod tests {
     }
 
     // Regression: drag crossed to the main thread 17 times with sleeps
-    // between (three checks, then each press, move and release), and check
-    // three times (read, click, read back).
+    // between (three checks, then each press, move and release), check
+    // three times (read, click, read back), upload four (find the input,
+    // arm the tab, click, read what it holds).
     #[tokio::test(start_paused = true)]
-    async fn drag_and_check_are_each_one_command_to_the_browser() {
+    async fn drag_check_and_upload_are_each_one_command_to_the_browser() {
         let (app, fake, session) = logged_in();
         fake.answer_with(|_, command, reply| {
             let answer = match command {
@@ -646,6 +647,17 @@ mod tests {
                     input: ElementInput::Check { want },
                     ..
                 } => json!({"checked": want, "changed": true}),
+                Command::Act {
+                    input:
+                        ElementInput::Upload {
+                            ref files,
+                            ref expect,
+                        },
+                    ..
+                } => {
+                    assert_eq!(expect, &json!([{"name": "a.txt", "size": 5}]));
+                    json!({"ref": "e1", "files": files})
+                }
                 _ => json!({}),
             };
             let _ = reply.send(Ok(Output::Value(answer)));
@@ -669,6 +681,19 @@ mod tests {
         );
         assert_eq!(checked, json!({"checked": false, "changed": true}));
         assert_eq!(fake.sent(), ["Act", "Act"]);
+        let file = app.files.root().join("a.txt");
+        std::fs::write(&file, "hello").expect("a file in the files folder");
+        let file = file.to_string_lossy().into_owned();
+        let uploaded = dispatch(
+            &app,
+            &session,
+            "upload",
+            json!({"selector": "#f", "files": [file]}),
+        )
+        .await
+        .unwrap();
+        assert_eq!(value(uploaded)["files"], json!([file]));
+        assert_eq!(fake.sent(), ["Act", "Act", "Act"]);
     }
 
     #[tokio::test(start_paused = true)]

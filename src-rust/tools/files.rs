@@ -2,20 +2,16 @@
 //! screenshot a model can match to refs.
 
 use super::identity::NoParams;
-use super::interaction::{click_target, ClickPress};
-use super::page::{target, with};
+use super::interaction::act;
+use super::page::target;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
-use crate::base::error::{ErrorCode, ToolError};
+use crate::base::error::ToolError;
 use crate::base::tab::TabId;
-use crate::bridge::{Command, Mark};
-use crate::page_protocol::{Annotations, Args, ChosenFiles, FileInput, PageOp};
+use crate::bridge::{Command, ElementInput, Mark};
+use crate::page_protocol::{Annotations, Args, PageOp};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
-use std::time::Duration;
-
-/// How long a clicked file input may take to open its chooser.
-const CHOOSER_WAIT: Duration = Duration::from_secs(3);
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -92,68 +88,13 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
             json!({"name": name, "size": size})
         })
         .collect();
-    let args = with(target(&p.r#ref, &p.selector)?, json!({"expect": expect}));
-    let input: FileInput = ctx.page(tab, PageOp::FileInput, args).await?;
-    if files.len() > 1 && input.multiple == Some(false) {
-        return Err(ToolError::invalid_params(format!(
-            "this file input takes one file, and {} were given",
-            files.len()
-        )));
-    }
-    let mut control = Args::from_iter([("ref".into(), input.r#ref.clone().into())]);
-    if input.opener.is_some() {
-        // Its click may land on a file input the page laid over it, as a person's does.
-        control.insert("opens_chooser".into(), true.into());
-    }
-    let arm = |files| {
-        ctx.app
-            .browser
-            .call_value(Command::ArmUpload { tab, files })
+    // One input on the main thread: find the input, arm the tab, click,
+    // answer the chooser, read what the input holds.
+    let input = ElementInput::Upload {
+        files,
+        expect: Value::Array(expect),
     };
-    arm(Some(files.clone())).await?;
-    // A person's click opens the chooser; the armed files answer it.
-    let clicked = click_target(ctx, tab, control.clone(), ClickPress::left(1), None).await;
-    let deadline = tokio::time::Instant::now() + CHOOSER_WAIT;
-    let opened = clicked.is_ok()
-        && ctx
-            .app
-            .browser
-            .wait_until(deadline, |state| {
-                state
-                    .tab(tab)
-                    .is_none_or(|t| !t.upload_pending)
-                    .then_some(())
-            })
-            .await
-            .is_some();
-    if !opened {
-        arm(None).await?;
-        clicked?;
-        let why = match &input.opener {
-            Some(what) => format!(
-                "clicking {what} did not open a file chooser; give the file input's ref, or the control that opens it"
-            ),
-            None => "the click did not open a file chooser (a page script may prevent it)".into(),
-        };
-        return Err(ToolError::new(ErrorCode::NotInteractable, why));
-    }
-    // The input takes the files a moment after the chooser is answered:
-    // answer once it holds them and the page has heard its change event.
-    // The ref routes the question to the input's frame; the watch answers it.
-    let watch = with(control, json!({"watch": input.watch}));
-    let chosen: ChosenFiles = ctx.page(tab, PageOp::ChosenFiles, watch).await?;
-    let mut reply = json!({"ref": input.r#ref, "files": chosen.files});
-    if input.opener.is_some() {
-        reply["input"] = chosen.input.into();
-    }
-    if chosen.files.len() < files.len() {
-        reply["note"] = format!(
-            "the chooser took {} of the {} files (it takes one at a time)",
-            chosen.files.len(),
-            files.len()
-        )
-        .into();
-    }
+    let reply = act(ctx, tab, target(&p.r#ref, &p.selector)?, input, None).await?;
     Ok(ToolOutput::json(reply))
 }
 
