@@ -1,6 +1,7 @@
 //! audit_accessibility: axe-core's check of the page, each violation with
 //! the refs of the elements to fix.
 
+use super::families::Family;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
@@ -17,7 +18,8 @@ pub fn tools() -> Vec<ToolDef> {
         "Check this page (or what selector names) with axe-core, WCAG 2 A/AA and best practices: the violations (rule id, impact, help) with the refs of the elements to fix.",
         READ_ONLY,
         |ctx: Ctx, tab: TabId, p: AuditParams| async move { audit(&ctx, tab, p).await },
-    )]
+    )
+        .in_family(Family::Audit)]
 }
 
 #[derive(Deserialize, JsonSchema)]

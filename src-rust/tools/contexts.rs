@@ -2,6 +2,7 @@
 //! each with its own cookies, storage, cache, tabs and window, so that
 //! agents work side by side without seeing each other's logins.
 
+use super::families::Family;
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::context::{ContextId, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
@@ -18,7 +19,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Work in a new context: own cookies, storage, tabs, window; ephemeral false keeps it by name.",
             ACTION,
             |ctx: Ctx, p: NewParams| async move { open(&ctx, p).await },
-        ),
+        )
+        .in_family(Family::Contexts),
         tool(
             "context_list",
             "Open contexts; current is this session's.",
@@ -37,13 +39,15 @@ pub fn tools() -> Vec<ToolDef> {
                     .collect();
                 Ok(ToolOutput::json(json!({"contexts": contexts})))
             },
-        ),
+        )
+        .in_family(Family::Contexts),
         tool(
             "context_close",
             "Close a context and its tabs.",
             ACTION,
             |ctx: Ctx, p: CloseParams| async move { close(&ctx, &p.context).await },
-        ),
+        )
+        .in_family(Family::Contexts),
         tool(
             "context_logout",
             "Log a context agents opened out (the person's, from the panel).",

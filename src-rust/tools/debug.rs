@@ -1,6 +1,7 @@
 //! console, errors, highlight: what the page logged and threw, and showing
 //! a person which element an agent means.
 
+use super::families::Family;
 use super::page::{target, with};
 use super::{tab_tool, tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::tab::TabId;
@@ -38,7 +39,8 @@ pub fn tools() -> Vec<ToolDef> {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"ms": p.ms}));
                 Ok(ToolOutput::json(ctx.agent(tab, PageOp::Highlight, args).await?))
             },
-        ),
+        )
+        .in_family(Family::Inspect),
     ]
 }
 

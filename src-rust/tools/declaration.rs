@@ -2,6 +2,7 @@
 //! Schema tools/list shows), annotations and handler, declared once.
 
 use super::app::App;
+use super::families::Family;
 use super::{schema, ToolOutput};
 use crate::base::caller::Session;
 use crate::base::error::ToolError;
@@ -114,6 +115,8 @@ pub struct ToolDef {
     parse: fn(Value) -> Result<(), ToolError>,
     /// Acts on a tab: the session's, resolved once before the handler runs.
     pub on_tab: bool,
+    /// The family that lists it (tools_enable); none: always listed.
+    pub family: Option<Family>,
 }
 
 /// Declares a tool whose parameters deserialize into `P`.
@@ -255,6 +258,7 @@ fn declare<P: schemars::JsonSchema>(
         shown_when: None,
         parse,
         on_tab: false,
+        family: None,
         handler,
     }
 }
@@ -283,6 +287,12 @@ pub const TAB_PARAM: &str = "tab";
 pub const CONTEXT_PARAM: &str = "context";
 
 impl ToolDef {
+    /// Listed only once an agent enables `family` (tools_enable).
+    pub fn in_family(mut self, family: Family) -> Self {
+        self.family = Some(family);
+        self
+    }
+
     /// Marks a tool that works before login.
     pub fn ungated(mut self) -> Self {
         self.gated = false;

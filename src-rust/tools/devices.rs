@@ -2,6 +2,7 @@
 //! viewport coordinates) and clipboard_read, clipboard_write, clipboard_copy,
 //! clipboard_paste (the real GTK clipboard).
 
+use super::families::Family;
 use super::identity::NoParams;
 use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
@@ -19,7 +20,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Move the mouse to viewport x, y (CSS px) with trusted events; a held button drags.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: PointParams| async move { pointer(&ctx, tab, Some((p.x, p.y)), MouseAction::Move).await },
-        ),
+        )
+        .in_family(Family::Mouse),
         tab_tool(
             "mouse_down",
             "Press a mouse button where the mouse is, held until mouse_up.",
@@ -27,7 +29,8 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, tab: TabId, p: ButtonParams| async move {
                 pointer(&ctx, tab, None, MouseAction::Down { button: p.button.number() }).await
             },
-        ),
+        )
+        .in_family(Family::Mouse),
         tab_tool(
             "mouse_up",
             "Release a mouse button where the mouse is.",
@@ -35,13 +38,15 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, tab: TabId, p: ButtonParams| async move {
                 pointer(&ctx, tab, None, MouseAction::Up { button: p.button.number() }).await
             },
-        ),
+        )
+        .in_family(Family::Mouse),
         tab_tool(
             "mouse_wheel",
             "Turn the wheel where the mouse is (dy px down, dx right; negative: up, left). Returns the page's scroll position, and the pane's (ref, scrollTop) when it scrolled a box.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: WheelParams| async move { wheel(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Mouse),
         tool(
             "clipboard_read",
             "The clipboard's text if agents put it there (clipboard_write/copy, a page's copy on their click); the person's copies: NOT_ALLOWED.",
@@ -49,7 +54,8 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, _: NoParams| async move {
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write: None }).await?))
             },
-        ),
+        )
+        .in_family(Family::Clipboard),
         tool(
             "clipboard_write",
             "Put text on the system clipboard.",
@@ -58,19 +64,22 @@ pub fn tools() -> Vec<ToolDef> {
                 let write = Some(p.text);
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Clipboard { write }).await?))
             },
-        ),
+        )
+        .in_family(Family::Clipboard),
         tab_tool(
             "clipboard_copy",
             "Copy the page's selection, as Ctrl+C does (the page sees copy).",
             ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Copy").await },
-        ),
+        )
+        .in_family(Family::Clipboard),
         tab_tool(
             "clipboard_paste",
             "Paste what agents put on the clipboard into the focused field, as Ctrl+V does (the page sees paste).",
             ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Paste").await },
-        ),
+        )
+        .in_family(Family::Clipboard),
     ]
 }
 

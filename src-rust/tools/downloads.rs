@@ -2,6 +2,7 @@
 //! pages download (into the files folder), waiting for one a page starts
 //! later, and stopping one.
 
+use super::families::Family;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::{BrowserState, DownloadInfo, DownloadState};
@@ -31,13 +32,15 @@ pub fn tools() -> Vec<ToolDef> {
                 }
                 Ok(ToolOutput::json(json!({"downloads": listed})))
             },
-        ),
+        )
+        .in_family(Family::Downloads),
         tool(
             "wait_for_download",
             "Wait for the next download of this context you were not given yet (by this tool or downloads) to end, whether it started before the call or starts during it. Returns it (done, or failed and why).",
             ACTION,
             |ctx: Ctx, p: WaitParams| async move { wait(&ctx, p).await },
-        ),
+        )
+        .in_family(Family::Downloads),
         tool(
             "download_cancel",
             "Stop a download under way (its id from downloads).",
@@ -51,7 +54,8 @@ pub fn tools() -> Vec<ToolDef> {
                     .await?;
                 Ok(ToolOutput::json(cancelled))
             },
-        ),
+        )
+        .in_family(Family::Downloads),
     ]
 }
 

@@ -1,6 +1,7 @@
 //! set_timezone and set_device: the zone and the device pages of a context
 //! believe they run in, from a small built-in table of devices.
 
+use super::families::Family;
 use super::settings::{setting, viewport};
 use super::{tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
@@ -20,13 +21,15 @@ pub fn tools() -> Vec<ToolDef> {
             "Make the context's pages see this IANA time zone (Date, Intl) from the next load; none: the machine's.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TimezoneParams| async move { set_timezone(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Emulation),
         tab_tool_without_page(
             "set_device",
             "Emulate a device: viewport and User-Agent now; screen, devicePixelRatio and touch for scripts from the next load. Desktop: back to this browser's.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: DeviceParams| async move { set_device(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Emulation),
     ]
 }
 

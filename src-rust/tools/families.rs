@@ -7,141 +7,79 @@
 use std::collections::BTreeSet;
 use std::sync::Mutex;
 
-/// A family: its name and its tools.
-pub struct Family {
-    pub name: &'static str,
-    pub tools: &'static [&'static str],
+/// A family of tools. Each tool says its own ([`super::ToolDef::in_family`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Family {
+    Find,
+    Inspect,
+    Storage,
+    Mouse,
+    Clipboard,
+    Network,
+    Emulation,
+    Downloads,
+    Audit,
+    Contexts,
 }
 
-/// Every family, in the order tools_enable names them.
-pub const FAMILIES: [Family; 10] = [
-    Family {
-        name: "find",
-        tools: &[
-            "find_role",
-            "find_text",
-            "find_label",
-            "find_placeholder",
-            "find_alt",
-            "find_title",
-            "find_testid",
-            "find_first",
-            "find_last",
-            "find_nth",
-        ],
-    },
-    Family {
-        name: "inspect",
-        tools: &[
-            "get_count",
-            "get_box",
-            "get_styles",
-            "is_visible",
-            "is_enabled",
-            "is_checked",
-            "highlight",
-        ],
-    },
-    Family {
-        name: "storage",
-        tools: &[
-            "cookies_get",
-            "cookies_set",
-            "cookies_clear",
-            "storage_local_get",
-            "storage_local_get_key",
-            "storage_local_set",
-            "storage_local_clear",
-            "storage_session_get",
-            "storage_session_get_key",
-            "storage_session_set",
-            "storage_session_clear",
-            "state_save",
-            "state_load",
-        ],
-    },
-    Family {
-        name: "mouse",
-        tools: &["mouse_move", "mouse_down", "mouse_up", "mouse_wheel"],
-    },
-    Family {
-        name: "clipboard",
-        tools: &[
-            "clipboard_read",
-            "clipboard_write",
-            "clipboard_copy",
-            "clipboard_paste",
-        ],
-    },
-    Family {
-        name: "network",
-        tools: &[
-            "network_requests",
-            "network_request",
-            "network_route",
-            "network_route_har",
-            "network_unroute",
-            "network_routes",
-            "set_offline",
-            "set_headers",
-            "set_credentials",
-        ],
-    },
-    Family {
-        name: "emulation",
-        tools: &[
-            "set_viewport",
-            "set_media",
-            "set_user_agent",
-            "set_locale",
-            "set_geolocation",
-            "set_timezone",
-            "set_device",
-        ],
-    },
-    Family {
-        name: "downloads",
-        tools: &["downloads", "wait_for_download", "download_cancel"],
-    },
-    Family {
-        name: "audit",
-        tools: &["audit_accessibility"],
-    },
-    Family {
-        name: "contexts",
-        tools: &["context_new", "context_list", "context_close"],
-    },
-];
+impl Family {
+    /// Every family, in the order tools_enable names them.
+    pub const ALL: [Family; 10] = [
+        Family::Find,
+        Family::Inspect,
+        Family::Storage,
+        Family::Mouse,
+        Family::Clipboard,
+        Family::Network,
+        Family::Emulation,
+        Family::Downloads,
+        Family::Audit,
+        Family::Contexts,
+    ];
 
-/// The family a tool belongs to; none: it is always listed.
-pub fn family_of(tool: &str) -> Option<&'static str> {
-    FAMILIES
-        .iter()
-        .find(|f| f.tools.contains(&tool))
-        .map(|f| f.name)
+    /// The name tools_enable takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Find => "find",
+            Family::Inspect => "inspect",
+            Family::Storage => "storage",
+            Family::Mouse => "mouse",
+            Family::Clipboard => "clipboard",
+            Family::Network => "network",
+            Family::Emulation => "emulation",
+            Family::Downloads => "downloads",
+            Family::Audit => "audit",
+            Family::Contexts => "contexts",
+        }
+    }
+
+    /// The family of that name.
+    pub fn named(name: &str) -> Option<Family> {
+        Family::ALL.into_iter().find(|f| f.name() == name)
+    }
 }
 
 /// The families enabled in this run.
 #[derive(Default)]
-pub struct Enabled(Mutex<BTreeSet<&'static str>>);
+pub struct Enabled(Mutex<BTreeSet<Family>>);
 
 impl Enabled {
-    /// Whether tools/list shows `tool` now.
-    pub fn lists(&self, tool: &str) -> bool {
-        family_of(tool).is_none_or(|family| self.lock().contains(family))
+    /// Whether tools/list shows a tool of `family` now.
+    pub fn lists(&self, family: Option<Family>) -> bool {
+        family.is_none_or(|family| self.lock().contains(&family))
     }
 
     /// Enables families; whether any was new.
-    pub fn enable(&self, families: &[&'static str]) -> bool {
+    pub fn enable(&self, families: &[Family]) -> bool {
         let mut enabled = self.lock();
         let mut new = false;
         for family in families {
-            new |= enabled.insert(family);
+            new |= enabled.insert(*family);
         }
         new
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<&'static str>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeSet<Family>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -153,11 +91,20 @@ mod tests {
     #[test]
     fn a_family_is_listed_once_enabled() {
         let enabled = Enabled::default();
-        assert!(enabled.lists("click"));
-        assert!(!enabled.lists("cookies_get"));
-        assert!(enabled.enable(&["storage"]));
-        assert!(!enabled.enable(&["storage"]), "not new");
-        assert!(enabled.lists("cookies_get"));
-        assert!(!enabled.lists("mouse_move"));
+        assert!(enabled.lists(None), "a tool of no family always is");
+        assert!(!enabled.lists(Some(Family::Storage)));
+        assert!(enabled.enable(&[Family::Storage]));
+        assert!(!enabled.enable(&[Family::Storage]), "not new");
+        assert!(enabled.lists(Some(Family::Storage)));
+        assert!(!enabled.lists(Some(Family::Mouse)));
+    }
+
+    #[test]
+    fn each_family_goes_by_its_name() {
+        for family in Family::ALL {
+            assert_eq!(Family::named(family.name()), Some(family));
+        }
+        assert_eq!(Family::named("all"), None);
+        assert_eq!(Family::named("Find"), None);
     }
 }

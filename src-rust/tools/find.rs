@@ -2,6 +2,7 @@
 //! find_testid, find_first, find_last, find_nth: an element by what a person
 //! sees, with a ref usable by every element tool (same refs as snapshot).
 
+use super::families::Family;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::tab::TabId;
 use crate::page_protocol::{self, Object, PageOp};
@@ -22,7 +23,8 @@ pub fn tools() -> Vec<ToolDef> {
                 };
                 find(&ctx, tab, json!({"by": "role", "role": p.role, "name": p.name, "exact": p.exact, "what": what})).await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_text",
             "Find the innermost element showing text (exact: whole text).",
@@ -36,7 +38,8 @@ pub fn tools() -> Vec<ToolDef> {
                 )
                 .await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_label",
             "Find a field by its label (label, aria-label, aria-labelledby; contains).",
@@ -50,7 +53,8 @@ pub fn tools() -> Vec<ToolDef> {
                 )
                 .await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_placeholder",
             "Find a field whose placeholder contains text.",
@@ -64,7 +68,8 @@ pub fn tools() -> Vec<ToolDef> {
                 )
                 .await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_alt",
             "Find an image whose alt text contains text.",
@@ -73,7 +78,8 @@ pub fn tools() -> Vec<ToolDef> {
                 let what = format!("alt {:?}", p.alt);
                 find(&ctx, tab, json!({"by": "alt", "alt": p.alt, "what": what})).await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_title",
             "Find an element whose title attribute contains text.",
@@ -87,7 +93,8 @@ pub fn tools() -> Vec<ToolDef> {
                 )
                 .await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_testid",
             "Find the element with a data-testid.",
@@ -101,7 +108,8 @@ pub fn tools() -> Vec<ToolDef> {
                 )
                 .await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_first",
             "The first element matching a CSS selector.",
@@ -115,7 +123,8 @@ pub fn tools() -> Vec<ToolDef> {
                 )
                 .await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_last",
             "The last element matching a CSS selector.",
@@ -129,7 +138,8 @@ pub fn tools() -> Vec<ToolDef> {
                 )
                 .await
             },
-        ),
+        )
+        .in_family(Family::Find),
         tab_tool(
             "find_nth",
             "The n-th element (from 0) matching a CSS selector.",
@@ -143,7 +153,8 @@ pub fn tools() -> Vec<ToolDef> {
                 )
                 .await
             },
-        ),
+        )
+        .in_family(Family::Find),
     ]
 }
 

@@ -2,6 +2,7 @@
 //! WebKit's own record of every request (every frame, from the tab's start),
 //! and a response's headers and body.
 
+use super::families::Family;
 use super::files::write_private;
 use super::{tab_tool_without_page, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
@@ -28,13 +29,15 @@ pub fn tools() -> Vec<ToolDef> {
             "This tab's requests (frames too) since its last navigation or your mark: id, method, URL, type, status, failure, size (Content-Length), ms; newest limit, oldest first.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ListParams| async move { list(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Network),
         tab_tool_without_page(
             "network_request",
             "A request's headers (not Cookie and others the network layer adds), response body and, for fetch and XMLHttpRequest, the body it sent: text, or a file in the files folder if binary or cut.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: RequestParams| async move { request(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Network),
         tab_tool_without_page(
             "network_har",
             "This tab's requests (since its last navigation, or all kept) as a HAR 1.2 file in the files folder, with the response bodies the browser still has.",

@@ -177,7 +177,7 @@ impl Registry {
         enabled: &'a families::Enabled,
     ) -> impl Iterator<Item = &'a ToolDef> + 'a {
         self.public()
-            .filter(move |t| !self.families || enabled.lists(t.name))
+            .filter(move |t| !self.families || enabled.lists(t.family))
     }
 
     /// The public catalogue: every tool tools/list may show.

@@ -5,6 +5,7 @@
 //! sends its requests through the proxy while it has a route, and straight
 //! to the sites once its last route went.
 
+use super::families::Family;
 use super::network::Kind;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::caller::Principal;
@@ -35,19 +36,22 @@ pub fn tools() -> Vec<ToolDef> {
             "Answer this context's requests matching url (and method, type) yourself: abort (a network error), fulfill (status, headers, body/json/body_file), or continue (changed request headers, response status and headers); after delay_ms, at most times. Newest route wins.",
             ACTION,
             |ctx: Ctx, p: RouteParams| async move { route(&ctx, p).await },
-        ),
+        )
+        .in_family(Family::Network),
         tool(
             "network_route_har",
             "Answer this context's requests (those matching url) from a HAR file in the files folder, by method and URL; not_found abort (default: offline) or pass to the network.",
             ACTION,
             |ctx: Ctx, p: HarRouteParams| async move { route_har(&ctx, p).await },
-        ),
+        )
+        .in_family(Family::Network),
         tool(
             "network_unroute",
             "Remove a route by id, or all of this context's.",
             ACTION,
             |ctx: Ctx, p: UnrouteParams| async move { unroute(&ctx, p).await },
-        ),
+        )
+        .in_family(Family::Network),
         tool(
             "network_routes_allow",
             "The person's yes or no to agents' routes in their own window (the default context); no removes those routes.",
@@ -64,7 +68,8 @@ pub fn tools() -> Vec<ToolDef> {
                 let routes = ctx.app.routing.list(context);
                 Ok(ToolOutput::json(json!({"routes": routes})))
             },
-        ),
+        )
+        .in_family(Family::Network),
     ]
 }
 

@@ -3,6 +3,7 @@
 //! and restored into another run, another profile even, so a site stays
 //! logged in.
 
+use super::families::Family;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, CookieOp, CookieSpec, Navigation, TabId};
@@ -25,13 +26,15 @@ pub fn tools() -> Vec<ToolDef> {
             "Save cookies, and open tabs' origins' localStorage, sessionStorage and IndexedDB, to a state file (name default \"default\"). Lists cookies_only, not_saved.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { save(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Storage),
         tab_tool(
             "state_load",
             "Restore a state_save file: cookies, localStorage, IndexedDB, and sessionStorage into open tabs of its origin. Lists not_restored.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: StateParams| async move { load(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Storage),
     ]
 }
 

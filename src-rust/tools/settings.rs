@@ -4,6 +4,7 @@
 //! hold for the tab's context (its tabs share one network session); the
 //! colour scheme is the whole browser's (WebKitGTK reads it from GTK).
 
+use super::families::Family;
 use super::{tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
@@ -26,25 +27,29 @@ pub fn tools() -> Vec<ToolDef> {
             "Resize the viewport to width x height CSS px. Returns the page's inner size.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ViewportParams| async move { set_viewport(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Emulation),
         tab_tool_without_page(
             "set_offline",
             "Take the context offline (requests fail, navigator.onLine false, offline/online events) or back online.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: OfflineParams| async move { change(&ctx, tab, SettingsChange::Offline(p.offline)).await },
-        ),
+        )
+        .in_family(Family::Network),
         tab_tool_without_page(
             "set_headers",
             "Extra HTTP headers on the browser's own navigations (open, tab_new, reload), not links, forms or sub-resources; {} removes them.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: HeadersParams| async move { set_headers(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Network),
         tab_tool_without_page(
             "set_credentials",
             "Answer an origin's HTTP authentication (Basic, Digest), by default the page's; each origin keeps its own, no other site gets them. No user: forget the origin's (no origin: all), the person answers.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: CredentialsParams| async move { set_credentials(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Network),
         tab_tool_without_page(
             "set_user_agent",
             "Make the context's tabs send and show this User-Agent (navigator.userAgent too); none: the browser's own. Returns what pages now read.",
@@ -56,7 +61,8 @@ pub fn tools() -> Vec<ToolDef> {
                 }
                 change(&ctx, tab, SettingsChange::UserAgent(agent)).await
             },
-        ),
+        )
+        .in_family(Family::Emulation),
         tab_tool_without_page(
             "set_locale",
             "Make pages asked in and read this language (Accept-Language; navigator.language from the next load); WebKit keeps one language for the whole browser, so every context, the person's too, gets it; none: the system's.",
@@ -65,13 +71,15 @@ pub fn tools() -> Vec<ToolDef> {
                 let locale = p.locale.map(|l| locale_of(&l)).transpose()?;
                 change(&ctx, tab, SettingsChange::Locale(locale)).await
             },
-        ),
+        )
+        .in_family(Family::Emulation),
         tab_tool_without_page(
             "set_geolocation",
             "Give the context's pages this position (navigator.geolocation), allowing them to ask while it is set; no latitude: none, and they are refused again.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: GeolocationParams| async move { set_geolocation(&ctx, tab, p).await },
-        ),
+        )
+        .in_family(Family::Emulation),
         tab_tool_without_page(
             "set_media",
             "Make pages see prefers-color-scheme dark or light (CSS and matchMedia).",
@@ -79,7 +87,8 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, tab: TabId, p: MediaParams| async move {
                 change(&ctx, tab, SettingsChange::DarkScheme(matches!(p.color_scheme, Scheme::Dark))).await
             },
-        ),
+        )
+        .in_family(Family::Emulation),
     ]
 }
 

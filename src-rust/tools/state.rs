@@ -2,6 +2,7 @@
 //! is_checked: what an element holds, and whether a person could see and
 //! use it.
 
+use super::families::Family;
 use super::inspection::TargetParams;
 use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
@@ -28,13 +29,15 @@ pub fn tools() -> Vec<ToolDef> {
                 let args = page_protocol::args(json!({"what": "count", "selector": p.selector}));
                 Ok(ToolOutput::json(ctx.agent(tab, PageOp::State, args).await?))
             },
-        ),
+        )
+        .in_family(Family::Inspect),
         tab_tool(
             "get_box",
             "An element's box (CSS px) in the viewport and the page, and whether it is in view.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "box", json!({})).await },
-        ),
+        )
+        .in_family(Family::Inspect),
         tab_tool(
             "get_styles",
             "An element's computed CSS: a useful set, or the properties named.",
@@ -43,7 +46,8 @@ pub fn tools() -> Vec<ToolDef> {
                 let target = TargetParams { r#ref: p.r#ref, selector: p.selector };
                 element_state(&ctx, tab, &target, "styles", json!({"properties": p.properties})).await
             },
-        ),
+        )
+        .in_family(Family::Inspect),
         tab_tool(
             "is_visible",
             "Whether a person could see an element; if not, why (hidden, transparent, empty, clipped, off-screen, inert, under a modal).",
@@ -56,19 +60,22 @@ pub fn tools() -> Vec<ToolDef> {
                     other => other,
                 }
             },
-        ),
+        )
+        .in_family(Family::Inspect),
         tab_tool(
             "is_enabled",
             "Whether a control is usable: not disabled (itself or by fieldset), aria-disabled or inert.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "enabled", json!({})).await },
-        ),
+        )
+        .in_family(Family::Inspect),
         tab_tool(
             "is_checked",
             "Whether a checkbox, radio, switch or toggle button is checked: true, false or \"mixed\".",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "checked", json!({})).await },
-        ),
+        )
+        .in_family(Family::Inspect),
     ]
 }
 

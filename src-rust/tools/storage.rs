@@ -2,6 +2,7 @@
 //! HttpOnly cookies included) and storage_local_* / storage_session_* (web
 //! storage of the page's origin).
 
+use super::families::Family;
 use super::identity::NoParams;
 use super::{
     tab_tool, tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY,
@@ -103,7 +104,11 @@ pub fn tools() -> Vec<ToolDef> {
     let mut tools = cookie_tools();
     tools.extend(storage_tools(&LOCAL));
     tools.extend(storage_tools(&SESSION));
+    // Every one of them is listed once an agent asks for storage.
     tools
+        .into_iter()
+        .map(|t| t.in_family(Family::Storage))
+        .collect()
 }
 
 fn cookie_tools() -> Vec<ToolDef> {

@@ -1,7 +1,7 @@
 //! tools_enable: lists a family of tools (see [`super::families`]) for
 //! every agent of this run, and tells clients the list changed.
 
-use super::families::{Family, FAMILIES};
+use super::families::Family;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use schemars::JsonSchema;
@@ -26,12 +26,12 @@ pub struct EnableParams {
 }
 
 fn enable(ctx: &Ctx, name: &str) -> ToolResult {
-    let families: Vec<&Family> = match name {
-        "all" => FAMILIES.iter().collect(),
-        name => match FAMILIES.iter().find(|f| f.name == name) {
+    let families: Vec<Family> = match name {
+        "all" => Family::ALL.to_vec(),
+        name => match Family::named(name) {
             Some(family) => vec![family],
             None => {
-                let names: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+                let names: Vec<&str> = Family::ALL.iter().map(|f| f.name()).collect();
                 return Err(ToolError::invalid_field(
                     "family",
                     format!("no family {name:?}; families: {}, or all", names.join(", ")),
@@ -39,25 +39,25 @@ fn enable(ctx: &Ctx, name: &str) -> ToolResult {
             }
         },
     };
-    let names: Vec<&'static str> = families.iter().map(|f| f.name).collect();
     let app = &ctx.app;
-    if app.families.enable(&names) {
+    if app.families.enable(&families) {
         app.sessions.tools_changed();
     }
     // The declarations, for clients that do not list the tools again.
-    let tools: Vec<Value> = families
+    let tools: Vec<Value> = app
+        .tools
+        .all()
         .iter()
-        .flat_map(|f| f.tools.iter())
-        .filter_map(|name| app.tools.get(name))
+        .filter(|def| def.family.is_some_and(|f| families.contains(&f)))
         .map(|def| def.mcp_json(false))
         .collect();
+    let names: Vec<&str> = families.iter().map(|f| f.name()).collect();
     Ok(ToolOutput::json(json!({"enabled": names, "tools": tools})))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tools::families::family_of;
     use crate::tools::Registry;
 
     #[test]
@@ -65,12 +65,10 @@ mod tests {
         let registry = Registry::new();
         let enable = registry.all().iter().find(|t| t.name == "tools_enable");
         let description = enable.map(|t| t.description).unwrap_or_default();
-        for family in &FAMILIES {
-            assert!(description.contains(family.name), "{}", family.name);
-            for name in family.tools {
-                assert!(registry.get(name).is_some(), "{name} of {}", family.name);
-                assert_eq!(family_of(name), Some(family.name), "{name} in one family");
-            }
+        for family in Family::ALL {
+            assert!(description.contains(family.name()), "{}", family.name());
+            let members = registry.all().iter().filter(|t| t.family == Some(family));
+            assert!(members.count() > 0, "{} holds tools", family.name());
         }
     }
 }
