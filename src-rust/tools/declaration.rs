@@ -117,6 +117,9 @@ pub struct ToolDef {
     pub on_tab: bool,
     /// The family that lists it (tools_enable); none: always listed.
     pub family: Option<Family>,
+    /// What the page shows may differ after it (an input, a navigation):
+    /// a recorded step keeps a picture of the page after it.
+    pub changes_the_page: bool,
 }
 
 /// Declares a tool whose parameters deserialize into `P`.
@@ -259,6 +262,7 @@ fn declare<P: schemars::JsonSchema>(
         parse,
         on_tab: false,
         family: None,
+        changes_the_page: false,
         handler,
     }
 }
@@ -290,6 +294,12 @@ impl ToolDef {
     /// Listed only once an agent enables `family` (tools_enable).
     pub fn in_family(mut self, family: Family) -> Self {
         self.family = Some(family);
+        self
+    }
+
+    /// What the page shows may differ after it (see the field).
+    pub fn changes_the_page(mut self) -> Self {
+        self.changes_the_page = true;
         self
     }
 

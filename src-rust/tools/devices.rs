@@ -39,6 +39,7 @@ pub fn tools() -> Vec<ToolDef> {
                 pointer(&ctx, tab, None, MouseAction::Up { button: p.button.number() }).await
             },
         )
+        .changes_the_page()
         .in_family(Family::Mouse),
         tab_tool(
             "mouse_wheel",
@@ -46,6 +47,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: WheelParams| async move { wheel(&ctx, tab, p).await },
         )
+        .changes_the_page()
         .in_family(Family::Mouse),
         tool(
             "clipboard_read",
@@ -79,6 +81,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, _: NoParams| async move { edit(&ctx, tab, "Paste").await },
         )
+        .changes_the_page()
         .in_family(Family::Clipboard),
     ]
 }

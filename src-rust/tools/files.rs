@@ -20,7 +20,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Choose files as a person would: a file input, its label, or a control that opens a chooser. Several need a multiple input.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: UploadParams| async move { upload(&ctx, tab, p).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "pdf",
             "Print the page to a PDF file. Returns its path and bytes.",

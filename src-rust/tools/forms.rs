@@ -25,25 +25,29 @@ pub fn tools() -> Vec<ToolDef> {
                 let args = with(target(&p.r#ref, &p.selector)?, json!({"values": values}));
                 Ok(ToolOutput::json(act(&ctx, tab, args, ElementInput::Select, None).await?))
             },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "check",
             "Check a checkbox, radio or switch (or its label) by clicking it, and verify; already checked: nothing done.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, true).await.map(ToolOutput::json) },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "uncheck",
             "Uncheck a checkbox or switch by clicking it, and verify; already unchecked: nothing done.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, false).await.map(ToolOutput::json) },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "fill_form",
             "Fill several fields in one call, in order: a text value as fill sets it, true or false checks or unchecks. Stops at the first field that fails, naming it; submit presses Enter after.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: FillFormParams| async move { fill_form(&ctx, tab, p).await },
-        ),
+        )
+        .changes_the_page(),
     ]
 }
 

@@ -20,25 +20,29 @@ pub fn tools() -> Vec<ToolDef> {
             "Click with a real mouse once visible, stable, enabled and on top (waits timeout ms, 5000); reports navigation and new tabs. A select's option is chosen. Like all key and pointer input, brings the tab to the front.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ClickParams| async move { click(&ctx, tab, &p).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "fill",
             "Replace a field's value (once visible, enabled, editable) as one edit: input events, no key events (type sends keys). Selects, date/time/color/range inputs are set by script (trusted_events: false). Returns the value.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "type",
             "Type text key by key after a field's value (waits as fill). Returns the value, and a navigation a \"\\n\" or submit starts.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { type_text(&ctx, tab, &p).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "press",
             "Press a key or chord (Enter, Tab, Control+a...) in the focused element. Reports a navigation it starts.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { press(&ctx, tab, p.key).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "scroll",
             "Scroll the page. Returns the scroll position.",
@@ -47,7 +51,8 @@ pub fn tools() -> Vec<ToolDef> {
                 let args = page_protocol::args(json!({"direction": p.direction, "amount": p.amount.unwrap_or(500)}));
                 Ok(ToolOutput::json(ctx.agent(tab, PageOp::Scroll, args).await?))
             },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "hover",
             "Move the mouse over an element (waits as click; hover effects run).",
@@ -56,7 +61,8 @@ pub fn tools() -> Vec<ToolDef> {
                 act(&ctx, tab, target(&p.r#ref, &p.selector)?, ElementInput::Hover, None).await?;
                 Ok(ToolOutput::json(json!({"hovered": true})))
             },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "dblclick",
             "Double-click an element with a real mouse (waits as click). Reports a navigation it starts.",
@@ -66,13 +72,15 @@ pub fn tools() -> Vec<ToolDef> {
                 result.insert("double_clicked".into(), true.into());
                 Ok(ToolOutput::json(Value::Object(result)))
             },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "drag",
             "Drag with a real mouse from src_ref/src_selector onto tgt_ref/tgt_selector (waits as click): drag and drop, sliders, lists.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: DragParams| async move { drag(&ctx, tab, p).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "scroll_into_view",
             "Scroll an element to the middle of the view (scrolling boxes too) once visible. Returns its box.",

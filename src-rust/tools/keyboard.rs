@@ -19,13 +19,15 @@ pub fn tools() -> Vec<ToolDef> {
             "Type text with real key presses into whatever has focus. Returns the focused element and value.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TextParams| async move { keyboard_type(&ctx, tab, p.value).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "insert_text",
             "Insert text at the focused field's caret in one input event, as a paste does. Returns the value.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TextParams| async move { insert_text(&ctx, tab, p.value).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "keydown",
             "Press and hold a key; held modifiers apply to later keys and clicks until keyup.",

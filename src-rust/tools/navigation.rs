@@ -26,25 +26,29 @@ pub fn tools() -> Vec<ToolDef> {
                 });
                 navigate(&ctx, tab, Navigation::Load(url), limit, p.leave.unwrap_or(false)).await
             },
-        ),
+        )
+        .changes_the_page(),
         tab_tool_without_page(
             "back",
             "Go back in history and wait for the page. Returns URL and title.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Back, LOAD_LIMIT, p.leave()).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool_without_page(
             "forward",
             "Go forward in history and wait for the page. Returns URL and title.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Forward, LOAD_LIMIT, p.leave()).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool_without_page(
             "reload",
             "Reload, bypassing the cache, and wait for the page. Returns URL and title.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Reload, LOAD_LIMIT, p.leave()).await },
-        ),
+        )
+        .changes_the_page(),
         tab_tool(
             "get_url",
             "This tab's URL.",

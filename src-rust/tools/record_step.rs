@@ -102,7 +102,11 @@ pub fn record(ctx: &Ctx, before: Before, done: Done<'_>) {
     let picture = tab.filter(|_| {
         keep == Keep::OnDisk
             && ctx.app.recorder.keeps_shots()
-            && CHANGES_THE_PAGE.contains(&done.tool)
+            && ctx
+                .app
+                .tools
+                .get(done.tool)
+                .is_some_and(|def| def.changes_the_page)
     });
     let step = Step {
         shot: picture.is_some(),
@@ -120,33 +124,6 @@ pub fn record(ctx: &Ctx, before: Before, done: Done<'_>) {
         });
     }
 }
-
-/// The tools after which a step keeps a picture of the page.
-const CHANGES_THE_PAGE: &[&str] = &[
-    "open",
-    "back",
-    "forward",
-    "reload",
-    "tab_new",
-    "click",
-    "dblclick",
-    "hover",
-    "fill",
-    "fill_form",
-    "type",
-    "press",
-    "select",
-    "check",
-    "uncheck",
-    "drag",
-    "scroll",
-    "upload",
-    "keyboard_type",
-    "insert_text",
-    "mouse_up",
-    "mouse_wheel",
-    "clipboard_paste",
-];
 
 /// The tab's page as last published (no call to the page).
 fn page(ctx: &Ctx, tab: TabId) -> Option<PageSeen> {

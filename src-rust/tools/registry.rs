@@ -194,6 +194,46 @@ mod tests {
     use serde_json::{json, Value};
 
     #[test]
+    fn the_tools_that_change_the_page_are_inputs_and_navigations() {
+        let registry = Registry::new();
+        let changing: Vec<&str> = registry
+            .all()
+            .iter()
+            .filter(|t| t.changes_the_page)
+            .map(|t| t.name)
+            .collect();
+        for name in [
+            "open",
+            "back",
+            "click",
+            "fill",
+            "drag",
+            "upload",
+            "press",
+            "mouse_wheel",
+        ] {
+            assert!(changing.contains(&name), "{name}");
+        }
+        for name in [
+            "snapshot",
+            "get_text",
+            "screenshot",
+            "tab_list",
+            "login",
+            "network_requests",
+        ] {
+            assert!(!changing.contains(&name), "{name} only reads");
+        }
+        for def in registry.all().iter().filter(|t| t.changes_the_page) {
+            assert!(
+                !def.hints.read_only,
+                "{} changes the page, so it is no read-only tool",
+                def.name
+            );
+        }
+    }
+
+    #[test]
     fn every_schema_is_an_object_without_top_level_combinators() {
         let registry = Registry::new();
         for def in registry.all() {

@@ -101,7 +101,8 @@ pub fn tools() -> Vec<ToolDef> {
                 }
                 describe(&ctx, tab).await
             },
-        ),
+        )
+        .changes_the_page(),
         tool(
             "tab_switch",
             "Make the tab at index (tab_list) this session's, in front.",
