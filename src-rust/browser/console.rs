@@ -14,7 +14,7 @@
 //! page-written, like the text itself; they never make an entry exist.
 //! Every field arrives cut to a bound (console.c) and is cut again here.
 
-use super::budget::{self, Budgeted};
+use super::budget::{Budget, Budgeted};
 use crate::base::bounded;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
@@ -147,6 +147,8 @@ struct Kept {
 
 #[derive(Default)]
 pub struct ConsoleLog {
+    /// The budget of all tabs' logs it is counted in.
+    budget: Rc<Budget>,
     messages: RefCell<VecDeque<Kept>>,
     errors: RefCell<VecDeque<Kept>>,
     dropped_messages: Cell<u64>,
@@ -180,6 +182,16 @@ impl Budgeted for ConsoleLog {
 }
 
 impl ConsoleLog {
+    /// A tab's log, counted in the browser's `budget`.
+    pub fn counted_in(budget: &Rc<Budget>) -> Rc<ConsoleLog> {
+        let log = Rc::new(ConsoleLog {
+            budget: budget.clone(),
+            ..ConsoleLog::default()
+        });
+        budget.count_console(log.clone());
+        log
+    }
+
     fn drop_front(&self, errors: bool) {
         let (log, dropped) = if errors {
             (&self.errors, &self.dropped_errors)
@@ -237,7 +249,7 @@ impl ConsoleLog {
         entry.insert("time".into(), ms.into());
         let entry = Value::Object(entry);
         let kept = Kept {
-            seq: budget::next(),
+            seq: self.budget.next(),
             bytes: ENTRY_OVERHEAD + entry.to_string().len(),
             entry,
         };
@@ -254,7 +266,7 @@ impl ConsoleLog {
         while self.bytes.get() > TAB_BYTES && self.oldest().is_some() {
             self.drop_oldest();
         }
-        budget::settle_console();
+        self.budget.settle_console();
     }
 
     /// The newest `limit` entries (of `level` only, when given), oldest

@@ -10,13 +10,14 @@
 //! headers and their bytes. Entries are bounded per tab in number and
 //! bytes, and across tabs by `budget`.
 
-use super::budget::{self, Budgeted};
+use super::budget::{Budget, Budgeted};
 use super::form_posts::FormPost;
 use super::related::Secret;
 use crate::base::bounded;
 use serde_json::{json, Map, Value};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use std::rc::Rc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use webkit2gtk::WebResource;
 
@@ -246,6 +247,8 @@ pub fn kind_of(headers: &Headers, main_document: bool) -> &'static str {
 
 #[derive(Default)]
 pub struct NetworkLog {
+    /// The budget of all tabs' logs it is counted in.
+    budget: Rc<Budget>,
     entries: RefCell<VecDeque<Entry>>,
     next_id: Cell<u64>,
     page: Cell<u64>,
@@ -283,6 +286,16 @@ pub struct Started {
 }
 
 impl NetworkLog {
+    /// A tab's log, counted in the browser's `budget`.
+    pub fn counted_in(budget: &Rc<Budget>) -> Rc<NetworkLog> {
+        let log = Rc::new(NetworkLog {
+            budget: budget.clone(),
+            ..NetworkLog::default()
+        });
+        budget.count_network(log.clone());
+        log
+    }
+
     /// Records a request WebKit starts; gives its id.
     pub fn start(&self, request: Started) -> u64 {
         if request.main_document {
@@ -298,7 +311,7 @@ impl NetworkLog {
         let (headers, headers_cut) = cut_headers(request.headers);
         let mut entry = Entry {
             id,
-            seq: budget::next(),
+            seq: self.budget.next(),
             bytes: 0,
             page: self.page.get(),
             kind: kind_of(&headers, request.main_document),
@@ -338,7 +351,7 @@ impl NetworkLog {
             }
             self.drop_oldest();
         }
-        budget::settle_network();
+        self.budget.settle_network();
     }
 
     /// Changes entry `id`, if it is still kept.
@@ -746,7 +759,7 @@ mod tests {
             big(&b, &format!("b{i}"));
         }
         let per = a.bytes() / 100;
-        budget::settle(&[&a, &b], per * 150);
+        super::super::budget::settle(&[&a, &b], per * 150);
         // The oldest went, taken from both logs in the order they came.
         let dropped = |log: &NetworkLog| log.list(0, true, usize::MAX)["dropped"].as_u64().unwrap();
         let (from_a, from_b) = (dropped(&a), dropped(&b));

@@ -1,6 +1,7 @@
 //! One tab: its web view and the per-tab state that WebKit signals update
 //! (navigation counters, refs, a pending dialog, calls awaiting a reply).
 
+use super::budget::Budget;
 use super::console::ConsoleLog;
 use super::form_posts::FormPosts;
 use super::frame_relay::FrameRelay;
@@ -121,6 +122,7 @@ impl TabState {
         publisher: Publisher,
         related: Option<&TabState>,
         marks: &Arc<crate::agent_scripts::AgentScripted>,
+        budget: &Rc<Budget>,
     ) -> Self {
         TabState {
             id,
@@ -147,8 +149,8 @@ impl TabState {
             network: Cell::new(NetworkInfo::default()),
             requests_in_flight: RefCell::default(),
             auth: RefCell::new(None),
-            console: Rc::default(),
-            requests: Rc::default(),
+            console: ConsoleLog::counted_in(budget),
+            requests: NetworkLog::counted_in(budget),
             upload: RefCell::new(None),
             sent_headers: Cell::new(false),
             forms: related.map_or_else(Rc::default, |r| r.forms.clone()),

@@ -80,6 +80,8 @@ pub struct Browser {
     pub(super) window_size: (u32, u32),
     pub(super) search_url: Option<String>,
     publisher: Publisher,
+    /// What pages make the browser keep, for all tabs together.
+    budget: Rc<super::budget::Budget>,
     pub(super) me: Weak<RefCell<Browser>>,
 }
 
@@ -143,6 +145,7 @@ impl Browser {
             window_size: options.window_size,
             search_url: options.search_url.clone(),
             publisher: options.publisher.clone(),
+            budget: Rc::default(),
             me: Weak::new(),
         }));
         browser.borrow_mut().me = Rc::downgrade(&browser);
@@ -256,8 +259,8 @@ impl Browser {
             self.publisher.clone(),
             opener_state.as_deref(),
             &self.agent_scripted,
+            &self.budget,
         ));
-        super::budget::register(&state.requests, &state.console);
         if ctx.routed.get() {
             // Before its first load: an agent's route may answer it.
             state.related.about_to_reach(Way::Route);
