@@ -171,6 +171,11 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     assert.equal(await page("document.querySelector('#terms-box').checked"), true);
     assert.match(await callError(mcp, 'check', { selector: '#off' }, 'NOT_INTERACTABLE'), /disabled/);
     assert.match(await callError(mcp, 'check', { selector: '#covered' }, 'NOT_INTERACTABLE'), /covered by generic \(#cover\)/);
+    // What the waits found on the way is said with the failure: hidden,
+    // then shown under the cover.
+    await page("document.getElementById('cover-wrap').style.display = 'none'; setTimeout(() => { document.getElementById('cover-wrap').style.display = ''; }, 300); true");
+    const why = await callError(mcp, 'click', { selector: '#covered', timeout: 1500 }, 'NOT_INTERACTABLE');
+    assert.match(why, /^element is covered by generic \(#cover\) \(waited \d+ ms\); close or dismiss that first, or scroll; on the way: \d+ ms hidden \(not displayed, or zero size\), then (.+, then )?\d+ ms covered by generic \(#cover\)$/);
     assert.match(await callError(mcp, 'check', { selector: '#stubborn' }, 'NOT_INTERACTABLE'), /did not check it/);
     await call('check', { selector: '#large' });
     assert.equal(await page("document.querySelector('#small').checked"), false);

@@ -204,6 +204,8 @@
         table.scope = outerScope;
       }
     };
+    // What each look found, as it changed: the way to the failure, said with it.
+    const way = [];
     return new Promise((resolve, reject) => {
       const step = () => {
         let outcome;
@@ -218,8 +220,9 @@
           return;
         }
         const waited = Math.round(performance.now() - started);
+        noteTheWay(way, waited, outcome.notYet);
         if (waited >= wait && !outcome.notYet.again) {
-          reject(whyNot(outcome.notYet, waited));
+          reject(whyNot(outcome.notYet, waited, way));
           return;
         }
         nextFrame().then(step);
@@ -228,13 +231,25 @@
     });
   }
 
-  function whyNot(error, waited) {
+  // The most changes of what a look found that a failure tells.
+  const WAY_MAX = 6;
+
+  // Notes what a look found when it differs from the last one noted.
+  function noteTheWay(way, waited, error) {
+    const found = error instanceof NotYet ? error.why : error.message;
+    if (way.length && way[way.length - 1].found === found) return;
+    if (way.length < WAY_MAX) way.push({ at: waited, found });
+  }
+
+  function whyNot(error, waited, way = []) {
     const after = waited > 0 ? ` (waited ${waited} ms)` : '';
+    // Only when it changed on the way: one finding is the message itself.
+    const steps = way.length > 1 ? `; on the way: ${way.map((s) => `${s.at} ms ${s.found}`).join(', then ')}` : '';
     if (error instanceof NotYet) {
       const hint = error.why.startsWith('covered') ? '; close or dismiss that first, or scroll' : '';
-      return fail('NOT_INTERACTABLE', `element is ${error.why}${after}${hint}`);
+      return fail('NOT_INTERACTABLE', `element is ${error.why}${after}${hint}${steps}`);
     }
-    return fail(error.code, `${error.message}${after}`);
+    return fail(error.code, `${error.message}${after}${steps}`);
   }
 
   // ---------------------------------------------------------------------------------------

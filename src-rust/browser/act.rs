@@ -475,6 +475,8 @@ async fn click(
         modifiers: None,
     };
     let deadline = Instant::now() + wait;
+    // What each stopped click would have reached, in turn: said if none got through.
+    let mut reached: Vec<String> = Vec::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let args = actionable_args(&target, &input, left);
@@ -509,14 +511,31 @@ async fn click(
             None if ended_on.is_some() => return Ok(ended_on_another(clicked, ended_on)),
             None if lost => return Ok(lost_click(clicked)),
             None => return Ok(clicked),
-            Some(_) if Instant::now() < deadline => {}
+            Some(other) if Instant::now() < deadline => reached.push(other),
             Some(other) => {
+                reached.push(other.clone());
                 return Err(ToolError::new(
                     ErrorCode::NotInteractable,
-                    format!("the click would have reached {other}: the page moved it there as the pointer came, so the click was stopped before the page saw it (waited {} ms)", wait.as_millis()),
-                ))
+                    format!(
+                        "the click would have reached {other}: the page moved it there as the pointer came, so the click was stopped before the page saw it (waited {} ms; {})",
+                        wait.as_millis(),
+                        attempts(&reached)
+                    ),
+                ));
             }
         }
+    }
+}
+
+/// The tries of a click that never got through, as its error says them.
+fn attempts(reached: &[String]) -> String {
+    match reached {
+        [] | [_] => "tried once".into(),
+        _ => format!(
+            "tried {} times: it would have reached {}",
+            reached.len(),
+            reached.join(", then ")
+        ),
     }
 }
 
@@ -586,5 +605,24 @@ async fn edit(
     match answer.await {
         Ok(result) => result.map(|_| ()),
         Err(_) => Err(ToolError::internal("the editing command was dropped")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_click_that_never_got_through_says_its_tries() {
+        assert_eq!(attempts(&[]), "tried once");
+        assert_eq!(attempts(&["button \"Ad\"".into()]), "tried once");
+        let two = [
+            "button \"Ad\"".to_string(),
+            "generic (#overlay)".to_string(),
+        ];
+        assert_eq!(
+            attempts(&two),
+            "tried 2 times: it would have reached button \"Ad\", then generic (#overlay)"
+        );
     }
 }
