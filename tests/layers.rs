@@ -37,6 +37,21 @@ const LAYERS: &[(&str, u32)] = &[
     ("no_gl_driver", 7),
 ];
 
+/// Imports the layers would allow but the design never makes: a
+/// transport or the command line reaching past the tools' one dispatch.
+/// docs/architecture.md lists them ("Never").
+const NEVER: &[(&str, &str)] = &[
+    ("server", "bridge"),
+    ("server", "browser"),
+    ("server", "identity"),
+    ("server", "nip07"),
+    ("cli", "tools"),
+    ("cli", "server"),
+    ("cli", "bridge"),
+    ("cli", "browser"),
+    ("cli", "identity"),
+];
+
 fn layer(module: &str) -> Option<u32> {
     LAYERS.iter().find(|(m, _)| *m == module).map(|(_, l)| *l)
 }
@@ -85,6 +100,12 @@ fn every_module_imports_only_from_lower_layers() {
         for used in crate_paths(&text) {
             if used == module {
                 continue;
+            }
+            if NEVER.contains(&(module, used.as_str())) {
+                faults.push(format!(
+                    "{}: {module} never imports crate::{used} (docs/architecture.md, \"Never\")",
+                    relative.display()
+                ));
             }
             match layer(&used) {
                 Some(theirs) if theirs < own => {}
@@ -141,6 +162,21 @@ fn the_architecture_page_shows_every_module_in_its_layer() {
         missing.is_empty() && stray.is_empty(),
         "docs/architecture.md's layer table differs from LAYERS: not shown {missing:?}; shown but not so {stray:?}"
     );
+}
+
+#[test]
+fn the_architecture_page_lists_every_never() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/architecture.md");
+    let section = doc
+        .split("\n## Never\n")
+        .nth(1)
+        .expect("docs/architecture.md has a Never section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    for (from, to) in NEVER {
+        let line = format!("`{from}` → `{to}`");
+        assert!(section.contains(&line), "the Never section names {line}");
+    }
 }
 
 #[test]

@@ -6,7 +6,6 @@
 use crate::base::caller::Session;
 use crate::base::context::DEFAULT_CONTEXT;
 use crate::base::tab::{BrowserState, NetworkInfo, TabId};
-use crate::bridge::Command;
 use crate::tools::app::App;
 use futures_util::future::BoxFuture;
 use serde_json::{json, Value};
@@ -172,14 +171,9 @@ async fn requests(
     if now.1.is_none() {
         return Some(json!({"tab": tab, "closed": true, "requests": []}));
     }
-    // Only the newest leave the main thread; each one's URL is cut already.
-    let command = Command::NetworkList {
-        tab,
-        after: 0,
-        all: true,
-        last: REQUESTS_SHOWN,
-    };
-    let mut log = app.browser.call_value(command).await.ok()?;
+    let mut log = crate::tools::network::newest(app, tab, REQUESTS_SHOWN)
+        .await
+        .ok()?;
     let shown = log["requests"]
         .as_array_mut()
         .map(std::mem::take)

@@ -2,6 +2,7 @@
 //! WebKit's own record of every request (every frame, from the tab's start),
 //! and a response's headers and body.
 
+use super::app::App;
 use super::families::Family;
 use super::files::write_private;
 use super::{tab_tool_without_page, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
@@ -60,6 +61,19 @@ pub fn tools() -> Vec<ToolDef> {
         .ungated()
         .person_only(),
     ]
+}
+
+/// A tab's `last` newest requests kept, as the panel shows them live
+/// (network_watch): only those leave the main thread, each one's URL cut
+/// already.
+pub async fn newest(app: &App, tab: TabId, last: usize) -> Result<Value, ToolError> {
+    let command = Command::NetworkList {
+        tab,
+        after: 0,
+        all: true,
+        last,
+    };
+    app.browser.call_value(command).await
 }
 
 #[derive(Deserialize, JsonSchema)]
