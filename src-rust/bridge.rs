@@ -181,13 +181,17 @@ pub enum ElementInput {
         modifiers: Option<String>,
     },
     Hover,
-    /// Replace a field's value (fill).
+    /// Replace a field's value (fill), then press Enter in it when
+    /// `submit`.
     Fill {
         value: String,
+        submit: bool,
     },
-    /// Type after a field's value, key by key.
+    /// Type after a field's value, key by key, then press Enter in it when
+    /// `submit`.
     Type {
         text: String,
+        submit: bool,
     },
     /// Choose options of a <select> (the `select` op's arguments are in the target).
     Select,

@@ -60,7 +60,9 @@ async fn place_for(
     input: &ElementInput,
 ) -> Result<(WebView, Rc<TabState>, Option<Turn>), ToolError> {
     match input {
-        ElementInput::Fill { .. } | ElementInput::Select | ElementInput::ScrollIntoView => browser
+        ElementInput::Fill { submit: false, .. }
+        | ElementInput::Select
+        | ElementInput::ScrollIntoView => browser
             .borrow()
             .tab(tab)
             .map(|t| (t.webkit.clone(), t.state.clone(), None)),
@@ -183,7 +185,7 @@ async fn act_on(
             let (onto, _) = point(to, left()).await?;
             super::drag::drag(view, state, from, onto, real_pointer).await
         }
-        ElementInput::Fill { ref value } => {
+        ElementInput::Fill { ref value, submit } => {
             // The page puts the value in (typed text with the engine's own
             // editing command) and reads it back, all in the checks' turn.
             let prepared: After<Prepared> = page_protocol::parse(op, ready(&input).await?)?;
@@ -204,9 +206,12 @@ async fn act_on(
                 // Set by script: the page's input and change events are not trusted ones.
                 reply.insert("trusted_events".into(), false.into());
             }
+            if submit {
+                press_enter(&view, &state).await?;
+            }
             Ok(Value::Object(reply))
         }
-        ElementInput::Type { ref text } => {
+        ElementInput::Type { ref text, submit } => {
             let prepared: After<Prepared> = page_protocol::parse(op, ready(&input).await?)?;
             if prepared.result.caret_by_engine {
                 // WebKit selected the field's content on focus: keys would replace it.
@@ -221,9 +226,13 @@ async fn act_on(
             // The input answers once the page has handled every key. A key
             // (Enter) may have submitted the form: the field is then gone,
             // and the tool reports the navigation instead.
-            Ok(field_value(&view, &state, target, limit)
+            let value = field_value(&view, &state, target, limit)
                 .await
-                .map_or_else(|_| json!({}), Value::Object))
+                .map_or_else(|_| json!({}), Value::Object);
+            if submit {
+                press_enter(&view, &state).await?;
+            }
+            Ok(value)
         }
         ElementInput::Select => {
             let chosen: After<Object> = page_protocol::parse(op, ready(&input).await?)?;
@@ -400,6 +409,16 @@ async fn chooser_answered(state: &TabState) -> bool {
         glib::timeout_future(CHOOSER_LOOK).await;
     }
     true
+}
+
+/// Presses Enter in the focused field (a fill or type that submits), and
+/// answers once the page has handled it.
+async fn press_enter(view: &WebView, state: &Rc<TabState>) -> Result<Value, ToolError> {
+    let enter = input::parse_chord("Enter")?;
+    deliver(view.clone(), state.clone(), move |view, hands| {
+        input::press(view, hands, &enter).map(|_| json!({}))
+    })
+    .await
 }
 
 /// A value the field did not take (a number field given letters): said,

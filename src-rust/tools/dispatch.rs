@@ -626,9 +626,9 @@ mod tests {
     // Regression: drag crossed to the main thread 17 times with sleeps
     // between (three checks, then each press, move and release), check
     // three times (read, click, read back), upload four (find the input,
-    // arm the tab, click, read what it holds).
+    // arm the tab, click, read what it holds), a fill that submits two.
     #[tokio::test(start_paused = true)]
-    async fn drag_check_and_upload_are_each_one_command_to_the_browser() {
+    async fn drag_check_upload_and_a_submitting_fill_are_each_one_command() {
         let (app, fake, session) = logged_in();
         fake.answer_with(|_, command, reply| {
             let answer = match command {
@@ -647,6 +647,13 @@ mod tests {
                     input: ElementInput::Check { want },
                     ..
                 } => json!({"checked": want, "changed": true}),
+                Command::Act {
+                    input: ElementInput::Fill { ref value, submit },
+                    ..
+                } => {
+                    assert!(submit, "the Enter goes with the fill");
+                    json!({"value": value})
+                }
                 Command::Act {
                     input:
                         ElementInput::Upload {
@@ -694,6 +701,20 @@ mod tests {
         .unwrap();
         assert_eq!(value(uploaded)["files"], json!([file]));
         assert_eq!(fake.sent(), ["Act", "Act", "Act"]);
+        let filled = dispatch(
+            &app,
+            &session,
+            "fill",
+            json!({"selector": "#q", "value": "wool", "submit": true}),
+        )
+        .await
+        .unwrap();
+        let filled = value(filled);
+        assert_eq!(
+            (filled["value"].clone(), filled["submitted"].clone()),
+            (json!("wool"), json!(true))
+        );
+        assert_eq!(fake.sent(), ["Act", "Act", "Act", "Act"]);
     }
 
     #[tokio::test(start_paused = true)]

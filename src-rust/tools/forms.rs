@@ -1,7 +1,7 @@
 //! select, check, uncheck: form controls set as a person sets them.
 
 use super::inspection::TargetParams;
-use super::interaction::{act, entered, settle_after};
+use super::interaction::{act, entered, press_enter, settle_after};
 use super::page::{target, with};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
@@ -101,7 +101,8 @@ async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
                     target(&field.r#ref, &field.selector)?,
                     json!({"value": value}),
                 );
-                act(ctx, tab, args, ElementInput::Fill { value }, None).await
+                let submit = false;
+                act(ctx, tab, args, ElementInput::Fill { value, submit }, None).await
             }
             FieldValue::Checked(want) => {
                 let element = TargetParams {
@@ -124,7 +125,10 @@ async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
     }
     let fields = Value::Array(done);
     let result = match p.submit.unwrap_or(false) {
-        true => entered(ctx, tab, before, json!({"fields": fields}), true).await?,
+        true => {
+            press_enter(ctx, tab).await?;
+            entered(ctx, tab, before, json!({"fields": fields}), true).await?
+        }
         false => json!({"fields": fields}),
     };
     Ok(ToolOutput::json(result))

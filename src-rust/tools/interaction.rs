@@ -447,8 +447,15 @@ async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     let args = with(target(&p.r#ref, &p.selector)?, json!({"value": p.value}));
     let value = p.value.clone();
     let before = ctx.before(tab)?;
-    let filled = act(ctx, tab, args, ElementInput::Fill { value }, p.timeout).await?;
     let submit = p.submit.unwrap_or(false);
+    let filled = act(
+        ctx,
+        tab,
+        args,
+        ElementInput::Fill { value, submit },
+        p.timeout,
+    )
+    .await?;
     let result = match submit {
         true => entered(ctx, tab, before, filled, true).await?,
         false => filled,
@@ -460,34 +467,42 @@ async fn type_text(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     let args = target(&p.r#ref, &p.selector)?;
     let text = p.value.clone();
     let before = ctx.before(tab)?;
-    let typed = act(ctx, tab, args, ElementInput::Type { text }, p.timeout).await?;
-    let result = entered(ctx, tab, before, typed, p.submit.unwrap_or(false)).await?;
+    let submit = p.submit.unwrap_or(false);
+    let typed = act(
+        ctx,
+        tab,
+        args,
+        ElementInput::Type { text, submit },
+        p.timeout,
+    )
+    .await?;
+    let result = entered(ctx, tab, before, typed, submit).await?;
     Ok(ToolOutput::json(result))
 }
 
-/// After a field took text: presses Enter in it when asked to `submit`,
-/// and reports what the keys caused (a "\n" or the Enter may submit a
-/// form), as press does, so that no agent submits twice.
+/// After a field took text (and `submitted`: an Enter pressed in it),
+/// reports what the keys caused (a "\n" or the Enter may submit a form),
+/// as press does, so that no agent submits twice.
 pub async fn entered(
     ctx: &Ctx,
     tab: TabId,
     before: Before,
     reply: Value,
-    submit: bool,
+    submitted: bool,
 ) -> Result<Value, ToolError> {
-    if submit {
-        let combo = "Enter".to_string();
-        ctx.app
-            .browser
-            .call_value(Command::PressKey { tab, combo })
-            .await?;
-    }
     let mut result = settle_after(ctx, tab, before).await?;
     if let Value::Object(field) = reply {
         result.extend(field);
     }
-    if submit {
+    if submitted {
         result.insert("submitted".into(), true.into());
     }
     Ok(Value::Object(result))
+}
+
+/// Presses Enter in the focused field of the tab (fill_form's submit).
+pub async fn press_enter(ctx: &Ctx, tab: TabId) -> Result<(), ToolError> {
+    let combo = "Enter".to_string();
+    let pressed = Command::PressKey { tab, combo };
+    ctx.app.browser.call_value(pressed).await.map(drop)
 }
