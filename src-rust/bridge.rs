@@ -196,6 +196,8 @@ pub enum ElementInput {
     /// Choose options of a <select> (the `select` op's arguments are in the target).
     Select,
     ScrollIntoView,
+    /// Focus the element; a text field's caret goes after its value.
+    Focus,
     /// Check (`want`) or uncheck a checkbox or radio button (or the
     /// control a label names) by clicking it, unless it is so already, and
     /// read it back.
@@ -251,6 +253,8 @@ impl ElementInput {
             // A native <select> hidden under a custom drop-down is still chosen.
             ElementInput::Select => &[ENABLED],
             ElementInput::ScrollIntoView => &[VISIBLE, STABLE],
+            // As the DOM's focus(): whatever state the element is in.
+            ElementInput::Focus => &[],
         }
     }
 
@@ -261,6 +265,7 @@ impl ElementInput {
             ElementInput::Type { .. } => Some(PageOp::PrepareType),
             ElementInput::Select => Some(PageOp::Select),
             ElementInput::ScrollIntoView => Some(PageOp::ScrollIntoView),
+            ElementInput::Focus => Some(PageOp::Focus),
             ElementInput::Click { .. }
             | ElementInput::Check { .. }
             | ElementInput::Upload { .. }

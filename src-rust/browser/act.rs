@@ -62,7 +62,8 @@ async fn place_for(
     match input {
         ElementInput::Fill { submit: false, .. }
         | ElementInput::Select
-        | ElementInput::ScrollIntoView => browser
+        | ElementInput::ScrollIntoView
+        | ElementInput::Focus => browser
             .borrow()
             .tab(tab)
             .map(|t| (t.webkit.clone(), t.state.clone(), None)),
@@ -244,6 +245,16 @@ async fn act_on(
         ElementInput::ScrollIntoView => {
             let shown: After<Object> = page_protocol::parse(op, ready(&input).await?)?;
             Ok(Value::Object(shown.result))
+        }
+        ElementInput::Focus => {
+            let focused: After<Object> = page_protocol::parse(op, ready(&input).await?)?;
+            let mut reply = focused.result;
+            if reply.remove("caret_by_engine") == Some(Value::Bool(true)) {
+                // WebKit selected the field's content on focus, and only the
+                // engine moves the caret in email and number fields.
+                edit(&view, CARET_TO_END, None).await?;
+            }
+            Ok(Value::Object(reply))
         }
     }
 }

@@ -5,7 +5,7 @@ use super::inspection::TargetParams;
 use super::page::{target, with, Before, START_GRACE};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Command, ElementInput, TabId, CARET_TO_END};
+use crate::bridge::{Command, ElementInput, TabId};
 use crate::page_protocol::{self, Args, Object, PageOp};
 use crate::recording::Element;
 use schemars::JsonSchema;
@@ -421,25 +421,9 @@ async fn press(ctx: &Ctx, tab: TabId, key: String) -> ToolResult {
 }
 
 async fn focus(ctx: &Ctx, tab: TabId, p: &TargetParams) -> ToolResult {
-    let mut focused = ctx
-        .agent(tab, PageOp::Focus, target(&p.r#ref, &p.selector)?)
-        .await?;
-    let by_engine = focused
-        .as_object_mut()
-        .and_then(|f| f.remove("caret_by_engine"));
-    if by_engine == Some(Value::Bool(true)) {
-        // WebKit selected the field's content on focus, and only the engine
-        // moves the caret in email and number fields.
-        let (command, argument) = (CARET_TO_END, None);
-        ctx.app
-            .browser
-            .call_value(Command::Edit {
-                tab,
-                command,
-                argument,
-            })
-            .await?;
-    }
+    // The focus and, where only the engine can, the caret: one input.
+    let target = target(&p.r#ref, &p.selector)?;
+    let focused = act(ctx, tab, target, ElementInput::Focus, None).await?;
     Ok(ToolOutput::json(focused))
 }
 
