@@ -45,13 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find a field by its label (label, aria-label, aria-labelledby; contains).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: LabelParams| async move {
-                let what = format!("label {:?}", p.label);
-                find(
-                    &ctx,
-                    tab,
-                    json!({"by": "label", "label": p.label, "what": what}),
-                )
-                .await
+                find_by(&ctx, tab, "label", ("label", "label"), p.label).await
             },
         )
         .in_family(Family::Find),
@@ -60,13 +54,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find a field whose placeholder contains text.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: PlaceholderParams| async move {
-                let what = format!("placeholder {:?}", p.placeholder);
-                find(
-                    &ctx,
-                    tab,
-                    json!({"by": "placeholder", "placeholder": p.placeholder, "what": what}),
-                )
-                .await
+                find_by(&ctx, tab, "placeholder", ("placeholder", "placeholder"), p.placeholder).await
             },
         )
         .in_family(Family::Find),
@@ -75,8 +63,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find an image whose alt text contains text.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: AltParams| async move {
-                let what = format!("alt {:?}", p.alt);
-                find(&ctx, tab, json!({"by": "alt", "alt": p.alt, "what": what})).await
+                find_by(&ctx, tab, "alt", ("alt", "alt"), p.alt).await
             },
         )
         .in_family(Family::Find),
@@ -85,13 +72,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find an element whose title attribute contains text.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TitleParams| async move {
-                let what = format!("title {:?}", p.title);
-                find(
-                    &ctx,
-                    tab,
-                    json!({"by": "title", "title": p.title, "what": what}),
-                )
-                .await
+                find_by(&ctx, tab, "title", ("title", "title"), p.title).await
             },
         )
         .in_family(Family::Find),
@@ -100,13 +81,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find the element with a data-testid.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TestIdParams| async move {
-                let what = format!("data-testid {:?}", p.testid);
-                find(
-                    &ctx,
-                    tab,
-                    json!({"by": "testid", "testid": p.testid, "what": what}),
-                )
-                .await
+                find_by(&ctx, tab, "testid", ("testid", "data-testid"), p.testid).await
             },
         )
         .in_family(Family::Find),
@@ -115,13 +90,7 @@ pub fn tools() -> Vec<ToolDef> {
             "The first element matching a CSS selector.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
-                let what = format!("selector {:?}", p.selector);
-                find(
-                    &ctx,
-                    tab,
-                    json!({"by": "first", "selector": p.selector, "what": what}),
-                )
-                .await
+                find_by(&ctx, tab, "first", ("selector", "selector"), p.selector).await
             },
         )
         .in_family(Family::Find),
@@ -130,13 +99,7 @@ pub fn tools() -> Vec<ToolDef> {
             "The last element matching a CSS selector.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
-                let what = format!("selector {:?}", p.selector);
-                find(
-                    &ctx,
-                    tab,
-                    json!({"by": "last", "selector": p.selector, "what": what}),
-                )
-                .await
+                find_by(&ctx, tab, "last", ("selector", "selector"), p.selector).await
             },
         )
         .in_family(Family::Find),
@@ -145,17 +108,29 @@ pub fn tools() -> Vec<ToolDef> {
             "The n-th element (from 0) matching a CSS selector.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: NthParams| async move {
-                let what = format!("selector {:?}", p.selector);
-                find(
-                    &ctx,
-                    tab,
-                    json!({"by": "nth", "n": p.n, "selector": p.selector, "what": what}),
-                )
-                .await
+                find(&ctx, tab, json!({"by": "nth", "n": p.n, "selector": p.selector, "what": format!("selector {:?}", p.selector)})).await
             },
         )
         .in_family(Family::Find),
     ]
+}
+
+/// Finds by `by` the element whose `field` holds `value`; a failure
+/// names it as `shown` and the value (`data-testid "save"`).
+async fn find_by(
+    ctx: &Ctx,
+    tab: TabId,
+    by: &str,
+    (field, shown): (&str, &str),
+    value: String,
+) -> ToolResult {
+    let what = format!("{shown} {value:?}");
+    let args = serde_json::Map::from_iter([
+        ("by".to_string(), Value::from(by)),
+        (field.to_string(), Value::from(value)),
+        ("what".to_string(), Value::from(what)),
+    ]);
+    find(ctx, tab, Value::Object(args)).await
 }
 
 async fn find(ctx: &Ctx, tab: TabId, args: Value) -> ToolResult {
