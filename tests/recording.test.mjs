@@ -132,9 +132,13 @@ describe('recording', { timeout: 180_000 }, () => {
       await callJson(mcp, 'open', { url: fixtures.url(`/form.html?token=${values[3]}`) });
       await callJson(mcp, 'get_url');
 
+      // Steps are written after each reply is sent: wait for the last one.
       const session = await waitFor(async () => (await panel.call('record_sessions', {})).result.sessions
-        .find((s) => s.client === 'shapes-agent' && s.steps >= 9), 'the recorded session');
-      const steps = (await panel.call('record_steps', { session: session.session })).result.steps;
+        .find((s) => s.client === 'shapes-agent'), 'the recorded session');
+      const steps = await waitFor(async () => {
+        const kept = (await panel.call('record_steps', { session: session.session })).result.steps;
+        return kept.some((s) => s.tool === 'get_url') && kept;
+      }, 'the last step recorded');
       const byTool = (tool) => steps.filter((s) => s.tool === tool).at(-1);
       // What stays: names, counts, ids, status.
       const cookie = byTool('cookies_get').result.cookies.find((c) => c.name === 'sid');
