@@ -557,14 +557,24 @@ async fn click(
     }
 }
 
+/// How many of a click's stopped tries its error names.
+const TRIES_SAID: usize = 4;
+
 /// The tries of a click that never got through, as its error says them.
+/// At most the last [`TRIES_SAID`] are named: a long wait may try often.
 fn attempts(reached: &[String]) -> String {
+    let said = &reached[reached.len().saturating_sub(TRIES_SAID)..];
+    let earlier = if said.len() < reached.len() {
+        "..., then "
+    } else {
+        ""
+    };
     match reached {
         [] | [_] => "tried once".into(),
         _ => format!(
-            "tried {} times: it would have reached {}",
+            "tried {} times: it would have reached {earlier}{}",
             reached.len(),
-            reached.join(", then ")
+            said.join(", then ")
         ),
     }
 }
@@ -653,6 +663,11 @@ mod tests {
         assert_eq!(
             attempts(&two),
             "tried 2 times: it would have reached button \"Ad\", then generic (#overlay)"
+        );
+        let many: Vec<String> = (1..=9).map(|n| format!("generic (#ad{n})")).collect();
+        assert_eq!(
+            attempts(&many),
+            "tried 9 times: it would have reached ..., then generic (#ad6), then generic (#ad7), then generic (#ad8), then generic (#ad9)"
         );
     }
 }
