@@ -5,7 +5,7 @@
 //! scripts in page worlds in every tab, answer PAUSED with its message.
 //! Only the person's answer, and the note they chose to type, go back to
 //! the agent; the fields they typed into stay theirs on that page
-//! (`browser/person_typed.rs`).
+//! (`browser/page/person_typed.rs`).
 //!
 //! A cheap lock, and a signal at each start and end for the window and the
 //! panel.

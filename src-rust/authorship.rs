@@ -1,7 +1,7 @@
 //! Who wrote what reaches a page: the one rule for every way content gets
 //! there. A tab whose page may hold what an agent wrote (its script, or a
 //! document, frame or script its route or HAR answered) is marked for the
-//! rest of its life, with the tabs related to it (`browser/related.rs`),
+//! rest of its life, with the tabs related to it (`browser/tab/related.rs`),
 //! before that content can run: window.nostr then applies no standing
 //! "allow" there, prompts and the ask bar say so, and assistants cannot
 //! answer for it (`agent_scripts.rs`).

@@ -25,7 +25,7 @@ const publicKeyOf = (n) => {
 const BOT_KEY = privateKey(1);
 const BOT_PUBKEY = publicKeyOf(1);
 const ARTIFACTS = path.join(REPO_ROOT, 'test-artifacts');
-// The bands of contexts' windows (src-rust/browser/chrome.rs), as r,g,b.
+// The bands of contexts' windows (src-rust/browser/window/chrome.rs), as r,g,b.
 const BAND_COLOURS = ['1f6f43', '8a3b12', '1d4f91', '6b2c91', '8c6d00', '0f6b73']
   .map((hex) => [0, 2, 4].map((i) => parseInt(hex.slice(i, i + 2), 16)).join(','));
 const NOTHING = { cookie: null, local: null, session: null, idb: null, cached: null, worker: null };

@@ -58,10 +58,15 @@ fn layer(module: &str) -> Option<u32> {
 
 /// The top-level modules `text` names as `crate::name`.
 fn crate_paths(text: &str) -> BTreeSet<String> {
+    names_under(text, "crate::")
+}
+
+/// The names that follow `prefix` in `text`.
+fn names_under(text: &str, prefix: &str) -> BTreeSet<String> {
     let mut found = BTreeSet::new();
     let mut rest = text;
-    while let Some(at) = rest.find("crate::") {
-        let after = &rest[at + "crate::".len()..];
+    while let Some(at) = rest.find(prefix) {
+        let after = &rest[at + prefix.len()..];
         let name: String = after
             .chars()
             .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
@@ -177,6 +182,96 @@ fn the_architecture_page_lists_every_never() {
         let line = format!("`{from}` → `{to}`");
         assert!(section.contains(&line), "the Never section names {line}");
     }
+}
+
+/// The rooms of `src-rust/browser/`, from the ground up. A file of a room
+/// uses its own room (`super::`) and the rooms below it
+/// (`crate::browser::room::`), never a room above it nor the browser's own
+/// face (`crate::browser::Name`): so state sits below the behaviour that
+/// changes it, and each room can be read without those above. The files
+/// at the browser's top (`mod.rs`, `executor.rs`, `ffi_edges.rs`) route to
+/// every room. docs/architecture.md shows the same order ("The browser's
+/// rooms").
+const BROWSER_ROOMS: &[&str] = &["webkit", "input", "tab", "page", "network", "window", "act"];
+
+/// The names `text` reaches under `crate::browser::`.
+fn browser_paths(text: &str) -> BTreeSet<String> {
+    names_under(text, "crate::browser::")
+}
+
+#[test]
+fn each_browser_room_uses_only_the_rooms_below_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src-rust/browser");
+    let mut files = Vec::new();
+    sources(&root, &mut files);
+    let mut faults = Vec::new();
+    for file in &files {
+        let relative = file.strip_prefix(&root).expect("under src-rust/browser");
+        let mut parts = relative
+            .components()
+            .map(|c| c.as_os_str().to_str().unwrap_or(""));
+        let (Some(first), Some(_)) = (parts.next(), parts.next()) else {
+            // A file at the browser's top: it routes to every room.
+            continue;
+        };
+        let Some(own) = BROWSER_ROOMS.iter().position(|r| *r == first) else {
+            faults.push(format!(
+                "browser/{first}: give this room its place in BROWSER_ROOMS"
+            ));
+            continue;
+        };
+        let text = std::fs::read_to_string(file).expect("readable source");
+        if text.contains("super::super::super::") {
+            faults.push(format!(
+                "browser/{}: reaches past its room with super::",
+                relative.display()
+            ));
+        }
+        for used in browser_paths(&text) {
+            match BROWSER_ROOMS.iter().position(|r| *r == used) {
+                Some(theirs) if theirs <= own => {}
+                Some(_) => faults.push(format!(
+                    "browser/{}: the {first} room uses the {used} room, which stands above it",
+                    relative.display()
+                )),
+                None => faults.push(format!(
+                    "browser/{}: crate::browser::{used} is the browser's face; use the room that defines it",
+                    relative.display()
+                )),
+            }
+        }
+    }
+    assert!(
+        faults.is_empty(),
+        "browser rooms broken:\n{}",
+        faults.join("\n")
+    );
+}
+
+#[test]
+fn the_architecture_page_shows_the_browser_rooms_in_order() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/architecture.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/architecture.md");
+    let section = doc
+        .split("\n## The browser's rooms\n")
+        .nth(1)
+        .expect("docs/architecture.md has a section \"The browser's rooms\"");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    let shown: Vec<&str> = section
+        .lines()
+        .filter_map(|line| line.strip_prefix("| `"))
+        .filter_map(|rest| rest.split('`').next())
+        .collect();
+    let mut from_the_top = BROWSER_ROOMS.to_vec();
+    from_the_top.reverse();
+    assert_eq!(shown, from_the_top, "the rooms' table, from the top down");
+}
+
+#[test]
+fn the_room_scanner_sees_rooms_and_faces() {
+    let text = "use crate::browser::tab::state::TabState;\nuse crate::browser::SharedBrowser;\nuse crate::base::tab::TabId;";
+    let found: Vec<String> = browser_paths(text).into_iter().collect();
+    assert_eq!(found, ["SharedBrowser", "tab"]);
 }
 
 #[test]

@@ -7,7 +7,7 @@
   // form of the document sends as it is submitted: the address, the encoding and the entry
   // list, read from the `formdata` event that every submission fires (a click, Enter in a
   // field, submit(), requestSubmit()). The browser shows them as the body of the POST that
-  // follows (src-rust/browser/form_posts.rs). A form that holds a secret (a password field
+  // follows (src-rust/browser/tab/form_posts.rs). A form that holds a secret (a password field
   // with text in it) is reported with its entries' names only: its
   // values never leave the page's process for the browser, so no agent can read them back.
   // Pages see neither the listeners nor the handler they post to.

@@ -1,13 +1,16 @@
 //! Routes each command from the bridge to the part of the browser that
 //! does it. Replies now, or from the callback of the work it started.
 
-use super::event::UserEvent;
-use super::front::{with_chord, with_front_tab};
-use super::window::Tab;
-use super::{
-    act, audit, capture, clipboard, cookies, delivery, input, network_body, script, tab,
-    SharedBrowser,
-};
+use super::act::front::{with_chord, with_front_tab};
+use super::act::{delivery, element};
+use super::input::trusted;
+use super::network::{cookies, har, network_body};
+use super::page::{audit, capture, script};
+use super::tab::state;
+use super::window::browser::Tab;
+use super::window::event::UserEvent;
+use super::window::settings;
+use super::SharedBrowser;
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction, Output, Reply, SettingsChange};
@@ -77,7 +80,7 @@ pub(super) fn execute(
             let result = browser.borrow().route_context(context, access);
             // Answered once the proxy is in place: the next request goes by it.
             let views = browser.borrow().views_of(context);
-            super::settings::after_network_process(&views, move || {
+            settings::after_network_process(&views, move || {
                 let _ = reply.send(value(result));
             });
         }
@@ -100,11 +103,14 @@ pub(super) fn execute(
                 (true, Ok(context)) => browser.borrow().views_of(context.info.id),
                 _ => Vec::new(),
             };
-            super::settings::after_network_process(&views, move || {
+            settings::after_network_process(&views, move || {
                 let _ = reply.send(value(result));
             });
         }
-        Command::Clipboard { write } => clipboard::run(write, reply),
+        Command::Clipboard { write } => {
+            let clipboards = browser.borrow().seat().clipboards().clone();
+            clipboards.run(write, reply)
+        }
         Command::Agent { tab, op, args } => on_tab(browser, tab, reply, |t, reply| {
             script::call_agent(&t.webkit, &t.state, op, args, reply, limit)
         }),
@@ -113,7 +119,7 @@ pub(super) fn execute(
             target,
             input,
             wait,
-        } => act::run(browser, tab, target, input, wait, reply, limit),
+        } => element::run(browser, tab, target, input, wait, reply, limit),
         Command::Eval {
             tab,
             script: source,
@@ -142,11 +148,7 @@ pub(super) fn execute(
             let title = webkit2gtk::WebViewExt::title(&t.webkit)
                 .map(|t| t.to_string())
                 .unwrap_or_default();
-            let _ = reply.send(Ok(Output::Value(super::har::log(
-                &t.state.requests,
-                all,
-                &title,
-            ))));
+            let _ = reply.send(Ok(Output::Value(har::log(&t.state.requests, all, &title))));
         }),
         Command::NetworkRequest { tab, id } => on_tab(browser, tab, reply, |t, reply| {
             let log = &t.state.requests;
@@ -166,7 +168,7 @@ pub(super) fn execute(
             command,
             argument,
         } => on_tab(browser, tab, reply, |t, reply| {
-            delivery::edit(&t.webkit, command, argument, reply)
+            delivery::edit(&t.webkit, &t.state, command, argument, reply)
         }),
         Command::Pdf { tab, path } => on_tab(browser, tab, reply, |t, reply| {
             capture::pdf(&t.webkit, path, reply)
@@ -198,20 +200,21 @@ pub(super) fn execute(
             capture::thumbnail(&t.webkit, reply, limit)
         }),
         Command::Dialog { tab, action } => on_tab(browser, tab, reply, |t, reply| {
-            let _ = reply.send(value(tab::dialog_action(&t.webkit, &t.state, action)));
+            let _ = reply.send(value(state::dialog_action(&t.webkit, &t.state, action)));
         }),
         Command::Mouse { tab, at, action } => {
+            let clipboards = browser.borrow().seat().clipboards().clone();
             let browser = browser.clone();
             let send = move |reply: Reply| {
                 with_front_tab(&browser, tab, reply, move |view, hands| {
                     let (x, y) = at.unwrap_or_else(|| hands.pointer());
-                    input::mouse(view, hands, (x, y), &action).map(|_| json!({"x": x, "y": y}))
+                    trusted::mouse(view, hands, (x, y), &action).map(|_| json!({"x": x, "y": y}))
                 })
             };
             // A middle click pastes the primary selection: not the person's.
             match action {
                 MouseAction::Down { button: 2 } | MouseAction::Click { button: 2, .. } => {
-                    clipboard::check_middle_click(move |allowed| match allowed {
+                    clipboards.check_middle_click(move |allowed| match allowed {
                         Ok(()) => send(reply),
                         Err(error) => {
                             let _ = reply.send(Err(error));
@@ -223,18 +226,18 @@ pub(super) fn execute(
         }
         Command::TypeText { tab, text } => {
             with_front_tab(browser, tab, reply, move |view, hands| {
-                input::focus(view)?;
-                input::type_text(view, hands, &text).map(|_| json!({}))
+                trusted::focus(view, hands)?;
+                trusted::type_text(view, hands, &text).map(|_| json!({}))
             });
         }
         Command::PressKey { tab, combo } => {
             with_chord(browser, tab, &combo, reply, |view, hands, chord| {
-                input::press(view, hands, chord).map(|_| json!({}))
+                trusted::press(view, hands, chord).map(|_| json!({}))
             });
         }
         Command::KeyPhase { tab, combo, down } => {
             with_chord(browser, tab, &combo, reply, move |view, hands, chord| {
-                input::key_phase(view, hands, chord, down)
+                trusted::key_phase(view, hands, chord, down)
                     .map(|_| json!({"held": hands.held_modifiers()}))
             });
         }

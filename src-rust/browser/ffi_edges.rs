@@ -25,7 +25,7 @@ const LIMIT: Duration = Duration::from_secs(300);
 
 #[test]
 fn every_ffi_call_holds_on_its_edges() {
-    let xvfb = super::ffi_harness::TestDisplay::start();
+    let xvfb = super::webkit::ffi_harness::TestDisplay::start();
     let mut child = Command::new(std::env::current_exe().expect("the test binary"))
         .args([
             "browser::ffi_edges::edges_in_a_process_of_their_own",
@@ -90,14 +90,14 @@ fn edges_in_a_process_of_their_own() {
     gtk::init().expect("GTK on the private display");
     let display = gdk::Display::default().expect("the display");
 
-    super::x11::ffi_edges::run(&display);
-    super::input::ffi_edges::run(&display);
-    super::xtest::ffi_edges::run();
-    super::person_input::ffi_edges::run(&display);
-    super::cookies::ffi_edges::run();
-    super::message_reply::ffi_edges::run();
-    super::settings::ffi_edges::run();
-    super::page_memory::ffi_edges::run();
+    super::input::x11::ffi_edges::run(&display);
+    super::input::trusted::ffi_edges::run(&display);
+    super::input::xtest::ffi_edges::run();
+    super::input::person_input::ffi_edges::run(&display);
+    super::network::cookies::ffi_edges::run();
+    super::webkit::message_reply::ffi_edges::run();
+    super::window::settings::ffi_edges::run();
+    super::page::page_memory::ffi_edges::run();
 
     println!("{HELD}");
     // When the thread that used WebKit ends, WebKit tears its run loop down

@@ -3,62 +3,25 @@
 //! only), and one file per concern it routes to. Nothing here blocks: a
 //! command starts work and a GLib callback sends the reply.
 
+// The rooms, from the ground up: a room may use the rooms below it, never
+// one above (tests/layers.rs holds it).
 mod act;
-mod agent_world;
-mod ask_bar;
-mod audit;
-mod budget;
-pub mod capture;
-pub mod chrome;
-mod chrome_actions;
-mod clipboard;
-mod console;
-mod context;
-mod contexts;
-mod cookies;
-mod delivery;
-pub mod downloads;
-mod drag;
-mod event;
 mod executor;
-mod expiry;
 #[cfg(test)]
 mod ffi_edges;
-#[cfg(test)]
-mod ffi_harness;
-pub mod form_posts;
-mod frame_relay;
-mod frames;
-mod front;
-mod har;
-pub mod input;
-mod message_reply;
+mod input;
 mod network;
-mod network_body;
-mod network_watch;
-mod nostr;
-mod notice_bar;
-mod options;
-mod page_memory;
-mod person_input;
-mod person_typed;
-mod receipts;
-mod related;
-mod routes_bar;
-pub mod script;
-mod settings;
-pub mod tab;
-mod web_extension;
+mod page;
+mod tab;
+mod webkit;
 mod window;
-mod x11;
-mod xtest;
 
-pub use event::UserEvent;
 use gtk::prelude::*;
-pub use options::BrowserOptions;
 use tao::event_loop::EventLoopWindowTarget;
 use tao::platform::unix::WindowExtUnix;
-pub use window::{Browser, SharedBrowser, PANEL_WINDOW_SIZE};
+pub use window::browser::{Browser, SharedBrowser, PANEL_WINDOW_SIZE};
+pub use window::event::UserEvent;
+pub use window::options::BrowserOptions;
 
 /// Handles one event of the loop.
 pub fn handle_event(
@@ -80,11 +43,13 @@ pub fn handle_event(
                 if ctx.front.get() == id {
                     ctx.window
                         .gtk_window()
-                        .set_title(&window::window_title(&ctx.info, &tab.webkit));
+                        .set_title(&window::browser::window_title(&ctx.info, &tab.webkit));
                 }
             }
         }
-        UserEvent::Chrome(context, action) => chrome_actions::run(browser, context, action, target),
+        UserEvent::Chrome(context, action) => {
+            window::chrome_actions::run(browser, context, action, target)
+        }
         UserEvent::Identity(summaries) => {
             for ctx in &browser.borrow().contexts {
                 let summary = summaries.iter().find(|(id, _)| *id == ctx.info.id);
@@ -100,7 +65,7 @@ pub fn handle_event(
         UserEvent::Routes(lines) => {
             for ctx in &browser.borrow().contexts {
                 let routes = lines.iter().find(|(id, _)| *id == ctx.info.id);
-                let line = routes.and_then(|(_, routes)| routes_bar::line(routes));
+                let line = routes.and_then(|(_, routes)| window::routes_bar::line(routes));
                 ctx.chrome.show_routes(line.as_deref());
             }
         }

@@ -24,7 +24,7 @@
 #include "extension.h"
 #include <string.h>
 
-/* Must match CONSOLE_MESSAGE in src-rust/browser/console.rs. */
+/* Must match CONSOLE_MESSAGE in src-rust/browser/tab/console.rs. */
 #define CONSOLE_MESSAGE "sovereign-console"
 #define PENDING_KEY "sovereign-console-pending"
 /* Bytes kept of a message's text, a detail's text or stack (the browser

@@ -14,7 +14,7 @@
 #include <math.h>
 #include <string.h>
 
-/* Must match BODY_REQUEST in src-rust/browser/network_body.rs. */
+/* Must match BODY_REQUEST in src-rust/browser/network/network_body.rs. */
 #define BODY_REQUEST "sovereign-network-body"
 #define STORE_KEY "sovereign-network-store"
 /* Per body (the recorder stops reading there), per page, and for all the

@@ -1,5 +1,5 @@
 /* Which process a page lives in: the browser bounds each web process's
- * memory (src-rust/browser/page_memory.rs) and WebKit does not tell it a
+ * memory (src-rust/browser/page/page_memory.rs) and WebKit does not tell it a
  * view's process. Each new page in this process says so to its view. */
 #include "extension.h"
 #include <unistd.h>

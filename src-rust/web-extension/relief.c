@@ -6,7 +6,7 @@
  * so twenty snapshots in a row raised the web process by 40 MiB before any
  * came back; garbage a script made stayed until the engine needed room.
  * The browser tells the page as each agent operation answers
- * (RELIEF_MESSAGE, src-rust/browser/page_memory.rs); once this process's
+ * (RELIEF_MESSAGE, src-rust/browser/page/page_memory.rs); once this process's
  * resident memory has grown RELIEF_GROWTH_KIB since its first page started
  * or the last relief, it collects the garbage at once and gives the
  * allocator's free pages back: 2 to 5 ms on that page (more after a script

@@ -1,0 +1,8 @@
+//! An agent's input on an element, as one step of the main thread: wait
+//! until the element can take it, bring its tab forward, deliver the input
+//! and answer once the page has it.
+
+pub(super) mod delivery;
+pub(super) mod drag;
+pub(super) mod element;
+pub(super) mod front;
