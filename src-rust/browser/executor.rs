@@ -133,7 +133,10 @@ pub(super) fn execute(
             limit,
             clear,
         } => on_tab(browser, tab, reply, |t, reply| {
-            let read = t.state.console.read(errors, level.as_deref(), limit, clear);
+            let read = t
+                .state
+                .console()
+                .read(errors, level.as_deref(), limit, clear);
             let _ = reply.send(Ok(Output::Value(read)));
         }),
         Command::NetworkList {
@@ -142,23 +145,27 @@ pub(super) fn execute(
             all,
             last,
         } => on_tab(browser, tab, reply, |t, reply| {
-            let _ = reply.send(Ok(Output::Value(t.state.requests.list(after, all, last))));
+            let _ = reply.send(Ok(Output::Value(t.state.requests().list(after, all, last))));
         }),
         Command::NetworkHar { tab, all } => on_tab(browser, tab, reply, |t, reply| {
             let title = webkit2gtk::WebViewExt::title(&t.webkit)
                 .map(|t| t.to_string())
                 .unwrap_or_default();
-            let _ = reply.send(Ok(Output::Value(har::log(&t.state.requests, all, &title))));
+            let _ = reply.send(Ok(Output::Value(har::log(
+                t.state.requests(),
+                all,
+                &title,
+            ))));
         }),
         Command::NetworkRequest { tab, id } => on_tab(browser, tab, reply, |t, reply| {
-            let log = &t.state.requests;
+            let log = t.state.requests();
             let detail = log
                 .read(id, |entry| entry.detail())
                 .ok_or_else(|| network_body::not_kept(log, id));
             let _ = reply.send(detail.map(Output::Value));
         }),
         Command::NetworkBody { tab, id } => on_tab(browser, tab, reply, |t, reply| {
-            network_body::read(&t.webkit, &t.state.requests, id, reply)
+            network_body::read(&t.webkit, t.state.requests(), id, reply)
         }),
         Command::Cookies { tab, op } => on_tab(browser, tab, reply, |t, reply| {
             cookies::run(&t.webkit, op, reply, limit)

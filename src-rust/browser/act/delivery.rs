@@ -59,14 +59,14 @@ pub fn after_input(
         finish(&done);
         return;
     }
-    let base = state.input.seen.get();
+    let base = state.receipts().seen.get();
     let target = base.plus(&sent);
     state
-        .input
+        .receipts()
         .waiting
         .borrow_mut()
         .push((target, done.clone()));
-    let (id, input) = (state.id, state.input.clone());
+    let (id, input) = (state.id(), state.receipts().clone());
     glib::timeout_add_local_once(LIMIT, move || {
         if done.borrow().is_some() {
             tracing::debug!(
@@ -92,7 +92,7 @@ fn after_turn(view: &WebView, state: &Rc<TabState>, done: impl FnOnce() + 'stati
         return;
     }
     state
-        .input
+        .receipts()
         .waiting
         .borrow_mut()
         .push((Tally::NEVER, done.clone()));
@@ -120,7 +120,7 @@ pub fn edit(
     reply: Reply,
 ) {
     let view = view.clone();
-    let clipboards = state.hands.seat().clipboards().clone();
+    let clipboards = state.hands().seat().clipboards().clone();
     clipboard::when_counted(move || {
         if command == "Paste" && !clipboards.agents_own(Selection::Clipboard) {
             let _ = reply.send(Err(clipboard::not_agents(Selection::Clipboard)));

@@ -293,9 +293,9 @@ async fn check(
         ));
     }
     let control = control_in_frame_of(&target, before.r#ref);
-    let requested = state.nav.get().requested;
+    let requested = state.nav().requested;
     click_once(&view, &state, &control, (wait, limit), seen).await?;
-    if state.nav.get().requested != requested {
+    if state.nav().requested != requested {
         return Ok(json!({"checked": null, "changed": true}));
     }
     let after = read(control).await?;
@@ -416,7 +416,7 @@ async fn upload(
 /// (the chooser's handler takes them as it answers).
 async fn chooser_answered(state: &TabState) -> bool {
     let deadline = Instant::now() + CHOOSER_WAIT;
-    while state.upload.borrow().is_some() {
+    while state.upload_pending() {
         if Instant::now() >= deadline {
             return false;
         }
@@ -495,7 +495,7 @@ async fn click(
     if button == BUTTON_MIDDLE {
         // A middle click pastes the primary selection: never the person's.
         let (allowed, answer) = tokio::sync::oneshot::channel();
-        let clipboards = state.hands.seat().clipboards();
+        let clipboards = state.hands().seat().clipboards();
         clipboards.check_middle_click(move |result| {
             let _ = allowed.send(result);
         });

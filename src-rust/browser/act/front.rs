@@ -109,7 +109,7 @@ fn show_for_input(
         return Err(error);
     }
     // WebKit's password prompt lies over the page and would take the input.
-    if let Some(site) = state.auth.borrow().as_ref() {
+    if let Some(site) = state.auth_prompt() {
         return Err(ToolError::new(
             ErrorCode::NotInteractable,
             format!("{site} asks for a user name and password in a prompt over the page (HTTP authentication); call set_credentials, then open the page again"),
@@ -141,12 +141,12 @@ pub(crate) async fn deliver(
     let blank = view.uri().is_none_or(|uri| uri == "about:blank");
     let target = view.clone();
     let run = move || {
-        let out = state.hands.seat();
+        let out = state.hands().seat();
         let (before, diverted) = (out.sent(), out.diverted());
         // A page's copy while it handles this input is the agents' to read.
         let clipboards = out.clipboards().clone();
         let copies = clipboards.mark();
-        match action(&view, &state.hands) {
+        match action(&view, state.hands()) {
             Ok(value) => {
                 // Input a popup took never reaches the page: wait for none.
                 let sent = if out.diverted() == diverted {

@@ -23,7 +23,7 @@ pub fn watch(view: &WebView, state: &Rc<TabState>, routed: RoutedBy) {
     view.connect_resource_load_started(move |view, resource, request| {
         let Some(state) = tab.upgrade() else { return };
         let main_document = view.main_resource().as_ref() == Some(resource);
-        let id = state.requests.start(Started {
+        let id = state.requests().start(Started {
             main_document,
             resource: Some(resource.clone()),
             ..started(request, &state)
@@ -42,12 +42,12 @@ pub fn watch(view: &WebView, state: &Rc<TabState>, routed: RoutedBy) {
 /// A document's or frame's POST: what the form its page submitted sent
 /// becomes its body.
 fn attach_form(state: &TabState, id: u64) {
-    let Some((method, url, kind)) = state.requests.awaiting_form(id) else {
+    let Some((method, url, kind)) = state.requests().awaiting_form(id) else {
         return;
     };
     if method == "POST" && matches!(kind, "document" | "frame") {
-        if let Some(form) = state.forms.take_for(&url) {
-            state.requests.form_sent(id, form);
+        if let Some(form) = state.forms().take_for(&url) {
+            state.requests().form_sent(id, form);
         }
     }
 }
@@ -63,7 +63,7 @@ fn started(request: &URIRequest, state: &TabState) -> Started {
         headers: headers(request.http_headers()),
         main_document: false,
         resource: None,
-        withheld: state.related.secret_held(),
+        withheld: state.related().secret_held(),
     }
 }
 
@@ -90,7 +90,7 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
         match redirect {
             Some(response) => {
                 let from = i.get();
-                let next = state.requests.redirect(
+                let next = state.requests().redirect(
                     from,
                     response.status_code(),
                     headers(response.http_headers()),
@@ -101,7 +101,7 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
             }
             None => {
                 state
-                    .requests
+                    .requests()
                     .sent(i.get(), headers(request.http_headers()));
                 // A frame's document is known as one once its headers are.
                 attach_form(&state, i.get());
@@ -115,8 +115,8 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
         let (Some(state), Some(response)) = (t.upgrade(), resource.response()) else {
             return;
         };
-        state.requests.mark_routed(i.get(), &*r);
-        state.requests.response(
+        state.requests().mark_routed(i.get(), &*r);
+        state.requests().response(
             i.get(),
             response.status_code(),
             response.mime_type().map(|m| m.to_string()),
@@ -130,15 +130,15 @@ fn follow(resource: &WebResource, tab: Weak<TabState>, id: Rc<Cell<u64>>, routed
     let (t, i, e) = (tab.clone(), id.clone(), ended.clone());
     resource.connect_failed(move |_, error| {
         let Some(state) = t.upgrade() else { return };
-        state.requests.mark_routed(i.get(), &*routed);
-        state.requests.fail(i.get(), error.message().to_string());
+        state.requests().mark_routed(i.get(), &*routed);
+        state.requests().fail(i.get(), error.message().to_string());
         if !e.replace(true) {
             state.network_changed(NetworkChange::Ended(i.get()));
         }
     });
     resource.connect_finished(move |_| {
         let Some(state) = tab.upgrade() else { return };
-        state.requests.finish(id.get());
+        state.requests().finish(id.get());
         if !ended.replace(true) {
             state.network_changed(NetworkChange::Ended(id.get()));
         }

@@ -42,7 +42,7 @@ pub fn complete(state: &Rc<TabState>, value: Value, done: Then) {
         } else {
             FORWARD_TIMEOUT
         };
-        state.frames.expect(nonce.to_string(), timeout, then);
+        state.frames().expect(nonce.to_string(), timeout, then);
         return;
     }
     let nonces: Vec<String> = match value.get("frames").and_then(Value::as_array) {
@@ -75,7 +75,7 @@ pub fn complete(state: &Rc<TabState>, value: Value, done: Then) {
             }
             Err(error) => gather.record(key, frame_lines(Err(error))),
         });
-        state.frames.expect(nonce, SNAPSHOT_TIMEOUT, then);
+        state.frames().expect(nonce, SNAPSHOT_TIMEOUT, then);
     }
 }
 

@@ -40,7 +40,7 @@ pub fn listen(view: &WebView, state: &Rc<TabState>) {
             return false;
         }
         if let Some(pid) = message.parameters().and_then(|p| p.get::<u32>()) {
-            state.web_process.set(Some(pid).filter(|&pid| pid > 1));
+            state.set_web_process(pid);
         }
         true
     });
@@ -83,17 +83,17 @@ pub fn watch(limit_mib: u32, pages: impl Fn() -> Pages + 'static) {
         };
         let live = tabs
             .into_iter()
-            .filter(|(state, _)| state.crashed.get().is_none())
-            .map(|(state, view)| (state.web_process.get(), (state, view)));
+            .filter(|(state, _)| state.crashed().is_none())
+            .map(|(state, view)| (state.web_process(), (state, view)));
         // Ended once `pages` let go of the browser: the termination's
         // signals reach code that borrows it.
         for (state, view) in past_limit(live, limit, resident_bytes) {
             tracing::warn!(
-                tab = state.id,
+                tab = state.id(),
                 limit_mib,
                 "a tab's web process passed the page memory bound and is ended"
             );
-            state.memory_exceeded.set(true);
+            state.passed_memory_bound();
             view.terminate_web_process();
         }
         glib::ControlFlow::Continue

@@ -42,7 +42,7 @@ pub fn listen(
     asks: Arc<Asks>,
     front: Rc<Cell<TabId>>,
 ) {
-    let related = state.related.clone();
+    let related = state.related().clone();
     message_reply::listen(manager, HANDLER, AGENT_WORLD, move |text, answer| {
         let members = related.members();
         let front = Some(front.get()).filter(|tab| members.contains(tab));
@@ -71,7 +71,7 @@ pub fn listen(
 /// Why an agent's script may not run in a page's own world of `state`'s
 /// tab now, if it may not.
 pub fn page_scripts_refused(state: &TabState) -> Option<ToolError> {
-    let tab = state.related.person_typed_in()?;
+    let tab = state.related().person_typed_in()?;
     Some(ToolError::new(
         ErrorCode::NotAllowed,
         format!("the person typed into tab {tab}'s page while an agent's request (ask_person) waited: until that page is left, agents' scripts in a page's own world (eval, wait_for_fn) are refused there and in the tabs related to it by opener. The other tools work; the fields the person typed into stay unreadable"),

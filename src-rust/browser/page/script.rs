@@ -71,10 +71,11 @@ pub fn call_agent(
             let _ = reply.send(Err(error));
             return;
         }
-        state.related.about_to_reach(Way::Eval);
+        state.related().about_to_reach(Way::Eval);
     }
-    args.insert("floor".into(), state.ref_floor.get().into());
-    args.insert("next".into(), state.ref_next.get().into());
+    let (floor, next) = state.refs();
+    args.insert("floor".into(), floor.into());
+    args.insert("next".into(), next.into());
     let key = state.park(reply);
     let call = AgentCall {
         key,
@@ -229,7 +230,7 @@ pub fn eval(view: &WebView, state: &Rc<TabState>, script: &str, reply: Reply, li
         let _ = reply.send(Err(error));
         return;
     }
-    state.related.about_to_reach(Way::WaitForFn);
+    state.related().about_to_reach(Way::WaitForFn);
     let key = state.park(reply);
     let expiry = expire_parked(state, key, limit);
     let cancellable = expiry.cancellable().clone();

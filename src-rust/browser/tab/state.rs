@@ -38,60 +38,60 @@ pub type Publisher = Arc<watch::Sender<BrowserState>>;
 
 /// State shared between the tab and its signal handlers (main thread only).
 pub struct TabState {
-    pub id: TabId,
-    pub nav: Cell<NavCounters>,
+    id: TabId,
+    nav: Cell<NavCounters>,
     /// The last failed load.
-    pub failure: RefCell<Option<LoadFailure>>,
-    pub dialog: RefCell<Option<ScriptDialog>>,
+    failure: RefCell<Option<LoadFailure>>,
+    dialog: RefCell<Option<ScriptDialog>>,
     /// Script calls awaiting their GLib callback, failed at once when a
     /// dialog blocks the page.
-    pub inflight: RefCell<HashMap<u64, Reply>>,
+    inflight: RefCell<HashMap<u64, Reply>>,
     next_call: Cell<u64>,
     /// Highest ref number handed out + 1, and the first number the current
     /// document may use (refs below it belong to earlier documents).
-    pub ref_next: Cell<u64>,
-    pub ref_floor: Cell<u64>,
+    ref_next: Cell<u64>,
+    ref_floor: Cell<u64>,
     /// Its page's web process ended, and why (until a load starts).
-    pub crashed: Cell<Option<PageEnd>>,
+    crashed: Cell<Option<PageEnd>>,
     /// The web process its page lives in, as the web extension told it.
-    pub web_process: Cell<Option<u32>>,
+    web_process: Cell<Option<u32>>,
     /// Its process passed the page memory bound and is being ended.
-    pub memory_exceeded: Cell<bool>,
+    memory_exceeded: Cell<bool>,
     /// Answers from the agents of cross-origin frames (shared like `input`).
-    pub frames: Rc<FrameRelay>,
+    frames: Rc<FrameRelay>,
     /// The trusted input its pages received, for commands awaiting theirs.
     /// Shared with the tabs it opened or was opened by: WebKit delivers the
     /// script messages of related views to the opener's handlers.
-    pub input: Rc<Receipts>,
+    input: Rc<Receipts>,
     /// What agents hold down on its page, and where its pointer is.
-    pub hands: Hands,
+    hands: Hands,
     /// The tabs related to it by opener, itself included (see `related`).
-    pub related: Rc<Related>,
+    related: Rc<Related>,
     /// Requests of the tab's pages in flight, for waits on a quiet network.
     network: Cell<NetworkInfo>,
     /// The log ids of the requests in flight: an action waits for those it started.
     requests_in_flight: RefCell<RequestsInFlight>,
     /// A site's HTTP authentication challenge nobody answered: where, realm.
-    pub auth: RefCell<Option<String>>,
-    pub console: Rc<ConsoleLog>,
-    pub requests: Rc<NetworkLog>,
+    auth: RefCell<Option<String>>,
+    console: Rc<ConsoleLog>,
+    requests: Rc<NetworkLog>,
     /// Files for the next file chooser this tab opens (the upload tool).
-    pub upload: RefCell<Option<Vec<String>>>,
+    upload: RefCell<Option<Vec<String>>>,
     /// Whether the last navigation the browser started here carried the
     /// agent's extra headers: a reload must not repeat them once removed.
-    pub sent_headers: Cell<bool>,
+    sent_headers: Cell<bool>,
     /// Forms its pages submitted, until their POST starts (shared like `input`).
-    pub forms: Rc<FormPosts>,
+    forms: Rc<FormPosts>,
     /// The page's own address: set at each commit and same-document move.
-    pub page_url: RefCell<String>,
+    page_url: RefCell<String>,
     /// The address changed while loading, when `nav.started` was this: a
     /// load that then never starts was a move within the document.
-    pub address_before_start: Cell<Option<u64>>,
+    address_before_start: Cell<Option<u64>>,
     /// A beforeunload prompt was answered "stay": WebKit keeps the abandoned
     /// target as its URI, so the page's own address is the truth.
-    pub stayed: Cell<bool>,
+    stayed: Cell<bool>,
     /// For tabs a page opened: the URL it asked for, until WebKit has one.
-    pub requested_url: RefCell<Option<String>>,
+    requested_url: RefCell<Option<String>>,
     /// Where WebKit's own error page for a failed load is.
     error_page: Cell<ErrorPage>,
     publisher: Publisher,
@@ -205,6 +205,129 @@ impl TabState {
                 self.ref_next.set(next);
             }
         }
+    }
+
+    pub fn id(&self) -> TabId {
+        self.id
+    }
+
+    /// Its navigation counters now.
+    pub fn nav(&self) -> NavCounters {
+        self.nav.get()
+    }
+
+    /// Whether a page's dialog is open.
+    pub fn has_dialog(&self) -> bool {
+        self.dialog.borrow().is_some()
+    }
+
+    /// The refs the current document may use: from the first (`floor`) to
+    /// the next to hand out.
+    pub fn refs(&self) -> (u64, u64) {
+        (self.ref_floor.get(), self.ref_next.get())
+    }
+
+    /// Its page's web process ended, and why (until a load starts).
+    pub fn crashed(&self) -> Option<PageEnd> {
+        self.crashed.get()
+    }
+
+    /// The web process its page lives in, as the web extension told it.
+    pub fn web_process(&self) -> Option<u32> {
+        self.web_process.get()
+    }
+
+    /// The web extension told which process the page lives in (0 and 1
+    /// are no process of a page's).
+    pub fn set_web_process(&self, pid: u32) {
+        self.web_process.set(Some(pid).filter(|&pid| pid > 1));
+    }
+
+    /// The site whose HTTP authentication prompt lies over the page.
+    pub fn auth_prompt(&self) -> Option<String> {
+        self.auth.borrow().clone()
+    }
+
+    /// A site asks for a user name and password in a prompt over the page.
+    pub fn auth_asked(&self, site: String) {
+        *self.auth.borrow_mut() = Some(site);
+    }
+
+    /// The prompt `site` asked for ended; a later prompt is left alone.
+    /// Whether it was the one shown.
+    pub fn auth_ended(&self, site: &str) -> bool {
+        let ours = self.auth.borrow().as_deref() == Some(site);
+        if ours {
+            self.auth.borrow_mut().take();
+        }
+        ours
+    }
+
+    /// A navigation starts: a challenge left unanswered belongs to the page
+    /// being left, and an earlier "stay" to an earlier navigation.
+    pub fn leaving_page(&self) {
+        self.auth.borrow_mut().take();
+        self.stayed.set(false);
+    }
+
+    /// For a tab a page opened: the URL it asked for, until WebKit has one.
+    pub fn set_requested_url(&self, url: String) {
+        *self.requested_url.borrow_mut() = Some(url);
+    }
+
+    /// Whether the last navigation the browser started here carried the
+    /// agent's extra headers.
+    pub fn sent_headers(&self) -> bool {
+        self.sent_headers.get()
+    }
+
+    pub fn set_sent_headers(&self, sent: bool) {
+        self.sent_headers.set(sent);
+    }
+
+    /// Its process passed the page memory bound and is being ended: its
+    /// end is told as out of memory.
+    pub fn passed_memory_bound(&self) {
+        self.memory_exceeded.set(true);
+    }
+
+    /// Whether files wait for the tab's next file chooser.
+    pub fn upload_pending(&self) -> bool {
+        self.upload.borrow().is_some()
+    }
+
+    /// Answers from the agents of cross-origin frames.
+    pub fn frames(&self) -> &Rc<FrameRelay> {
+        &self.frames
+    }
+
+    /// The trusted input its pages received.
+    pub fn receipts(&self) -> &Rc<Receipts> {
+        &self.input
+    }
+
+    /// What agents hold down on its page, and where its pointer is.
+    pub fn hands(&self) -> &Hands {
+        &self.hands
+    }
+
+    /// The tabs related to it by opener, itself included.
+    pub fn related(&self) -> &Rc<Related> {
+        &self.related
+    }
+
+    pub fn console(&self) -> &Rc<ConsoleLog> {
+        &self.console
+    }
+
+    /// Its requests, from the tab's start.
+    pub fn requests(&self) -> &Rc<NetworkLog> {
+        &self.requests
+    }
+
+    /// Forms its pages submitted, until their POST starts.
+    pub fn forms(&self) -> &Rc<FormPosts> {
+        &self.forms
     }
 
     /// Files for the next file chooser of the tab (none: the person chooses).

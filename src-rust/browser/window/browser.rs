@@ -282,7 +282,7 @@ impl Browser {
         ));
         if ctx.routed.get() {
             // Before its first load: an agent's route may answer it.
-            state.related.about_to_reach(Way::Route);
+            state.related().about_to_reach(Way::Route);
         }
         if let Some(manager) = webkit.user_content_manager() {
             manager.add_script(&ctx.settings.offline_script());
@@ -290,12 +290,12 @@ impl Browser {
                 manager.add_script(&script);
             }
             manager.add_script(&self.input_script);
-            receipts::listen(&manager, &state.input);
-            form_posts::listen(&manager, &state.forms);
+            receipts::listen(&manager, state.receipts());
+            form_posts::listen(&manager, state.forms());
             person_typed::listen(&manager, &state, self.asks.clone(), ctx.front.clone());
-            frame_relay::listen(&manager, &state.frames);
+            frame_relay::listen(&manager, state.frames());
         }
-        console::listen(&webkit, &state.console);
+        console::listen(&webkit, state.console());
         crate::browser::page::page_memory::listen(&webkit, &state);
         nostr::install(&webkit, id, &self.nostr_scripts, &self.nostr_calls);
         ctx.settings.connect(&webkit, &state);
@@ -441,7 +441,7 @@ impl Browser {
     }
 
     pub(super) fn index_of(&self, id: TabId) -> Option<usize> {
-        self.tabs.iter().position(|t| t.state.id == id)
+        self.tabs.iter().position(|t| t.state.id() == id)
     }
 
     pub(crate) fn tab(&self, id: TabId) -> Result<&Tab, ToolError> {
@@ -457,7 +457,7 @@ impl Browser {
         if let (Ok(tab), Ok(context)) = (self.tab(id), self.context_of(id)) {
             tab.state.note_requested();
             let sent = context.settings.load(&tab.webkit, url);
-            tab.state.sent_headers.set(sent);
+            tab.state.set_sent_headers(sent);
             tab.state.publish(&tab.webkit);
         }
     }
@@ -474,8 +474,8 @@ impl Browser {
                 *index += 1;
                 let front = self
                     .context(t.context)
-                    .is_ok_and(|c| c.front.get() == t.state.id);
-                (t.state.id, t.opener, t.context, *index - 1, front)
+                    .is_ok_and(|c| c.front.get() == t.state.id());
+                (t.state.id(), t.opener, t.context, *index - 1, front)
             })
             .collect();
         let contexts: Vec<ContextInfo> = self.contexts.iter().map(|c| c.info.clone()).collect();
@@ -506,7 +506,7 @@ impl Browser {
     pub(crate) fn show(&mut self, id: TabId) {
         let Ok(tab) = self.tab(id) else { return };
         let view = tab.webkit.clone();
-        let crashed = tab.state.crashed.get();
+        let crashed = tab.state.crashed();
         let Ok(ctx) = self.context(tab.context) else {
             return;
         };
@@ -525,7 +525,7 @@ impl Browser {
         if let Ok(tab) = self.tab(id) {
             if let Ok(ctx) = self.context(tab.context) {
                 let front = ctx.front.get() == id;
-                let crashed = tab.state.crashed.get();
+                let crashed = tab.state.crashed();
                 ctx.chrome
                     .update_tab(id, &tab.webkit, front, false, crashed);
             }
@@ -552,7 +552,7 @@ impl Browser {
             .index_of(id)
             .ok_or_else(|| ToolError::new(ErrorCode::NoTab, "that tab is already closed"))?;
         let tab = self.tabs.remove(index);
-        tab.state.related.leave(id);
+        tab.state.related().leave(id);
         let _ = self
             .nostr_calls
             .send(crate::base::page_event::PageEvent::PageGone { tab: id });
@@ -588,7 +588,7 @@ impl Browser {
         self.tabs
             .iter()
             .filter(|t| t.context == context)
-            .map(|t| t.state.id)
+            .map(|t| t.state.id())
             .collect()
     }
 
@@ -625,16 +625,13 @@ impl Browser {
         let b = self;
         let tab = b.tab(id)?;
         // A crashed tab may navigate (that is how it recovers); a dialog must be answered first.
-        if tab.state.dialog.borrow().is_some() {
+        if tab.state.has_dialog() {
             if let Some(error) = tab.state.blocked() {
                 return Err(error);
             }
         }
-        let before = tab.state.nav.get();
-        // A challenge left unanswered belongs to the page being left, and an
-        // earlier "stay" to an earlier navigation.
-        tab.state.auth.borrow_mut().take();
-        tab.state.stayed.set(false);
+        let before = tab.state.nav();
+        tab.state.leaving_page();
         let view = &tab.webkit;
         let settings = &b.context_of(id)?.settings;
         let mut same_document = false;
@@ -647,25 +644,24 @@ impl Browser {
         match nav {
             Navigation::Load(url) => {
                 same_document = state::is_same_document(view.uri().as_deref(), &url);
-                tab.state.sent_headers.set(settings.load(view, &url));
+                tab.state.set_sent_headers(settings.load(view, &url));
             }
             Navigation::Html { html, base } => view.load_html(&html, Some(&base)),
             Navigation::Back if view.can_go_back() => {
-                tab.state.sent_headers.set(settings.headers_ever_set());
+                tab.state.set_sent_headers(settings.headers_ever_set());
                 view.go_back()
             }
             Navigation::Forward if view.can_go_forward() => {
-                tab.state.sent_headers.set(settings.headers_ever_set());
+                tab.state.set_sent_headers(settings.headers_ever_set());
                 view.go_forward()
             }
             Navigation::Reload => match view.uri() {
                 // Repeating the request would not add headers set since, nor
                 // drop the ones it carried: load again, a new GET. Otherwise
                 // repeat it (a form's POST is posted again).
-                Some(uri) if settings.has_headers() || tab.state.sent_headers.get() => {
+                Some(uri) if settings.has_headers() || tab.state.sent_headers() => {
                     tab.state
-                        .sent_headers
-                        .set(settings.reload_fresh(view, &uri));
+                        .set_sent_headers(settings.reload_fresh(view, &uri));
                 }
                 _ => view.reload_bypass_cache(),
             },
@@ -708,7 +704,7 @@ impl Browser {
         // answers can commit.
         ctx.routed.set(true);
         for tab in self.tabs.iter().filter(|t| t.context == context) {
-            tab.state.related.about_to_reach(Way::Route);
+            tab.state.related().about_to_reach(Way::Route);
         }
         ctx.settings.route_through(&self.views_of(context), access)
     }
@@ -883,7 +879,7 @@ fn watch_activity(browser: &SharedBrowser, options: &BrowserOptions) {
                 if asks_shown != Some(asks) {
                     asks_shown = Some(asks);
                     for tab in &b.tabs {
-                        b.refresh_chrome(tab.state.id);
+                        b.refresh_chrome(tab.state.id());
                     }
                 }
                 break;
@@ -964,7 +960,7 @@ fn open_from_page(
         .tabs
         .iter()
         .find(|t| t.webkit == opener)
-        .map(|t| (t.state.id, t.context))
+        .map(|t| (t.state.id(), t.context))
     else {
         return NewWindowResponse::Deny;
     };
@@ -974,7 +970,7 @@ fn open_from_page(
                 return NewWindowResponse::Deny;
             };
             b.tabs[at].opener = Some(opener_id);
-            *b.tabs[at].state.requested_url.borrow_mut() = Some(url);
+            b.tabs[at].state.set_requested_url(url);
             b.show(id);
             let webview = b.tab(id).ok().map(|t| t.webkit.clone());
             match webview {

@@ -128,10 +128,10 @@ impl Browser {
         self.routing.forget(id);
         let tabs = gone.len();
         for tab in gone {
-            tab.state.related.leave(tab.state.id);
-            let _ = self
-                .nostr_calls
-                .send(PageEvent::PageGone { tab: tab.state.id });
+            tab.state.related().leave(tab.state.id());
+            let _ = self.nostr_calls.send(PageEvent::PageGone {
+                tab: tab.state.id(),
+            });
             context.stack.remove(&tab.webkit);
         }
         tracing::info!(context = %context.info.name, "context closed");

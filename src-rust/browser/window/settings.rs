@@ -370,7 +370,7 @@ impl AgentSettings {
                 let host = request.host().map(|h| h.to_string()).unwrap_or_default();
                 let realm = request.realm().map(|r| r.to_string()).unwrap_or_default();
                 let asked = format!("{host} (realm {realm:?})");
-                *state.auth.borrow_mut() = Some(asked.clone());
+                state.auth_asked(asked.clone());
                 state.publish(view);
                 // The prompt over the page ends when the person answers or
                 // closes it; a later prompt of the tab is its own.
@@ -380,9 +380,7 @@ impl AgentSettings {
                         let (Some(state), Some(view)) = (state.upgrade(), view.upgrade()) else {
                             return;
                         };
-                        let ours = state.auth.borrow().as_deref() == Some(asked.as_str());
-                        if ours {
-                            state.auth.borrow_mut().take();
+                        if state.auth_ended(&asked) {
                             state.publish(&view);
                         }
                     })
