@@ -17,7 +17,6 @@ use crate::bridge::{Command, MouseAction, Output, Reply, SettingsChange};
 use serde_json::{json, Value};
 use std::time::Duration;
 use tao::event_loop::EventLoopWindowTarget;
-use tao::platform::unix::WindowExtUnix;
 
 /// Starts `command`; work it starts in WebKit is cancelled after `limit`.
 pub(super) fn execute(
@@ -30,24 +29,15 @@ pub(super) fn execute(
     let value = |r: Result<Value, ToolError>| r.map(Output::Value);
     match command {
         Command::SetPaused { paused } => {
-            for ctx in &browser.borrow().contexts {
-                ctx.chrome.set_paused(paused);
-            }
+            browser.borrow().show_paused(paused);
             let _ = reply.send(Ok(Output::Value(json!({"paused": paused}))));
         }
         Command::WindowScreenshot { context } => {
-            let b = browser.borrow();
-            let png = b
-                .context(context)
-                .and_then(|c| capture::window_png(c.window.gtk_window()));
+            let png = browser.borrow().window_png(context);
             let _ = reply.send(png.map(Output::Png));
         }
         Command::ChromeLayout { context } => {
-            let b = browser.borrow();
-            let layout = b
-                .context(context)
-                .map(|c| c.chrome.layout(c.window.gtk_window()));
-            let _ = reply.send(value(layout));
+            let _ = reply.send(value(browser.borrow().chrome_layout(context)));
         }
         Command::NewTab {
             url,
@@ -100,7 +90,7 @@ pub(super) fn execute(
             let result = browser.borrow().change_setting(tab, change);
             let views = match (through_proxy, browser.borrow().context_of(tab)) {
                 // Offline is a proxy setting too: answered once in place.
-                (true, Ok(context)) => browser.borrow().views_of(context.info.id),
+                (true, Ok(context)) => browser.borrow().views_of(context.id()),
                 _ => Vec::new(),
             };
             settings::after_network_process(&views, move || {
@@ -151,11 +141,7 @@ pub(super) fn execute(
             let title = webkit2gtk::WebViewExt::title(&t.webkit)
                 .map(|t| t.to_string())
                 .unwrap_or_default();
-            let _ = reply.send(Ok(Output::Value(har::log(
-                t.state.requests(),
-                all,
-                &title,
-            ))));
+            let _ = reply.send(Ok(Output::Value(har::log(t.state.requests(), all, &title))));
         }),
         Command::NetworkRequest { tab, id } => on_tab(browser, tab, reply, |t, reply| {
             let log = t.state.requests();
@@ -189,7 +175,7 @@ pub(super) fn execute(
             })
         }
         Command::CancelDownload { context, id } => {
-            let result = browser.borrow().downloads.cancel(context, id);
+            let result = browser.borrow().cancel_download(context, id);
             let _ = reply.send(value(result));
         }
         Command::Audit { tab, args } => on_tab(browser, tab, reply, |t, reply| {

@@ -1,10 +1,10 @@
-//! Main-thread side: the window and its tabs (`window`), the executor of
-//! the commands tokio code sends through the bridge (`executor`, routing
-//! only), and one file per concern it routes to. Nothing here blocks: a
-//! command starts work and a GLib callback sends the reply.
+//! Main-thread side: seven rooms, from the ground up webkit, input, tab,
+//! page, network, window and act (each folder's mod.rs says what it holds;
+//! a room uses only the rooms below it, as tests/layers.rs holds), and on
+//! top the executor of the commands tokio code sends through the bridge
+//! (`executor`) and the loop's events (here): both only route. Nothing here
+//! blocks: a command starts work and a GLib callback sends the reply.
 
-// The rooms, from the ground up: a room may use the rooms below it, never
-// one above (tests/layers.rs holds it).
 mod act;
 mod executor;
 #[cfg(test)]
@@ -16,9 +16,7 @@ mod tab;
 mod webkit;
 mod window;
 
-use gtk::prelude::*;
 use tao::event_loop::EventLoopWindowTarget;
-use tao::platform::unix::WindowExtUnix;
 pub use window::browser::{Browser, SharedBrowser, PANEL_WINDOW_SIZE};
 pub use window::event::UserEvent;
 pub use window::options::BrowserOptions;
@@ -36,44 +34,14 @@ pub fn handle_event(
         UserEvent::TabClosedByPage(id) => {
             let _ = browser.borrow_mut().close_tab(id);
         }
-        UserEvent::TabChanged(id) => {
-            let b = browser.borrow();
-            b.refresh_chrome(id);
-            if let (Ok(tab), Ok(ctx)) = (b.tab(id), b.context_of(id)) {
-                if ctx.front.get() == id {
-                    ctx.window
-                        .gtk_window()
-                        .set_title(&window::browser::window_title(&ctx.info, &tab.webkit));
-                }
-            }
-        }
+        UserEvent::TabChanged(id) => browser.borrow().tab_changed(id),
         UserEvent::Chrome(context, action) => {
             window::chrome_actions::run(browser, context, action, target)
         }
-        UserEvent::Identity(summaries) => {
-            for ctx in &browser.borrow().contexts {
-                let summary = summaries.iter().find(|(id, _)| *id == ctx.info.id);
-                ctx.chrome
-                    .set_identity(summary.map_or("Not logged in", |(_, s)| s.as_str()));
-            }
-        }
-        UserEvent::NostrPrompts(line) => {
-            for ctx in &browser.borrow().contexts {
-                ctx.chrome.show_nostr_prompts(&line);
-            }
-        }
-        UserEvent::Routes(lines) => {
-            for ctx in &browser.borrow().contexts {
-                let routes = lines.iter().find(|(id, _)| *id == ctx.info.id);
-                let line = routes.and_then(|(_, routes)| window::routes_bar::line(routes));
-                ctx.chrome.show_routes(line.as_deref());
-            }
-        }
-        UserEvent::DownloadDone(path, ok) => {
-            for ctx in &browser.borrow().contexts {
-                ctx.chrome.download_done(&path, ok);
-            }
-        }
+        UserEvent::Identity(summaries) => browser.borrow().show_identities(&summaries),
+        UserEvent::NostrPrompts(line) => browser.borrow().show_nostr_prompts(&line),
+        UserEvent::Routes(routed) => browser.borrow().show_routes(&routed),
+        UserEvent::DownloadDone(path, ok) => browser.borrow().download_done(&path, ok),
         UserEvent::Shutdown => {}
     }
 }

@@ -79,7 +79,7 @@ pub(super) fn bring_forward(
     let turns = browser
         .borrow()
         .context_of(tab)
-        .map(|ctx| ctx.input_turn.clone());
+        .map(|ctx| ctx.input_turn().clone());
     let browser = browser.clone();
     async move {
         let turn = turns?.lock_owned().await;
@@ -116,12 +116,12 @@ fn show_for_input(
         ));
     }
     let ctx = b.context_of(tab)?;
-    let front = ctx.front.get();
+    let front = ctx.front();
     let was_front = front == tab;
     if !was_front {
         // Input would bring this tab to the front of its window, over the
         // one the person works in for an agent.
-        ctx.chrome
+        ctx.chrome()
             .holds()
             .check(Principal::Agent, Reach::Front { front, to: tab })?;
         b.show(tab);

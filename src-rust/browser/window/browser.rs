@@ -57,29 +57,29 @@ pub(crate) struct Tab {
 
 pub struct Browser {
     /// The open contexts, each with its window; the person's first.
-    pub(crate) contexts: Vec<Context>,
+    pub(super) contexts: Vec<Context>,
     pub(super) next_context: ContextId,
     /// Every context's tabs, each context's in its strip's order.
-    pub(crate) tabs: Vec<Tab>,
-    pub(crate) next_id: TabId,
-    pub(crate) proxy: EventLoopProxy<UserEvent>,
+    pub(super) tabs: Vec<Tab>,
+    pub(super) next_id: TabId,
+    pub(super) proxy: EventLoopProxy<UserEvent>,
     pub(super) agent_script: UserScript,
     pub(super) input_script: UserScript,
     /// The web extension's folder, handed to each context's WebKit session.
-    pub(crate) web_extension: Option<PathBuf>,
+    pub(super) web_extension: Option<PathBuf>,
     pub(super) nostr_scripts: nostr::NostrScripts,
     pub(super) nostr_calls: crate::base::page_event::PageCalls,
-    pub(crate) routing: std::sync::Arc<crate::routes::Routing>,
+    pub(super) routing: std::sync::Arc<crate::routes::Routing>,
     /// Where tabs an agent ran its own script in are marked.
-    pub(crate) agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
+    pub(super) agent_scripted: std::sync::Arc<crate::agent_scripts::AgentScripted>,
     /// Agents' requests for the person (ask_person).
-    pub(crate) asks: std::sync::Arc<crate::asks::Asks>,
-    pub(crate) downloads: downloads::Downloads,
+    pub(super) asks: std::sync::Arc<crate::asks::Asks>,
+    pub(super) downloads: downloads::Downloads,
     /// The control panel's own window (not a tab: agents never see it).
-    pub(crate) panel: Option<(Window, wry::WebView)>,
+    pub(super) panel: Option<(Window, wry::WebView)>,
     pub(super) panel_url: Option<String>,
     /// The port of the browser's own server: tabs never load its pages.
-    pub(crate) server_port: Rc<Cell<u16>>,
+    pub(super) server_port: Rc<Cell<u16>>,
     pub(super) allow_file_urls: bool,
     pub(super) panel_beside: bool,
     pub(super) chrome_shared: ChromeShared,
@@ -99,6 +99,11 @@ pub struct Browser {
 pub type SharedBrowser = Rc<RefCell<Browser>>;
 
 impl Browser {
+    /// Cancels a download an agent started in `context`.
+    pub fn cancel_download(&self, context: ContextId, id: u64) -> Result<Value, ToolError> {
+        self.downloads.cancel(context, id)
+    }
+
     /// The seat agents and the person share on this display.
     pub fn seat(&self) -> &Rc<Seat> {
         &self.seat

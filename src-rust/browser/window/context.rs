@@ -6,7 +6,7 @@
 use super::chrome::{Chrome, ChromeShared};
 use super::event::UserEvent;
 use super::settings::AgentSettings;
-use crate::base::context::{ContextInfo, DEFAULT_CONTEXT};
+use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::tab::TabId;
 use gtk::prelude::*;
 use std::cell::Cell;
@@ -36,27 +36,45 @@ pub(super) type InputTurn = std::sync::Arc<tokio::sync::Mutex<()>>;
 pub(crate) type Turn = tokio::sync::OwnedMutexGuard<()>;
 
 pub(crate) struct Context {
-    pub(crate) info: ContextInfo,
-    pub(crate) window: Window,
-    pub(crate) stack: gtk::Stack,
-    pub(crate) chrome: Rc<Chrome>,
-    pub(crate) front: Rc<Cell<TabId>>,
+    pub(super) info: ContextInfo,
+    pub(super) window: Window,
+    pub(super) stack: gtk::Stack,
+    pub(super) chrome: Rc<Chrome>,
+    pub(super) front: Rc<Cell<TabId>>,
     pub(super) data: WebData,
     /// Whether the context's WebKit session has the web extension and the
     /// network settings (done with its first tab, before its first load).
     pub(super) configured: Cell<bool>,
     /// What agents changed about how its tabs talk to sites (headers,
     /// credentials, offline): one context's never reach another's.
-    pub(crate) settings: Rc<AgentSettings>,
+    pub(super) settings: Rc<AgentSettings>,
     /// Whose trusted input the window's front tab takes now.
-    pub(crate) input_turn: InputTurn,
+    pub(super) input_turn: InputTurn,
     /// Its requests go through the routing proxy: an agent's routes may
     /// answer any of its pages, so each of its tabs is the agent's as if
     /// the agent had run its own script there.
-    pub(crate) routed: Cell<bool>,
+    pub(super) routed: Cell<bool>,
 }
 
 impl Context {
+    pub(crate) fn id(&self) -> ContextId {
+        self.info.id
+    }
+
+    /// The tab in front of its window.
+    pub(crate) fn front(&self) -> TabId {
+        self.front.get()
+    }
+
+    pub(crate) fn chrome(&self) -> &Chrome {
+        &self.chrome
+    }
+
+    /// Whose trusted input the window's front tab takes now.
+    pub(crate) fn input_turn(&self) -> &InputTurn {
+        &self.input_turn
+    }
+
     /// Opens the context's window, empty: the caller adds its first tab.
     /// `kept_in` is the folder of a context that is not ephemeral;
     /// `start_proxy` the proxy the browser was started with.

@@ -6,6 +6,7 @@ pub(super) mod ask_bar;
 pub(super) mod browser;
 pub(super) mod chrome;
 pub(super) mod chrome_actions;
+pub(super) mod chrome_updates;
 pub(super) mod context;
 pub(super) mod contexts;
 pub(super) mod downloads;
