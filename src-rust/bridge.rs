@@ -193,8 +193,11 @@ pub enum ElementInput {
         text: String,
         submit: bool,
     },
-    /// Choose options of a <select> (the `select` op's arguments are in the target).
-    Select,
+    /// Choose a <select>'s options by value or text (none: the option
+    /// element the target names).
+    Select {
+        values: Option<Vec<String>>,
+    },
     ScrollIntoView,
     /// Focus the element; a text field's caret goes after its value.
     Focus,
@@ -214,11 +217,11 @@ pub enum ElementInput {
         expect: Value,
     },
     /// Drag the element with the left button held onto the element `to`
-    /// names, with the X server's own pointer when `real_pointer` (the
-    /// browser's private display, whose pointer is no person's) or when the
-    /// element starts an HTML drag.
+    /// names in the same frame, with the X server's own pointer when
+    /// `real_pointer` (the browser's private display, whose pointer is no
+    /// person's) or when the element starts an HTML drag.
     Drag {
-        to: crate::page_protocol::Args,
+        to: crate::page_protocol::Target,
         real_pointer: bool,
     },
 }
@@ -251,7 +254,7 @@ impl ElementInput {
             ElementInput::Hover | ElementInput::Drag { .. } => &[VISIBLE, STABLE, HIT],
             ElementInput::Fill { .. } | ElementInput::Type { .. } => &[VISIBLE, ENABLED, EDITABLE],
             // A native <select> hidden under a custom drop-down is still chosen.
-            ElementInput::Select => &[ENABLED],
+            ElementInput::Select { .. } => &[ENABLED],
             ElementInput::ScrollIntoView => &[VISIBLE, STABLE],
             // As the DOM's focus(): whatever state the element is in.
             ElementInput::Focus => &[],
@@ -263,7 +266,7 @@ impl ElementInput {
         match self {
             ElementInput::Fill { .. } => Some(PageOp::PrepareFill),
             ElementInput::Type { .. } => Some(PageOp::PrepareType),
-            ElementInput::Select => Some(PageOp::Select),
+            ElementInput::Select { .. } => Some(PageOp::Select),
             ElementInput::ScrollIntoView => Some(PageOp::ScrollIntoView),
             ElementInput::Focus => Some(PageOp::Focus),
             ElementInput::Click { .. }
@@ -462,7 +465,7 @@ pub enum Command {
     /// follows in the same turn of the event loop.
     Act {
         tab: TabId,
-        target: Args,
+        target: crate::page_protocol::Located,
         input: ElementInput,
         wait: Duration,
     },

@@ -16,6 +16,74 @@ pub type Args = Map<String, Value>;
 /// fields to it.
 pub type Object = Map<String, Value>;
 
+/// The element a tool names: a ref from a snapshot, or a CSS selector.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    Ref(String),
+    Selector(String),
+}
+
+/// A target in one frame of the page: `frame` as `frame_select` named it
+/// (none: the top document).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Located {
+    pub target: Target,
+    pub frame: Option<String>,
+}
+
+impl Target {
+    /// The one of `reference` and `selector` that is given.
+    pub fn named(reference: Option<&str>, selector: Option<&str>) -> Result<Target, ToolError> {
+        match (reference, selector) {
+            (Some(r), None) => Ok(Target::Ref(r.to_string())),
+            (None, Some(s)) => Ok(Target::Selector(s.to_string())),
+            (Some(_), Some(_)) => Err(ToolError::invalid_params(
+                "give either ref or selector, not both",
+            )),
+            (None, None) => Err(ToolError::invalid_params(
+                "give ref (e.g. e5 from snapshot) or selector (CSS)",
+            )),
+        }
+    }
+
+    /// The ref it names, if it names one.
+    pub fn reference(&self) -> Option<&str> {
+        match self {
+            Target::Ref(r) => Some(r),
+            Target::Selector(_) => None,
+        }
+    }
+
+    /// The page's arguments naming it.
+    pub fn args(&self) -> Args {
+        let (key, value) = match self {
+            Target::Ref(r) => ("ref", r),
+            Target::Selector(s) => ("selector", s),
+        };
+        Args::from_iter([(key.into(), value.as_str().into())])
+    }
+}
+
+impl Located {
+    /// The element `r#ref` names in the same frame: the control a label
+    /// or an opener stands for.
+    pub fn in_same_frame(&self, r#ref: String) -> Located {
+        Located {
+            target: Target::Ref(r#ref),
+            frame: self.frame.clone(),
+        }
+    }
+
+    /// The page's arguments naming it, and its frame.
+    pub fn args(&self) -> Args {
+        let mut args = self.target.args();
+        if let Some(frame) = &self.frame {
+            args.insert("frame".into(), frame.as_str().into());
+        }
+        args
+    }
+}
+
 /// The operations of the agent library.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -314,6 +382,33 @@ pub struct PageInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_target_names_its_element_and_frame_to_the_page() {
+        let by_ref = Located {
+            target: Target::named(Some("e5"), None).unwrap(),
+            frame: Some("f1".into()),
+        };
+        assert_eq!(
+            Value::Object(by_ref.args()),
+            json!({"ref": "e5", "frame": "f1"})
+        );
+        assert_eq!(by_ref.target.reference(), Some("e5"));
+        // The control a label stands for is in the label's frame.
+        assert_eq!(
+            Value::Object(by_ref.in_same_frame("e9".into()).args()),
+            json!({"ref": "e9", "frame": "f1"})
+        );
+        let top = Located {
+            target: Target::named(None, Some("#go")).unwrap(),
+            frame: None,
+        };
+        assert_eq!(Value::Object(top.args()), json!({"selector": "#go"}));
+        assert_eq!(top.target.reference(), None);
+        assert!(Target::named(None, None).is_err());
+        assert!(Target::named(Some("e1"), Some("#a")).is_err());
+    }
 
     /// The names of the agent library's `OPS` table, as written.
     fn js_table() -> Vec<String> {

@@ -381,6 +381,7 @@ mod tests {
     // The dispatch against a fake browser: what runs, how often, and how
     // long it waits, in tokio's paused time (no wall clock involved).
     use crate::bridge::{Command, ElementInput, Output};
+    use crate::page_protocol::Target;
     use crate::tools::fake_browser::{agent_session, log_in, FakeBrowser};
     use crate::tools::output::ToolOutput;
     use tokio::time::Instant;
@@ -637,8 +638,8 @@ mod tests {
                     ..
                 } => {
                     assert_eq!(
-                        to.get("selector"),
-                        Some(&json!("#zone")),
+                        to,
+                        &Target::Selector("#zone".into()),
                         "the goal goes with it"
                     );
                     json!({"dragged": true, "input": "xtest"})

@@ -3,7 +3,7 @@
 
 use super::identity::NoParams;
 use super::interaction::act;
-use super::page::target;
+use super::page::element;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
@@ -95,7 +95,7 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
         files,
         expect: Value::Array(expect),
     };
-    let reply = act(ctx, tab, target(&p.r#ref, &p.selector)?, input, None).await?;
+    let reply = act(ctx, tab, element(&p.r#ref, &p.selector)?, input, None).await?;
     Ok(ToolOutput::json(reply))
 }
 

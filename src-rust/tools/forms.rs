@@ -2,7 +2,7 @@
 
 use super::inspection::TargetParams;
 use super::interaction::{act, entered, press_enter, settle_after};
-use super::page::{target, with};
+use super::page::element;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
@@ -22,8 +22,8 @@ pub fn tools() -> Vec<ToolDef> {
                     OneOrMany::One(v) => vec![v],
                     OneOrMany::Many(list) => list,
                 });
-                let args = with(target(&p.r#ref, &p.selector)?, json!({"values": values}));
-                Ok(ToolOutput::json(act(&ctx, tab, args, ElementInput::Select, None).await?))
+                let target = element(&p.r#ref, &p.selector)?;
+                Ok(ToolOutput::json(act(&ctx, tab, target, ElementInput::Select { values }, None).await?))
             },
         )
         .changes_the_page(),
@@ -97,12 +97,9 @@ async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
             .unwrap_or_default();
         let filled = match field.value {
             FieldValue::Text(value) => {
-                let args = with(
-                    target(&field.r#ref, &field.selector)?,
-                    json!({"value": value}),
-                );
+                let target = element(&field.r#ref, &field.selector)?;
                 let submit = false;
-                act(ctx, tab, args, ElementInput::Fill { value, submit }, None).await
+                act(ctx, tab, target, ElementInput::Fill { value, submit }, None).await
             }
             FieldValue::Checked(want) => {
                 let element = TargetParams {
@@ -161,7 +158,7 @@ async fn set_checked(
 ) -> Result<Value, ToolError> {
     // One input on the main thread: read, click the control, read back.
     let before = ctx.before(tab)?;
-    let target = target(&p.r#ref, &p.selector)?;
+    let target = element(&p.r#ref, &p.selector)?;
     let done = act(ctx, tab, target, ElementInput::Check { want }, None).await?;
     if done.get("changed") != Some(&Value::Bool(true)) {
         return Ok(done);

@@ -2,11 +2,11 @@
 
 use super::devices::Button;
 use super::inspection::TargetParams;
-use super::page::{target, with, Before, START_GRACE};
+use super::page::{element, Before, START_GRACE};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, ElementInput, TabId};
-use crate::page_protocol::{self, Args, Object, PageOp};
+use crate::page_protocol::{self, Located, Object, PageOp, Target};
 use crate::recording::Element;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -58,7 +58,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Move the mouse over an element (waits as click; hover effects run).",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                act(&ctx, tab, target(&p.r#ref, &p.selector)?, ElementInput::Hover, None).await?;
+                act(&ctx, tab, element(&p.r#ref, &p.selector)?, ElementInput::Hover, None).await?;
                 Ok(ToolOutput::json(json!({"hovered": true})))
             },
         )
@@ -68,7 +68,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Double-click an element with a real mouse (waits as click). Reports a navigation it starts.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let mut result = click_target(&ctx, tab, target(&p.r#ref, &p.selector)?, ClickPress::left(2), None).await?;
+                let mut result = click_target(&ctx, tab, element(&p.r#ref, &p.selector)?, ClickPress::left(2), None).await?;
                 result.insert("double_clicked".into(), true.into());
                 Ok(ToolOutput::json(Value::Object(result)))
             },
@@ -86,7 +86,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Scroll an element to the middle of the view (scrolling boxes too) once visible. Returns its box.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let shown = act(&ctx, tab, target(&p.r#ref, &p.selector)?, ElementInput::ScrollIntoView, None).await?;
+                let shown = act(&ctx, tab, element(&p.r#ref, &p.selector)?, ElementInput::ScrollIntoView, None).await?;
                 Ok(ToolOutput::json(shown))
             },
         ),
@@ -191,19 +191,17 @@ const INPUT_MARGIN: Duration = Duration::from_secs(10);
 pub async fn act(
     ctx: &Ctx,
     tab: TabId,
-    mut target: Args,
+    target: Target,
     input: ElementInput,
     timeout: Option<u64>,
 ) -> Result<Value, ToolError> {
     ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
-    let given_ref = target
-        .get("ref")
-        .and_then(Value::as_str)
-        .map(str::to_string);
-    let given_ref = given_ref.as_deref();
-    if let Some(frame) = ctx.frame(tab) {
-        target.insert("frame".into(), frame.into());
-    }
+    let given_ref = target.reference().map(str::to_string);
+    // In the frame the session works in.
+    let target = Located {
+        target,
+        frame: ctx.frame(tab),
+    };
     let wait = timeout.map_or(INPUT_WAIT, Duration::from_millis);
     let command = Command::Act {
         tab,
@@ -220,7 +218,7 @@ pub async fn act(
     // Which element it was: for the recording, not the result.
     if let Some(found) = done.as_object_mut().and_then(|d| d.remove("element")) {
         if let Ok(mut element) = serde_json::from_value::<Element>(found) {
-            element.r#ref = given_ref.map(str::to_string);
+            element.r#ref = given_ref;
             ctx.acted_on_element(element);
         }
     }
@@ -339,7 +337,7 @@ async fn click(ctx: &Ctx, tab: TabId, p: &ClickParams) -> ToolResult {
         button: p.button.unwrap_or_default(),
         modifiers: p.modifiers.clone().unwrap_or_default(),
     };
-    let target = target(&p.r#ref, &p.selector)?;
+    let target = element(&p.r#ref, &p.selector)?;
     let mut result = click_target(ctx, tab, target, press, p.timeout).await?;
     result.insert("clicked".into(), true.into());
     Ok(ToolOutput::json(Value::Object(result)))
@@ -350,7 +348,7 @@ async fn click(ctx: &Ctx, tab: TabId, p: &ClickParams) -> ToolResult {
 pub async fn click_target(
     ctx: &Ctx,
     tab: TabId,
-    target: Args,
+    target: Target,
     press: ClickPress,
     timeout: Option<u64>,
 ) -> Result<Object, ToolError> {
@@ -382,14 +380,11 @@ pub async fn click_target(
 /// ends found under one deadline, the button pressed, moved and released
 /// there; then what it caused is reported as for a click.
 async fn drag(ctx: &Ctx, tab: TabId, p: DragParams) -> ToolResult {
-    let source = target(&p.src_ref, &p.src_selector)
+    let source = element(&p.src_ref, &p.src_selector)
         .map_err(|e| ToolError::invalid_params(format!("source: {}", e.message)))?;
-    let mut goal = target(&p.tgt_ref, &p.tgt_selector)
+    let goal = element(&p.tgt_ref, &p.tgt_selector)
         .map_err(|e| ToolError::invalid_params(format!("target: {}", e.message)))?;
-    // Both ends in the frame the session works in (act adds it to the source).
-    if let Some(frame) = ctx.frame(tab) {
-        goal.insert("frame".into(), frame.into());
-    }
+    // Both ends in the frame the session works in.
     let input = ElementInput::Drag {
         to: goal,
         real_pointer: ctx.app.private_display,
@@ -422,13 +417,13 @@ async fn press(ctx: &Ctx, tab: TabId, key: String) -> ToolResult {
 
 async fn focus(ctx: &Ctx, tab: TabId, p: &TargetParams) -> ToolResult {
     // The focus and, where only the engine can, the caret: one input.
-    let target = target(&p.r#ref, &p.selector)?;
+    let target = element(&p.r#ref, &p.selector)?;
     let focused = act(ctx, tab, target, ElementInput::Focus, None).await?;
     Ok(ToolOutput::json(focused))
 }
 
 async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
-    let args = with(target(&p.r#ref, &p.selector)?, json!({"value": p.value}));
+    let args = element(&p.r#ref, &p.selector)?;
     let value = p.value.clone();
     let before = ctx.before(tab)?;
     let submit = p.submit.unwrap_or(false);
@@ -448,7 +443,7 @@ async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
 }
 
 async fn type_text(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
-    let args = target(&p.r#ref, &p.selector)?;
+    let args = element(&p.r#ref, &p.selector)?;
     let text = p.value.clone();
     let before = ctx.before(tab)?;
     let submit = p.submit.unwrap_or(false);

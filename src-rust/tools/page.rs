@@ -7,7 +7,7 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{BrowserState, DownloadInfo, DownloadState, NavCounters, TabInfo};
 use crate::bridge::{tab_closed, Command, TabId};
 use crate::identity::IdentityState;
-use crate::page_protocol::{self, Args, PageInfo, PageOp};
+use crate::page_protocol::{self, Args, PageInfo, PageOp, Target};
 use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -507,19 +507,15 @@ pub fn asks_before_leaving(message: &str) -> ToolError {
     )
 }
 
-/// The element a tool acts on: a snapshot ref or a CSS selector.
+/// The page's arguments naming the element a tool reads: a snapshot ref
+/// or a CSS selector.
 pub fn target(reference: &Option<String>, selector: &Option<String>) -> Result<Args, ToolError> {
-    let one = |key: &str, value: &str| Args::from_iter([(key.into(), value.into())]);
-    match (reference.as_deref(), selector.as_deref()) {
-        (Some(r), None) => Ok(one("ref", r)),
-        (None, Some(s)) => Ok(one("selector", s)),
-        (Some(_), Some(_)) => Err(ToolError::invalid_params(
-            "give either ref or selector, not both",
-        )),
-        (None, None) => Err(ToolError::invalid_params(
-            "give ref (e.g. e5 from snapshot) or selector (CSS)",
-        )),
-    }
+    element(reference, selector).map(|t| t.args())
+}
+
+/// The element a tool acts on: a snapshot ref or a CSS selector.
+pub fn element(reference: &Option<String>, selector: &Option<String>) -> Result<Target, ToolError> {
+    Target::named(reference.as_deref(), selector.as_deref())
 }
 
 /// Adds `extra` fields (a JSON object) to a target.

@@ -4,7 +4,6 @@
 
 use super::files::write_private;
 use super::interaction::act;
-use super::page::target;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
@@ -80,7 +79,7 @@ async fn screenshot(ctx: &Ctx, tab: TabId, p: ScreenshotParams) -> ToolResult {
     let area = match (element, p.full_page.unwrap_or(false)) {
         (true, _) => {
             // As a person would: scrolled into view once it shows.
-            let target = target(&p.r#ref, &p.selector)?;
+            let target = super::page::element(&p.r#ref, &p.selector)?;
             let shown = act(ctx, tab, target, ElementInput::ScrollIntoView, None).await?;
             element_area(&shown)?
         }

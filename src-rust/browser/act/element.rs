@@ -16,8 +16,8 @@ use crate::browser::tab::state::TabState;
 use crate::browser::window::browser::SharedBrowser;
 use crate::browser::window::context::Turn;
 use crate::page_protocol::{
-    self, ActionPoint, Args, Checkable, ChosenFiles, FileInput, Intercepted, Object, PageOp,
-    PointOrChosen, Prepared,
+    self, ActionPoint, Args, Checkable, ChosenFiles, FileInput, Intercepted, Located, Object,
+    PageOp, PointOrChosen, Prepared,
 };
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -31,7 +31,7 @@ use webkit2gtk::WebView;
 pub(crate) fn run(
     browser: &SharedBrowser,
     tab: TabId,
-    target: Args,
+    target: Located,
     input: ElementInput,
     wait: Duration,
     reply: Reply,
@@ -64,7 +64,7 @@ async fn place_for(
 ) -> Result<(WebView, Rc<TabState>, Option<Turn>), ToolError> {
     match input {
         ElementInput::Fill { submit: false, .. }
-        | ElementInput::Select
+        | ElementInput::Select { .. }
         | ElementInput::ScrollIntoView
         | ElementInput::Focus => browser
             .borrow()
@@ -89,7 +89,7 @@ struct After<T> {
 async fn act(
     view: WebView,
     state: Rc<TabState>,
-    target: Args,
+    target: Located,
     input: ElementInput,
     wait: Duration,
     limit: Duration,
@@ -122,7 +122,7 @@ fn element_of(reply: &Value) -> Option<Value> {
 async fn act_on(
     view: WebView,
     state: Rc<TabState>,
-    target: Args,
+    target: Located,
     input: ElementInput,
     wait: Duration,
     limit: Duration,
@@ -148,6 +148,7 @@ async fn act_on(
                 count,
                 button,
                 keys: modifiers.as_deref().map(trusted::parse_chord).transpose()?,
+                opens_chooser: false,
             };
             click(view, state, target, press, (wait, limit), seen).await
         }
@@ -170,7 +171,11 @@ async fn act_on(
             // One deadline for both ends: each waits only what is left.
             let started = Instant::now();
             let left = || wait.saturating_sub(started.elapsed());
-            let point = |target: &Args, wait: Duration| {
+            let to = Located {
+                target: to.clone(),
+                frame: target.frame.clone(),
+            };
+            let point = |target: &Located, wait: Duration| {
                 let args = actionable_args(target, &input, wait);
                 let (view, state) = (view.clone(), state.clone());
                 async move {
@@ -183,10 +188,10 @@ async fn act_on(
             };
             // The goal scrolled into view first, then the source found:
             // both must be on screen together.
-            point(to, left()).await?;
+            point(&to, left()).await?;
             let (from, described) = point(&target, left()).await?;
             *seen.borrow_mut() = element_of(&described);
-            let (onto, _) = point(to, left()).await?;
+            let (onto, _) = point(&to, left()).await?;
             super::drag::drag(view, state, from, onto, real_pointer).await
         }
         ElementInput::Fill { ref value, submit } => {
@@ -238,7 +243,7 @@ async fn act_on(
             }
             Ok(value)
         }
-        ElementInput::Select => {
+        ElementInput::Select { .. } => {
             let chosen: After<Object> = page_protocol::parse(op, ready(&input).await?)?;
             let mut reply = chosen.result;
             // Script-set options: the page's input and change events are not trusted ones.
@@ -270,16 +275,16 @@ async fn act_on(
 async fn check(
     view: WebView,
     state: Rc<TabState>,
-    target: Args,
+    target: Located,
     want: bool,
     (wait, limit): (Duration, Duration),
     seen: &Rc<RefCell<Option<Value>>>,
 ) -> Result<Value, ToolError> {
-    let read = |target: Args| {
+    let read = |target: Located| {
         let (view, state) = (view.clone(), state.clone());
         async move {
             let reply =
-                script::agent_value(&view, &state, PageOp::Checkable, target, limit).await?;
+                script::agent_value(&view, &state, PageOp::Checkable, target.args(), limit).await?;
             page_protocol::parse::<Checkable>(PageOp::Checkable, reply)
         }
     };
@@ -292,9 +297,9 @@ async fn check(
             "a radio button cannot be unchecked by clicking it; check another option of its group",
         ));
     }
-    let control = control_in_frame_of(&target, before.r#ref);
+    let control = target.in_same_frame(before.r#ref);
     let requested = state.nav().requested;
-    click_once(&view, &state, &control, (wait, limit), seen).await?;
+    click_once(&view, &state, &control, false, (wait, limit), seen).await?;
     if state.nav().requested != requested {
         return Ok(json!({"checked": null, "changed": true}));
     }
@@ -312,21 +317,12 @@ async fn check(
     Ok(json!({"checked": want, "changed": true}))
 }
 
-/// The element `r#ref` names, in the frame `target` is in: the control
-/// a label or an opener stands for.
-fn control_in_frame_of(target: &Args, r#ref: String) -> Args {
-    let mut control = Args::from_iter([("ref".into(), r#ref.into())]);
-    if let Some(frame) = target.get("frame") {
-        control.insert("frame".into(), frame.clone());
-    }
-    control
-}
-
 /// One plain left click on `control`, as `click` does it.
 async fn click_once(
     view: &WebView,
     state: &Rc<TabState>,
-    control: &Args,
+    control: &Located,
+    opens_chooser: bool,
     budget: (Duration, Duration),
     seen: &Rc<RefCell<Option<Value>>>,
 ) -> Result<Value, ToolError> {
@@ -334,6 +330,7 @@ async fn click_once(
         count: 1,
         button: BUTTON_LEFT,
         keys: None,
+        opens_chooser,
     };
     click(
         view.clone(),
@@ -358,12 +355,12 @@ const CHOOSER_LOOK: Duration = Duration::from_millis(10);
 async fn upload(
     view: WebView,
     state: Rc<TabState>,
-    target: Args,
+    target: Located,
     (files, expect): (Vec<String>, Value),
     (wait, limit): (Duration, Duration),
     seen: &Rc<RefCell<Option<Value>>>,
 ) -> Result<Value, ToolError> {
-    let mut asked = target.clone();
+    let mut asked = target.args();
     asked.insert("expect".into(), expect);
     let found = script::agent_value(&view, &state, PageOp::FileInput, asked, limit).await?;
     let input: FileInput = page_protocol::parse(PageOp::FileInput, found)?;
@@ -373,14 +370,13 @@ async fn upload(
             files.len()
         )));
     }
-    let mut control = control_in_frame_of(&target, input.r#ref.clone());
-    if input.opener.is_some() {
-        // Its click may land on a file input the page laid over it, as a person's does.
-        control.insert("opens_chooser".into(), true.into());
-    }
+    let control = target.in_same_frame(input.r#ref.clone());
     let count = files.len();
     state.arm_upload(&view, Some(files));
-    let clicked = click_once(&view, &state, &control, (wait, limit), seen).await;
+    // Its click may land on a file input the page laid over it, as a
+    // person's does.
+    let opens_chooser = input.opener.is_some();
+    let clicked = click_once(&view, &state, &control, opens_chooser, (wait, limit), seen).await;
     let opened = clicked.is_ok() && chooser_answered(&state).await;
     if !opened {
         state.arm_upload(&view, None);
@@ -395,8 +391,9 @@ async fn upload(
     }
     // The input takes the files a moment after the chooser is answered.
     // The ref routes the question to the input's frame; the watch answers it.
-    control.insert("watch".into(), json!(input.watch));
-    let held = script::agent_value(&view, &state, PageOp::ChosenFiles, control, limit).await?;
+    let mut asked = control.args();
+    asked.insert("watch".into(), json!(input.watch));
+    let held = script::agent_value(&view, &state, PageOp::ChosenFiles, asked, limit).await?;
     let chosen: ChosenFiles = page_protocol::parse(PageOp::ChosenFiles, held)?;
     let mut reply = json!({"ref": input.r#ref, "files": chosen.files});
     if input.opener.is_some() {
@@ -452,18 +449,27 @@ fn refused(value: &str, input_type: Option<&str>) -> ToolError {
 const ASK_LIMIT: Duration = Duration::from_secs(2);
 
 /// The arguments of `actionable` for `input` on `target`.
-fn actionable_args(target: &Args, input: &ElementInput, wait: Duration) -> Args {
-    let mut args = target.clone();
+fn actionable_args(target: &Located, input: &ElementInput, wait: Duration) -> Args {
+    let mut args = target.args();
     args.insert("checks".into(), json!(input.checks()));
     args.insert("wait_ms".into(), (wait.as_millis() as u64).into());
     if let Some(then) = input.then() {
         args.insert("then".into(), then.name().into());
     }
-    if let ElementInput::Click { count, button, .. } = input {
-        // Only a plain left click chooses a drop-down's option.
-        args.insert("choose".into(), (*button == BUTTON_LEFT).into());
-        args.insert("intercept".into(), true.into());
-        args.insert("count".into(), (*count).into());
+    match input {
+        ElementInput::Click { count, button, .. } => {
+            // Only a plain left click chooses a drop-down's option.
+            args.insert("choose".into(), (*button == BUTTON_LEFT).into());
+            args.insert("intercept".into(), true.into());
+            args.insert("count".into(), (*count).into());
+        }
+        ElementInput::Fill { value, .. } => {
+            args.insert("value".into(), value.as_str().into());
+        }
+        ElementInput::Select { values } => {
+            args.insert("values".into(), json!(values));
+        }
+        _ => {}
     }
     args
 }
@@ -474,6 +480,9 @@ struct Press {
     count: u32,
     button: u32,
     keys: Option<trusted::Chord>,
+    /// It opens a file chooser: it may land on a file input the page laid
+    /// over the control.
+    opens_chooser: bool,
 }
 
 /// Clicks once the element is ready; a click the page moved another
@@ -481,7 +490,7 @@ struct Press {
 async fn click(
     view: WebView,
     state: Rc<TabState>,
-    target: Args,
+    target: Located,
     press: Press,
     (wait, limit): (Duration, Duration),
     seen: &Rc<RefCell<Option<Value>>>,
@@ -491,6 +500,7 @@ async fn click(
         count,
         button,
         keys,
+        opens_chooser,
     } = press;
     if button == BUTTON_MIDDLE {
         // A middle click pastes the primary selection: never the person's.
@@ -513,7 +523,10 @@ async fn click(
     let mut reached: Vec<String> = Vec::new();
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        let args = actionable_args(&target, &input, left);
+        let mut args = actionable_args(&target, &input, left);
+        if opens_chooser {
+            args.insert("opens_chooser".into(), true.into());
+        }
         let ready = script::agent_value(&view, &state, op, args, limit).await?;
         *seen.borrow_mut() = element_of(&ready);
         let point = match page_protocol::parse(op, ready)? {
@@ -529,7 +542,7 @@ async fn click(
             return Ok(clicked);
         }
         let asked = PageOp::Intercepted;
-        let reply = script::agent_value(&view, &state, asked, target.clone(), ASK_LIMIT).await;
+        let reply = script::agent_value(&view, &state, asked, target.args(), ASK_LIMIT).await;
         // No answer: the document the click reached is going (it navigated):
         // an interceptor dies with its document, and a stopped click navigates nowhere.
         let (missed, lost, ended_on) =
@@ -632,10 +645,10 @@ async fn pointer(
 async fn field_value(
     view: &WebView,
     state: &Rc<TabState>,
-    target: Args,
+    target: Located,
     limit: Duration,
 ) -> Result<Object, ToolError> {
-    let value = script::agent_value(view, state, PageOp::Value, target, limit).await?;
+    let value = script::agent_value(view, state, PageOp::Value, target.args(), limit).await?;
     page_protocol::parse(PageOp::Value, value)
 }
 
