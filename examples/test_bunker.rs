@@ -28,6 +28,10 @@ use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::sync::Notify;
 
+#[path = "../tests/signer_listening/mod.rs"]
+mod signer_listening;
+use signer_listening::SignerListening;
+
 const SECRET: &str = "test-bunker-secret";
 
 struct ApproveAll;
@@ -50,13 +54,17 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(secret) => Keys::parse(&secret)?,
         None => Keys::generate(),
     };
+    let bunker = Keys::generate();
+    // The bunker's URL is printed once the bunker listens on the relay.
+    let listening = SignerListening::new(bunker.public_key());
     let relay = LocalRelay::new(
         RelayBuilder::default()
             .addr("127.0.0.1".parse()?)
             .rate_limit(RateLimit {
                 max_reqs: 500,
                 notes_per_minute: 100_000,
-            }),
+            })
+            .query_policy(listening.clone()),
     );
     relay.run().await?;
     let relay_url = relay.url().await;
@@ -66,10 +74,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         Some(key) => Some(PublicKey::parse(&key)?),
         None => None,
     };
-    let bunker = Keys::generate();
     if auth_mode || claim.is_some() {
         let reported = claim.unwrap_or_else(|| user.public_key());
-        serve_by_hand(bunker, user, reported, auth_mode, relay_url).await
+        serve_by_hand(bunker, user, reported, auth_mode, (relay_url, listening)).await
     } else {
         let keys = NostrConnectKeys {
             signer: bunker,
@@ -77,8 +84,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         };
         let signer =
             NostrConnectRemoteSigner::new(keys, [relay_url], Some(SECRET.to_string()), None)?;
-        say(format!("url {}", signer.bunker_uri()));
-        signer.serve(ApproveAll).await?;
+        let url = signer.bunker_uri();
+        let serving = tokio::spawn(async move { signer.serve(ApproveAll).await });
+        listening.heard().await;
+        say(format!("url {url}"));
+        serving.await??;
         Ok(())
     }
 }
@@ -91,7 +101,7 @@ async fn serve_by_hand(
     user: Keys,
     reported: PublicKey,
     auth_mode: bool,
-    relay_url: RelayUrl,
+    (relay_url, listening): (RelayUrl, SignerListening),
 ) -> Result<(), Box<dyn std::error::Error>> {
     let approval = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let approve_url = format!("http://{}/approve", approval.local_addr()?);
@@ -108,6 +118,7 @@ async fn serve_by_hand(
         .pubkey(bunker.public_key())
         .limit(0);
     pool.subscribe(filter, SubscribeOptions::default()).await?;
+    listening.heard().await;
     say(format!(
         "url bunker://{}?relay={}&secret={SECRET}",
         bunker.public_key().to_hex(),

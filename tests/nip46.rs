@@ -17,6 +17,9 @@ use sovereign_browser::identity::nip46::{parse_bunker_url, AuthChallenge, Nip46S
 use sovereign_browser::identity::{Signer, SignerError};
 use std::time::Duration;
 
+mod signer_listening;
+use signer_listening::SignerListening;
+
 struct ApproveAll;
 
 impl NostrConnectSignerActions for ApproveAll {
@@ -25,34 +28,37 @@ impl NostrConnectSignerActions for ApproveAll {
     }
 }
 
-async fn relay() -> LocalRelay {
+/// A relay on 127.0.0.1 that tells when `signer` listens on it.
+async fn relay_for(signer: &Keys) -> (LocalRelay, SignerListening) {
+    let listening = SignerListening::new(signer.public_key());
     let relay = LocalRelay::new(
         RelayBuilder::default()
             .addr("127.0.0.1".parse().unwrap())
             .rate_limit(RateLimit {
                 max_reqs: 500,
                 notes_per_minute: 100_000,
-            }),
+            })
+            .query_policy(listening.clone()),
     );
     relay.run().await.unwrap();
-    relay
+    (relay, listening)
 }
 
 #[tokio::test]
 async fn login_sign_encrypt_and_a_vanishing_bunker() {
-    let relay = relay().await;
     let user = Keys::generate();
     let keys = NostrConnectKeys {
         signer: Keys::generate(),
         user: user.clone(),
     };
+    let (relay, listening) = relay_for(&keys.signer).await;
     let bunker =
         NostrConnectRemoteSigner::new(keys, [relay.url().await], Some("s3cret".into()), None)
             .unwrap();
     let url = bunker.bunker_uri().to_string();
     let serving = tokio::spawn(async move { bunker.serve(ApproveAll).await });
-    // The remote signer subscribes from "now": let it get there first.
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The remote signer subscribes from "now": it gets there first.
+    listening.heard().await;
 
     let uri = parse_bunker_url(&url).unwrap();
     let challenge = AuthChallenge::default();
@@ -99,11 +105,11 @@ async fn login_sign_encrypt_and_a_vanishing_bunker() {
 
 #[tokio::test]
 async fn a_wrong_secret_is_refused() {
-    let relay = relay().await;
     let keys = NostrConnectKeys {
         signer: Keys::generate(),
         user: Keys::generate(),
     };
+    let (relay, listening) = relay_for(&keys.signer).await;
     let bunker =
         NostrConnectRemoteSigner::new(keys, [relay.url().await], Some("right".into()), None)
             .unwrap();
@@ -112,7 +118,7 @@ async fn a_wrong_secret_is_refused() {
         .to_string()
         .replace("secret=right", "secret=wrong");
     tokio::spawn(async move { bunker.serve(ApproveAll).await });
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    listening.heard().await;
     let challenge = AuthChallenge::default();
     assert!(matches!(
         Nip46Signer::connect(
@@ -140,9 +146,14 @@ enum Bunker {
     ClaimsAnotherKey(PublicKey),
 }
 
-/// A bunker on `relay` for `user`; returns its bunker:// URL once listening.
-async fn hand_written_bunker(relay: &LocalRelay, user: Keys, mode: Bunker) -> String {
-    let bunker = Keys::generate();
+/// A bunker with the keys `bunker` on `relay` for `user`; returns its
+/// bunker:// URL once it listens there.
+async fn hand_written_bunker(
+    (relay, listening): (LocalRelay, SignerListening),
+    bunker: Keys,
+    user: Keys,
+    mode: Bunker,
+) -> String {
     let impostor = Keys::generate();
     let relay_url = relay.url().await;
     let pool = RelayPool::default();
@@ -162,11 +173,14 @@ async fn hand_written_bunker(relay: &LocalRelay, user: Keys, mode: Bunker) -> St
     pool.subscribe(filter, SubscribeOptions::default())
         .await
         .unwrap();
+    listening.heard().await;
     let url = format!(
         "bunker://{}?relay={relay_url}&secret=s3cret",
         bunker.public_key().to_hex()
     );
     tokio::spawn(async move {
+        // The relay serves as long as the bunker does.
+        let _relay = relay;
         while let Ok(notification) = requests.recv().await {
             let RelayPoolNotification::Event { event, .. } = notification else {
                 continue;
@@ -240,9 +254,10 @@ async fn reply(pool: &RelayPool, from: &Keys, to: PublicKey, id: &str, result: R
 
 #[tokio::test]
 async fn only_the_bunkers_own_reply_answers_a_request() {
-    let relay = relay().await;
+    let bunker = Keys::generate();
+    let relay = relay_for(&bunker).await;
     let user = Keys::generate();
-    let url = hand_written_bunker(&relay, user.clone(), Bunker::HonestAmongImpostors).await;
+    let url = hand_written_bunker(relay, bunker, user.clone(), Bunker::HonestAmongImpostors).await;
     let signer = Nip46Signer::connect(
         parse_bunker_url(&url).unwrap(),
         AuthChallenge::default(),
@@ -262,9 +277,10 @@ async fn only_the_bunkers_own_reply_answers_a_request() {
 
 #[tokio::test]
 async fn a_signature_over_another_event_is_refused() {
-    let relay = relay().await;
+    let bunker = Keys::generate();
+    let relay = relay_for(&bunker).await;
     let user = Keys::generate();
-    let url = hand_written_bunker(&relay, user.clone(), Bunker::SignsSomethingElse).await;
+    let url = hand_written_bunker(relay, bunker, user.clone(), Bunker::SignsSomethingElse).await;
     let signer = Nip46Signer::connect(
         parse_bunker_url(&url).unwrap(),
         AuthChallenge::default(),
@@ -283,9 +299,11 @@ async fn a_signature_over_another_event_is_refused() {
 // with that key. One claiming the person's key is refused.
 #[tokio::test]
 async fn a_bunker_must_prove_the_key_it_reports() {
-    let relay = relay().await;
     let person = Keys::generate().public_key();
-    let url = hand_written_bunker(&relay, Keys::generate(), Bunker::ClaimsAnotherKey(person)).await;
+    let bunker = Keys::generate();
+    let relay = relay_for(&bunker).await;
+    let claims = Bunker::ClaimsAnotherKey(person);
+    let url = hand_written_bunker(relay, bunker, Keys::generate(), claims).await;
     let refused = Nip46Signer::connect(
         parse_bunker_url(&url).unwrap(),
         AuthChallenge::default(),

@@ -18,9 +18,9 @@ export function startBunker(args = []) {
       const url = out.match(/test-bunker: url (\S+)/)?.[1];
       const user = out.match(/test-bunker: user ([0-9a-f]{64})/)?.[1];
       const approve = out.match(/test-bunker: approve (\S+)/)?.[1];
+      // The URL is printed once the bunker listens on its relay.
       if (url && user && (approve || !args.includes('--auth-url'))) {
-        // rust-nostr's remote signer subscribes from "now": give it a moment.
-        setTimeout(() => resolve({ url, user, approve, stop: () => proc.kill('SIGKILL') }), 300);
+        resolve({ url, user, approve, stop: () => proc.kill('SIGKILL') });
       }
     });
     proc.once('error', reject);
