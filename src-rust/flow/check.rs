@@ -7,7 +7,7 @@
 //! login, a context, a `file:` or `javascript:` address) is refused before
 //! the browser is reached, naming the step.
 
-use super::{Flow, FlowStep, Param, AS_CALLED, ON_ELEMENT};
+use super::{replay_of, Flow, FlowStep, Param, Replay};
 use serde_json::Value;
 
 /// Longest text a flow's argument may hold (an address, a key, a value).
@@ -60,20 +60,22 @@ pub fn check(flow: &Flow) -> Result<(), String> {
 
 fn check_step(step: &FlowStep) -> Result<(), String> {
     let tool = step.tool.as_str();
-    if AS_CALLED.contains(&tool) {
-        if step.target.is_some() || step.value.is_some() {
-            return Err("it names an element or a value, which this tool takes none of".into());
+    let carries_value = match replay_of(tool) {
+        Some(Replay::AsCalled) => {
+            if step.target.is_some() || step.value.is_some() {
+                return Err(
+                    "it names an element or a value, which this tool takes none of".into(),
+                );
+            }
+            return check_arguments(&step.args, arguments_of(tool));
         }
-        return check_arguments(&step.args, arguments_of(tool));
-    }
-    let carries_value = match ON_ELEMENT.iter().find(|(t, _)| *t == tool) {
-        Some((_, carries)) => *carries,
-        None if tool == "keyboard_type" => {
+        Some(Replay::Typed) => {
             if step.target.is_some() {
-                return Err("keyboard_type names no element".into());
+                return Err(format!("{tool} names no element"));
             }
             true
         }
+        Some(Replay::OnElement { value }) => value,
         None => return Err("a replay does only what export writes: open, back, forward, reload, press, tab_new, tab_switch, the waits, keyboard_type, and click, dblclick, hover, focus, check, uncheck, fill, type and select on an element".into()),
     };
     if !step.args.is_null() {
@@ -87,7 +89,7 @@ fn check_step(step: &FlowStep) -> Result<(), String> {
         {
             check_text(text)?;
         }
-    } else if tool != "keyboard_type" {
+    } else if replay_of(tool) != Some(Replay::Typed) {
         return Err("it names no element".into());
     }
     match (&step.value, carries_value) {

@@ -87,32 +87,50 @@ impl Expect {
     }
 }
 
-/// Tools that act on an element, and whether they carry a value.
-const ON_ELEMENT: [(&str, bool); 9] = [
-    ("click", false),
-    ("dblclick", false),
-    ("hover", false),
-    ("focus", false),
-    ("check", false),
-    ("uncheck", false),
-    ("fill", true),
-    ("type", true),
-    ("select", true),
+/// How a recorded step of a tool is done again by a flow. Each tool's
+/// declaration names its rule (`ToolDef::replayed`); `REPLAYS` is the same
+/// list for what runs without the tools (export, replay's checks), and a
+/// test of the tools holds the two equal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Replay {
+    /// Called again with its arguments, less the tab, context and timeout:
+    /// they name no element.
+    AsCalled,
+    /// On the element it acted on, found again by role and name (or test
+    /// id); `value`: with the value it was given, a parameter of the flow.
+    OnElement { value: bool },
+    /// The text it typed into whatever had the focus, a parameter of the flow.
+    Typed,
+}
+
+/// The tools a flow does again, and how.
+pub const REPLAYS: [(&str, Replay); 20] = [
+    ("open", Replay::AsCalled),
+    ("back", Replay::AsCalled),
+    ("forward", Replay::AsCalled),
+    ("reload", Replay::AsCalled),
+    ("press", Replay::AsCalled),
+    ("tab_new", Replay::AsCalled),
+    ("tab_switch", Replay::AsCalled),
+    ("wait_for_text", Replay::AsCalled),
+    ("wait_for_url", Replay::AsCalled),
+    ("wait_for_load", Replay::AsCalled),
+    ("click", Replay::OnElement { value: false }),
+    ("dblclick", Replay::OnElement { value: false }),
+    ("hover", Replay::OnElement { value: false }),
+    ("focus", Replay::OnElement { value: false }),
+    ("check", Replay::OnElement { value: false }),
+    ("uncheck", Replay::OnElement { value: false }),
+    ("fill", Replay::OnElement { value: true }),
+    ("type", Replay::OnElement { value: true }),
+    ("select", Replay::OnElement { value: true }),
+    ("keyboard_type", Replay::Typed),
 ];
 
-/// Tools done again as they were called: their arguments hold no ref.
-const AS_CALLED: [&str; 10] = [
-    "open",
-    "back",
-    "forward",
-    "reload",
-    "press",
-    "tab_new",
-    "tab_switch",
-    "wait_for_text",
-    "wait_for_url",
-    "wait_for_load",
-];
+/// How a flow does `tool` again; none: it does not.
+pub fn replay_of(tool: &str) -> Option<Replay> {
+    REPLAYS.iter().find(|(t, _)| *t == tool).map(|(_, r)| *r)
+}
 
 /// The flow of a recorded session's steps.
 pub fn from_steps(session: &str, steps: &[Step]) -> Flow {
@@ -172,22 +190,24 @@ fn flow_step(step: &Step, names: &mut Vec<String>) -> Option<FlowStep> {
         value: None,
         expect: expect_of(step),
     };
-    if AS_CALLED.contains(&step.tool.as_str()) {
-        // Where it ran is the replay's own: a flow names no tab or context.
-        done.args = without(&step.args, &["tab", "timeout", "context"]);
-        return Some(done);
-    }
-    if step.tool == "keyboard_type" {
-        let element = step.element.as_ref();
-        let secret = element.is_some_and(|e| e.secret);
-        let name = element.map_or("typed", |e| e.name.as_str());
-        done.value = Some(param(name, step.args.get("value"), secret, names));
-        return Some(done);
-    }
-    let (_, carries_value) = ON_ELEMENT.iter().find(|(tool, _)| *tool == step.tool)?;
+    let carries_value = match replay_of(&step.tool)? {
+        Replay::AsCalled => {
+            // Where it ran is the replay's own: a flow names no tab or context.
+            done.args = without(&step.args, &["tab", "timeout", "context"]);
+            return Some(done);
+        }
+        Replay::Typed => {
+            let element = step.element.as_ref();
+            let secret = element.is_some_and(|e| e.secret);
+            let name = element.map_or("typed", |e| e.name.as_str());
+            done.value = Some(param(name, step.args.get("value"), secret, names));
+            return Some(done);
+        }
+        Replay::OnElement { value } => value,
+    };
     let element = step.element.as_ref()?;
     done.target = Some(target_of(element, &step.args));
-    if *carries_value {
+    if carries_value {
         done.value = Some(param(
             &element.name,
             step.args.get("value"),

@@ -8,6 +8,7 @@ use crate::base::caller::Session;
 use crate::base::error::ToolError;
 use crate::base::secret::Wiped;
 use crate::base::tab::TabId;
+pub use crate::flow::Replay;
 use crate::recording::Element;
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
@@ -120,6 +121,9 @@ pub struct ToolDef {
     /// What the page shows may differ after it (an input, a navigation):
     /// a recorded step keeps a picture of the page after it.
     pub changes_the_page: bool,
+    /// How a flow exported from a recording does it again; none: a flow
+    /// leaves it out.
+    pub replay: Option<Replay>,
 }
 
 /// Declares a tool whose parameters deserialize into `P`.
@@ -263,6 +267,7 @@ fn declare<P: schemars::JsonSchema>(
         on_tab: false,
         family: None,
         changes_the_page: false,
+        replay: None,
         handler,
     }
 }
@@ -300,6 +305,12 @@ impl ToolDef {
     /// What the page shows may differ after it (see the field).
     pub fn changes_the_page(mut self) -> Self {
         self.changes_the_page = true;
+        self
+    }
+
+    /// A flow does it again as `replay` says (see [`Replay`]).
+    pub fn replayed(mut self, replay: Replay) -> Self {
+        self.replay = Some(replay);
         self
     }
 

@@ -3,7 +3,7 @@
 use super::inspection::TargetParams;
 use super::interaction::{act, entered, press_enter, settle_after};
 use super::page::element;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::ElementInput;
@@ -26,6 +26,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(act(&ctx, tab, target, ElementInput::Select { values }, None).await?))
             },
         )
+        .replayed(Replay::OnElement { value: true })
         .changes_the_page(),
         tab_tool(
             "check",
@@ -33,6 +34,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, true).await.map(ToolOutput::json) },
         )
+        .replayed(Replay::OnElement { value: false })
         .changes_the_page(),
         tab_tool(
             "uncheck",
@@ -40,6 +42,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { set_checked(&ctx, tab, &p, false).await.map(ToolOutput::json) },
         )
+        .replayed(Replay::OnElement { value: false })
         .changes_the_page(),
         tab_tool(
             "fill_form",

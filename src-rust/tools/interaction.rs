@@ -3,7 +3,7 @@
 use super::devices::Button;
 use super::inspection::TargetParams;
 use super::page::{element, Before, START_GRACE};
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, ElementInput, TabId};
 use crate::page_protocol::{self, Located, Object, PageOp, Target};
@@ -21,6 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: ClickParams| async move { click(&ctx, tab, &p).await },
         )
+        .replayed(Replay::OnElement { value: false })
         .changes_the_page(),
         tab_tool(
             "fill",
@@ -28,6 +29,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
         )
+        .replayed(Replay::OnElement { value: true })
         .changes_the_page(),
         tab_tool(
             "type",
@@ -35,6 +37,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: ValueParams| async move { type_text(&ctx, tab, &p).await },
         )
+        .replayed(Replay::OnElement { value: true })
         .changes_the_page(),
         tab_tool(
             "press",
@@ -42,6 +45,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: PressParams| async move { press(&ctx, tab, p.key).await },
         )
+        .replayed(Replay::AsCalled)
         .changes_the_page(),
         tab_tool(
             "scroll",
@@ -62,6 +66,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(json!({"hovered": true})))
             },
         )
+        .replayed(Replay::OnElement { value: false })
         .changes_the_page(),
         tab_tool(
             "dblclick",
@@ -73,6 +78,7 @@ pub fn tools() -> Vec<ToolDef> {
                 Ok(ToolOutput::json(Value::Object(result)))
             },
         )
+        .replayed(Replay::OnElement { value: false })
         .changes_the_page(),
         tab_tool(
             "drag",
@@ -95,7 +101,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Focus an element; a text field's caret goes after its value (keyboard_type adds to it).",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move { focus(&ctx, tab, &p).await },
-        ),
+        )
+        .replayed(Replay::OnElement { value: false }),
     ]
 }
 

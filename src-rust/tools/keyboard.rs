@@ -2,7 +2,7 @@
 //! whatever has focus (press is with the other input tools).
 
 use super::interaction::PressParams;
-use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
@@ -20,6 +20,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: TextParams| async move { keyboard_type(&ctx, tab, p.value).await },
         )
+        .replayed(Replay::Typed)
         .changes_the_page(),
         tab_tool(
             "insert_text",

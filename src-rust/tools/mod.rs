@@ -54,7 +54,8 @@ mod tools_enable;
 pub mod wait;
 
 pub use declaration::{
-    tab_tool, tab_tool_without_page, tool, Ctx, Hints, ToolDef, ToolResult, ACTION, READ_ONLY,
+    tab_tool, tab_tool_without_page, tool, Ctx, Hints, Replay, ToolDef, ToolResult, ACTION,
+    READ_ONLY,
 };
 pub use dispatch::{dispatch, dispatch_at, dispatch_found, Call, DEFAULT_TOOL_TIMEOUT};
 pub use output::ToolOutput;

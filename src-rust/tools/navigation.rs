@@ -3,7 +3,8 @@
 use super::identity::NoParams;
 use super::page::normalize_url;
 use super::{
-    tab_tool, tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY,
+    tab_tool, tab_tool_without_page, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION,
+    READ_ONLY,
 };
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
@@ -27,6 +28,7 @@ pub fn tools() -> Vec<ToolDef> {
                 navigate(&ctx, tab, Navigation::Load(url), limit, p.leave.unwrap_or(false)).await
             },
         )
+        .replayed(Replay::AsCalled)
         .changes_the_page(),
         tab_tool_without_page(
             "back",
@@ -34,6 +36,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Back, LOAD_LIMIT, p.leave()).await },
         )
+        .replayed(Replay::AsCalled)
         .changes_the_page(),
         tab_tool_without_page(
             "forward",
@@ -41,6 +44,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Forward, LOAD_LIMIT, p.leave()).await },
         )
+        .replayed(Replay::AsCalled)
         .changes_the_page(),
         tab_tool_without_page(
             "reload",
@@ -48,6 +52,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: LeaveParams| async move { navigate(&ctx, tab, Navigation::Reload, LOAD_LIMIT, p.leave()).await },
         )
+        .replayed(Replay::AsCalled)
         .changes_the_page(),
         tab_tool(
             "get_url",

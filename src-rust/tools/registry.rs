@@ -194,6 +194,25 @@ mod tests {
     use serde_json::{json, Value};
 
     #[test]
+    fn each_tool_declares_how_a_flow_does_it_again_as_the_flow_knows_it() {
+        let registry = Registry::new();
+        for def in registry.all() {
+            assert_eq!(
+                def.replay,
+                crate::flow::replay_of(def.name),
+                "{}: its declaration and the flow's list differ",
+                def.name
+            );
+        }
+        for (name, _) in crate::flow::REPLAYS {
+            assert!(
+                registry.all().iter().any(|d| d.name == name),
+                "the flow replays {name}, which is no tool"
+            );
+        }
+    }
+
+    #[test]
     fn the_tools_that_change_the_page_are_inputs_and_navigations() {
         let registry = Registry::new();
         let changing: Vec<&str> = registry

@@ -5,7 +5,9 @@ use super::identity::NoParams;
 use super::navigation::{refused_silently, start_grace, LOAD_LIMIT};
 use super::page::{normalize_url, Before};
 use super::person;
-use super::{tab_tool_without_page, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
+use super::{
+    tab_tool_without_page, tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY,
+};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::NavCounters;
 use crate::bridge::{Command, TabId};
@@ -102,6 +104,7 @@ pub fn tools() -> Vec<ToolDef> {
                 describe(&ctx, tab).await
             },
         )
+        .replayed(Replay::AsCalled)
         .changes_the_page(),
         tool(
             "tab_switch",
@@ -121,7 +124,8 @@ pub fn tools() -> Vec<ToolDef> {
                 ctx.session.set_tab(Some(tab));
                 describe(&ctx, tab).await
             },
-        ),
+        )
+        .replayed(Replay::AsCalled),
         tool(
             "tab_close",
             "Close the tab at index (from tab_list), by default this session's.",

@@ -5,7 +5,7 @@
 //! fails with TIMEOUT saying what it awaited and what it saw last.
 
 use super::page::POLL;
-use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
+use super::{tab_tool, tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabInfo;
 use crate::base::url_pattern::UrlPattern;
@@ -46,19 +46,22 @@ pub fn tools() -> Vec<ToolDef> {
             "Wait until the page shows text (visible text, same-origin frames included).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitTextParams| async move { wait_for_text(&ctx, tab, p).await },
-        ),
+        )
+        .replayed(Replay::AsCalled),
         tab_tool(
             "wait_for_url",
             "Wait until this tab's URL matches url_pattern.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitUrlParams| async move { wait_for_url(&ctx, tab, p).await },
-        ),
+        )
+        .replayed(Replay::AsCalled),
         tab_tool(
             "wait_for_load",
             "Wait for load, domcontentloaded or networkidle (500 ms quiet); at once if already there (after a script navigates, wait_for_url first).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: WaitLoadParams| async move { wait_for_load(&ctx, tab, p).await },
-        ),
+        )
+        .replayed(Replay::AsCalled),
         tab_tool(
             "wait_for_fn",
             "Wait until a script (as eval; a function is called) gives a truthy value; returns it.",
