@@ -2,7 +2,7 @@
 //! and `seed` (derived from a mnemonic, see `seed.rs`). The key is erased
 //! from memory when the signer is dropped (nostr's SecretKey does that).
 
-use super::{Method, Signer, SignerError, SignerResult};
+use super::{IdentityError, IdentityResult, Method, Signer, SignerError, SignerResult};
 use futures_util::future::BoxFuture;
 use nostr::nips::{nip04, nip44};
 use nostr::{Event, FromBech32, Keys, PublicKey, SecretKey, UnsignedEvent};
@@ -24,29 +24,30 @@ impl KeySigner {
 
     /// The private key encrypted with a password (NIP-49 ncryptsec), off
     /// the server's threads: scrypt takes a fraction of a second and 64 MiB.
-    pub async fn encrypt(&self, password: &str) -> Result<String, String> {
+    pub async fn encrypt(&self, password: &str) -> IdentityResult<String> {
         let secret = self.keys.secret_key().clone();
         let password = zeroize::Zeroizing::new(password.to_string());
         tokio::task::spawn_blocking(move || super::remembered::encrypt_key(&secret, &password))
             .await
-            .unwrap_or_else(|e| Err(format!("the encryption failed ({e})")))
+            .unwrap_or_else(|e| Err(IdentityError::Store(format!("the encryption failed ({e})"))))
     }
 
     /// Parses an `nsec1...` key.
-    pub fn from_nsec(nsec: &str) -> Result<Self, String> {
+    pub fn from_nsec(nsec: &str) -> IdentityResult<Self> {
         let nsec = nsec.trim();
         if !nsec.starts_with("nsec1") {
-            return Err("must start with nsec1".into());
+            return Err(IdentityError::Malformed("must start with nsec1".into()));
         }
-        let secret = SecretKey::from_bech32(nsec).map_err(|e| format!("not a valid nsec ({e})"))?;
+        let secret = SecretKey::from_bech32(nsec)
+            .map_err(|e| IdentityError::Malformed(format!("not a valid nsec ({e})")))?;
         Ok(KeySigner::new(Keys::new(secret), Method::Local))
     }
 
     /// Parses a 64-character hex private key.
-    pub fn from_hex(hex: &str) -> Result<Self, String> {
+    pub fn from_hex(hex: &str) -> IdentityResult<Self> {
         let hex = super::hex64(hex)?;
-        let secret =
-            SecretKey::from_hex(hex).map_err(|e| format!("not a valid private key ({e})"))?;
+        let secret = SecretKey::from_hex(hex)
+            .map_err(|e| IdentityError::Malformed(format!("not a valid private key ({e})")))?;
         Ok(KeySigner::new(Keys::new(secret), Method::Local))
     }
 }
@@ -139,7 +140,10 @@ mod tests {
 
     #[test]
     fn bad_keys_say_what_is_wrong() {
-        let err = |r: Result<KeySigner, String>| r.err().unwrap_or_default();
+        let err = |r: IdentityResult<KeySigner>| match r {
+            Err(IdentityError::Malformed(why)) => why,
+            other => panic!("expected a malformed key, got {:?}", other.err()),
+        };
         assert!(err(KeySigner::from_nsec("npub1xyz")).contains("nsec1"));
         assert!(err(KeySigner::from_nsec(&NSEC.replace('q', "p"))).contains("not a valid nsec"));
         assert!(err(KeySigner::from_hex("abcd")).contains("64 hex"));

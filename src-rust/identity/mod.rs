@@ -4,6 +4,7 @@
 pub mod audit;
 mod auth_challenge;
 mod bunker_link;
+mod error;
 mod identities;
 pub mod local;
 pub mod login_check;
@@ -16,6 +17,7 @@ mod signer;
 pub mod unlock;
 
 use crate::base::changes::Changes;
+pub use error::{IdentityError, IdentityResult};
 pub use identities::Identities;
 use nostr::ToBech32;
 pub use signer::{Method, Signer, SignerError, SignerResult, ENDED};
@@ -186,10 +188,13 @@ impl IdentityState {
 }
 
 /// Checks a 64-character hex key (private or public) and trims it.
-pub fn hex64(hex: &str) -> Result<&str, String> {
+pub fn hex64(hex: &str) -> IdentityResult<&str> {
     let hex = hex.trim();
     if hex.len() != 64 || !hex.chars().all(|c| c.is_ascii_hexdigit()) {
-        return Err(format!("must be 64 hex characters (got {})", hex.len()));
+        return Err(IdentityError::Malformed(format!(
+            "must be 64 hex characters (got {})",
+            hex.len()
+        )));
     }
     Ok(hex)
 }

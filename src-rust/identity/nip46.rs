@@ -6,6 +6,7 @@
 pub use super::auth_challenge::AuthChallenge;
 use super::bunker_link::BunkerLink;
 use super::signer::{Method, Signer, SignerError, SignerResult};
+use super::{IdentityError, IdentityResult};
 use futures_util::future::BoxFuture;
 use nostr::nips::nip46::{NostrConnectRequest, NostrConnectURI, ResponseResult};
 use nostr::{Event, EventId, PublicKey, UnsignedEvent};
@@ -19,14 +20,16 @@ pub const REQUEST_TIMEOUT: Duration = Duration::from_secs(120);
 pub const LOGIN_TIMEOUT: Duration = Duration::from_secs(20);
 
 /// Parses a `bunker://<pubkey>?relay=...&secret=...` URL.
-pub fn parse_bunker_url(url: &str) -> Result<NostrConnectURI, String> {
+pub fn parse_bunker_url(url: &str) -> IdentityResult<NostrConnectURI> {
+    let malformed = |why: String| IdentityError::Malformed(why);
     let url = url.trim();
     if !url.starts_with("bunker://") {
-        return Err("must start with bunker://".into());
+        return Err(malformed("must start with bunker://".into()));
     }
-    let uri = NostrConnectURI::parse(url).map_err(|e| format!("not a valid bunker URL ({e})"))?;
+    let uri = NostrConnectURI::parse(url)
+        .map_err(|e| malformed(format!("not a valid bunker URL ({e})")))?;
     if uri.relays().is_empty() {
-        return Err("has no relay (add ?relay=wss://...)".into());
+        return Err(malformed("has no relay (add ?relay=wss://...)".into()));
     }
     Ok(uri)
 }
@@ -218,14 +221,12 @@ mod tests {
         ))
         .unwrap();
         assert_eq!(ok.relays().len(), 1);
-        assert!(parse_bunker_url(&format!("bunker://{PK}"))
-            .unwrap_err()
-            .contains("no relay"));
-        assert!(parse_bunker_url("nostrconnect://x")
-            .unwrap_err()
-            .contains("bunker://"));
-        assert!(parse_bunker_url("bunker://nothex?relay=ws://a")
-            .unwrap_err()
-            .contains("not a valid"));
+        let why = |url: &str| match parse_bunker_url(url) {
+            Err(IdentityError::Malformed(why)) => why,
+            other => panic!("{url}: expected malformed, got {other:?}"),
+        };
+        assert!(why(&format!("bunker://{PK}")).contains("no relay"));
+        assert!(why("nostrconnect://x").contains("bunker://"));
+        assert!(why("bunker://nothex?relay=ws://a").contains("not a valid"));
     }
 }

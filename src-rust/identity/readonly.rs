@@ -1,7 +1,7 @@
 //! `readonly`: a public key only; browsing works, signing and decrypting
 //! never do.
 
-use super::{Method, Signer, SignerError, SignerResult};
+use super::{IdentityError, IdentityResult, Method, Signer, SignerError, SignerResult};
 use futures_util::future::BoxFuture;
 use nostr::{Event, FromBech32, PublicKey, UnsignedEvent};
 
@@ -10,20 +10,20 @@ pub struct ReadonlySigner {
 }
 
 impl ReadonlySigner {
-    pub fn from_npub(npub: &str) -> Result<Self, String> {
+    pub fn from_npub(npub: &str) -> IdentityResult<Self> {
         let npub = npub.trim();
         if !npub.starts_with("npub1") {
-            return Err("must start with npub1".into());
+            return Err(IdentityError::Malformed("must start with npub1".into()));
         }
-        let public_key =
-            PublicKey::from_bech32(npub).map_err(|e| format!("not a valid npub ({e})"))?;
+        let public_key = PublicKey::from_bech32(npub)
+            .map_err(|e| IdentityError::Malformed(format!("not a valid npub ({e})")))?;
         Ok(ReadonlySigner { public_key })
     }
 
-    pub fn from_hex(hex: &str) -> Result<Self, String> {
+    pub fn from_hex(hex: &str) -> IdentityResult<Self> {
         let hex = super::hex64(hex)?;
-        let public_key =
-            PublicKey::from_hex(hex).map_err(|e| format!("not a valid public key ({e})"))?;
+        let public_key = PublicKey::from_hex(hex)
+            .map_err(|e| IdentityError::Malformed(format!("not a valid public key ({e})")))?;
         Ok(ReadonlySigner { public_key })
     }
 }

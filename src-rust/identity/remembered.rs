@@ -2,7 +2,7 @@
 //! parts only (npub, bunker URL without its secret, device address), and a
 //! private key only as a NIP-49 `ncryptsec` under the person's password.
 
-use super::Method;
+use super::{IdentityError, IdentityResult, Method};
 use crate::base::changes::Changes;
 use nostr::nips::nip49::{EncryptedSecretKey, KeySecurity};
 use nostr::{FromBech32, SecretKey, ToBech32};
@@ -67,22 +67,26 @@ impl Remembered {
 }
 
 /// Encrypts a private key with a password (NIP-49).
-pub fn encrypt_key(secret: &SecretKey, password: &str) -> Result<String, String> {
+pub fn encrypt_key(secret: &SecretKey, password: &str) -> IdentityResult<String> {
     if password.chars().count() < 8 {
-        return Err("must be at least 8 characters".into());
+        return Err(IdentityError::Password(
+            "must be at least 8 characters".into(),
+        ));
     }
     let encrypted = EncryptedSecretKey::new(secret, password, LOG_N, KeySecurity::Medium)
-        .map_err(|e| format!("cannot encrypt the key ({e})"))?;
-    encrypted.to_bech32().map_err(|e| e.to_string())
+        .map_err(|e| IdentityError::Store(format!("cannot encrypt the key ({e})")))?;
+    encrypted
+        .to_bech32()
+        .map_err(|e| IdentityError::Store(e.to_string()))
 }
 
 /// Decrypts a remembered key.
-pub fn decrypt_key(ncryptsec: &str, password: &str) -> Result<SecretKey, String> {
+pub fn decrypt_key(ncryptsec: &str, password: &str) -> IdentityResult<SecretKey> {
     let encrypted = EncryptedSecretKey::from_bech32(ncryptsec)
-        .map_err(|e| format!("the stored key is damaged ({e})"))?;
+        .map_err(|e| IdentityError::Malformed(format!("the stored key is damaged ({e})")))?;
     encrypted
         .decrypt(password)
-        .map_err(|_| "wrong password".to_string())
+        .map_err(|_| IdentityError::Password("wrong password".into()))
 }
 
 /// The file of remembered identities in the profile (owner-only).
@@ -174,7 +178,7 @@ impl RememberedStore {
 
     /// Saves (replacing an entry with the same key and method): the
     /// person's remember.
-    pub fn save(&self, entry: Remembered) -> Result<(), String> {
+    pub fn save(&self, entry: Remembered) -> IdentityResult<()> {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut all = self.all();
         all.retain(|r| !(r.npub == entry.npub && r.method == entry.method));
@@ -185,7 +189,7 @@ impl RememberedStore {
     /// Saves only when nothing is remembered for the entry's public key
     /// (by any method): an agent's remember, which never replaces or
     /// changes what is stored. False when something was.
-    pub fn save_new(&self, entry: Remembered) -> Result<bool, String> {
+    pub fn save_new(&self, entry: Remembered) -> IdentityResult<bool> {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut all = self.all();
         if all.iter().any(|r| r.pubkey == entry.pubkey) {
@@ -196,7 +200,7 @@ impl RememberedStore {
         Ok(true)
     }
 
-    pub fn forget(&self, key: &str) -> Result<usize, String> {
+    pub fn forget(&self, key: &str) -> IdentityResult<usize> {
         let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
         let mut all = self.all();
         let before = all.len();
@@ -210,10 +214,11 @@ impl RememberedStore {
         json!({"identities": identities, "damaged": self.damaged()})
     }
 
-    fn write(&self, all: &[Remembered]) -> Result<(), String> {
-        let text = serde_json::to_vec_pretty(all).map_err(|e| e.to_string())?;
+    fn write(&self, all: &[Remembered]) -> IdentityResult<()> {
+        let text =
+            serde_json::to_vec_pretty(all).map_err(|e| IdentityError::Store(e.to_string()))?;
         let written = crate::profile::write_private(&self.path, &text)
-            .map_err(|e| format!("cannot save remembered identities: {e}"));
+            .map_err(|e| IdentityError::Store(format!("cannot save remembered identities: {e}")));
         self.changes.bump();
         written
     }
@@ -267,9 +272,12 @@ mod tests {
         );
         assert_eq!(
             decrypt_key(&ncryptsec, "wrong horse!").unwrap_err(),
-            "wrong password"
+            IdentityError::Password("wrong password".into())
         );
-        assert!(encrypt_key(keys.secret_key(), "short").is_err());
+        assert!(matches!(
+            encrypt_key(keys.secret_key(), "short"),
+            Err(IdentityError::Password(_))
+        ));
     }
 
     #[test]

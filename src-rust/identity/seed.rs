@@ -2,7 +2,7 @@
 //! (m/44'/1237'/account'/0/0), with an optional BIP-39 passphrase.
 
 use super::local::KeySigner;
-use super::Method;
+use super::{IdentityError, IdentityResult, Method};
 use nostr::nips::nip06::FromMnemonic;
 use nostr::Keys;
 use zeroize::Zeroizing;
@@ -12,7 +12,7 @@ pub fn from_mnemonic(
     words: &str,
     passphrase: Option<&str>,
     account: u32,
-) -> Result<KeySigner, String> {
+) -> IdentityResult<KeySigner> {
     // One space between words, lower case: what BIP-39 expects. Built in
     // one buffer that never grows (so never leaves a copy behind when it
     // moves) and is wiped; the English list is ASCII, so ASCII lower case
@@ -20,7 +20,7 @@ pub fn from_mnemonic(
     let normalized = normalize(words);
     check_words(&normalized)?;
     let keys = Keys::from_mnemonic_with_account(normalized.as_str(), passphrase, Some(account))
-        .map_err(|e| format!("cannot derive a key ({e})"))?;
+        .map_err(|e| IdentityError::Malformed(format!("cannot derive a key ({e})")))?;
     Ok(KeySigner::new(keys, Method::Seed))
 }
 
@@ -36,23 +36,24 @@ fn normalize(words: &str) -> Zeroizing<String> {
     normalized
 }
 
-fn check_words(normalized: &str) -> Result<(), String> {
+fn check_words(normalized: &str) -> IdentityResult<()> {
+    let malformed = IdentityError::Malformed;
     let count = normalized.split(' ').filter(|w| !w.is_empty()).count();
     if ![12, 15, 18, 21, 24].contains(&count) {
-        return Err(format!(
+        return Err(malformed(format!(
             "expected 12 or 24 words (15, 18 and 21 also work), got {count}"
-        ));
+        )));
     }
     match bip39::Mnemonic::parse_in_normalized(bip39::Language::English, normalized) {
         Ok(_) => Ok(()),
-        Err(bip39::Error::UnknownWord(i)) => Err(format!(
+        Err(bip39::Error::UnknownWord(i)) => Err(malformed(format!(
             "word {} is not in the BIP-39 English word list",
             i + 1
+        ))),
+        Err(bip39::Error::InvalidChecksum) => Err(malformed(
+            "the checksum does not match: a word is wrong or out of order".into(),
         )),
-        Err(bip39::Error::InvalidChecksum) => {
-            Err("the checksum does not match: a word is wrong or out of order".into())
-        }
-        Err(e) => Err(e.to_string()),
+        Err(e) => Err(malformed(e.to_string())),
     }
 }
 
@@ -131,7 +132,10 @@ mod tests {
 
     #[test]
     fn bad_mnemonics_say_what_is_wrong() {
-        let err = |w: &str| from_mnemonic(w, None, 0).err().unwrap_or_default();
+        let err = |w: &str| match from_mnemonic(w, None, 0) {
+            Err(IdentityError::Malformed(why)) => why,
+            other => panic!("expected malformed words, got {:?}", other.err()),
+        };
         assert!(err("leader monkey parrot").contains("got 3"));
         let unknown = WORDS_12.replace("parrot", "parrots");
         assert!(err(&unknown).contains("word 3"), "{}", err(&unknown));

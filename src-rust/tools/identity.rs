@@ -6,7 +6,6 @@
 use super::identity_audit::identity_changed;
 use super::login::{login, LoginParams, FORM_FIELDS};
 use super::{tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
-use crate::base::error::ToolError;
 use crate::identity::audit::Action;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -82,7 +81,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Forget a remembered identity (by npub or hex public key).",
             ACTION,
             |ctx: Ctx, p: ForgetParams| async move {
-                let forgotten = ctx.app.remembered.forget(p.npub.trim()).map_err(ToolError::internal)?;
+                let forgotten = ctx.app.remembered.forget(p.npub.trim())?;
                 Ok(ToolOutput::json(serde_json::json!({"forgotten": forgotten})))
             },
         )

@@ -10,7 +10,10 @@ use crate::identity::nsigner::transport::{self, Endpoint};
 use crate::identity::nsigner::{protocol, ConnectError, NsignerSigner};
 use crate::identity::readonly::ReadonlySigner;
 use crate::identity::remembered::{self, Remembered};
-use crate::identity::{describe, seed, IdentityState, Method, PendingLogin, Signer, SignerError};
+use crate::identity::{
+    describe, seed, IdentityError, IdentityResult, IdentityState, Method, PendingLogin, Signer,
+    SignerError,
+};
 use crate::tools::app::App;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -298,7 +301,7 @@ pub async fn login(
     };
     let mut status = describe(signer.as_ref());
     if let Some(entry) = entry {
-        let saved = remember_entry(app, by, entry).map_err(ToolError::internal)?;
+        let saved = remember_entry(app, by, entry)?;
         status["remembered"] = saved.into();
         if !saved {
             status["not_remembered"] = NOT_REPLACED.into();
@@ -315,7 +318,7 @@ const NOT_REPLACED: &str = "an identity with this public key is remembered alrea
 /// Stores a remembered identity: the person's replaces what was stored for
 /// that key and method; an agent's never replaces or changes anything
 /// stored for that key, by any method. Whether it was saved.
-fn remember_entry(app: &App, by: Principal, entry: Remembered) -> Result<bool, String> {
+fn remember_entry(app: &App, by: Principal, entry: Remembered) -> IdentityResult<bool> {
     match by {
         Principal::Person => app.remembered.save(entry).map(|()| true),
         Principal::Agent => app.remembered.save_new(entry),
@@ -408,9 +411,10 @@ async fn unlock(
     let password = zeroize::Zeroizing::new(password.to_string());
     let decrypted =
         tokio::task::spawn_blocking(move || remembered::decrypt_key(&ncryptsec, &password)).await;
-    let decrypted = decrypted.unwrap_or_else(|e| Err(format!("the unlock failed ({e})")));
+    let decrypted =
+        decrypted.unwrap_or_else(|e| Err(IdentityError::Store(format!("the unlock failed ({e})"))));
     unlocks.end(npub, decrypted.is_ok(), std::time::Instant::now());
-    decrypted.map_err(|e| bad("password", e))
+    decrypted.map_err(|e| e.at("password"))
 }
 
 fn key_signer(p: &LoginParams, method: Method) -> Result<KeySigner, ToolError> {
@@ -420,11 +424,11 @@ fn key_signer(p: &LoginParams, method: Method) -> Result<KeySigner, ToolError> {
             .as_deref()
             .ok_or_else(|| bad("mnemonic", "required for method seed (12 or 24 words)"))?;
         return seed::from_mnemonic(words, p.passphrase.as_deref(), p.account.unwrap_or(0))
-            .map_err(|e| bad("mnemonic", e));
+            .map_err(|e| e.at("mnemonic"));
     }
     let signer = match (&p.nsec, &p.privkey_hex) {
-        (Some(nsec), None) => KeySigner::from_nsec(nsec).map_err(|e| bad("nsec", e))?,
-        (None, Some(hex)) => KeySigner::from_hex(hex).map_err(|e| bad("privkey_hex", e))?,
+        (Some(nsec), None) => KeySigner::from_nsec(nsec).map_err(|e| e.at("nsec"))?,
+        (None, Some(hex)) => KeySigner::from_hex(hex).map_err(|e| e.at("privkey_hex"))?,
         _ => {
             return Err(ToolError::invalid_params(
                 "method local needs exactly one of nsec or privkey_hex",
@@ -436,8 +440,8 @@ fn key_signer(p: &LoginParams, method: Method) -> Result<KeySigner, ToolError> {
 
 fn readonly_signer(p: &LoginParams) -> Result<ReadonlySigner, ToolError> {
     match (&p.npub, &p.pubkey_hex) {
-        (Some(npub), None) => ReadonlySigner::from_npub(npub).map_err(|e| bad("npub", e)),
-        (None, Some(hex)) => ReadonlySigner::from_hex(hex).map_err(|e| bad("pubkey_hex", e)),
+        (Some(npub), None) => ReadonlySigner::from_npub(npub).map_err(|e| e.at("npub")),
+        (None, Some(hex)) => ReadonlySigner::from_hex(hex).map_err(|e| e.at("pubkey_hex")),
         _ => Err(ToolError::invalid_params(
             "method readonly needs exactly one of npub or pubkey_hex",
         )),
@@ -456,7 +460,7 @@ async fn key_entry(
     let password = p.password.as_deref().unwrap_or_default();
     let mut entry = base_entry(method, signer);
     let encrypted = signer.encrypt(password).await;
-    entry.ncryptsec = Some(encrypted.map_err(|e| bad("password", e))?);
+    entry.ncryptsec = Some(encrypted.map_err(|e| e.at("password"))?);
     entry.account = (method == Method::Seed).then(|| p.account.unwrap_or(0));
     Ok(entry)
 }
@@ -485,9 +489,9 @@ fn nsigner_endpoint(p: &LoginParams) -> Result<Endpoint, ToolError> {
         bad("device", "required for method nsigner (a serial device path, a socket path, host:port or a qube name)")
     })?;
     Ok(match transport {
-        Transport::Serial => transport::serial_endpoint(device).map_err(|e| bad("device", e))?,
+        Transport::Serial => transport::serial_endpoint(device).map_err(|e| e.at("device"))?,
         Transport::Unix => Endpoint::Unix(device.into()),
-        Transport::Tcp => transport::tcp_endpoint(device).map_err(|e| bad("device", e))?,
+        Transport::Tcp => transport::tcp_endpoint(device).map_err(|e| e.at("device"))?,
         Transport::Qrexec => Endpoint::Qrexec {
             qube: device.to_string(),
             service: p
@@ -530,7 +534,7 @@ async fn nip46_signer(
         .bunker_url
         .as_deref()
         .ok_or_else(|| bad("bunker_url", "required for method nip46 (bunker://...)"))?;
-    let uri = nip46::parse_bunker_url(url).map_err(|e| bad("bunker_url", e))?;
+    let uri = nip46::parse_bunker_url(url).map_err(|e| e.at("bunker_url"))?;
     let relays = uri
         .relays()
         .iter()

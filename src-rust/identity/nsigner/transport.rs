@@ -2,6 +2,7 @@
 //! TCP, or a Qubes qrexec service (through `qrexec-client-vm`).
 
 use super::link::{Link, Reader, Writer};
+use crate::identity::{IdentityError, IdentityResult};
 use std::os::unix::fs::OpenOptionsExt as _;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -35,7 +36,7 @@ impl std::fmt::Display for Endpoint {
 }
 
 /// A serial `device` may carry its speed: `/dev/ttyACM0@9600`.
-pub fn serial_endpoint(device: &str) -> Result<Endpoint, String> {
+pub fn serial_endpoint(device: &str) -> IdentityResult<Endpoint> {
     let (path, baud) = match device.rsplit_once('@') {
         Some((path, baud)) => (
             path,
@@ -44,13 +45,18 @@ pub fn serial_endpoint(device: &str) -> Result<Endpoint, String> {
                 .filter(|b| BAUD_RATES.contains(b))
                 .ok_or_else(|| {
                     let rates: Vec<String> = BAUD_RATES.iter().map(u32::to_string).collect();
-                    format!("bad baud rate {baud:?} (one of {})", rates.join(", "))
+                    IdentityError::Malformed(format!(
+                        "bad baud rate {baud:?} (one of {})",
+                        rates.join(", ")
+                    ))
                 })?,
         ),
         None => (device, DEFAULT_BAUD),
     };
     if path.is_empty() {
-        return Err("a serial device path is required, e.g. /dev/ttyACM0".into());
+        return Err(IdentityError::Malformed(
+            "a serial device path is required, e.g. /dev/ttyACM0".into(),
+        ));
     }
     Ok(Endpoint::Serial {
         path: PathBuf::from(path),
@@ -59,16 +65,17 @@ pub fn serial_endpoint(device: &str) -> Result<Endpoint, String> {
 }
 
 /// A TCP `device`: host:port, the port a number from 1 to 65535.
-pub fn tcp_endpoint(device: &str) -> Result<Endpoint, String> {
+pub fn tcp_endpoint(device: &str) -> IdentityResult<Endpoint> {
+    let malformed = IdentityError::Malformed;
     let (host, port) = device
         .rsplit_once(':')
-        .ok_or_else(|| format!("{device:?} is not host:port"))?;
+        .ok_or_else(|| malformed(format!("{device:?} is not host:port")))?;
     if host.is_empty() {
-        return Err(format!("{device:?} has no host before the port"));
+        return Err(malformed(format!("{device:?} has no host before the port")));
     }
     match port.parse::<u16>() {
         Ok(p) if p > 0 => Ok(Endpoint::Tcp(device.to_string())),
-        _ => Err(format!("bad port {port:?} (1 to 65535)")),
+        _ => Err(malformed(format!("bad port {port:?} (1 to 65535)"))),
     }
 }
 
@@ -178,7 +185,7 @@ pub async fn open(endpoint: &Endpoint) -> Result<Connection, OpenError> {
 
 /// Configures the line (speed, 8N1, raw) and opens it for async I/O. The
 /// configured port stays open beside the stream so the settings hold.
-fn open_serial(path: &std::path::Path, baud: u32) -> Result<(Reader, Writer, Guard), String> {
+fn open_serial(path: &std::path::Path, baud: u32) -> Result<(Reader, Writer, Guard), OpenError> {
     let path_str = path.to_str().ok_or("the device path is not UTF-8")?;
     let port = serialport::new(path_str, baud)
         .timeout(Duration::from_millis(100))
@@ -201,12 +208,12 @@ fn open_serial(path: &std::path::Path, baud: u32) -> Result<(Reader, Writer, Gua
 struct SerialStream(tokio::io::unix::AsyncFd<std::fs::File>);
 
 impl SerialStream {
-    fn new(file: std::fs::File) -> Result<SerialStream, String> {
+    fn new(file: std::fs::File) -> Result<SerialStream, OpenError> {
         // SAFETY: the File owns its descriptor, open and unchanged until
         // the AsyncFd (which owns the File) is dropped.
         unsafe { tokio::io::unix::AsyncFd::register(file) }
             .map(SerialStream)
-            .map_err(|e| format!("cannot watch the serial line: {e}"))
+            .map_err(|e| OpenError::Failed(format!("cannot watch the serial line: {e}")))
     }
 }
 
@@ -286,9 +293,11 @@ mod tests {
         assert!(serial_endpoint("/dev/x@fast").is_err());
         assert!(serial_endpoint("/dev/x@1234")
             .unwrap_err()
+            .to_string()
             .contains("115200"));
         assert!(tcp_endpoint("127.0.0.1:99999")
             .unwrap_err()
+            .to_string()
             .contains("bad port"));
         assert!(tcp_endpoint("127.0.0.1:0").is_err());
         assert!(tcp_endpoint(":80").is_err());
