@@ -2,6 +2,7 @@
 //! asked (never a message's text, a secret or a plaintext), who was at
 //! work in its tab, and how it ended.
 
+use super::refusal::Refusal;
 use super::request::Request;
 use crate::activity::Activity;
 use crate::agent_scripts::AgentScripted;
@@ -47,7 +48,7 @@ pub fn entry(
 }
 
 /// Adds how the request ended: the signed event's id, or why it failed.
-pub fn ended(mut entry: Use, outcome: &Result<Value, String>) -> Use {
+pub fn ended(mut entry: Use, outcome: &Result<Value, Refusal>) -> Use {
     match outcome {
         Ok(value) => {
             if let (Action::Sign, Some(id)) = (entry.action, value.get("id")) {
@@ -56,7 +57,7 @@ pub fn ended(mut entry: Use, outcome: &Result<Value, String>) -> Use {
         }
         Err(why) => {
             entry.allowed = false;
-            entry.error = Some(why.clone());
+            entry.error = Some(why.to_string());
         }
     }
     entry

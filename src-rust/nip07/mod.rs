@@ -15,6 +15,7 @@ mod audited;
 pub mod context_decisions;
 pub mod permissions;
 pub mod prompts;
+mod refusal;
 pub mod request;
 
 use crate::activity::Activity;
@@ -23,13 +24,14 @@ use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT, DEFAULT_NAME
 use crate::base::page_event::PageEvent;
 use crate::bridge::BrowserHandle;
 use crate::identity::audit::{Audit, Decision};
+use crate::identity::Method;
 use crate::identity::Signer;
 use crate::identity::{Identities, IdentityState};
-use crate::identity::{Method, SignerError};
 use context_decisions::ContextDecisions;
 use nostr::{Kind, Tag, Timestamp, UnsignedEvent};
 use permissions::Permissions;
 use prompts::{Answer, Prompt, Prompts};
+pub use refusal::Refusal;
 use request::{Capability, Request, Scheme};
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -215,11 +217,13 @@ pub async fn serve(
                     }
                     answer_page(&identity, &nip07, call).await
                 }
-                Err(error) => Err(format!("window.nostr: malformed request: {error}")),
+                Err(error) => Err(Refusal::BadCall(format!(
+                    "window.nostr: malformed request: {error}"
+                ))),
             };
             let answer = match answer {
                 Ok(result) => json!({"ok": true, "result": result}),
-                Err(error) => json!({"ok": false, "error": error}),
+                Err(refusal) => json!({"ok": false, "error": refusal.to_string()}),
             };
             let _ = reply.send(answer.to_string());
         });
@@ -233,7 +237,7 @@ pub async fn answer_page(
     identity: &IdentityState,
     nip07: &Nip07,
     call: PageCall,
-) -> Result<Value, String> {
+) -> Result<Value, Refusal> {
     check_origin(&call.origin, call.top_origin.as_deref())?;
     let request = request::parse(&call.method, &call.params)?;
     if request.capability().is_none() {
@@ -269,18 +273,15 @@ async fn decide_and_run(
     call: &PageCall,
     request: Request,
     decided: &mut Decision,
-) -> Result<Value, String> {
+) -> Result<Value, Refusal> {
     let capability = request
         .capability()
-        .ok_or("Sovereign Browser: nothing to decide")?;
-    let signer = identity.current().ok_or(
-        "Sovereign Browser: no identity is logged in; log in from the control panel first",
-    )?;
+        .ok_or_else(|| Refusal::NotOffered("nothing to decide".into()))?;
+    let signer = identity.current().ok_or(Refusal::NoIdentity)?;
     if capability.needs_secret() && signer.method() == Method::Readonly {
-        return Err(format!(
-            "Sovereign Browser: the identity is read-only (npub), so it cannot {}",
-            capability.describe()
-        ));
+        return Err(Refusal::ReadOnly {
+            what: capability.describe().to_string(),
+        });
     }
     let agent_scripted = call
         .tab
@@ -322,11 +323,10 @@ async fn decide_and_run(
         }
     };
     if !allowed {
-        return Err(format!(
-            "Sovereign Browser: the person denied {} permission to {}",
-            call.origin,
-            capability.describe()
-        ));
+        return Err(Refusal::Denied {
+            origin: call.origin.clone(),
+            what: capability.describe().to_string(),
+        });
     }
     // A request belongs to the identity logged in when it came: if another
     // (or none) is in use once the person decided, it is refused.
@@ -336,18 +336,18 @@ async fn decide_and_run(
         .current()
         .is_some_and(|now| Arc::ptr_eq(&now, &signer))
     {
-        return Err(format!("Sovereign Browser: {}", crate::identity::ENDED));
+        return Err(Refusal::Ended);
     }
     let work = run(signer.as_ref(), request);
     tokio::select! {
         done = work => done,
         // Ended meanwhile: refused now, not when a device or bunker gives up.
-        _ = changes.changed() => Err(format!("Sovereign Browser: {}", crate::identity::ENDED)),
+        _ = changes.changed() => Err(Refusal::Ended),
     }
 }
 
 /// Runs an allowed request on `signer`: the page's value, or its error.
-async fn run(signer: &dyn Signer, request: Request) -> Result<Value, String> {
+async fn run(signer: &dyn Signer, request: Request) -> Result<Value, Refusal> {
     let done = match request {
         Request::GetPublicKey | Request::GetRelays => Ok(json!(signer.public_key().to_hex())),
         Request::SignEvent(template) => {
@@ -356,7 +356,7 @@ async fn run(signer: &dyn Signer, request: Request) -> Result<Value, String> {
                 .into_iter()
                 .map(Tag::parse)
                 .collect::<Result<Vec<_>, _>>()
-                .map_err(|e| format!("signEvent: a tag is not valid: {e}"))?;
+                .map_err(|e| Refusal::BadCall(format!("signEvent: a tag is not valid: {e}")))?;
             let created_at = template
                 .created_at
                 .map_or_else(Timestamp::now, Timestamp::from_secs);
@@ -391,17 +391,7 @@ async fn run(signer: &dyn Signer, request: Request) -> Result<Value, String> {
         }
         .map(Value::from),
     };
-    done.map_err(|error| match error {
-        SignerError::Rejected(why) => format!("Sovereign Browser: the signer refused: {why}"),
-        // The signer was ended under the request (logout, switch).
-        SignerError::Unavailable(why) if why == crate::identity::ENDED => {
-            format!("Sovereign Browser: {why}")
-        }
-        SignerError::Unavailable(why) => {
-            format!("Sovereign Browser: the signer is unavailable: {why}")
-        }
-        SignerError::BadInput(why) => format!("Sovereign Browser: {why}"),
-    })
+    done.map_err(Refusal::from)
 }
 
 /// Shows a prompt and waits for the answer or the timeout (a rejection).
@@ -412,7 +402,7 @@ async fn ask(
     request: Request,
     agent_scripted: bool,
     pubkey: String,
-) -> Result<Answer, String> {
+) -> Result<Answer, Refusal> {
     let prompt = Prompt::new(
         call.origin.clone(),
         call.top_origin.clone(),
@@ -424,20 +414,19 @@ async fn ask(
     .agent_scripted(agent_scripted)
     .in_context(call.context, call.context_name.clone())
     .for_identity(pubkey);
-    let (id, answer) = nip07
-        .prompts
-        .ask(prompt)
-        .map_err(|why| format!("Sovereign Browser: {why}"))?;
+    let (id, answer) = nip07.prompts.ask(prompt)?;
     tracing::info!(origin = %call.origin, capability = %capability.key(), prompt = %id, agent_scripted, "window.nostr asks the person");
     match tokio::time::timeout(nip07.prompt_timeout, answer).await {
         Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(_)) => Err("Sovereign Browser: the page went away before an answer".into()),
+        Ok(Err(_)) => Err(Refusal::Unanswered(
+            "the page went away before an answer".into(),
+        )),
         Err(_) => {
             nip07.prompts.withdraw(&id);
-            Err(format!(
-                "Sovereign Browser: nobody answered within {} s, so the request was rejected",
+            Err(Refusal::Unanswered(format!(
+                "nobody answered within {} s, so the request was rejected",
                 nip07.prompt_timeout.as_secs()
-            ))
+            )))
         }
     }
 }
@@ -448,7 +437,7 @@ async fn ask(
 /// (what browsers call potentially trustworthy). A sandboxed or opaque
 /// document ("null"), a file and a plain-http site elsewhere get nothing;
 /// neither does a frame inside such a page.
-fn check_origin(origin: &str, top_origin: Option<&str>) -> Result<(), String> {
+fn check_origin(origin: &str, top_origin: Option<&str>) -> Result<(), Refusal> {
     let served = |origin: &str| {
         origin.len() < 300
             && match origin.split_once("://") {
@@ -458,14 +447,14 @@ fn check_origin(origin: &str, top_origin: Option<&str>) -> Result<(), String> {
             }
     };
     if !served(origin) {
-        return Err(format!(
-            "Sovereign Browser: window.nostr is offered to secure pages only (https, or http on this machine), not to {origin}"
-        ));
+        return Err(Refusal::NotOffered(format!(
+            "window.nostr is offered to secure pages only (https, or http on this machine), not to {origin}"
+        )));
     }
     match top_origin {
-        Some(top) if !served(top) => Err(format!(
-            "Sovereign Browser: window.nostr is not offered in a frame of {top}, which is not a secure page"
-        )),
+        Some(top) if !served(top) => Err(Refusal::NotOffered(format!(
+            "window.nostr is not offered in a frame of {top}, which is not a secure page"
+        ))),
         _ => Ok(()),
     }
 }

@@ -2,6 +2,7 @@
 //! is answered or its time runs out (a rejection); an answer "always"
 //! settles the other waiting requests for the same origin and capability.
 
+use super::refusal::Refusal;
 use super::request::{Capability, Request};
 use crate::base::changes::Changes;
 use crate::base::context::{ContextId, DEFAULT_CONTEXT, DEFAULT_NAME};
@@ -206,7 +207,7 @@ impl Default for Prompts {
 impl Prompts {
     /// Adds a prompt; the receiver gets its answer. Refused when its
     /// origin already has [`MAX_WAITING_PER_ORIGIN`] waiting.
-    pub fn ask(&self, prompt: Prompt) -> Result<(String, oneshot::Receiver<Answer>), String> {
+    pub fn ask(&self, prompt: Prompt) -> Result<(String, oneshot::Receiver<Answer>), Refusal> {
         let (tx, rx) = oneshot::channel();
         let id = prompt.id.clone();
         {
@@ -216,15 +217,15 @@ impl Prompts {
                 .filter(|(p, _)| p.origin == prompt.origin)
                 .count();
             if same_origin >= MAX_WAITING_PER_ORIGIN {
-                return Err(format!(
+                return Err(Refusal::Unanswered(format!(
                     "{same_origin} requests from this site already wait for an answer; try again after they are answered"
-                ));
+                )));
             }
             if waiting.len() >= MAX_WAITING {
-                return Err(format!(
+                return Err(Refusal::Unanswered(format!(
                     "{} requests from web pages already wait for an answer; try again after they are answered",
                     waiting.len()
-                ));
+                )));
             }
             self.note_asked(&prompt.origin)?;
             waiting.push((prompt, tx));
@@ -235,7 +236,7 @@ impl Prompts {
 
     /// Counts a prompt of `origin`, or refuses it when the origin asked
     /// [`MAX_ASKED_PER_WINDOW`] times within [`ASKING_WINDOW`].
-    fn note_asked(&self, origin: &str) -> Result<(), String> {
+    fn note_asked(&self, origin: &str) -> Result<(), Refusal> {
         let now = Instant::now();
         let mut asked = self.asked.lock().unwrap_or_else(|e| e.into_inner());
         asked.retain(|_, times| {
@@ -249,11 +250,11 @@ impl Prompts {
         });
         let times = asked.entry(origin.to_string()).or_default();
         if times.len() >= MAX_ASKED_PER_WINDOW {
-            return Err(format!(
+            return Err(Refusal::Unanswered(format!(
                 "this site asked {} times in the last {} s; it may ask again later",
                 times.len(),
                 ASKING_WINDOW.as_secs()
-            ));
+            )));
         }
         times.push_back(now);
         Ok(())
@@ -401,7 +402,7 @@ mod tests {
         let refused = prompts
             .ask(prompt("http://a:1", Capability::PublicKey))
             .unwrap_err();
-        assert!(refused.contains("asked 20 times"), "{refused}");
+        assert!(refused.to_string().contains("asked 20 times"), "{refused}");
         assert!(prompts
             .ask(prompt("http://b:1", Capability::PublicKey))
             .is_ok());
@@ -418,7 +419,7 @@ mod tests {
         let refused = prompts
             .ask(prompt("http://another:1", Capability::PublicKey))
             .unwrap_err();
-        assert!(refused.contains("from web pages already wait"), "{refused}");
+        assert!(refused.to_string().contains("from web pages already wait"), "{refused}");
     }
 
     #[tokio::test]
@@ -450,7 +451,7 @@ mod tests {
         let refused = prompts
             .ask(prompt("http://a:1", Capability::Encrypt))
             .unwrap_err();
-        assert!(refused.contains("already wait"), "{refused}");
+        assert!(refused.to_string().contains("already wait"), "{refused}");
         assert!(prompts
             .ask(prompt("http://b:1", Capability::PublicKey))
             .is_ok());

@@ -1,6 +1,7 @@
 //! A page's `window.nostr` call as the browser received it, read into a
 //! typed request. Pure: the page controls every byte of it.
 
+use super::refusal::Refusal;
 use nostr::PublicKey;
 use serde_json::Value;
 
@@ -139,21 +140,22 @@ impl Request {
 
 /// Reads `method` with its `params` object; the error says what is wrong,
 /// in words a web developer reads in their console.
-pub fn parse(method: &str, params: &Value) -> Result<Request, String> {
-    let text = |name: &str| -> Result<String, String> {
+pub fn parse(method: &str, params: &Value) -> Result<Request, Refusal> {
+    let bad = |why: String| Refusal::BadCall(format!("{method}: {why}"));
+    let text = |name: &str| -> Result<String, Refusal> {
         let value = params[name]
             .as_str()
-            .ok_or_else(|| format!("{method}: {name} must be a string"))?;
+            .ok_or_else(|| bad(format!("{name} must be a string")))?;
         if value.len() > MAX_TEXT {
-            return Err(format!("{method}: {name} is longer than {MAX_TEXT} bytes"));
+            return Err(bad(format!("{name} is longer than {MAX_TEXT} bytes")));
         }
         Ok(value.to_string())
     };
-    let peer = || -> Result<PublicKey, String> {
+    let peer = || -> Result<PublicKey, Refusal> {
         let hex = params["pubkey"]
             .as_str()
-            .ok_or_else(|| format!("{method}: pubkey must be a hex public key"))?;
-        PublicKey::from_hex(hex).map_err(|_| format!("{method}: pubkey is not a valid public key"))
+            .ok_or_else(|| bad("pubkey must be a hex public key".into()))?;
+        PublicKey::from_hex(hex).map_err(|_| bad("pubkey is not a valid public key".into()))
     };
     let scheme = if method.starts_with("nip04.") {
         Scheme::Nip04
@@ -174,12 +176,14 @@ pub fn parse(method: &str, params: &Value) -> Result<Request, String> {
             peer: peer()?,
             ciphertext: text("ciphertext")?,
         }),
-        other => Err(format!("window.nostr has no method {other}")),
+        other => Err(Refusal::BadCall(format!(
+            "window.nostr has no method {other}"
+        ))),
     }
 }
 
-fn event_template(event: &Value) -> Result<EventTemplate, String> {
-    let bad = |why: &str| format!("signEvent: {why}");
+fn event_template(event: &Value) -> Result<EventTemplate, Refusal> {
+    let bad = |why: &str| Refusal::BadCall(format!("signEvent: {why}"));
     if !event.is_object() {
         return Err(bad(
             "pass an event object {kind, content, tags, created_at}",
@@ -293,7 +297,7 @@ mod tests {
             ("getSecretKey", json!({}), "no method"),
         ] {
             let e = parse(method, &params).unwrap_err();
-            assert!(e.contains(words), "{method} {params}: {e}");
+            assert!(e.to_string().contains(words), "{method} {params}: {e}");
         }
     }
 
