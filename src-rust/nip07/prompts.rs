@@ -419,7 +419,10 @@ mod tests {
         let refused = prompts
             .ask(prompt("http://another:1", Capability::PublicKey))
             .unwrap_err();
-        assert!(refused.to_string().contains("from web pages already wait"), "{refused}");
+        assert!(
+            refused.to_string().contains("from web pages already wait"),
+            "{refused}"
+        );
     }
 
     #[tokio::test]

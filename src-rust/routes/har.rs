@@ -31,24 +31,35 @@ struct Recorded {
     reply: Reply,
 }
 
+/// Why a file is no HAR the routes can answer from: what is missing or
+/// wrong, and in which entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct BadHar(String);
+
 impl Archive {
     /// Reads a HAR's entries; an entry without a response (a request that
     /// failed) is left out.
-    pub fn parse(text: &str) -> Result<Archive, String> {
-        let har: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+    pub fn parse(text: &str) -> Result<Archive, BadHar> {
+        let har: Value =
+            serde_json::from_str(text).map_err(|e| BadHar(format!("not JSON: {e}")))?;
         let entries = har
             .pointer("/log/entries")
             .and_then(Value::as_array)
-            .ok_or("no log.entries: not a HAR file")?;
+            .ok_or_else(|| BadHar("no log.entries: not a HAR file".into()))?;
         if entries.len() > ENTRIES_MAX {
-            return Err(format!("{} entries; at most {ENTRIES_MAX}", entries.len()));
+            return Err(BadHar(format!(
+                "{} entries; at most {ENTRIES_MAX}",
+                entries.len()
+            )));
         }
         let mut archive = Archive {
             entries: Vec::new(),
             bytes: 0,
         };
         for (at, entry) in entries.iter().enumerate() {
-            let recorded = recorded(entry).map_err(|e| format!("entry {at}: {e}"))?;
+            let recorded =
+                recorded(entry).map_err(|BadHar(e)| BadHar(format!("entry {at}: {e}")))?;
             if let Some(recorded) = recorded {
                 archive.bytes += recorded.url.len() + recorded.reply.body.len();
                 archive.bytes += recorded
@@ -90,10 +101,13 @@ fn without_fragment(url: &str) -> &str {
     url.split('#').next().unwrap_or(url)
 }
 
-fn recorded(entry: &Value) -> Result<Option<Recorded>, String> {
+/// One entry's recorded answer (none: it got no response); why not, in
+/// the entry's terms.
+fn recorded(entry: &Value) -> Result<Option<Recorded>, BadHar> {
+    let missing = |what: &str| BadHar(format!("no {what}"));
     let text = |v: Option<&Value>| v.and_then(Value::as_str).map(str::to_string);
-    let method = text(entry.pointer("/request/method")).ok_or("no request.method")?;
-    let url = text(entry.pointer("/request/url")).ok_or("no request.url")?;
+    let method = text(entry.pointer("/request/method")).ok_or_else(|| missing("request.method"))?;
+    let url = text(entry.pointer("/request/url")).ok_or_else(|| missing("request.url"))?;
     let status = entry
         .pointer("/response/status")
         .and_then(Value::as_u64)
@@ -125,7 +139,7 @@ fn recorded(entry: &Value) -> Result<Option<Recorded>, String> {
     let body = match base64 {
         true => base64::engine::general_purpose::STANDARD
             .decode(body.trim())
-            .map_err(|e| format!("response.content.text is not base64: {e}"))?,
+            .map_err(|e| BadHar(format!("response.content.text is not base64: {e}")))?,
         false => body.into_bytes(),
     };
     if !headers.iter().any(|(n, _)| n == "content-type") {
@@ -175,6 +189,9 @@ mod tests {
             ]
         );
         assert!(archive.find("POST", "https://a.test/app.js").is_none());
-        assert!(Archive::parse("{}").unwrap_err().contains("not a HAR"));
+        assert!(Archive::parse("{}")
+            .unwrap_err()
+            .to_string()
+            .contains("not a HAR"));
     }
 }

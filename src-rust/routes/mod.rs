@@ -49,7 +49,7 @@ pub struct Routing {
     /// The engine's password for the proxy, made for this run.
     password: Zeroizing<String>,
     /// Sites' certificates for https inside `CONNECT` (none: tunnels).
-    certificates: Result<tls::Certificates, String>,
+    certificates: Result<tls::Certificates, tls::TlsError>,
     /// Tells a context's engine to accept a site's certificate.
     trust_site: OnceLock<TrustSite>,
     /// Whether the person holds a context now (agents paused, or a request

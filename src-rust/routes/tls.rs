@@ -15,6 +15,17 @@ const KEPT: usize = 1000;
 /// Where Debian and Ubuntu keep the system's roots.
 const SYSTEM_ROOTS: &str = "/etc/ssl/certs/ca-certificates.crt";
 
+/// Why TLS through the proxy cannot be done: its certificates could not
+/// be made (https then passes through as it is), or the roots to verify
+/// sites against could not be read (https requests then fail).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TlsError {
+    #[error("cannot make a site certificate: {0}")]
+    Certificate(String),
+    #[error("{0}")]
+    Roots(String),
+}
+
 /// A site's certificate: what the proxy serves, and what the engine is
 /// told to accept.
 pub struct SiteCertificate {
@@ -25,7 +36,7 @@ pub struct SiteCertificate {
 pub struct Certificates {
     key: rcgen::KeyPair,
     made: Mutex<HashMap<String, Arc<SiteCertificate>>>,
-    client: OnceLock<Result<Arc<ClientConfig>, String>>,
+    client: OnceLock<Result<Arc<ClientConfig>, TlsError>>,
 }
 
 fn provider() -> Arc<rustls::crypto::CryptoProvider> {
@@ -33,8 +44,8 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
 }
 
 impl Certificates {
-    pub fn new() -> Result<Certificates, String> {
-        let key = rcgen::KeyPair::generate().map_err(|e| e.to_string())?;
+    pub fn new() -> Result<Certificates, TlsError> {
+        let key = rcgen::KeyPair::generate().map_err(certificate)?;
         Ok(Certificates {
             key,
             made: Mutex::default(),
@@ -43,24 +54,24 @@ impl Certificates {
     }
 
     /// The certificate for `host`, made the first time.
-    pub fn site(&self, host: &str) -> Result<Arc<SiteCertificate>, String> {
+    pub fn site(&self, host: &str) -> Result<Arc<SiteCertificate>, TlsError> {
         let mut made = self.made.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(site) = made.get(host) {
             return Ok(site.clone());
         }
         let mut params =
-            rcgen::CertificateParams::new(vec![host.to_string()]).map_err(|e| e.to_string())?;
+            rcgen::CertificateParams::new(vec![host.to_string()]).map_err(certificate)?;
         params
             .distinguished_name
             .push(rcgen::DnType::CommonName, host);
-        let cert = params.self_signed(&self.key).map_err(|e| e.to_string())?;
+        let cert = params.self_signed(&self.key).map_err(certificate)?;
         let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.serialize_der()));
         let mut server = ServerConfig::builder_with_provider(provider())
             .with_safe_default_protocol_versions()
-            .map_err(|e| e.to_string())?
+            .map_err(certificate)?
             .with_no_client_auth()
             .with_single_cert(vec![cert.der().clone()], key)
-            .map_err(|e| e.to_string())?;
+            .map_err(certificate)?;
         server.alpn_protocols = vec![b"http/1.1".to_vec()];
         let site = Arc::new(SiteCertificate {
             server: Arc::new(server),
@@ -74,25 +85,29 @@ impl Certificates {
     }
 
     /// How the proxy talks TLS to sites (the roots read once).
-    pub fn client(&self) -> Result<Arc<ClientConfig>, String> {
+    pub fn client(&self) -> Result<Arc<ClientConfig>, TlsError> {
         self.client.get_or_init(client_config).clone()
     }
 }
 
-fn client_config() -> Result<Arc<ClientConfig>, String> {
+fn certificate(error: impl std::fmt::Display) -> TlsError {
+    TlsError::Certificate(error.to_string())
+}
+
+fn client_config() -> Result<Arc<ClientConfig>, TlsError> {
     let file = std::env::var("SSL_CERT_FILE").unwrap_or_else(|_| SYSTEM_ROOTS.to_string());
     let mut roots = RootCertStore::empty();
     let certs = CertificateDer::pem_file_iter(&file)
-        .map_err(|e| format!("cannot read the TLS roots in {file}: {e}"))?;
+        .map_err(|e| TlsError::Roots(format!("cannot read the TLS roots in {file}: {e}")))?;
     for cert in certs.flatten() {
         let _ = roots.add(cert);
     }
     if roots.is_empty() {
-        return Err(format!("no TLS roots in {file}"));
+        return Err(TlsError::Roots(format!("no TLS roots in {file}")));
     }
     let mut config = ClientConfig::builder_with_provider(provider())
         .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
+        .map_err(|e| TlsError::Roots(e.to_string()))?
         .with_root_certificates(roots)
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
