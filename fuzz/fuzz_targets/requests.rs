@@ -103,7 +103,7 @@ fn agent_message(text: &str) {
 fn page_call(data: &[u8]) {
     if let Ok(call) = serde_json::from_slice::<PageCall>(data) {
         if let Err(why) = request::parse(&call.method, &call.params) {
-            assert!(!why.is_empty());
+            assert!(!why.to_string().is_empty());
         }
     }
 }

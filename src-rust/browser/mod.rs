@@ -18,6 +18,8 @@ mod window;
 
 use tao::event_loop::EventLoopWindowTarget;
 pub use window::browser::{Browser, SharedBrowser, PANEL_WINDOW_SIZE};
+// What a page reports of a submitted form, read by the fuzzing of requests.
+pub use tab::form_posts;
 pub use window::event::UserEvent;
 pub use window::options::BrowserOptions;
 

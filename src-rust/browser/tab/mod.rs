@@ -4,7 +4,7 @@
 
 pub(super) mod budget;
 pub(super) mod console;
-pub(super) mod form_posts;
+pub mod form_posts;
 pub(super) mod frame_relay;
 pub(super) mod network_log;
 pub(super) mod related;
