@@ -15,3 +15,4 @@ pub(super) mod notice_bar;
 pub(super) mod options;
 pub(super) mod routes_bar;
 pub(super) mod settings;
+pub(super) mod tab_making;
