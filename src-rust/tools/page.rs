@@ -614,18 +614,4 @@ mod tests {
             "and ended"
         );
     }
-
-    #[test]
-    fn target_needs_exactly_one_of_ref_and_selector() {
-        assert_eq!(
-            Value::Object(target(&Some("@e1".into()), &None).unwrap()),
-            json!({"ref": "@e1"})
-        );
-        assert_eq!(
-            Value::Object(target(&None, &Some("#a".into())).unwrap()),
-            json!({"selector": "#a"})
-        );
-        assert!(target(&None, &None).is_err());
-        assert!(target(&Some("e1".into()), &Some("#a".into())).is_err());
-    }
 }
