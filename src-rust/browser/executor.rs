@@ -177,8 +177,8 @@ pub(super) fn execute(
             let result = browser.borrow().cancel_download(context, id);
             let _ = reply.send(value(result));
         }
-        Command::Audit { tab, args } => on_tab(browser, tab, reply, |t, reply| {
-            audit::run(&t.webkit, &t.state, args, reply, limit)
+        Command::Audit { tab, asked } => on_tab(browser, tab, reply, |t, reply| {
+            audit::run(&t.webkit, &t.state, asked, reply, limit)
         }),
         Command::Picture { tab, shot } => {
             on_tab(browser, tab, reply, |t, reply| match t.state.blocked() {

@@ -6,10 +6,9 @@ use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::Command;
-use crate::page_protocol;
+use crate::page_protocol::ops::Audit;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 use std::time::Duration;
 
 pub fn tools() -> Vec<ToolDef> {
@@ -36,11 +35,13 @@ async fn audit(ctx: &Ctx, tab: TabId, p: AuditParams) -> ToolResult {
         ));
     }
     ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
-    let args = page_protocol::args(json!({"selector": p.selector}));
+    let asked = Audit {
+        selector: p.selector,
+    };
     let mut report = ctx
         .app
         .browser
-        .call_value(Command::Audit { tab, args })
+        .call_value(Command::Audit { tab, asked })
         .await?;
     if let Some(map) = report.as_object_mut() {
         map.remove("next");

@@ -2,14 +2,13 @@
 //! a person which element an agent means.
 
 use super::families::Family;
-use super::page::{target, with};
+use super::page::element;
 use super::{tab_tool, tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
-use crate::page_protocol::PageOp;
+use crate::page_protocol::ops::Highlight;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
 
 /// Entries one call returns unless asked for fewer or more.
 const DEFAULT_LIMIT: usize = 100;
@@ -36,8 +35,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Outline an element in red for ms (0: keep) so a person or screenshot sees it. Returns its box.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: HighlightParams| async move {
-                let args = with(target(&p.r#ref, &p.selector)?, json!({"ms": p.ms}));
-                Ok(ToolOutput::json(ctx.agent(tab, PageOp::Highlight, args).await?))
+                let asked = Highlight { target: element(&p.r#ref, &p.selector)?, ms: p.ms };
+                Ok(ToolOutput::json(ctx.page(tab, asked).await?))
             },
         )
         .in_family(Family::Inspect),

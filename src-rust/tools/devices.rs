@@ -8,7 +8,7 @@ use super::{tab_tool, tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_O
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, MouseAction};
-use crate::page_protocol::{self, PageOp, View};
+use crate::page_protocol::ops::Settle;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -171,8 +171,11 @@ async fn wheel(ctx: &Ctx, tab: TabId, p: WheelParams) -> ToolResult {
         .await?;
     // The page scrolls after the event, perhaps smoothly: report where it
     // comes to rest, as its scroll events tell.
-    let args = page_protocol::args(json!({"start_ms": SCROLL_START, "limit_ms": SCROLL_LIMIT}));
-    let view: View = ctx.page(tab, PageOp::Settle, args).await?;
+    let settled = Settle::Scroll {
+        start_ms: SCROLL_START,
+        limit_ms: SCROLL_LIMIT,
+    };
+    let view = ctx.page(tab, settled).await?;
     let mut result = json!({
         "dx": dx,
         "dy": dy,

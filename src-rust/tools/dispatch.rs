@@ -380,7 +380,7 @@ mod tests {
 
     // The dispatch against a fake browser: what runs, how often, and how
     // long it waits, in tokio's paused time (no wall clock involved).
-    use crate::bridge::{Command, ElementInput, Output};
+    use crate::bridge::{Acted, Command, ElementInput, Landed, Outcome, Output};
     use crate::page_protocol::Target;
     use crate::tools::fake_browser::{agent_session, log_in, FakeBrowser};
     use crate::tools::output::ToolOutput;
@@ -602,15 +602,24 @@ mod tests {
         }
     }
 
+    /// What the browser answers for an element input that did `outcome`.
+    fn acted(outcome: Outcome) -> Output {
+        let element = None;
+        Output::Acted(Acted { outcome, element })
+    }
+
     #[tokio::test(start_paused = true)]
     async fn a_click_that_asks_for_no_navigation_answers_at_once() {
         let (app, fake, session) = logged_in();
         fake.answer_with(|_, command, reply| {
             let answer = match command {
-                Command::Act { .. } => json!({"x": 10.0, "y": 20.0}),
-                _ => json!({}),
+                Command::Act { .. } => acted(Outcome::Clicked {
+                    at: (10.0, 20.0),
+                    landed: Landed::OnTarget,
+                }),
+                _ => Output::Value(json!({})),
             };
-            let _ = reply.send(Ok(Output::Value(answer)));
+            let _ = reply.send(Ok(answer));
         });
         let start = Instant::now();
         let clicked = value(
@@ -642,18 +651,27 @@ mod tests {
                         &Target::Selector("#zone".into()),
                         "the goal goes with it"
                     );
-                    json!({"dragged": true, "input": "xtest"})
+                    acted(Outcome::Dragged {
+                        real_pointer: true,
+                        note: None,
+                    })
                 }
                 Command::Act {
                     input: ElementInput::Check { want },
                     ..
-                } => json!({"checked": want, "changed": true}),
+                } => acted(Outcome::Checked {
+                    checked: Some(want),
+                    changed: true,
+                }),
                 Command::Act {
                     input: ElementInput::Fill { ref value, submit },
                     ..
                 } => {
                     assert!(submit, "the Enter goes with the fill");
-                    json!({"value": value})
+                    acted(Outcome::Field {
+                        value: json!({"value": value}),
+                        by_script: false,
+                    })
                 }
                 Command::Act {
                     input:
@@ -664,11 +682,16 @@ mod tests {
                     ..
                 } => {
                     assert_eq!(expect, &json!([{"name": "a.txt", "size": 5}]));
-                    json!({"ref": "e1", "files": files})
+                    acted(Outcome::Uploaded {
+                        input: "e1".into(),
+                        files: files.iter().map(|f| json!(f)).collect(),
+                        given: files.len(),
+                        opened_by: None,
+                    })
                 }
-                _ => json!({}),
+                _ => Output::Value(json!({})),
             };
-            let _ = reply.send(Ok(Output::Value(answer)));
+            let _ = reply.send(Ok(answer));
         });
         let dragged = dispatch(
             &app,
@@ -743,11 +766,14 @@ mod tests {
                             t.url = "http://127.0.0.1:9/next.html".into();
                         });
                     });
-                    json!({})
+                    acted(Outcome::Clicked {
+                        at: (1.0, 1.0),
+                        landed: Landed::OnTarget,
+                    })
                 }
-                _ => json!({}),
+                _ => Output::Value(json!({})),
             };
-            let _ = reply.send(Ok(Output::Value(answer)));
+            let _ = reply.send(Ok(answer));
         });
         let start = Instant::now();
         let clicked = value(

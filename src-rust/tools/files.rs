@@ -8,7 +8,7 @@ use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, ElementInput, Mark};
-use crate::page_protocol::{Annotations, Args, PageOp};
+use crate::page_protocol::ops::Annotations;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -96,11 +96,11 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
         expect: Value::Array(expect),
     };
     let reply = act(ctx, tab, element(&p.r#ref, &p.selector)?, input, None).await?;
-    Ok(ToolOutput::json(reply))
+    Ok(ToolOutput::json(reply.into_json()))
 }
 
 async fn annotated(ctx: &Ctx, tab: TabId) -> ToolResult {
-    let found: Annotations = ctx.page(tab, PageOp::Annotations, Args::new()).await?;
+    let found = ctx.page(tab, Annotations {}).await?;
     let marks: Vec<Mark> = found
         .marks
         .iter()

@@ -5,10 +5,10 @@
 use super::families::Family;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::tab::TabId;
-use crate::page_protocol::{self, Object, PageOp};
+use crate::page_protocol::ops::{By, Find};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -21,7 +21,7 @@ pub fn tools() -> Vec<ToolDef> {
                     Some(n) => format!("role {} named {n:?}", p.role),
                     None => format!("role {}", p.role),
                 };
-                find(&ctx, tab, json!({"by": "role", "role": p.role, "name": p.name, "exact": p.exact, "what": what})).await
+                find(&ctx, tab, By::Role { role: p.role, name: p.name, exact: p.exact }, what).await
             },
         )
         .in_family(Family::Find),
@@ -31,12 +31,7 @@ pub fn tools() -> Vec<ToolDef> {
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TextParams| async move {
                 let what = format!("text {:?}", p.text);
-                find(
-                    &ctx,
-                    tab,
-                    json!({"by": "text", "text": p.text, "exact": p.exact, "what": what}),
-                )
-                .await
+                find(&ctx, tab, By::Text { text: p.text, exact: p.exact }, what).await
             },
         )
         .in_family(Family::Find),
@@ -45,7 +40,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find a field by its label (label, aria-label, aria-labelledby; contains).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: LabelParams| async move {
-                find_by(&ctx, tab, "label", ("label", "label"), p.label).await
+                find(&ctx, tab, By::Label { label: p.label.clone() }, said("label", &p.label)).await
             },
         )
         .in_family(Family::Find),
@@ -54,7 +49,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find a field whose placeholder contains text.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: PlaceholderParams| async move {
-                find_by(&ctx, tab, "placeholder", ("placeholder", "placeholder"), p.placeholder).await
+                find(&ctx, tab, By::Placeholder { placeholder: p.placeholder.clone() }, said("placeholder", &p.placeholder)).await
             },
         )
         .in_family(Family::Find),
@@ -63,7 +58,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find an image whose alt text contains text.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: AltParams| async move {
-                find_by(&ctx, tab, "alt", ("alt", "alt"), p.alt).await
+                find(&ctx, tab, By::Alt { alt: p.alt.clone() }, said("alt", &p.alt)).await
             },
         )
         .in_family(Family::Find),
@@ -72,7 +67,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find an element whose title attribute contains text.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TitleParams| async move {
-                find_by(&ctx, tab, "title", ("title", "title"), p.title).await
+                find(&ctx, tab, By::Title { title: p.title.clone() }, said("title", &p.title)).await
             },
         )
         .in_family(Family::Find),
@@ -81,7 +76,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Find the element with a data-testid.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TestIdParams| async move {
-                find_by(&ctx, tab, "testid", ("testid", "data-testid"), p.testid).await
+                find(&ctx, tab, By::Testid { testid: p.testid.clone() }, said("data-testid", &p.testid)).await
             },
         )
         .in_family(Family::Find),
@@ -90,7 +85,7 @@ pub fn tools() -> Vec<ToolDef> {
             "The first element matching a CSS selector.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
-                find_by(&ctx, tab, "first", ("selector", "selector"), p.selector).await
+                find(&ctx, tab, By::First { selector: p.selector.clone() }, said("selector", &p.selector)).await
             },
         )
         .in_family(Family::Find),
@@ -99,7 +94,7 @@ pub fn tools() -> Vec<ToolDef> {
             "The last element matching a CSS selector.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: SelectorParams| async move {
-                find_by(&ctx, tab, "last", ("selector", "selector"), p.selector).await
+                find(&ctx, tab, By::Last { selector: p.selector.clone() }, said("selector", &p.selector)).await
             },
         )
         .in_family(Family::Find),
@@ -108,35 +103,21 @@ pub fn tools() -> Vec<ToolDef> {
             "The n-th element (from 0) matching a CSS selector.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: NthParams| async move {
-                find(&ctx, tab, json!({"by": "nth", "n": p.n, "selector": p.selector, "what": format!("selector {:?}", p.selector)})).await
+                let what = said("selector", &p.selector);
+                find(&ctx, tab, By::Nth { n: p.n, selector: p.selector }, what).await
             },
         )
         .in_family(Family::Find),
     ]
 }
 
-/// Finds by `by` the element whose `field` holds `value`; a failure
-/// names it as `shown` and the value (`data-testid "save"`).
-async fn find_by(
-    ctx: &Ctx,
-    tab: TabId,
-    by: &str,
-    (field, shown): (&str, &str),
-    value: String,
-) -> ToolResult {
-    let what = format!("{shown} {value:?}");
-    let args = serde_json::Map::from_iter([
-        ("by".to_string(), Value::from(by)),
-        (field.to_string(), Value::from(value)),
-        ("what".to_string(), Value::from(what)),
-    ]);
-    find(ctx, tab, Value::Object(args)).await
+/// How a failure names what was looked for: `data-testid "save"`.
+fn said(shown: &str, value: &str) -> String {
+    format!("{shown} {value:?}")
 }
 
-async fn find(ctx: &Ctx, tab: TabId, args: Value) -> ToolResult {
-    let mut found: Object = ctx
-        .page(tab, PageOp::Find, page_protocol::args(args))
-        .await?;
+async fn find(ctx: &Ctx, tab: TabId, by: By, what: String) -> ToolResult {
+    let mut found = ctx.page(tab, Find { by, what }).await?;
     found.remove("next");
     Ok(ToolOutput::json(Value::Object(found)))
 }

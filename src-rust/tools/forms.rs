@@ -6,7 +6,7 @@ use super::page::element;
 use super::{tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
-use crate::bridge::ElementInput;
+use crate::bridge::{ElementInput, Outcome};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -23,7 +23,7 @@ pub fn tools() -> Vec<ToolDef> {
                     OneOrMany::Many(list) => list,
                 });
                 let target = element(&p.r#ref, &p.selector)?;
-                Ok(ToolOutput::json(act(&ctx, tab, target, ElementInput::Select { values }, None).await?))
+                Ok(ToolOutput::json(act(&ctx, tab, target, ElementInput::Select { values }, None).await?.into_json()))
             },
         )
         .replayed(Replay::OnElement { value: true })
@@ -102,7 +102,9 @@ async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
             FieldValue::Text(value) => {
                 let target = element(&field.r#ref, &field.selector)?;
                 let submit = false;
-                act(ctx, tab, target, ElementInput::Fill { value, submit }, None).await
+                act(ctx, tab, target, ElementInput::Fill { value, submit }, None)
+                    .await
+                    .map(Outcome::into_json)
             }
             FieldValue::Checked(want) => {
                 let element = TargetParams {
@@ -163,19 +165,20 @@ async fn set_checked(
     let before = ctx.before(tab)?;
     let target = element(&p.r#ref, &p.selector)?;
     let done = act(ctx, tab, target, ElementInput::Check { want }, None).await?;
-    if done.get("changed") != Some(&Value::Bool(true)) {
-        return Ok(done);
-    }
+    let Outcome::Checked {
+        checked,
+        changed: true,
+    } = done
+    else {
+        return Ok(done.into_json());
+    };
     // What the click caused, as a click reports it: a control that submits
     // its form navigates, and is not read back.
     let mut settled = settle_after(ctx, tab, before).await?;
     if settled.get("navigated") == Some(&Value::Bool(true)) {
-        settled.insert(
-            "checked".into(),
-            done.get("checked").cloned().unwrap_or(Value::Null),
-        );
+        settled.insert("checked".into(), checked.into());
         settled.insert("changed".into(), true.into());
         return Ok(Value::Object(settled));
     }
-    Ok(done)
+    Ok(done.into_json())
 }

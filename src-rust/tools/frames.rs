@@ -3,11 +3,11 @@
 
 use super::identity::NoParams;
 use super::inspection::TargetParams;
-use super::page::target;
+use super::page::element;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
-use crate::page_protocol::{Object, PageOp};
+use crate::page_protocol::ops::FrameTarget;
 use serde_json::json;
 use serde_json::Value;
 
@@ -18,7 +18,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Make the page tools (snapshot, get_*, input, find_*, waits, eval) act inside an iframe, cross-origin ones too, until frame_main or a new document in the tab.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let frame: Object = ctx.page(tab, PageOp::FrameTarget, target(&p.r#ref, &p.selector)?).await?;
+                let frame = ctx.page(tab, FrameTarget(element(&p.r#ref, &p.selector)?)).await?;
                 let Some(reference) = frame.get("ref").and_then(Value::as_str) else {
                     return Err(ToolError::internal("the page's answer to frame_target has no ref"));
                 };

@@ -1,15 +1,16 @@
 //! snapshot, get_text, get_html, get_attr, eval.
 
-use super::page::{target, with};
+use super::page::element;
 use super::snapshot_diff;
 use super::snapshot_pages::{self, Cursor};
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
-use crate::page_protocol::{self, Args, PageInfo, PageOp, Snapshot};
+use crate::page_protocol::ops::{self, Attr, Html, Text};
+use crate::page_protocol::Target;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
 /// The largest snapshot a call may ask for, in characters.
 const SNAPSHOT_MAX_CHARS: u64 = 4_000_000;
@@ -37,20 +38,25 @@ pub fn tools() -> Vec<ToolDef> {
                     return Err(ToolError::invalid_params("outline and diff do not go together: an outline is never compared"));
                 }
                 let after = p.after.as_deref().map(Cursor::parse).transpose()?;
-                let args = page_protocol::args(json!({
-                    "interactive": p.interactive.unwrap_or(true),
-                    "compact": p.compact.unwrap_or(true),
-                    "ref": p.r#ref,
-                    "selector": p.selector,
-                    "max_chars": SNAPSHOT_MAX_CHARS,
-                    "depth": p.depth,
-                    "outline": outline,
-                }));
-                let snap: Snapshot = ctx.page(tab, PageOp::Snapshot, args).await?;
+                // Of the two, a ref names the subtree first.
+                let root = match (&p.r#ref, &p.selector) {
+                    (Some(r), _) => Some(Target::Ref(r.clone())),
+                    (None, Some(s)) => Some(Target::Selector(s.clone())),
+                    (None, None) => None,
+                };
+                let asked = ops::Snapshot {
+                    interactive: p.interactive.unwrap_or(true),
+                    compact: p.compact.unwrap_or(true),
+                    root,
+                    max_chars: SNAPSHOT_MAX_CHARS,
+                    depth: p.depth,
+                    outline,
+                };
+                let snap = ctx.page(tab, asked).await?;
                 let (summary, frame) = match ctx.frame(tab) {
                     // Under frame_switch the snapshot is the frame's: so is its address.
                     Some(frame) => {
-                        let info: PageInfo = ctx.page(tab, PageOp::PageInfo, Args::new()).await?;
+                        let info = ctx.page(tab, ops::PageInfo {}).await?;
                         let line = format!("frame: {frame} (frame_main for the whole page)\n");
                         (json!({"url": info.url, "title": info.title}), line)
                     }
@@ -91,7 +97,7 @@ pub fn tools() -> Vec<ToolDef> {
             "An element's visible text (an input's value; passwords masked).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let text: String = ctx.page(tab, PageOp::Text, target(&p.r#ref, &p.selector)?).await?;
+                let text = ctx.page(tab, Text(element(&p.r#ref, &p.selector)?)).await?;
                 Ok(ToolOutput::Text(text))
             },
         ),
@@ -100,7 +106,7 @@ pub fn tools() -> Vec<ToolDef> {
             "An element's inner HTML.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                let html: String = ctx.page(tab, PageOp::Html, target(&p.r#ref, &p.selector)?).await?;
+                let html = ctx.page(tab, Html(element(&p.r#ref, &p.selector)?)).await?;
                 Ok(ToolOutput::Text(html))
             },
         ),
@@ -109,8 +115,8 @@ pub fn tools() -> Vec<ToolDef> {
             "An element's attribute (null when absent).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: AttrParams| async move {
-                let args = with(target(&p.r#ref, &p.selector)?, json!({"attr": p.attr}));
-                Ok(ToolOutput::json(ctx.agent(tab, PageOp::Attr, args).await?))
+                let asked = Attr { target: element(&p.r#ref, &p.selector)?, attr: p.attr };
+                Ok(ToolOutput::json(Value::Object(ctx.page(tab, asked).await?)))
             },
         ),
         tab_tool(

@@ -5,9 +5,9 @@ use super::inspection::TargetParams;
 use super::page::{element, Before, START_GRACE};
 use super::{tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
-use crate::bridge::{Command, ElementInput, TabId};
-use crate::page_protocol::{self, Located, Object, PageOp, Target};
-use crate::recording::Element;
+use crate::bridge::{Acted, Command, ElementInput, Outcome, TabId};
+use crate::page_protocol::ops::{Direction, Scroll};
+use crate::page_protocol::{Located, Object, Target};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -52,8 +52,8 @@ pub fn tools() -> Vec<ToolDef> {
             "Scroll the page. Returns the scroll position.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: ScrollParams| async move {
-                let args = page_protocol::args(json!({"direction": p.direction, "amount": p.amount.unwrap_or(500)}));
-                Ok(ToolOutput::json(ctx.agent(tab, PageOp::Scroll, args).await?))
+                let asked = Scroll { direction: p.direction, amount: p.amount.unwrap_or(500) };
+                Ok(ToolOutput::json(ctx.page(tab, asked).await?))
             },
         )
         .changes_the_page(),
@@ -93,7 +93,7 @@ pub fn tools() -> Vec<ToolDef> {
             ACTION,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
                 let shown = act(&ctx, tab, element(&p.r#ref, &p.selector)?, ElementInput::ScrollIntoView, None).await?;
-                Ok(ToolOutput::json(shown))
+                Ok(ToolOutput::json(shown.into_json()))
             },
         ),
         tab_tool(
@@ -164,15 +164,6 @@ pub struct PressParams {
     pub key: String,
 }
 
-#[derive(Deserialize, serde::Serialize, JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum Direction {
-    Up,
-    Down,
-    Left,
-    Right,
-}
-
 #[derive(Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ScrollParams {
@@ -201,7 +192,7 @@ pub async fn act(
     target: Target,
     input: ElementInput,
     timeout: Option<u64>,
-) -> Result<Value, ToolError> {
+) -> Result<Outcome, ToolError> {
     ctx.wait_until_loaded(tab, Duration::from_secs(10)).await?;
     let given_ref = target.reference().map(str::to_string);
     // In the frame the session works in.
@@ -216,20 +207,26 @@ pub async fn act(
         input,
         wait,
     };
-    let mut done = ctx
+    let Acted { outcome, element } = ctx
         .app
         .browser
         .call_with_timeout(command, wait + INPUT_MARGIN)
         .await?
-        .into_value()?;
+        .into_acted()?;
     // Which element it was: for the recording, not the result.
-    if let Some(found) = done.as_object_mut().and_then(|d| d.remove("element")) {
-        if let Ok(mut element) = serde_json::from_value::<Element>(found) {
-            element.r#ref = given_ref;
-            ctx.acted_on_element(element);
-        }
+    if let Some(mut element) = element {
+        element.r#ref = given_ref;
+        ctx.acted_on_element(element);
     }
-    Ok(done)
+    Ok(outcome)
+}
+
+/// An outcome as the object the tools answer (every outcome is one).
+fn into_object(outcome: Outcome) -> Object {
+    match outcome.into_json() {
+        Value::Object(object) => object,
+        _ => Object::new(),
+    }
 }
 
 /// Runs an input action, then reports the navigation and new tabs it caused.
@@ -367,16 +364,14 @@ pub async fn click_target(
     };
     let done = act(ctx, tab, target, input, timeout).await?;
     // An option of a drop-down <select> is chosen, as from its menu.
-    if let Some(chosen) = done.get("chosen") {
-        return Ok(Object::from_iter([
-            ("chosen".into(), chosen.clone()),
-            ("trusted_events".into(), false.into()),
-        ]));
+    if let chosen @ Outcome::Chosen { .. } = done {
+        return Ok(into_object(chosen));
     }
     let mut result = settle_after(ctx, tab, before).await?;
     // What the act said of the click itself: where it ended, and why.
+    let said = into_object(done);
     for key in ["ended_on", "note"] {
-        if let Some(value) = done.get(key) {
+        if let Some(value) = said.get(key) {
             result.insert(key.into(), value.clone());
         }
     }
@@ -396,14 +391,14 @@ async fn drag(ctx: &Ctx, tab: TabId, p: DragParams) -> ToolResult {
         to: goal,
         real_pointer: ctx.app.private_display,
     };
-    let mut dragged = Value::Null;
+    let mut dragged = None;
     let mut result = act_and_settle(ctx, tab, async {
-        dragged = act(ctx, tab, source, input, None).await?;
+        dragged = Some(act(ctx, tab, source, input, None).await?);
         Ok(())
     })
     .await?;
-    if let Value::Object(dragged) = dragged {
-        result.extend(dragged);
+    if let Some(dragged) = dragged {
+        result.extend(into_object(dragged));
     }
     Ok(ToolOutput::json(Value::Object(result)))
 }
@@ -426,7 +421,7 @@ async fn focus(ctx: &Ctx, tab: TabId, p: &TargetParams) -> ToolResult {
     // The focus and, where only the engine can, the caret: one input.
     let target = element(&p.r#ref, &p.selector)?;
     let focused = act(ctx, tab, target, ElementInput::Focus, None).await?;
-    Ok(ToolOutput::json(focused))
+    Ok(ToolOutput::json(focused.into_json()))
 }
 
 async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
@@ -443,8 +438,8 @@ async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
     )
     .await?;
     let result = match submit {
-        true => entered(ctx, tab, before, filled, true).await?,
-        false => filled,
+        true => entered(ctx, tab, before, filled.into_json(), true).await?,
+        false => filled.into_json(),
     };
     Ok(ToolOutput::json(result))
 }
@@ -462,7 +457,7 @@ async fn type_text(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
         p.timeout,
     )
     .await?;
-    let result = entered(ctx, tab, before, typed, submit).await?;
+    let result = entered(ctx, tab, before, typed.into_json(), submit).await?;
     Ok(ToolOutput::json(result))
 }
 

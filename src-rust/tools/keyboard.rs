@@ -6,7 +6,7 @@ use super::{tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
 use crate::bridge::Command;
-use crate::page_protocol::{Args, PageOp};
+use crate::page_protocol::ops::Focused;
 use crate::recording::Element;
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -54,7 +54,7 @@ pub struct TextParams {
 /// The focused element and its value; notes the element for the
 /// recording (what is typed into a password field is not kept).
 async fn focused(ctx: &Ctx, tab: u64) -> Result<Value, ToolError> {
-    let now = ctx.agent(tab, PageOp::Focused, Args::new()).await?;
+    let now = ctx.page(tab, Focused {}).await?;
     let element = now
         .get("element")
         .cloned()

@@ -7,8 +7,7 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::{BrowserState, DownloadInfo, DownloadState, NavCounters, TabInfo};
 use crate::bridge::{tab_closed, Command, TabId};
 use crate::identity::IdentityState;
-use crate::page_protocol::{self, Args, PageInfo, PageOp, Target};
-use serde::de::DeserializeOwned;
+use crate::page_protocol::{self, ops, Operation, PageInfo, Target};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -155,27 +154,35 @@ impl Ctx {
         Ok(self.tab_info(tab)?.nav.committed)
     }
 
-    /// Runs an agent-library operation once the page is ready for it, in
-    /// the frame this session chose with frame_switch, if any.
-    pub async fn agent(&self, tab: TabId, op: PageOp, mut args: Args) -> Result<Value, ToolError> {
+    /// Runs an operation of the agent library once the page is ready for
+    /// it, in the frame this session chose with frame_switch, if any.
+    pub async fn page<O: Operation>(&self, tab: TabId, op: O) -> Result<O::Reply, ToolError> {
         self.wait_until_loaded(tab, Duration::from_secs(10)).await?;
-        if let Some(frame) = self.frame(tab) {
-            args.insert("frame".into(), frame.into());
-        }
-        self.app
-            .browser
-            .call_value(Command::Agent { tab, op, args })
-            .await
+        self.page_in(tab, op, self.frame(tab)).await
     }
 
-    /// [`Ctx::agent`], its reply read as `R` (INTERNAL when it is not one).
-    pub async fn page<R: DeserializeOwned>(
+    /// Runs an operation at once in the tab's top document, even mid-load.
+    pub async fn page_now<O: Operation>(&self, tab: TabId, op: O) -> Result<O::Reply, ToolError> {
+        self.page_in(tab, op, None).await
+    }
+
+    async fn page_in<O: Operation>(
         &self,
         tab: TabId,
-        op: PageOp,
-        args: Args,
-    ) -> Result<R, ToolError> {
-        page_protocol::parse(op, self.agent(tab, op, args).await?)
+        op: O,
+        frame: Option<String>,
+    ) -> Result<O::Reply, ToolError> {
+        let mut args = op.args();
+        if let Some(frame) = frame {
+            args.insert("frame".into(), frame.into());
+        }
+        let agent = Command::Agent {
+            tab,
+            op: O::OP,
+            args,
+        };
+        let reply = self.app.browser.call_value(agent).await?;
+        page_protocol::parse(O::OP, reply)
     }
 
     /// Runs a user script (eval, wait_for_fn) in the page's own world, in
@@ -184,8 +191,7 @@ impl Ctx {
     pub async fn run_script(&self, tab: TabId, script: String) -> Result<Value, ToolError> {
         self.check_hold(crate::hold::Reach::PageScripts)?;
         if self.frame(tab).is_some() {
-            let args = Args::from_iter([("script".into(), script.into())]);
-            return self.agent(tab, PageOp::Eval, args).await;
+            return self.page(tab, ops::Eval { script }).await;
         }
         self.app
             .browser
@@ -339,14 +345,7 @@ impl Ctx {
 
     /// The document's URL, title and readyState, asked at once (even mid-load).
     pub async fn page_info(&self, tab: TabId) -> Result<PageInfo, ToolError> {
-        let op = PageOp::PageInfo;
-        let args = Args::new();
-        let reply = self
-            .app
-            .browser
-            .call_value(Command::Agent { tab, op, args })
-            .await?;
-        page_protocol::parse(op, reply)
+        self.page_now(tab, ops::PageInfo {}).await
     }
 
     /// URL and title of the tab's current page.
@@ -507,23 +506,9 @@ pub fn asks_before_leaving(message: &str) -> ToolError {
     )
 }
 
-/// The page's arguments naming the element a tool reads: a snapshot ref
-/// or a CSS selector.
-pub fn target(reference: &Option<String>, selector: &Option<String>) -> Result<Args, ToolError> {
-    element(reference, selector).map(|t| t.args())
-}
-
 /// The element a tool acts on: a snapshot ref or a CSS selector.
 pub fn element(reference: &Option<String>, selector: &Option<String>) -> Result<Target, ToolError> {
     Target::named(reference.as_deref(), selector.as_deref())
-}
-
-/// Adds `extra` fields (a JSON object) to a target.
-pub fn with(mut target: Args, extra: Value) -> Args {
-    if let Value::Object(e) = extra {
-        target.extend(e);
-    }
-    target
 }
 
 pub use crate::address::normalize_url;

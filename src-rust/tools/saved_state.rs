@@ -7,7 +7,7 @@ use super::families::Family;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Command, CookieOp, CookieSpec, Navigation, TabId};
-use crate::page_protocol::{self, PageOp};
+use crate::page_protocol::ops::{IndexedDb, Storage, StorageAction, StorageArea};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -133,7 +133,7 @@ struct SiteData {
 impl SiteData {
     async fn read_tab(&mut self, ctx: &Ctx, tab: TabId) {
         // Pages without storage (about:blank, errors) have nothing to save.
-        let Ok(local) = storage_get(ctx, tab, "local").await else {
+        let Ok(local) = storage_get(ctx, tab, StorageArea::Local).await else {
             return;
         };
         let Some(origin) = local["origin"].as_str().filter(|o| o.starts_with("http")) else {
@@ -141,7 +141,7 @@ impl SiteData {
         };
         let origin = origin.to_string();
         // sessionStorage is each tab's own: tabs of one origin are merged.
-        match storage_get(ctx, tab, "session").await {
+        match storage_get(ctx, tab, StorageArea::Session).await {
             Ok(found) => merge_items(&mut self.session, &origin, &found["items"]),
             Err(e) => self.note(&origin, format!("sessionStorage: {}", e.message)),
         }
@@ -150,13 +150,7 @@ impl SiteData {
         }
         self.read.push(origin.clone());
         merge_items(&mut self.local, &origin, &local["items"]);
-        let args = page_protocol::args(json!({"action": "dump"}));
-        let command = Command::Agent {
-            tab,
-            op: PageOp::IndexedDb,
-            args,
-        };
-        match ctx.app.browser.call_value(command).await {
+        match ctx.page_now(tab, IndexedDb::Dump).await {
             Ok(dump) => {
                 if dump["databases"].as_array().is_some_and(|d| !d.is_empty()) {
                     self.indexeddb
@@ -185,16 +179,17 @@ fn note(notes: &mut Map<String, Value>, origin: &str, why: String) {
     }
 }
 
-async fn storage_get(ctx: &Ctx, tab: TabId, area: &str) -> Result<Value, ToolError> {
-    let args = page_protocol::args(json!({"area": area, "action": "get"}));
-    ctx.app
-        .browser
-        .call_value(Command::Agent {
-            tab,
-            op: PageOp::Storage,
-            args,
-        })
-        .await
+async fn storage_get(ctx: &Ctx, tab: TabId, area: StorageArea) -> Result<Value, ToolError> {
+    let action = StorageAction::Get;
+    ctx.page_now(tab, Storage { area, action }).await
+}
+
+/// A saved item written back (a value that is not a string: empty).
+fn set_item(key: &str, value: &Value) -> StorageAction {
+    StorageAction::Set {
+        key: key.to_string(),
+        value: value.as_str().unwrap_or_default().to_string(),
+    }
 }
 
 /// Adds `items` under `origin`, keeping items already there.
@@ -331,15 +326,9 @@ async fn restore_session(
         }
         for tab in tabs {
             for (key, value) in items.as_object().into_iter().flatten() {
-                let args = page_protocol::args(
-                    json!({"area": "session", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()}),
-                );
-                let command = Command::Agent {
-                    tab,
-                    op: PageOp::Storage,
-                    args,
-                };
-                ctx.app.browser.call_value(command).await?;
+                let area = StorageArea::Session;
+                let action = set_item(key, value);
+                ctx.page_now(tab, Storage { area, action }).await?;
             }
         }
         restored.push(origin.clone());
@@ -400,7 +389,10 @@ async fn restore_storage(
                 continue;
             }
             let mut before = ctx.before(tab)?;
-            let nav = Navigation::Html { html: RESTORE_PAGE.into(), base: format!("{origin}/") };
+            let nav = Navigation::Html {
+                html: RESTORE_PAGE.into(),
+                base: format!("{origin}/"),
+            };
             before.nav = match ctx.app.browser.navigate(tab, nav).await {
                 Ok(navigation) => navigation.0,
                 // An origin no tab may open (the browser's own server).
@@ -410,14 +402,25 @@ async fn restore_storage(
                 }
                 Err(e) => return Err(e),
             };
-            ctx.settle(tab, &before, Duration::from_secs(3), Duration::from_secs(10)).await?;
-            for (key, value) in local.get(origin).and_then(Value::as_object).into_iter().flatten() {
-                let args = page_protocol::args(json!({"area": "local", "action": "set", "key": key, "value": value.as_str().unwrap_or_default()}));
-                ctx.app.browser.call_value(Command::Agent { tab, op: PageOp::Storage, args }).await?;
+            ctx.settle(
+                tab,
+                &before,
+                Duration::from_secs(3),
+                Duration::from_secs(10),
+            )
+            .await?;
+            for (key, value) in local
+                .get(origin)
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+            {
+                let (area, action) = (StorageArea::Local, set_item(key, value));
+                ctx.page_now(tab, Storage { area, action }).await?;
             }
             if let Some(databases) = indexeddb.get(origin) {
-                let args = page_protocol::args(json!({"action": "restore", "databases": databases}));
-                let done = ctx.app.browser.call_value(Command::Agent { tab, op: PageOp::IndexedDb, args }).await;
+                let databases = databases.clone();
+                let done = ctx.page_now(tab, IndexedDb::Restore { databases }).await;
                 match done {
                     Ok(done) => {
                         let failed = done["failed"].as_array().filter(|f| !f.is_empty());
@@ -425,7 +428,11 @@ async fn restore_storage(
                             idb_restored.push(origin.clone());
                         }
                         for why in failed.into_iter().flatten() {
-                            note(not_restored, origin, format!("IndexedDB {}", why.as_str().unwrap_or_default()));
+                            note(
+                                not_restored,
+                                origin,
+                                format!("IndexedDB {}", why.as_str().unwrap_or_default()),
+                            );
                         }
                     }
                     Err(e) => note(not_restored, origin, format!("IndexedDB: {}", e.message)),

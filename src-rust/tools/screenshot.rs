@@ -81,7 +81,7 @@ async fn screenshot(ctx: &Ctx, tab: TabId, p: ScreenshotParams) -> ToolResult {
             // As a person would: scrolled into view once it shows.
             let target = super::page::element(&p.r#ref, &p.selector)?;
             let shown = act(ctx, tab, target, ElementInput::ScrollIntoView, None).await?;
-            element_area(&shown)?
+            element_area(&shown.into_json())?
         }
         (false, true) => ShotArea::Page,
         (false, false) => ShotArea::Viewport,

@@ -9,7 +9,8 @@ use super::{tab_tool_without_page, Ctx, ToolDef, ToolOutput, ToolResult, ACTION}
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, CredentialsChange, Position, SettingsChange, SiteCredentials};
-use crate::page_protocol::{self, PageOp, View};
+use crate::page_protocol::ops::Settle;
+use crate::page_protocol::View;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
@@ -308,8 +309,12 @@ pub(super) async fn viewport(
     setting(ctx, tab, SettingsChange::Viewport { width, height }).await?;
     // The window resizes asynchronously: wait (bounded) until the page's
     // resize event says it has the size.
-    let args = page_protocol::args(json!({"width": width, "height": height, "limit_ms": 3000}));
-    ctx.page(tab, PageOp::Settle, args).await
+    let resized = Settle::Viewport {
+        width,
+        height,
+        limit_ms: 3000,
+    };
+    ctx.page(tab, resized).await
 }
 
 async fn set_headers(ctx: &Ctx, tab: TabId, p: HeadersParams) -> ToolResult {

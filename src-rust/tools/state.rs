@@ -4,14 +4,15 @@
 
 use super::families::Family;
 use super::inspection::TargetParams;
-use super::page::{target, with};
+use super::page::element;
 use super::{tab_tool, Ctx, ToolDef, ToolOutput, ToolResult, READ_ONLY};
 use crate::base::error::ErrorCode;
 use crate::base::tab::TabId;
-use crate::page_protocol::{self, PageOp};
+use crate::page_protocol::ops::State;
+use crate::page_protocol::Target;
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 pub fn tools() -> Vec<ToolDef> {
     vec![
@@ -19,15 +20,14 @@ pub fn tools() -> Vec<ToolDef> {
             "get_value",
             "A form field's value: text, chosen options, or checkbox value and state. Passwords masked.",
             READ_ONLY,
-            |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "value", json!({})).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, State::Value).await },
         ),
         tab_tool(
             "get_count",
             "How many elements match a CSS selector.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: CountParams| async move {
-                let args = page_protocol::args(json!({"what": "count", "selector": p.selector}));
-                Ok(ToolOutput::json(ctx.agent(tab, PageOp::State, args).await?))
+                Ok(ToolOutput::json(ctx.page(tab, State::Count { selector: p.selector }).await?))
             },
         )
         .in_family(Family::Inspect),
@@ -35,7 +35,7 @@ pub fn tools() -> Vec<ToolDef> {
             "get_box",
             "An element's box (CSS px) in the viewport and the page, and whether it is in view.",
             READ_ONLY,
-            |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "box", json!({})).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, State::Box).await },
         )
         .in_family(Family::Inspect),
         tab_tool(
@@ -43,8 +43,8 @@ pub fn tools() -> Vec<ToolDef> {
             "An element's computed CSS: a useful set, or the properties named.",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: StylesParams| async move {
-                let target = TargetParams { r#ref: p.r#ref, selector: p.selector };
-                element_state(&ctx, tab, &target, "styles", json!({"properties": p.properties})).await
+                let asked = State::Styles { target: element(&p.r#ref, &p.selector)?, properties: p.properties };
+                Ok(ToolOutput::json(ctx.page(tab, asked).await?))
             },
         )
         .in_family(Family::Inspect),
@@ -53,7 +53,7 @@ pub fn tools() -> Vec<ToolDef> {
             "Whether a person could see an element; if not, why (hidden, transparent, empty, clipped, off-screen, inert, under a modal).",
             READ_ONLY,
             |ctx: Ctx, tab: TabId, p: TargetParams| async move {
-                match element_state(&ctx, tab, &p, "visible", json!({})).await {
+                match element_state(&ctx, tab, &p, State::Visible).await {
                     Err(e) if e.code == ErrorCode::ElementNotFound && p.selector.is_some() => Ok(
                         ToolOutput::json(json!({"visible": false, "reason": "no element matches the selector"})),
                     ),
@@ -66,14 +66,14 @@ pub fn tools() -> Vec<ToolDef> {
             "is_enabled",
             "Whether a control is usable: not disabled (itself or by fieldset), aria-disabled or inert.",
             READ_ONLY,
-            |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "enabled", json!({})).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, State::Enabled).await },
         )
         .in_family(Family::Inspect),
         tab_tool(
             "is_checked",
             "Whether a checkbox, radio, switch or toggle button is checked: true, false or \"mixed\".",
             READ_ONLY,
-            |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, "checked", json!({})).await },
+            |ctx: Ctx, tab: TabId, p: TargetParams| async move { element_state(&ctx, tab, &p, State::Checked).await },
         )
         .in_family(Family::Inspect),
     ]
@@ -102,12 +102,8 @@ async fn element_state(
     ctx: &Ctx,
     tab: TabId,
     p: &TargetParams,
-    what: &str,
-    extra: Value,
+    what: fn(Target) -> State,
 ) -> ToolResult {
-    let args = with(
-        with(target(&p.r#ref, &p.selector)?, json!({"what": what})),
-        extra,
-    );
-    Ok(ToolOutput::json(ctx.agent(tab, PageOp::State, args).await?))
+    let asked = what(element(&p.r#ref, &p.selector)?);
+    Ok(ToolOutput::json(ctx.page(tab, asked).await?))
 }

@@ -10,21 +10,20 @@ use super::{
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{Command, CookieOp, CookieSpec};
-use crate::page_protocol::{self, PageOp};
+use crate::page_protocol::ops::{Storage, StorageAction, StorageArea};
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 /// One web storage area and how its four tools are called.
 struct Area {
-    area: &'static str,
+    area: StorageArea,
     /// get, get_key, set, clear.
     names: [&'static str; 4],
     descriptions: [&'static str; 4],
 }
 
 const LOCAL: Area = Area {
-    area: "local",
+    area: StorageArea::Local,
     names: [
         "storage_local_get",
         "storage_local_get_key",
@@ -40,7 +39,7 @@ const LOCAL: Area = Area {
 };
 
 const SESSION: Area = Area {
-    area: "session",
+    area: StorageArea::Session,
     names: [
         "storage_session_get",
         "storage_session_get_key",
@@ -63,7 +62,7 @@ fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
             a.descriptions[0],
             READ_ONLY,
             move |ctx: Ctx, tab: TabId, _: NoParams| async move {
-                storage(&ctx, tab, area, "get", json!({})).await
+                storage(&ctx, tab, area, StorageAction::Get).await
             },
         ),
         tab_tool(
@@ -71,7 +70,7 @@ fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
             a.descriptions[1],
             READ_ONLY,
             move |ctx: Ctx, tab: TabId, p: KeyParams| async move {
-                storage(&ctx, tab, area, "get_key", json!({"key": p.key})).await
+                storage(&ctx, tab, area, StorageAction::GetKey { key: p.key }).await
             },
         ),
         tab_tool(
@@ -79,14 +78,11 @@ fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
             a.descriptions[2],
             ACTION,
             move |ctx: Ctx, tab: TabId, p: SetParams| async move {
-                storage(
-                    &ctx,
-                    tab,
-                    area,
-                    "set",
-                    json!({"key": p.key, "value": p.value}),
-                )
-                .await
+                let set = StorageAction::Set {
+                    key: p.key,
+                    value: p.value,
+                };
+                storage(&ctx, tab, area, set).await
             },
         ),
         tab_tool(
@@ -94,7 +90,7 @@ fn storage_tools(a: &'static Area) -> Vec<ToolDef> {
             a.descriptions[3],
             ACTION,
             move |ctx: Ctx, tab: TabId, _: NoParams| async move {
-                storage(&ctx, tab, area, "clear", json!({})).await
+                storage(&ctx, tab, area, StorageAction::Clear).await
             },
         ),
     ]
@@ -282,13 +278,9 @@ fn host_of(url: &str) -> Option<String> {
     (!host.is_empty()).then(|| host.to_ascii_lowercase())
 }
 
-async fn storage(ctx: &Ctx, tab: TabId, area: &str, action: &str, extra: Value) -> ToolResult {
-    let args = super::page::with(
-        page_protocol::args(json!({"area": area, "action": action})),
-        extra,
-    );
+async fn storage(ctx: &Ctx, tab: TabId, area: StorageArea, action: StorageAction) -> ToolResult {
     Ok(ToolOutput::json(
-        ctx.agent(tab, PageOp::Storage, args).await?,
+        ctx.page(tab, Storage { area, action }).await?,
     ))
 }
 

@@ -10,7 +10,7 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabInfo;
 use crate::base::url_pattern::UrlPattern;
 use crate::bridge::{tab_closed, TabId};
-use crate::page_protocol::{self, HasText, PageOp, Query};
+use crate::page_protocol::ops::{HasText, Query};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -205,9 +205,9 @@ where
 
 async fn wait_for(ctx: &Ctx, tab: TabId, p: WaitForParams) -> ToolResult {
     let what = format!("no visible element matched {:?}", p.selector);
-    let args = page_protocol::args(json!({"selector": p.selector}));
     poll(limit(p.timeout), POLL * 2, &what, || async {
-        let found: Query = ctx.page(tab, PageOp::Query, args.clone()).await?;
+        let selector = p.selector.clone();
+        let found = ctx.page(tab, Query { selector }).await?;
         Ok(match (found.found, found.visible) {
             (true, true) => Look::Done(json!({"found": true, "ref": found.r#ref})),
             (true, false) => Look::Seen("present but hidden".into()),
@@ -219,9 +219,9 @@ async fn wait_for(ctx: &Ctx, tab: TabId, p: WaitForParams) -> ToolResult {
 
 async fn wait_for_text(ctx: &Ctx, tab: TabId, p: WaitTextParams) -> ToolResult {
     let what = format!("the page did not show {:?}", p.text);
-    let args = page_protocol::args(json!({"text": p.text}));
     poll(limit(p.timeout), POLL * 2, &what, || async {
-        let seen: HasText = ctx.page(tab, PageOp::HasText, args.clone()).await?;
+        let text = p.text.clone();
+        let seen = ctx.page(tab, HasText { text }).await?;
         Ok(if seen.found {
             Look::Done(json!({"found": true}))
         } else {

@@ -5,12 +5,12 @@
 
 use super::front::deliver;
 use crate::base::error::ToolError;
-use crate::bridge::{MouseAction, BUTTON_LEFT};
+use crate::bridge::{MouseAction, Outcome, BUTTON_LEFT};
 use crate::browser::input::trusted;
 use crate::browser::input::xtest;
 use crate::browser::tab::state::TabState;
 use crate::page_protocol::ActionPoint;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::rc::Rc;
 use std::time::Duration;
 use webkit2gtk::WebView;
@@ -28,20 +28,22 @@ const DROP_PAUSE: Duration = Duration::from_millis(120);
 /// (or any, on the private display, whose pointer is no person's) is
 /// dragged with the X server's pointer, which GTK's drag and drop follows;
 /// where that cannot be had, mouse events are sent, and the reply says
-/// what the page did not get. Answers `dragged`, `input` (`xtest` or
-/// `gdk`) and perhaps that `note`.
+/// what the page did not get.
 pub(crate) async fn drag(
     view: WebView,
     state: Rc<TabState>,
     from: ActionPoint,
     onto: ActionPoint,
     real_pointer: bool,
-) -> Result<Value, ToolError> {
+) -> Result<Outcome, ToolError> {
     let ends = ((from.x, from.y), (onto.x, onto.y));
     let mut note = None;
     if from.draggable || real_pointer {
         match with_the_real_pointer(&view, &state, ends).await {
-            Ok(()) => return Ok(json!({"dragged": true, "input": "xtest"})),
+            Ok(()) => {
+                let (real_pointer, note) = (true, None);
+                return Ok(Outcome::Dragged { real_pointer, note });
+            }
             Err(error) => {
                 note = Some(format!(
                     "HTML drag and drop needs the real pointer, which is unavailable ({}); mouse events were sent instead, so pages that rely on drop events did not get them",
@@ -51,11 +53,8 @@ pub(crate) async fn drag(
         }
     }
     with_mouse_events(&view, &state, ends).await?;
-    let mut reply = json!({"dragged": true, "input": "gdk"});
-    if let Some(note) = note {
-        reply["note"] = note.into();
-    }
-    Ok(reply)
+    let real_pointer = false;
+    Ok(Outcome::Dragged { real_pointer, note })
 }
 
 /// The point `step` of [`STEPS`] on the way from `from` to `to`.

@@ -8,7 +8,8 @@ use crate::base::error::ToolError;
 use crate::bridge::Reply;
 use crate::browser::tab::state::TabState;
 use crate::browser::webkit::agent_world::AGENT_WORLD;
-use crate::page_protocol::{Args, PageOp};
+use crate::page_protocol::ops::Audit;
+use crate::page_protocol::{Operation, PageOp};
 use javascriptcore::ValueExt as _;
 use std::rc::Rc;
 use std::time::Duration;
@@ -20,7 +21,8 @@ const AXE: &str = include_str!("../../../assets/vendor/axe.min.js");
 const LOADED: &str =
     "return typeof globalThis.axe === 'object' && typeof globalThis.axe.run === 'function';";
 
-pub fn run(view: &WebView, state: &Rc<TabState>, args: Args, reply: Reply, limit: Duration) {
+pub fn run(view: &WebView, state: &Rc<TabState>, asked: Audit, reply: Reply, limit: Duration) {
+    let args = asked.args();
     let (view2, state) = (view.clone(), state.clone());
     view.call_async_javascript_function(
         LOADED,

@@ -9,7 +9,7 @@ use crate::bridge::{Output, Reply};
 use crate::browser::tab::state::TabState;
 use crate::browser::webkit::agent_world::{agent_outcome, AGENT_WORLD};
 use crate::browser::webkit::expiry::Expiry;
-use crate::page_protocol::{Args, PageOp};
+use crate::page_protocol::{self, Args, Operation, PageOp};
 use javascriptcore::ValueExt as _;
 use serde_json::Value;
 use std::rc::Rc;
@@ -86,19 +86,20 @@ pub fn call_agent(
     run_agent(view.clone(), state.clone(), call, false);
 }
 
-/// [`call_agent`] for work on the main thread: the reply as a future.
-pub fn agent_value(
+/// [`call_agent`] for work on the main thread: the reply, read as the
+/// operation declares it, as a future.
+pub fn ask<O: Operation>(
     view: &WebView,
     state: &Rc<TabState>,
-    op: PageOp,
-    args: Args,
+    asked: &O,
     limit: Duration,
-) -> impl std::future::Future<Output = Result<Value, ToolError>> {
+) -> impl std::future::Future<Output = Result<O::Reply, ToolError>> {
     let (reply, answer) = tokio::sync::oneshot::channel();
-    call_agent(view, state, op, args, reply, limit);
+    let op = O::OP;
+    call_agent(view, state, op, asked.args(), reply, limit);
     async move {
         match answer.await {
-            Ok(Ok(Output::Value(value))) => Ok(value),
+            Ok(Ok(Output::Value(value))) => page_protocol::parse(op, value),
             Ok(Ok(other)) => Err(ToolError::internal(format!(
                 "{} answered {other:?}",
                 op.name()
@@ -109,12 +110,13 @@ pub fn agent_value(
     }
 }
 
-/// Calls `op` of the agent library in the tab's main frame with nobody
-/// waiting for the answer (answers of frames it asks land in the relay).
-pub fn tell_agent(view: &WebView, op: PageOp, args: Args) {
+/// Calls an operation of the agent library in the tab's main frame with
+/// nobody waiting for the answer (answers of frames it asks land in the
+/// relay).
+pub fn tell<O: Operation>(view: &WebView, told: &O) {
     let dict = glib::VariantDict::new(None);
-    dict.insert("op", op.name());
-    dict.insert("args", Value::Object(args).to_string().as_str());
+    dict.insert("op", O::OP.name());
+    dict.insert("args", Value::Object(told.args()).to_string().as_str());
     view.call_async_javascript_function(
         AGENT_CALL,
         Some(&dict.end()),

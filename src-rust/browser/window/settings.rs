@@ -6,7 +6,7 @@
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{CredentialsChange, DeviceLook, Position, SiteCredentials};
 use crate::browser::tab::state::TabState;
-use crate::page_protocol::{Args, PageOp};
+use crate::page_protocol::ops::Network;
 use crate::routes::ProxyAccess;
 use glib::prelude::*;
 use glib::translate::ToGlibPtr;
@@ -125,8 +125,7 @@ impl AgentSettings {
                     scripts.remove_script(&old);
                     scripts.add_script(&new);
                 }
-                let args = Args::from_iter([("offline".into(), offline.into())]);
-                crate::browser::page::script::tell_agent(view, PageOp::Network, args);
+                crate::browser::page::script::tell(view, &Network { offline });
             }
             *self.offline_script.borrow_mut() = Some(new);
         }

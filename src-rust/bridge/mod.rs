@@ -12,10 +12,15 @@ pub use crate::base::tab::TabId;
 use crate::base::tab::{BrowserState, NavCounters, TabInfo};
 use crate::page_protocol::{Args, PageOp};
 
+mod element_input;
+pub use element_input::{check, Acted, ElementInput, Landed, Outcome, CARET_TO_END};
+
 /// What a browser command gives back.
 #[derive(Debug)]
 pub enum Output {
     Value(Value),
+    /// What an element input did (`Command::Act`).
+    Acted(Acted),
     Png(Vec<u8>),
     /// A small JPEG (a recording's picture of the page).
     Jpeg(Vec<u8>),
@@ -125,6 +130,15 @@ impl Output {
             ))),
         }
     }
+
+    pub fn into_acted(self) -> Result<Acted, ToolError> {
+        match self {
+            Output::Acted(acted) => Ok(acted),
+            other => Err(ToolError::internal(format!(
+                "expected what an input did, got {other:?}"
+            ))),
+        }
+    }
 }
 
 pub type Reply = oneshot::Sender<Result<Output, ToolError>>;
@@ -167,115 +181,6 @@ pub enum MouseAction {
         dx: f64,
         dy: f64,
     },
-}
-
-/// An input on an element, as `Command::Act` does it.
-#[derive(Debug, Clone)]
-pub enum ElementInput {
-    /// Clicks of `button` (2: a double click), with `modifiers` (a chord
-    /// such as "Control+Shift") held; a left click on an option of a
-    /// drop-down <select> chooses it as from its menu.
-    Click {
-        count: u32,
-        button: u32,
-        modifiers: Option<String>,
-    },
-    Hover,
-    /// Replace a field's value (fill), then press Enter in it when
-    /// `submit`.
-    Fill {
-        value: String,
-        submit: bool,
-    },
-    /// Type after a field's value, key by key, then press Enter in it when
-    /// `submit`.
-    Type {
-        text: String,
-        submit: bool,
-    },
-    /// Choose a <select>'s options by value or text (none: the option
-    /// element the target names).
-    Select {
-        values: Option<Vec<String>>,
-    },
-    ScrollIntoView,
-    /// Focus the element; a text field's caret goes after its value.
-    Focus,
-    /// Check (`want`) or uncheck a checkbox or radio button (or the
-    /// control a label names) by clicking it, unless it is so already, and
-    /// read it back.
-    Check {
-        want: bool,
-    },
-    /// Put `files` (paths the files folder holds) in the file input the
-    /// target names, or the one the control it names opens: its chooser,
-    /// opened by a click as a person's, is answered with them. `expect`
-    /// describes them (name and size) for the page to tell when the input
-    /// holds them.
-    Upload {
-        files: Vec<String>,
-        expect: Value,
-    },
-    /// Drag the element with the left button held onto the element `to`
-    /// names in the same frame, with the X server's own pointer when
-    /// `real_pointer` (the browser's private display, whose pointer is no
-    /// person's) or when the element starts an HTML drag.
-    Drag {
-        to: crate::page_protocol::Target,
-        real_pointer: bool,
-    },
-}
-
-/// The editing command that puts the caret after the focused text
-/// field's content (in email and number fields too, which have no
-/// selection API).
-pub const CARET_TO_END: &str = "MoveToEndOfDocument";
-
-/// What an element must be before an input reaches it (see
-/// `assets/agent/57-actionable.js`).
-pub mod check {
-    pub const VISIBLE: &str = "visible";
-    pub const STABLE: &str = "stable";
-    pub const ENABLED: &str = "enabled";
-    pub const EDITABLE: &str = "editable";
-    /// The topmost element at the input's point is it or inside it.
-    pub const HIT: &str = "hit";
-}
-
-impl ElementInput {
-    /// The checks that must pass before this input is sent, as Playwright
-    /// makes them for the same actions.
-    pub fn checks(&self) -> &'static [&'static str] {
-        use check::*;
-        match self {
-            ElementInput::Click { .. }
-            | ElementInput::Check { .. }
-            | ElementInput::Upload { .. } => &[VISIBLE, STABLE, ENABLED, HIT],
-            ElementInput::Hover | ElementInput::Drag { .. } => &[VISIBLE, STABLE, HIT],
-            ElementInput::Fill { .. } | ElementInput::Type { .. } => &[VISIBLE, ENABLED, EDITABLE],
-            // A native <select> hidden under a custom drop-down is still chosen.
-            ElementInput::Select { .. } => &[ENABLED],
-            ElementInput::ScrollIntoView => &[VISIBLE, STABLE],
-            // As the DOM's focus(): whatever state the element is in.
-            ElementInput::Focus => &[],
-        }
-    }
-
-    /// The page operation that runs in the same turn as the last check.
-    pub fn then(&self) -> Option<PageOp> {
-        match self {
-            ElementInput::Fill { .. } => Some(PageOp::PrepareFill),
-            ElementInput::Type { .. } => Some(PageOp::PrepareType),
-            ElementInput::Select { .. } => Some(PageOp::Select),
-            ElementInput::ScrollIntoView => Some(PageOp::ScrollIntoView),
-            ElementInput::Focus => Some(PageOp::Focus),
-            ElementInput::Click { .. }
-            | ElementInput::Check { .. }
-            | ElementInput::Upload { .. }
-            | ElementInput::Hover
-            | ElementInput::Drag { .. } => None,
-        }
-    }
 }
 
 /// A box drawn on an annotated screenshot, with its label.
@@ -518,7 +423,7 @@ pub enum Command {
     /// axe-core's accessibility audit of the tab's page (`selector` in args).
     Audit {
         tab: TabId,
-        args: Args,
+        asked: crate::page_protocol::ops::Audit,
     },
     /// The viewport, the whole page or an element, as PNG or JPEG.
     Picture {

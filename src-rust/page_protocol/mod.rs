@@ -1,15 +1,23 @@
 //! The page protocol: every operation of the agent library
-//! (`assets/agent/*.js`, its `OPS` table), declared once, and the replies
-//! that tools read field by field. A reply that does not have the shape
-//! declared here is an INTERNAL error naming the operation, never a
-//! default value.
+//! (`assets/agent/*.js`, its `OPS` table), declared once: its name
+//! ([`PageOp`]), its arguments (a struct of [`ops`]) and its reply (a type
+//! of [`replies`], named by the struct). A call site cannot build a wrong
+//! argument, and a reply that does not have the declared shape is an
+//! INTERNAL error naming the operation, never a default value.
+
+pub mod ops;
+pub mod replies;
+
+pub use ops::Operation;
+pub use replies::*;
 
 use crate::base::error::ToolError;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeMap;
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::{Map, Value};
 
-/// An operation's arguments: always a JSON object.
+/// An operation's arguments as the page reads them: always a JSON object.
 pub type Args = Map<String, Value>;
 
 /// A reply passed on as it is: always a JSON object, so that a tool may add
@@ -54,13 +62,12 @@ impl Target {
         }
     }
 
-    /// The page's arguments naming it.
-    pub fn args(&self) -> Args {
-        let (key, value) = match self {
+    /// The page's argument naming it.
+    fn argument(&self) -> (&'static str, &str) {
+        match self {
             Target::Ref(r) => ("ref", r),
             Target::Selector(s) => ("selector", s),
-        };
-        Args::from_iter([(key.into(), value.as_str().into())])
+        }
     }
 }
 
@@ -73,14 +80,28 @@ impl Located {
             frame: self.frame.clone(),
         }
     }
+}
 
-    /// The page's arguments naming it, and its frame.
-    pub fn args(&self) -> Args {
-        let mut args = self.target.args();
+/// A target is the one argument naming it: `ref` or `selector`.
+impl Serialize for Target {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(1))?;
+        let (key, value) = self.argument();
+        map.serialize_entry(key, value)?;
+        map.end()
+    }
+}
+
+/// A located target adds its `frame`, when it is in one.
+impl Serialize for Located {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        let (key, value) = self.target.argument();
+        map.serialize_entry(key, value)?;
         if let Some(frame) = &self.frame {
-            args.insert("frame".into(), frame.as_str().into());
+            map.serialize_entry("frame", frame)?;
         }
-        args
+        map.end()
     }
 }
 
@@ -199,14 +220,6 @@ impl PageOp {
     }
 }
 
-/// Arguments from a `json!({...})` literal (anything else: none).
-pub fn args(literal: Value) -> Args {
-    match literal {
-        Value::Object(map) => map,
-        _ => Args::new(),
-    }
-}
-
 /// Reads an operation's reply as `R`; INTERNAL, naming the op, when it
 /// has another shape.
 pub fn parse<R: DeserializeOwned>(op: PageOp, reply: Value) -> Result<R, ToolError> {
@@ -216,167 +229,6 @@ pub fn parse<R: DeserializeOwned>(op: PageOp, reply: Value) -> Result<R, ToolErr
             op.name()
         ))
     })
-}
-
-/// Where an element takes a pointer action, in the top viewport (CSS
-/// pixels), and what it is (point, actionable).
-#[derive(Debug, Clone, Deserialize)]
-pub struct ActionPoint {
-    pub x: f64,
-    pub y: f64,
-    #[serde(default)]
-    pub role: String,
-    #[serde(default)]
-    pub name: String,
-    /// It starts an HTML drag (draggable="true" on it or an ancestor).
-    #[serde(default)]
-    pub draggable: bool,
-}
-
-/// `intercepted`: what a click reached instead of its target, if it did.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Intercepted {
-    pub missed: Option<String>,
-    /// The page removed the pressed node before the release: no click fired.
-    #[serde(default)]
-    pub lost: bool,
-    /// The element the release landed on, when the target had replaced
-    /// itself by then (as a rich editor's placeholder does on focus).
-    #[serde(default)]
-    pub ended_on: Option<String>,
-}
-
-/// What `actionable` with `choose` answers: a point, or the
-/// options of a drop-down chosen in its place.
-#[derive(Debug, Clone, Deserialize)]
-#[serde(untagged)]
-pub enum PointOrChosen {
-    Chosen { chosen: Value },
-    Point(ActionPoint),
-}
-
-/// How a field takes a value: typed as text, or set by script.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Prepared {
-    pub mode: String,
-    /// The page could not put the caret after the content (email and
-    /// number inputs have no selection API): the engine must.
-    #[serde(default)]
-    pub caret_by_engine: bool,
-    /// An <input>'s type, for saying why it refused a value.
-    #[serde(default)]
-    pub input_type: Option<String>,
-    /// `fill`: the field's value read back once it took the new one, as
-    /// `get_value` reads it.
-    #[serde(default)]
-    pub read: Option<Object>,
-}
-
-/// `query`: whether a selector matches, and the ref it got.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Query {
-    pub found: bool,
-    pub visible: bool,
-    #[serde(default)]
-    pub r#ref: Option<String>,
-}
-
-/// `has_text`: whether the page shows a text.
-#[derive(Debug, Clone, Deserialize)]
-pub struct HasText {
-    pub found: bool,
-    #[serde(default)]
-    pub length: u64,
-    #[serde(default)]
-    pub start: String,
-}
-
-/// `checkable`: a checkbox, radio or switch and its state.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Checkable {
-    /// true, false or "mixed".
-    pub checked: Value,
-    pub radio: bool,
-    /// The control's own ref (the target may have been its label).
-    pub r#ref: String,
-}
-
-/// `file_input`: the file input a target names.
-#[derive(Debug, Clone, Deserialize)]
-pub struct FileInput {
-    pub r#ref: String,
-    /// None for a control that opens some input's chooser when clicked.
-    pub multiple: Option<bool>,
-    /// That control, described, when it is not a file input itself.
-    pub opener: Option<String>,
-    /// The page's watch for the files, to ask `chosen_files` with.
-    pub watch: Option<u64>,
-}
-
-/// `chosen_files`: what a file input holds.
-#[derive(Debug, Clone, Deserialize)]
-pub struct ChosenFiles {
-    pub files: Vec<Value>,
-    /// The file input that took them.
-    pub input: Option<String>,
-}
-
-/// `annotations`: the interactive elements in view, boxed and labelled.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Annotations {
-    pub marks: Vec<AnnotationMark>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct AnnotationMark {
-    pub r#ref: String,
-    /// The legend's line for it.
-    pub line: String,
-    pub x: f64,
-    pub y: f64,
-    pub width: f64,
-    pub height: f64,
-}
-
-/// `snapshot`: the tree as text, and the document it is of.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Snapshot {
-    pub text: String,
-    pub document: String,
-}
-
-/// `settle`: the view once it came to rest.
-#[derive(Debug, Clone, Deserialize)]
-pub struct View {
-    pub width: f64,
-    pub height: f64,
-    #[serde(rename = "scrollX")]
-    pub scroll_x: f64,
-    #[serde(rename = "scrollY")]
-    pub scroll_y: f64,
-    /// The scrolling box that moved (its ref and position), if one did.
-    #[serde(default)]
-    pub pane: Option<Value>,
-}
-
-/// `page_info`: the document as it is now, even mid-load.
-#[derive(Debug, Clone, Deserialize)]
-pub struct PageInfo {
-    #[serde(default)]
-    pub url: String,
-    #[serde(default)]
-    pub title: String,
-    /// The document's readyState.
-    #[serde(default)]
-    pub ready: String,
-    #[serde(default)]
-    pub width: f64,
-    #[serde(default)]
-    pub height: f64,
-    #[serde(rename = "scrollX", default)]
-    pub scroll_x: f64,
-    #[serde(rename = "scrollY", default)]
-    pub scroll_y: f64,
 }
 
 #[cfg(test)]
@@ -390,21 +242,18 @@ mod tests {
             target: Target::named(Some("e5"), None).unwrap(),
             frame: Some("f1".into()),
         };
-        assert_eq!(
-            Value::Object(by_ref.args()),
-            json!({"ref": "e5", "frame": "f1"})
-        );
+        assert_eq!(json!(by_ref), json!({"ref": "e5", "frame": "f1"}));
         assert_eq!(by_ref.target.reference(), Some("e5"));
         // The control a label stands for is in the label's frame.
         assert_eq!(
-            Value::Object(by_ref.in_same_frame("e9".into()).args()),
+            json!(by_ref.in_same_frame("e9".into())),
             json!({"ref": "e9", "frame": "f1"})
         );
         let top = Located {
             target: Target::named(None, Some("#go")).unwrap(),
             frame: None,
         };
-        assert_eq!(Value::Object(top.args()), json!({"selector": "#go"}));
+        assert_eq!(json!(top), json!({"selector": "#go"}));
         assert_eq!(top.target.reference(), None);
         assert!(Target::named(None, None).is_err());
         assert!(Target::named(Some("e1"), Some("#a")).is_err());
@@ -412,7 +261,7 @@ mod tests {
 
     /// The names of the agent library's `OPS` table, as written.
     fn js_table() -> Vec<String> {
-        let entry = include_str!("../assets/agent/99-entry.js");
+        let entry = include_str!("../../assets/agent/99-entry.js");
         let start = entry.find("const OPS = new Map([").expect("the OPS table");
         let end = start + entry[start..].find("]);").expect("its end");
         entry[start..end]
@@ -448,6 +297,24 @@ mod tests {
         assert_eq!(error.code, crate::base::error::ErrorCode::Internal);
         assert!(error.message.contains("actionable"), "{}", error.message);
         assert!(error.message.contains("x"), "{}", error.message);
+    }
+
+    // Regression: an input whose checks do not place it (fill, focus)
+    // describes its element without a point.
+    #[test]
+    fn an_input_followed_up_describes_its_element_without_a_point() {
+        let reply = serde_json::json!({
+            "point": {"role": "textbox", "name": "Name", "secret": false},
+            "result": {"mode": "text", "read": {"value": "Ada"}},
+        });
+        let after: After<Prepared> = parse(PageOp::Actionable, reply).unwrap();
+        assert_eq!(after.point.unwrap().role, "textbox");
+        assert_eq!(after.result.mode, "text");
+        let undescribed = serde_json::json!({"point": null, "result": {"focused": true}});
+        let after: After<Focused> = parse(PageOp::Actionable, undescribed).unwrap();
+        assert!(after.point.is_none());
+        assert_eq!(after.result.reply["focused"], true);
+        assert!(!after.result.caret_by_engine);
     }
 
     #[test]
