@@ -176,7 +176,9 @@ describe('extended interaction', { timeout: 180_000 }, () => {
     await page("document.getElementById('cover-wrap').style.display = 'none'; setTimeout(() => { document.getElementById('cover-wrap').style.display = ''; }, 300); true");
     const why = await callError(mcp, 'click', { selector: '#covered', timeout: 1500 }, 'NOT_INTERACTABLE');
     assert.match(why, /^element is covered by generic \(#cover\) \(waited \d+ ms\); close or dismiss that first, or scroll; on the way: \d+ ms hidden \(not displayed, or zero size\), then (.+, then )?\d+ ms covered by generic \(#cover\)$/);
-    assert.match(await callError(mcp, 'check', { selector: '#stubborn' }, 'NOT_INTERACTABLE'), /did not check it/);
+    // A failure after some steps says them, with when each was done.
+    assert.match(await callError(mcp, 'check', { selector: '#stubborn' }, 'NOT_INTERACTABLE'),
+      /did not check it .*; before that: \d+ ms read it: checked false, then \d+ ms checkbox "Stubborn" ready at \(\d+, \d+\), then \d+ ms clicked$/);
     await call('check', { selector: '#large' });
     assert.equal(await page("document.querySelector('#small').checked"), false);
     await callError(mcp, 'uncheck', { selector: '#large' }, 'INVALID_PARAMS');

@@ -1,9 +1,11 @@
 //! The skeleton every element input runs in: its tab, one deadline for
-//! all its waits, and the element its checks found. Each step that waits
+//! all its waits, the element its checks found, and the steps it took
+//! (said in its errors). Each step that waits
 //! for an element (the first checks, the checks again after a click the
 //! page stopped, a drag's goal, the control a label stands for) waits
 //! only what is left of the one wait the tool gave.
 
+use super::steps::Steps;
 use crate::base::error::ToolError;
 use crate::bridge::ElementInput;
 use crate::browser::page::script;
@@ -26,6 +28,7 @@ pub(super) struct Attempt {
     limit: Duration,
     /// The element the checks last found, for the recording.
     found: RefCell<Option<Element>>,
+    steps: RefCell<Steps>,
 }
 
 impl Attempt {
@@ -37,7 +40,18 @@ impl Attempt {
             deadline: Instant::now() + wait,
             limit,
             found: RefCell::new(None),
+            steps: RefCell::new(Steps::new()),
         }
+    }
+
+    /// Notes a step of the input, for its errors.
+    pub fn step(&self, what: impl Into<String>) {
+        self.steps.borrow_mut().note(what.into());
+    }
+
+    /// `error` with the steps taken before it.
+    pub fn explain(&self, error: ToolError) -> ToolError {
+        self.steps.borrow().explain(error)
     }
 
     /// The wait the tool gave.
@@ -74,7 +88,10 @@ impl Attempt {
         input: &ElementInput,
     ) -> Result<ActionPoint, ToolError> {
         match self.ask(&self.checks(at, input, None)).await? {
-            PointOrChosen::Point(point) => Ok(point),
+            PointOrChosen::Point(point) => {
+                self.step(ready(&point.element, Some(&point)));
+                Ok(point)
+            }
             PointOrChosen::Chosen { .. } => Err(ToolError::internal(
                 "the page chose an option where no click was asked",
             )),
@@ -92,6 +109,8 @@ impl Attempt {
         let asked = ActionableThen::new(self.checks(at, input, None), then);
         let after = self.ask(&asked).await?;
         self.note(after.point.as_ref());
+        let element = after.point.unwrap_or_default();
+        self.step(format!("{}, then {}", ready(&element, None), T::OP.name()));
         Ok(after.result)
     }
 
@@ -103,6 +122,18 @@ impl Attempt {
     /// The element acted on, if the checks described one.
     pub fn found(&self) -> Option<Element> {
         self.found.take()
+    }
+}
+
+/// A step that found its element ready (at `point`, for a pointer).
+pub(super) fn ready(element: &Described, point: Option<&ActionPoint>) -> String {
+    let what = match element.role.as_str() {
+        "" => "the element".to_string(),
+        role => format!("{role} {:?}", element.name),
+    };
+    match point {
+        Some(p) => format!("{what} ready at ({:.0}, {:.0})", p.x, p.y),
+        None => format!("{what} ready"),
     }
 }
 

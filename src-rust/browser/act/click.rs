@@ -3,7 +3,7 @@
 //! page's interceptor stopped it before the page saw it) is tried again
 //! while the wait lasts. Checking a box is clicking it until it is so.
 
-use super::attempt::Attempt;
+use super::attempt::{ready, Attempt};
 use super::front::deliver;
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{ElementInput, Landed, MouseAction, Outcome, BUTTON_LEFT, BUTTON_MIDDLE};
@@ -85,8 +85,10 @@ pub(super) async fn click(
             PointOrChosen::Point(point) => point,
         };
         attempt.note(Some(&point.element));
+        attempt.step(ready(&point.element, Some(&point)));
         let action = MouseAction::Click { button, count };
         let at = pointer(attempt, &point, action, keys.clone()).await?;
+        attempt.step("clicked");
         let landed = |landed| Ok(Outcome::Clicked { at, landed });
         if attempt.state.blocked().is_some() {
             // The click opened a dialog: it reached the page's handler.
@@ -108,7 +110,10 @@ pub(super) async fn click(
             (None, Some(other)) => return landed(Landed::EndedOn(other)),
             (None, None) if lost => return landed(Landed::Lost),
             (None, None) => return landed(Landed::OnTarget),
-            (Some(other), _) if attempt.in_time() => reached.push(other),
+            (Some(other), _) if attempt.in_time() => {
+                attempt.step("the click stopped before the page saw it");
+                reached.push(other);
+            }
             (Some(other), _) => {
                 reached.push(other.clone());
                 return Err(ToolError::new(
@@ -146,6 +151,7 @@ pub(super) async fn check(
             "a radio button cannot be unchecked by clicking it; check another option of its group",
         ));
     }
+    attempt.step(format!("read it: checked {}", before.checked));
     let control = target.in_same_frame(before.r#ref);
     let requested = attempt.state.nav().requested;
     click(attempt, &control, Press::left(false)).await?;

@@ -87,7 +87,9 @@ async fn act(
     limit: Duration,
 ) -> Result<Acted, ToolError> {
     let attempt = Attempt::new(view, state, wait, limit);
-    let outcome = act_on(&attempt, &target, input).await?;
+    let outcome = act_on(&attempt, &target, input)
+        .await
+        .map_err(|error| attempt.explain(error))?;
     Ok(Acted {
         outcome,
         element: attempt.found(),

@@ -11,4 +11,5 @@ pub(super) mod delivery;
 pub(super) mod drag;
 pub(super) mod element;
 pub(super) mod front;
+mod steps;
 mod upload;

@@ -43,6 +43,9 @@ pub(super) async fn upload(
     let opens_chooser = input.opener.is_some();
     let clicked = click(attempt, &control, Press::left(opens_chooser)).await;
     let opened = clicked.is_ok() && chooser_answered(state).await;
+    if opened {
+        attempt.step("the chooser took the files");
+    }
     if !opened {
         state.arm_upload(view, None);
         clicked?;
