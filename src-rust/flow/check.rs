@@ -7,6 +7,7 @@
 //! login, a context, a `file:` or `javascript:` address) is refused before
 //! the browser is reached, naming the step.
 
+use super::refused::{FlowRefused, StepFault};
 use super::{replay_of, Flow, FlowStep, Param, Replay};
 use serde_json::Value;
 
@@ -39,47 +40,45 @@ fn arguments_of(tool: &str) -> &'static [(&'static str, Kind)] {
 }
 
 /// Whether `flow` holds only what export writes; why not, naming the step.
-pub fn check(flow: &Flow) -> Result<(), String> {
+pub fn check(flow: &Flow) -> Result<(), FlowRefused> {
     if flow.steps.len() > STEPS_MAX {
-        return Err(format!(
-            "the flow has {} steps; a flow holds at most {STEPS_MAX}",
-            flow.steps.len()
-        ));
+        return Err(FlowRefused::TooManySteps {
+            steps: flow.steps.len(),
+            most: STEPS_MAX,
+        });
     }
     for (i, step) in flow.steps.iter().enumerate() {
-        check_step(step).map_err(|why| {
-            format!(
-                "step {} ({}) is not one `sovereign record export` writes: {why}; the flow was not run",
-                i + 1,
-                bounded(&step.tool)
-            )
+        check_step(step).map_err(|why| FlowRefused::Step {
+            number: i + 1,
+            tool: bounded(&step.tool),
+            why,
         })?;
     }
     Ok(())
 }
 
-fn check_step(step: &FlowStep) -> Result<(), String> {
+fn check_step(step: &FlowStep) -> Result<(), StepFault> {
     let tool = step.tool.as_str();
     let carries_value = match replay_of(tool) {
         Some(Replay::AsCalled) => {
             if step.target.is_some() || step.value.is_some() {
-                return Err(
-                    "it names an element or a value, which this tool takes none of".into(),
-                );
+                return Err(StepFault::TargetOrValue);
             }
             return check_arguments(&step.args, arguments_of(tool));
         }
         Some(Replay::Typed) => {
             if step.target.is_some() {
-                return Err(format!("{tool} names no element"));
+                return Err(StepFault::TypedWithTarget {
+                    tool: tool.to_string(),
+                });
             }
             true
         }
         Some(Replay::OnElement { value }) => value,
-        None => return Err("a replay does only what export writes: open, back, forward, reload, press, tab_new, tab_switch, the waits, keyboard_type, and click, dblclick, hover, focus, check, uncheck, fill, type and select on an element".into()),
+        None => return Err(StepFault::NotReplayed),
     };
     if !step.args.is_null() {
-        return Err("export keeps no other arguments for this tool".into());
+        return Err(StepFault::OtherArguments);
     }
     if let Some(target) = &step.target {
         for text in [Some(&target.role), Some(&target.name)]
@@ -90,28 +89,27 @@ fn check_step(step: &FlowStep) -> Result<(), String> {
             check_text(text)?;
         }
     } else if replay_of(tool) != Some(Replay::Typed) {
-        return Err("it names no element".into());
+        return Err(StepFault::NoElement);
     }
     match (&step.value, carries_value) {
         (Some(param), true) => check_param(param),
         (None, false) => Ok(()),
-        (None, true) => Err("it carries no value".into()),
-        (Some(_), false) => Err("this tool takes no value".into()),
+        (None, true) => Err(StepFault::NoValue),
+        (Some(_), false) => Err(StepFault::UnwantedValue),
     }
 }
 
-fn check_arguments(args: &Value, allowed: &[(&str, Kind)]) -> Result<(), String> {
+fn check_arguments(args: &Value, allowed: &[(&str, Kind)]) -> Result<(), StepFault> {
     let map = match args {
         Value::Null => return Ok(()),
         Value::Object(map) => map,
-        _ => return Err("its arguments are not an object".into()),
+        _ => return Err(StepFault::ArgumentsNotObject),
     };
     for (name, value) in map {
         let Some((_, kind)) = allowed.iter().find(|(n, _)| n == name) else {
-            return Err(format!(
-                "export keeps no argument {:?} for it",
-                bounded(name)
-            ));
+            return Err(StepFault::UnknownArgument {
+                name: bounded(name),
+            });
         };
         let ok = match kind {
             Kind::Address => value.as_str().is_some_and(is_web_address),
@@ -124,13 +122,16 @@ fn check_arguments(args: &Value, allowed: &[(&str, Kind)]) -> Result<(), String>
                 Kind::Text => "a text",
                 Kind::Index => "a tab's index",
             };
-            return Err(format!("its {name} must be {want}"));
+            return Err(StepFault::WrongKind {
+                name: name.clone(),
+                want,
+            });
         }
     }
     Ok(())
 }
 
-fn check_param(param: &Param) -> Result<(), String> {
+fn check_param(param: &Param) -> Result<(), StepFault> {
     check_text(&param.param)?;
     match &param.value {
         None | Some(Value::Null) => Ok(()),
@@ -138,17 +139,17 @@ fn check_param(param: &Param) -> Result<(), String> {
         // select takes several values.
         Some(Value::Array(items)) if items.len() <= 1_000 => items.iter().try_for_each(|v| {
             v.as_str()
-                .ok_or_else(|| "its values must be texts".to_string())
+                .ok_or(StepFault::ValuesNotTexts)
                 .and_then(check_text)
         }),
-        Some(_) => Err("its value must be a text or a list of texts".into()),
+        Some(_) => Err(StepFault::ValueNotText),
     }
 }
 
-fn check_text(text: &str) -> Result<(), String> {
+fn check_text(text: &str) -> Result<(), StepFault> {
     match text.len() <= TEXT_MAX {
         true => Ok(()),
-        false => Err(format!("a text longer than {TEXT_MAX} bytes")),
+        false => Err(StepFault::TextTooLong { most: TEXT_MAX }),
     }
 }
 
@@ -247,7 +248,9 @@ mod tests {
                 "a tab's index",
             ),
         ] {
-            let why_not = check(&flow(steps.clone())).expect_err(&steps.to_string());
+            let why_not = check(&flow(steps.clone()))
+                .expect_err(&steps.to_string())
+                .to_string();
             assert!(why_not.starts_with("step 1 ("), "{why_not}");
             assert!(why_not.contains(why), "{steps}: {why_not}");
         }

@@ -8,6 +8,7 @@
 
 pub mod check;
 pub mod playwright;
+pub mod refused;
 
 use crate::recording::{Element, Step};
 use serde::{Deserialize, Serialize};
