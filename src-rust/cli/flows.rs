@@ -49,7 +49,7 @@ pub(super) fn export(options: &Options, args: &[String]) -> Outcome {
     let (session, steps) =
         match crate::recording::read_session(&profile.join("recordings"), &session) {
             Ok(found) => found,
-            Err(message) => return Outcome::Usage(message),
+            Err(why) => return Outcome::Usage(why.to_string()),
         };
     let flow = flow::from_steps(&session, &steps);
     let text = match format.as_str() {

@@ -9,6 +9,7 @@
 pub mod redact;
 mod step;
 mod store;
+mod unread;
 
 use crate::base::changes::Changes;
 use std::collections::VecDeque;
@@ -18,6 +19,7 @@ use std::sync::mpsc::SyncSender;
 use std::sync::{Arc, Mutex};
 pub use step::{Element, PageSeen, Step};
 pub use store::{read_session, SessionSummary};
+pub use unread::SessionUnread;
 
 /// Steps kept in memory for ephemeral contexts, all sessions together.
 pub const MEMORY_STEPS: usize = 2_000;

@@ -8,6 +8,7 @@
 //! the steps.
 
 use super::step::Step;
+use super::unread::SessionUnread;
 use serde::{Deserialize, Serialize};
 use std::collections::{HashMap, HashSet};
 use std::fs::File;
@@ -280,19 +281,24 @@ fn shot_name(n: u64) -> String {
 /// Reads a session's steps from a recordings folder without changing it
 /// (another program, the browser, may be writing there): `last` names the
 /// session that recorded most recently.
-pub fn read_session(dir: &Path, session: &str) -> Result<(String, Vec<Step>), String> {
+pub fn read_session(dir: &Path, session: &str) -> Result<(String, Vec<Step>), SessionUnread> {
     let session = match session {
-        "last" => latest_session(dir)
-            .ok_or_else(|| format!("no recorded session in {}", dir.display()))?,
+        "last" => latest_session(dir).ok_or_else(|| SessionUnread::NoSession {
+            dir: dir.to_path_buf(),
+        })?,
         named => named.to_string(),
     };
     let path = dir.join(folder_name(&session)).join(STEPS);
-    let text = std::fs::read_to_string(&path).map_err(|e| {
-        format!(
-            "no recording of session {session} ({}: {e})",
-            path.display()
-        )
-    })?;
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(SessionUnread::NoRecording {
+                session,
+                path,
+                why: e.to_string(),
+            })
+        }
+    };
     let steps = text
         .lines()
         .filter_map(|line| serde_json::from_str::<Step>(line).ok())

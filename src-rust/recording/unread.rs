@@ -1,0 +1,60 @@
+//! Why a recorded session could not be read back (`read_session`, for
+//! `sovereign record export`): there is none yet, or the one named has no
+//! steps on disk.
+
+use std::fmt;
+use std::path::PathBuf;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SessionUnread {
+    /// `last` was asked, and the folder holds no session.
+    NoSession { dir: PathBuf },
+    /// The session's steps could not be read (`why`, at `path`).
+    NoRecording {
+        session: String,
+        path: PathBuf,
+        why: String,
+    },
+}
+
+impl fmt::Display for SessionUnread {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SessionUnread::NoSession { dir } => {
+                write!(f, "no recorded session in {}", dir.display())
+            }
+            SessionUnread::NoRecording { session, path, why } => write!(
+                f,
+                "no recording of session {session} ({}: {why})",
+                path.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for SessionUnread {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn it_names_the_session_and_where_it_was_looked_for() {
+        assert_eq!(
+            SessionUnread::NoSession {
+                dir: "/p/recordings".into()
+            }
+            .to_string(),
+            "no recorded session in /p/recordings"
+        );
+        assert_eq!(
+            SessionUnread::NoRecording {
+                session: "s1".into(),
+                path: "/p/recordings/s1/steps.jsonl".into(),
+                why: "No such file or directory (os error 2)".into(),
+            }
+            .to_string(),
+            "no recording of session s1 (/p/recordings/s1/steps.jsonl: No such file or directory (os error 2))"
+        );
+    }
+}
