@@ -3,6 +3,7 @@
 //! test), and turning command-line words into a tool's arguments with its
 //! schema: types, required parameters and enums checked before sending.
 
+use super::error::CliError;
 use serde_json::{Map, Value};
 use std::sync::OnceLock;
 
@@ -95,7 +96,7 @@ fn looks_like_ref(word: &str) -> bool {
 
 /// The tool's arguments from `--name value` flags, bare words (see
 /// `positional`) or one JSON object.
-pub fn arguments(tool: &Tool, words: &[String]) -> Result<Value, String> {
+pub fn arguments(tool: &Tool, words: &[String]) -> Result<Value, CliError> {
     let properties = tool.schema["properties"]
         .as_object()
         .cloned()
@@ -103,7 +104,7 @@ pub fn arguments(tool: &Tool, words: &[String]) -> Result<Value, String> {
     if let [only] = words {
         if only.trim_start().starts_with('{') {
             let value: Value = serde_json::from_str(only)
-                .map_err(|e| format!("the JSON arguments do not parse: {e}"))?;
+                .map_err(|e| CliError::Usage(format!("the JSON arguments do not parse: {e}")))?;
             return check_required(tool, value);
         }
     }
@@ -132,16 +133,16 @@ pub fn arguments(tool: &Tool, words: &[String]) -> Result<Value, String> {
                     words
                         .get(i)
                         .cloned()
-                        .ok_or_else(|| format!("--{name} needs a value"))?
+                        .ok_or_else(|| CliError::Usage(format!("--{name} needs a value")))?
                 }
             };
             args.insert(name.clone(), convert(&name, schema, &text)?);
         } else {
             let Some(mut name) = bare.next().map(|n| n.to_string()) else {
-                return Err(format!(
+                return Err(CliError::Usage(format!(
                     "{}: unexpected argument {word:?}; see `sovereign help {}`",
                     tool.name, tool.name
-                ));
+                )));
             };
             // A bare target that is not a ref is a CSS selector.
             if name == "ref" && !looks_like_ref(word) && properties.contains_key("selector") {
@@ -155,12 +156,12 @@ pub fn arguments(tool: &Tool, words: &[String]) -> Result<Value, String> {
     check_required(tool, Value::Object(args))
 }
 
-fn unknown_parameter(tool: &Tool, name: &str) -> String {
+fn unknown_parameter(tool: &Tool, name: &str) -> CliError {
     let known: Vec<String> = tool.schema["properties"]
         .as_object()
         .map(|p| p.keys().map(|k| format!("--{k}")).collect())
         .unwrap_or_default();
-    if known.is_empty() {
+    CliError::Usage(if known.is_empty() {
         format!("{} takes no parameters (got --{name})", tool.name)
     } else {
         format!(
@@ -168,40 +169,41 @@ fn unknown_parameter(tool: &Tool, name: &str) -> String {
             tool.name,
             known.join(", ")
         )
-    }
+    })
 }
 
 /// A word as the type the schema asks for.
-fn convert(name: &str, schema: &Value, text: &str) -> Result<Value, String> {
+fn convert(name: &str, schema: &Value, text: &str) -> Result<Value, CliError> {
     let kind = schema["type"].as_str().unwrap_or("");
     let value = match kind {
-        "integer" => text
-            .parse::<i64>()
-            .map(Value::from)
-            .map_err(|_| format!("--{name} must be a whole number, got {text:?}"))?,
+        "integer" => text.parse::<i64>().map(Value::from).map_err(|_| {
+            CliError::Usage(format!("--{name} must be a whole number, got {text:?}"))
+        })?,
         "number" => text
             .parse::<f64>()
             .ok()
             .filter(|f| f.is_finite())
             .map(Value::from)
-            .ok_or_else(|| format!("--{name} must be a number, got {text:?}"))?,
+            .ok_or_else(|| CliError::Usage(format!("--{name} must be a number, got {text:?}")))?,
         "boolean" => match text {
             "true" | "yes" | "1" => Value::Bool(true),
             "false" | "no" | "0" => Value::Bool(false),
-            _ => return Err(format!("--{name} must be true or false, got {text:?}")),
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "--{name} must be true or false, got {text:?}"
+                )))
+            }
         },
         "array" if !text.trim_start().starts_with('[') => Value::Array(
             text.split(',')
                 .map(|s| Value::String(s.trim().to_string()))
                 .collect(),
         ),
-        "array" | "object" => {
-            serde_json::from_str(text).map_err(|e| format!("--{name} must be JSON: {e}"))?
-        }
+        "array" | "object" => serde_json::from_str(text)
+            .map_err(|e| CliError::Usage(format!("--{name} must be JSON: {e}")))?,
         // One of several shapes (a value or a list): a list when it looks like one.
-        "" if text.trim_start().starts_with('[') => {
-            serde_json::from_str(text).map_err(|e| format!("--{name} must be JSON: {e}"))?
-        }
+        "" if text.trim_start().starts_with('[') => serde_json::from_str(text)
+            .map_err(|e| CliError::Usage(format!("--{name} must be JSON: {e}")))?,
         _ => Value::String(text.to_string()),
     };
     if let Some(allowed) = schema["enum"].as_array() {
@@ -211,18 +213,20 @@ fn convert(name: &str, schema: &Value, text: &str) -> Result<Value, String> {
                 .filter_map(Value::as_str)
                 .map(str::to_string)
                 .collect();
-            return Err(format!(
+            return Err(CliError::Usage(format!(
                 "--{name} must be one of {}, got {text:?}",
                 names.join(", ")
-            ));
+            )));
         }
     }
     Ok(value)
 }
 
-fn check_required(tool: &Tool, args: Value) -> Result<Value, String> {
+fn check_required(tool: &Tool, args: Value) -> Result<Value, CliError> {
     let Value::Object(map) = &args else {
-        return Err("the JSON arguments must be an object".into());
+        return Err(CliError::Usage(
+            "the JSON arguments must be an object".into(),
+        ));
     };
     for required in tool.schema["required"]
         .as_array()
@@ -231,10 +235,10 @@ fn check_required(tool: &Tool, args: Value) -> Result<Value, String> {
         .filter_map(Value::as_str)
     {
         if !map.contains_key(required) {
-            return Err(format!(
+            return Err(CliError::Usage(format!(
                 "{} needs --{required}; see `sovereign help {}`",
                 tool.name, tool.name
-            ));
+            )));
         }
     }
     Ok(args)
@@ -316,6 +320,7 @@ mod tests {
         }
         assert!(arguments(find("login").unwrap(), &words(&["sideways"]))
             .unwrap_err()
+            .to_string()
             .contains("--method must be one of local"));
     }
 
@@ -324,18 +329,23 @@ mod tests {
         let scroll = find("scroll").unwrap();
         assert!(arguments(scroll, &words(&["sideways"]))
             .unwrap_err()
+            .to_string()
             .contains("one of"));
         assert!(arguments(find("open").unwrap(), &words(&[]))
             .unwrap_err()
+            .to_string()
             .contains("needs --url"));
         assert!(arguments(find("wait").unwrap(), &words(&["soon"]))
             .unwrap_err()
+            .to_string()
             .contains("whole number"));
         assert!(arguments(find("get_url").unwrap(), &words(&["--x", "1"]))
             .unwrap_err()
+            .to_string()
             .contains("no parameters"));
         assert!(arguments(find("open").unwrap(), &words(&["a", "b"]))
             .unwrap_err()
+            .to_string()
             .contains("unexpected"));
     }
 }

@@ -3,6 +3,7 @@
 //! the connection then carries a proof over the server's nonce
 //! (`base::proof`), so whatever listens on the port instead gets nothing.
 
+use super::error::CliError;
 use crate::base::proof;
 use serde_json::{json, Value};
 use std::io::{Read as _, Write as _};
@@ -98,23 +99,23 @@ impl Connection {
     }
 
     /// Runs one tool; gives the `{ok, result | error}` reply.
-    pub fn call(&mut self, tool: &str, params: Value) -> Result<Value, String> {
+    pub fn call(&mut self, tool: &str, params: Value) -> Result<Value, CliError> {
         let id = self.next_id;
         self.next_id += 1;
         let message = json!({"id": id, "tool": tool, "params": params}).to_string();
         self.socket
             .send(Message::text(message))
-            .map_err(|e| format!("sending failed: {e}"))?;
+            .map_err(|e| CliError::SendFailed { why: e.to_string() })?;
         loop {
             let message = self
                 .socket
                 .read()
-                .map_err(|e| format!("the browser closed the connection: {e}"))?;
+                .map_err(|e| CliError::Closed { why: e.to_string() })?;
             let Message::Text(text) = message else {
                 continue;
             };
             let reply: Value = serde_json::from_str(text.as_str())
-                .map_err(|e| format!("unreadable reply: {e}"))?;
+                .map_err(|e| CliError::UnreadableReply { why: e.to_string() })?;
             if reply["id"] == id {
                 return Ok(reply);
             }

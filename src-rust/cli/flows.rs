@@ -3,6 +3,7 @@
 //! Exit codes as the tools': 1 when a step differs from what was recorded.
 
 use super::connection::Connection;
+use super::error::CliError;
 use super::reach::{connect, Options, Outcome};
 use crate::flow::{self, Flow, FlowStep, Target};
 use serde_json::{json, Map, Value};
@@ -24,23 +25,27 @@ pub(super) fn export(options: &Options, args: &[String]) -> Outcome {
         match word.as_str() {
             "--format" => match words.next() {
                 Some(value) => format = value.clone(),
-                None => return Outcome::Usage("--format needs flow or playwright".into()),
+                None => return CliError::Usage("--format needs flow or playwright".into()).into(),
             },
             other if other.starts_with("--format=") => format = other["--format=".len()..].into(),
             other if other.starts_with('-') => {
-                return Outcome::Usage(format!(
+                return CliError::Usage(format!(
                     "record export takes --format and --out, not {other}"
                 ))
+                .into()
             }
             other if session.is_none() => session = Some(other.to_string()),
-            other => return Outcome::Usage(format!("one session at a time, not also {other}")),
+            other => {
+                return CliError::Usage(format!("one session at a time, not also {other}")).into()
+            }
         }
     }
     let Some(session) = session else {
-        return Outcome::Usage(
+        return CliError::Usage(
             "usage: sovereign record export SESSION|last [--format flow|playwright] [--out FILE]"
                 .into(),
-        );
+        )
+        .into();
     };
     let profile = options
         .profile
@@ -49,13 +54,13 @@ pub(super) fn export(options: &Options, args: &[String]) -> Outcome {
     let (session, steps) =
         match crate::recording::read_session(&profile.join("recordings"), &session) {
             Ok(found) => found,
-            Err(why) => return Outcome::Usage(why.to_string()),
+            Err(why) => return CliError::Recording(why).into(),
         };
     let flow = flow::from_steps(&session, &steps);
     let text = match format.as_str() {
         "flow" => serde_json::to_string_pretty(&flow).unwrap_or_default() + "\n",
         "playwright" => flow::playwright::spec(&flow),
-        other => return Outcome::Usage(format!("--format {other}: flow or playwright")),
+        other => return CliError::Usage(format!("--format {other}: flow or playwright")).into(),
     };
     match &options.out {
         Some(path) => match std::fs::write(path, text) {
@@ -67,7 +72,11 @@ pub(super) fn export(options: &Options, args: &[String]) -> Outcome {
                 );
                 Outcome::Done
             }
-            Err(e) => Outcome::Usage(format!("cannot write {}: {e}", path.display())),
+            Err(e) => CliError::Unwritable {
+                path: path.clone(),
+                why: e.to_string(),
+            }
+            .into(),
         },
         None => {
             print!("{text}");
@@ -89,17 +98,18 @@ struct Replay {
 pub(super) fn replay(options: &Options, args: &[String]) -> Outcome {
     let replay = match replay_args(args) {
         Ok(replay) => replay,
-        Err(message) => return Outcome::Usage(message),
+        Err(error) => return error.into(),
     };
     if let Some(missing) = replay.flow.steps.iter().find_map(|s| {
         s.value
             .as_ref()
             .filter(|v| v.value.is_none() && !replay.values.contains_key(&v.param))
     }) {
-        return Outcome::Usage(format!(
+        return CliError::Usage(format!(
             "the flow needs --set {}=... (a secret: its value was never recorded)",
             missing.param
-        ));
+        ))
+        .into();
     }
     // Said before anything runs: a flow is a file, and may come from anyone.
     let origins = flow::check::origins(&replay.flow, |url| replay.moved(url));
@@ -109,15 +119,15 @@ pub(super) fn replay(options: &Options, args: &[String]) -> Outcome {
     }
     let mut connection = match connect(options) {
         Ok(c) => c,
-        Err(outcome) => return outcome,
+        Err(error) => return error.into(),
     };
     let total = replay.flow.steps.len();
     for (i, step) in replay.flow.steps.iter().enumerate() {
         match run_step(&mut connection, &replay, step) {
             Ok(()) => println!("step {}/{total} ok: {}", i + 1, describe(step)),
-            Err(Differs::Lost(message)) => {
+            Err(Differs::Lost(error)) => {
                 connection.close();
-                return Outcome::Unreachable(message);
+                return error.into();
             }
             Err(Differs::Step { expected, found }) => {
                 let shot = screenshot(&mut connection, options, &replay.path, i + 1);
@@ -143,7 +153,7 @@ pub(super) fn replay(options: &Options, args: &[String]) -> Outcome {
     Outcome::Done
 }
 
-fn replay_args(args: &[String]) -> Result<Replay, String> {
+fn replay_args(args: &[String]) -> Result<Replay, CliError> {
     let mut path = None;
     let mut values = HashMap::new();
     let mut origin = None;
@@ -157,40 +167,62 @@ fn replay_args(args: &[String]) -> Result<Replay, String> {
             inline
                 .clone()
                 .or_else(|| words.next().cloned())
-                .ok_or_else(|| format!("{flag} needs a value"))
+                .ok_or_else(|| CliError::Usage(format!("{flag} needs a value")))
         };
         match flag {
             "--set" => {
                 let pair = value()?;
                 let (name, set) = pair
                     .split_once('=')
-                    .ok_or_else(|| format!("--set {pair}: write NAME=VALUE"))?;
+                    .ok_or_else(|| CliError::Usage(format!("--set {pair}: write NAME=VALUE")))?;
                 values.insert(name.to_string(), set.to_string());
             }
             "--origin" => origin = Some(value()?),
             other if other.starts_with('-') => {
-                return Err(format!(
+                return Err(CliError::Usage(format!(
                     "replay takes --set NAME=VALUE and --origin URL, not {other}"
-                ))
+                )))
             }
             _ if path.is_none() => path = Some(PathBuf::from(word)),
-            _ => return Err(format!("one flow at a time, not also {word}")),
+            _ => {
+                return Err(CliError::Usage(format!(
+                    "one flow at a time, not also {word}"
+                )))
+            }
         }
     }
-    let path =
-        path.ok_or("usage: sovereign replay FLOW.json [--set NAME=VALUE]... [--origin URL]")?;
-    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let flow: Flow = serde_json::from_str(&text)
-        .map_err(|e| format!("{} is not a flow: {e}", path.display()))?;
-    if flow.flow != flow::FORMAT {
-        return Err(format!(
-            "{}: flow format {} (this sovereign reads {})",
-            path.display(),
-            flow.flow,
-            flow::FORMAT
+    let Some(path) = path else {
+        return Err(CliError::Usage(
+            "usage: sovereign replay FLOW.json [--set NAME=VALUE]... [--origin URL]".into(),
         ));
+    };
+    let text = match std::fs::read_to_string(&path) {
+        Ok(text) => text,
+        Err(e) => {
+            return Err(CliError::Unreadable {
+                path,
+                why: e.to_string(),
+            })
+        }
+    };
+    let flow: Flow = match serde_json::from_str(&text) {
+        Ok(flow) => flow,
+        Err(e) => {
+            return Err(CliError::NotAFlow {
+                path,
+                why: e.to_string(),
+            })
+        }
+    };
+    if flow.flow != flow::FORMAT {
+        return Err(CliError::FlowFormat {
+            path,
+            format: flow.flow,
+        });
     }
-    flow::check::check(&flow).map_err(|why| format!("{}: {why}", path.display()))?;
+    if let Err(why) = flow::check::check(&flow) {
+        return Err(CliError::FlowRefused { path, why });
+    }
     let recorded = flow
         .steps
         .iter()
@@ -199,7 +231,7 @@ fn replay_args(args: &[String]) -> Result<Replay, String> {
     let origin = match (origin, recorded) {
         (Some(given), Some(recorded)) => {
             let given = crate::address::origin_of(&given)
-                .ok_or_else(|| format!("--origin {given}: an http(s) origin"))?;
+                .ok_or_else(|| CliError::Usage(format!("--origin {given}: an http(s) origin")))?;
             Some((recorded, given))
         }
         _ => None,
@@ -217,7 +249,7 @@ enum Differs {
     /// The page is not as recorded.
     Step { expected: String, found: String },
     /// The browser went away.
-    Lost(String),
+    Lost(CliError),
 }
 
 fn run_step(connection: &mut Connection, replay: &Replay, step: &FlowStep) -> Result<(), Differs> {
@@ -245,7 +277,7 @@ fn run_step(connection: &mut Connection, replay: &Replay, step: &FlowStep) -> Re
     let result =
         call(connection, &step.tool, Value::Object(params))?.map_err(|error| Differs::Step {
             expected: format!("{} to work", step.tool),
-            found: error,
+            found: error.to_string(),
         })?;
     if let Some(want) = &step.expect.url {
         let want = replay.moved(want);
@@ -316,7 +348,7 @@ fn find(connection: &mut Connection, target: &Target) -> Result<Map<String, Valu
                         return Ok(Map::from_iter([("ref".into(), reference.into())]));
                     }
                 }
-                Err(error) => last = error,
+                Err(error) => last = error.to_string(),
             }
         }
         if let Some(selector) = &target.selector {
@@ -338,22 +370,21 @@ fn find(connection: &mut Connection, target: &Target) -> Result<Map<String, Valu
     }
 }
 
-/// A tool's result, or its error as `CODE: message`.
+/// A tool's result, or the error it answered ([`CliError::Tool`]).
 fn call(
     connection: &mut Connection,
     tool: &str,
     params: Value,
-) -> Result<Result<Value, String>, Differs> {
+) -> Result<Result<Value, CliError>, Differs> {
     let reply = connection.call(tool, params).map_err(Differs::Lost)?;
     if reply["ok"] == true {
         return Ok(Ok(reply["result"].clone()));
     }
     let error = &reply["error"];
-    Ok(Err(format!(
-        "{}: {}",
-        error["code"].as_str().unwrap_or("ERROR"),
-        error["message"].as_str().unwrap_or_default()
-    )))
+    Ok(Err(CliError::Tool {
+        code: error["code"].as_str().unwrap_or("ERROR").to_string(),
+        message: error["message"].as_str().unwrap_or_default().to_string(),
+    }))
 }
 
 fn current_url(connection: &mut Connection) -> Result<String, Differs> {
@@ -370,7 +401,7 @@ fn screenshot(
     options: &Options,
     flow: &Path,
     step: usize,
-) -> Result<PathBuf, String> {
+) -> Result<PathBuf, CliError> {
     let path = options.out.clone().unwrap_or_else(|| {
         let stem = flow
             .file_stem()
@@ -379,14 +410,17 @@ fn screenshot(
     });
     let reply = connection.call("screenshot", json!({}))?;
     use base64::Engine as _;
-    let data = reply["result"]["data"]
-        .as_str()
-        .ok_or("the browser gave no image")?;
+    let data = reply["result"]["data"].as_str().ok_or(CliError::NoImage)?;
     let png = base64::engine::general_purpose::STANDARD
         .decode(data)
-        .map_err(|e| format!("the image was not base64: {e}"))?;
-    std::fs::write(&path, png).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    Ok(path)
+        .map_err(|e| CliError::ShotUndecodable { why: e.to_string() })?;
+    match std::fs::write(&path, png) {
+        Ok(()) => Ok(path),
+        Err(e) => Err(CliError::Unwritable {
+            path,
+            why: e.to_string(),
+        }),
+    }
 }
 
 fn describe(step: &FlowStep) -> String {

@@ -6,11 +6,13 @@
 
 mod catalog;
 mod connection;
+mod error;
 mod flows;
 mod output;
 mod reach;
 
 use connection::Connection;
+use error::CliError;
 use reach::{connect, Options, Outcome};
 use serde_json::Value;
 use std::io::{BufRead, IsTerminal};
@@ -66,14 +68,14 @@ pub fn main() -> ExitCode {
 fn run(words: Vec<String>) -> Outcome {
     let (options, rest) = match options(words) {
         Ok(parsed) => parsed,
-        Err(message) => return Outcome::Usage(message),
+        Err(error) => return error.into(),
     };
     let Some((command, args)) = rest.split_first() else {
         if options.help {
             println!("{USAGE}");
             return Outcome::Done;
         }
-        return Outcome::Usage(USAGE.into());
+        return CliError::Usage(USAGE.into()).into();
     };
     if options.help {
         return match catalog::find(command) {
@@ -97,10 +99,11 @@ fn run(words: Vec<String>) -> Outcome {
                 print!("{}", output::tool_help(tool));
                 Outcome::Done
             }
-            None => Outcome::Usage(format!(
+            None => CliError::Usage(format!(
                 "no tool is called {:?}; `sovereign tools` lists them",
                 args[0]
-            )),
+            ))
+            .into(),
         },
         "tools" => {
             print!("{}", output::tool_list(catalog::tools()));
@@ -109,25 +112,27 @@ fn run(words: Vec<String>) -> Outcome {
         "-" => from_stdin(&options),
         "record" => match args.split_first() {
             Some((sub, rest)) if sub == "export" => flows::export(&options, rest),
-            _ => Outcome::Usage(
+            _ => CliError::Usage(
                 "usage: sovereign record export SESSION|last [--format flow|playwright] [--out FILE]"
                     .into(),
-            ),
+            )
+            .into(),
         },
         "replay" => flows::replay(&options, args),
         name => {
             let Some(tool) = catalog::find(name) else {
-                return Outcome::Usage(format!(
+                return CliError::Usage(format!(
                     "no tool or command is called {name:?}; `sovereign tools` lists the tools"
-                ));
+                ))
+                .into();
             };
             let params = match catalog::arguments(tool, args) {
                 Ok(params) => params,
-                Err(message) => return Outcome::Usage(message),
+                Err(error) => return error.into(),
             };
             let mut connection = match connect(&options) {
                 Ok(c) => c,
-                Err(outcome) => return outcome,
+                Err(error) => return error.into(),
             };
             let outcome = call(&mut connection, &options, name, params);
             connection.close();
@@ -136,18 +141,18 @@ fn run(words: Vec<String>) -> Outcome {
     }
 }
 
-fn unknown_flag(flag: &str) -> String {
+fn unknown_flag(flag: &str) -> CliError {
     let known: Vec<String> = GLOBAL_FLAGS.iter().map(|f| format!("--{f}")).collect();
-    format!(
+    CliError::Usage(format!(
         "unknown flag {flag}; the flags are {} (`sovereign --help`), a tool's own are in `sovereign help TOOL`",
         known.join(", ")
-    )
+    ))
 }
 
 /// The client's flags, wherever they are before a `--`; the command and its
 /// words in order. A word right after one of the tool's own `--name` flags
 /// is that flag's value, never a client flag.
-fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
+fn options(words: Vec<String>) -> Result<(Options, Vec<String>), CliError> {
     let mut options = Options {
         addr: std::env::var("SOVEREIGN_ADDR").unwrap_or_else(|_| DEFAULT_ADDR.into()),
         token: std::env::var("SOVEREIGN_TOKEN")
@@ -172,7 +177,9 @@ fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
         };
         let mut value = |name: &str| match inline.clone() {
             Some(v) => Ok(v),
-            None => words.next().ok_or_else(|| format!("{name} needs a value")),
+            None => words
+                .next()
+                .ok_or_else(|| CliError::Usage(format!("{name} needs a value"))),
         };
         match flag {
             "--json" if inline.is_none() => options.json = true,
@@ -182,7 +189,7 @@ fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
             "--port" => {
                 let port: u16 = value("--port")?
                     .parse()
-                    .map_err(|_| "--port must be a port number".to_string())?;
+                    .map_err(|_| CliError::Usage("--port must be a port number".into()))?;
                 options.addr = format!("127.0.0.1:{port}");
             }
             "--token" => options.token = Some(value("--token")?),
@@ -217,12 +224,12 @@ fn options(words: Vec<String>) -> Result<(Options, Vec<String>), String> {
 fn call(connection: &mut Connection, options: &Options, tool: &str, params: Value) -> Outcome {
     let reply = match connection.call(tool, params) {
         Ok(reply) => reply,
-        Err(message) => return Outcome::Unreachable(message),
+        Err(error) => return error.into(),
     };
     match output::print_reply(tool, &reply, options.json, options.out.as_deref()) {
         Ok(true) => Outcome::Done,
         Ok(false) => Outcome::ToolFailed,
-        Err(message) => Outcome::Usage(message),
+        Err(error) => error.into(),
     }
 }
 
@@ -240,13 +247,17 @@ fn from_stdin(options: &Options) -> Outcome {
     for (number, line) in stdin.lock().lines().enumerate() {
         let line = match line {
             Ok(line) => line,
-            Err(e) => return Outcome::Usage(format!("standard input: {e}; nothing was run")),
+            Err(e) => return CliError::StandardInput { why: e.to_string() }.into(),
         };
         match batch_line(&line) {
             Ok(Some(call)) => calls.push(call),
             Ok(None) => {}
-            Err(message) => {
-                return Outcome::Usage(format!("line {}: {message}; nothing was run", number + 1))
+            Err(error) => {
+                return CliError::BatchLine {
+                    number: number + 1,
+                    error: Box::new(error),
+                }
+                .into()
             }
         }
     }
@@ -255,7 +266,7 @@ fn from_stdin(options: &Options) -> Outcome {
     }
     let mut connection = match connect(options) {
         Ok(c) => c,
-        Err(outcome) => return outcome,
+        Err(error) => return error.into(),
     };
     for (name, params) in calls {
         match call(&mut connection, options, &name, params) {
@@ -268,7 +279,7 @@ fn from_stdin(options: &Options) -> Outcome {
 }
 
 /// One batch line as a tool call; None for a blank line or a comment.
-fn batch_line(line: &str) -> Result<Option<(String, Value)>, String> {
+fn batch_line(line: &str) -> Result<Option<(String, Value)>, CliError> {
     let words = split_line(line)?;
     let Some((name, args)) = words.split_first() else {
         return Ok(None);
@@ -276,13 +287,16 @@ fn batch_line(line: &str) -> Result<Option<(String, Value)>, String> {
     if name.starts_with('#') {
         return Ok(None);
     }
-    let tool = catalog::find(name).ok_or_else(|| format!("no tool is called {name:?}"))?;
+    let tool = catalog::find(name)
+        .ok_or_else(|| CliError::Usage(format!("no tool is called {name:?}")))?;
     Ok(Some((name.clone(), catalog::arguments(tool, args)?)))
 }
 
 /// Splits a command line as a shell would: words, 'single' and "double"
 /// quotes, backslash escapes.
-fn split_line(line: &str) -> Result<Vec<String>, String> {
+fn split_line(line: &str) -> Result<Vec<String>, CliError> {
+    let unclosed = |quote: char| CliError::Usage(format!("a {quote} quote is not closed"));
+    let ends_in_backslash = || CliError::Usage("a line ends in \\".into());
     let mut words = Vec::new();
     let mut word = String::new();
     let mut in_word = false;
@@ -295,7 +309,7 @@ fn split_line(line: &str) -> Result<Vec<String>, String> {
                     match chars.next() {
                         Some('\'') => break,
                         Some(c) => word.push(c),
-                        None => return Err("a ' quote is not closed".into()),
+                        None => return Err(unclosed('\'')),
                     }
                 }
             }
@@ -304,15 +318,15 @@ fn split_line(line: &str) -> Result<Vec<String>, String> {
                 loop {
                     match chars.next() {
                         Some('"') => break,
-                        Some('\\') => word.push(chars.next().ok_or("a line ends in \\")?),
+                        Some('\\') => word.push(chars.next().ok_or_else(ends_in_backslash)?),
                         Some(c) => word.push(c),
-                        None => return Err("a \" quote is not closed".into()),
+                        None => return Err(unclosed('"')),
                     }
                 }
             }
             '\\' => {
                 in_word = true;
-                word.push(chars.next().ok_or("a line ends in \\")?);
+                word.push(chars.next().ok_or_else(ends_in_backslash)?);
             }
             c if c.is_whitespace() => {
                 if in_word {
@@ -357,11 +371,15 @@ mod tests {
         );
         assert!(batch_line("scroll sideways")
             .unwrap_err()
+            .to_string()
             .contains("one of"));
-        assert!(batch_line("no_such_tool").unwrap_err().contains("no tool"));
+        assert!(batch_line("no_such_tool")
+            .unwrap_err()
+            .to_string()
+            .contains("no tool"));
     }
 
-    fn parse(line: &[&str]) -> Result<(Options, Vec<String>), String> {
+    fn parse(line: &[&str]) -> Result<(Options, Vec<String>), CliError> {
         options(line.iter().map(|s| s.to_string()).collect())
     }
 
@@ -396,7 +414,7 @@ mod tests {
 
     #[test]
     fn an_unknown_flag_is_named_as_a_flag() {
-        let error = parse(&["--bogus", "get_url"]).err().unwrap();
+        let error = parse(&["--bogus", "get_url"]).err().unwrap().to_string();
         assert!(
             error.starts_with("unknown flag --bogus; the flags are --addr"),
             "{error}"
@@ -404,6 +422,7 @@ mod tests {
         assert!(parse(&["--port"])
             .err()
             .unwrap()
+            .to_string()
             .contains("--port needs a value"));
         assert!(parse(&["--port", "http"]).is_err());
     }

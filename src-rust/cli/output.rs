@@ -2,6 +2,7 @@
 //! images as files, errors with their code; the tool list and help.
 
 use super::catalog::Tool;
+use super::error::CliError;
 use base64::Engine;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -13,7 +14,7 @@ pub fn print_reply(
     reply: &Value,
     json: bool,
     out: Option<&Path>,
-) -> Result<bool, String> {
+) -> Result<bool, CliError> {
     if reply["ok"] != true {
         let code = reply["error"]["code"].as_str().unwrap_or("ERROR");
         let message = reply["error"]["message"]
@@ -41,8 +42,13 @@ pub fn print_reply(
         });
         let bytes = base64::engine::general_purpose::STANDARD
             .decode(data)
-            .map_err(|e| format!("the image did not decode: {e}"))?;
-        std::fs::write(&path, bytes).map_err(|e| format!("{}: {e}", path.display()))?;
+            .map_err(|e| CliError::ImageUndecodable { why: e.to_string() })?;
+        if let Err(e) = std::fs::write(&path, bytes) {
+            return Err(CliError::ImageUnsaved {
+                path,
+                why: e.to_string(),
+            });
+        }
         if let Value::Object(map) = &mut result {
             map.remove("data");
             map.insert("file".into(), path.display().to_string().into());

@@ -2,6 +2,7 @@
 //! client's options), the token, the connection, and how a command ends.
 
 use super::connection::{ConnectError, Connection};
+use super::error::CliError;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -15,25 +16,30 @@ pub(super) struct Options {
     pub(super) help: bool,
 }
 
+/// How a command ended.
 pub(super) enum Outcome {
     Done,
+    /// A tool failed; its code and message are printed already.
     ToolFailed,
-    Usage(String),
-    Unreachable(String),
-    TokenRefused(String),
+    Failed(CliError),
+}
+
+impl From<CliError> for Outcome {
+    fn from(error: CliError) -> Outcome {
+        Outcome::Failed(error)
+    }
 }
 
 impl Outcome {
     pub(super) fn exit(self) -> ExitCode {
-        let (code, message) = match self {
-            Outcome::Done => return ExitCode::SUCCESS,
-            Outcome::ToolFailed => return ExitCode::from(1),
-            Outcome::Usage(message) => (2, message),
-            Outcome::Unreachable(message) => (3, message),
-            Outcome::TokenRefused(message) => (4, message),
-        };
-        eprintln!("sovereign: {message}");
-        ExitCode::from(code)
+        match self {
+            Outcome::Done => ExitCode::SUCCESS,
+            Outcome::ToolFailed => ExitCode::from(1),
+            Outcome::Failed(error) => {
+                eprintln!("sovereign: {error}");
+                ExitCode::from(error.exit_code())
+            }
+        }
     }
 }
 
@@ -52,25 +58,14 @@ fn token(options: &Options) -> Option<String> {
         .filter(|t| !t.is_empty())
 }
 
-pub(super) fn connect(options: &Options) -> Result<Connection, Outcome> {
+pub(super) fn connect(options: &Options) -> Result<Connection, CliError> {
     let token = token(options);
+    let addr = options.addr.clone();
     Connection::open(&options.addr, token.as_deref()).map_err(|e| match e {
-        ConnectError::Unreachable(why) => Outcome::Unreachable(format!(
-            "no browser is running at {} ({why}); start one with `scripts/start.sh` or `sovereign-browser`",
-            options.addr
-        )),
-        ConnectError::TokenRefused if token.is_some() => Outcome::TokenRefused(format!(
-            "the browser at {} refused the token (401); give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR",
-            options.addr
-        )),
-        ConnectError::TokenRefused => Outcome::TokenRefused(format!(
-            "the browser at {} asks for a token (401) and none was found; give it with --token, $SOVEREIGN_TOKEN or --profile DIR",
-            options.addr
-        )),
-        ConnectError::Refused(why) => Outcome::Unreachable(format!("cannot talk to the browser at {}: {why}", options.addr)),
-        ConnectError::Unproven(why) => Outcome::TokenRefused(format!(
-            "what listens at {} did not prove it is the browser holding this token ({why}), so the token was not sent: the token is not that browser's (give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR), or another program holds the port",
-            options.addr
-        )),
+        ConnectError::Unreachable(why) => CliError::NoBrowser { addr, why },
+        ConnectError::TokenRefused if token.is_some() => CliError::TokenRefused { addr },
+        ConnectError::TokenRefused => CliError::NoToken { addr },
+        ConnectError::Refused(why) => CliError::CannotTalk { addr, why },
+        ConnectError::Unproven(why) => CliError::Unproven { addr, why },
     })
 }
