@@ -1,6 +1,9 @@
 //! Command-line flags and the settings derived from them.
 
+mod error;
+
 use clap::Parser;
+pub use error::ConfigError;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -165,20 +168,21 @@ pub struct Args {
     pub window_size: (u32, u32),
 }
 
-fn parse_size(s: &str) -> Result<(u32, u32), String> {
+fn parse_size(s: &str) -> Result<(u32, u32), ConfigError> {
+    let given = || s.to_string();
     let (w, h) = s
         .split_once('x')
-        .ok_or_else(|| format!("expected WIDTHxHEIGHT, got {s:?}"))?;
+        .ok_or_else(|| ConfigError::NotASize { given: given() })?;
     let w: u32 = w
         .trim()
         .parse()
-        .map_err(|_| format!("bad width in {s:?}"))?;
+        .map_err(|_| ConfigError::BadWidth { given: given() })?;
     let h: u32 = h
         .trim()
         .parse()
-        .map_err(|_| format!("bad height in {s:?}"))?;
+        .map_err(|_| ConfigError::BadHeight { given: given() })?;
     if !(200..=8192).contains(&w) || !(200..=8192).contains(&h) {
-        return Err(format!("window size {s:?} out of range (200..8192)"));
+        return Err(ConfigError::SizeOutOfRange { given: given() });
     }
     Ok((w, h))
 }
@@ -199,16 +203,13 @@ impl Args {
     }
 
     /// Checks combinations clap cannot express.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         if self.no_token && !self.bind.is_loopback() {
-            return Err(format!(
-                "refusing to serve on {} without a token: drop --no-token or bind to 127.0.0.1",
-                self.bind
-            ));
+            return Err(ConfigError::NoTokenInPublic { bind: self.bind });
         }
         if let Some(token) = &self.token {
             if token.len() < 16 {
-                return Err("--token must be at least 16 characters".into());
+                return Err(ConfigError::ShortToken);
             }
         }
         if let Some(key) = &self.panel_key {
@@ -219,12 +220,12 @@ impl Args {
 
     /// The agents' token given from outside (flag, environment or file),
     /// if any; never printed.
-    pub fn given_token(&self) -> Result<Option<Zeroizing<String>>, String> {
+    pub fn given_token(&self) -> Result<Option<Zeroizing<String>>, ConfigError> {
         given_secret("--token", self.token.as_deref(), self.token_file.as_deref())
     }
 
     /// The panel's key given from outside, if any; never printed.
-    pub fn given_panel_key(&self) -> Result<Option<Zeroizing<String>>, String> {
+    pub fn given_panel_key(&self) -> Result<Option<Zeroizing<String>>, ConfigError> {
         given_secret(
             "--panel-key",
             self.panel_key.as_deref(),
@@ -233,7 +234,7 @@ impl Args {
     }
 
     /// The metrics token given from outside, if any; never printed.
-    pub fn given_metrics_token(&self) -> Result<Option<Zeroizing<String>>, String> {
+    pub fn given_metrics_token(&self) -> Result<Option<Zeroizing<String>>, ConfigError> {
         given_secret(
             "--metrics-token",
             self.metrics_token.as_deref(),
@@ -249,17 +250,20 @@ impl Args {
 /// A secret given as a value or in a file (its one line; the newline a
 /// Secret or an editor adds is dropped).
 fn given_secret(
-    what: &str,
+    what: &'static str,
     value: Option<&str>,
     file: Option<&std::path::Path>,
-) -> Result<Option<Zeroizing<String>>, String> {
+) -> Result<Option<Zeroizing<String>>, ConfigError> {
     let secret = match (value, file) {
         (Some(value), _) => Zeroizing::new(value.to_string()),
         (None, Some(path)) => {
-            let text = Zeroizing::new(
-                std::fs::read_to_string(path)
-                    .map_err(|e| format!("{what}-file {}: {e}", path.display()))?,
-            );
+            let text = Zeroizing::new(std::fs::read_to_string(path).map_err(|e| {
+                ConfigError::SecretFile {
+                    flag: what,
+                    path: path.to_path_buf(),
+                    why: e.to_string(),
+                }
+            })?);
             Zeroizing::new(text.trim_end_matches(['\n', '\r']).to_string())
         }
         (None, None) => return Ok(None),
@@ -268,14 +272,12 @@ fn given_secret(
     Ok(Some(secret))
 }
 
-fn check_given(what: &str, secret: &str) -> Result<(), String> {
+fn check_given(what: &'static str, secret: &str) -> Result<(), ConfigError> {
     if secret.len() < 16 || secret.len() > 4096 {
-        return Err(format!("{what}: a secret has 16 to 4096 characters"));
+        return Err(ConfigError::SecretLength { flag: what });
     }
     if secret.chars().any(|c| c.is_control() || c.is_whitespace()) {
-        return Err(format!(
-            "{what}: a secret has no spaces or control characters"
-        ));
+        return Err(ConfigError::SecretCharacters { flag: what });
     }
     Ok(())
 }
@@ -307,18 +309,27 @@ mod tests {
             .is_none());
         std::fs::write(&file, "short\n").unwrap();
         let args = Args::parse_from(["sovereign-browser", "--token-file", path]);
-        assert!(args.given_token().unwrap_err().contains("16 to 4096"));
+        assert!(args
+            .given_token()
+            .unwrap_err()
+            .to_string()
+            .contains("16 to 4096"));
         let args = Args::parse_from(["sovereign-browser", "--token-file", "/nonexistent/token"]);
         assert!(args
             .given_token()
             .unwrap_err()
+            .to_string()
             .contains("/nonexistent/token"));
         let args = Args::parse_from([
             "sovereign-browser",
             "--panel-key",
             "has a space in it, long",
         ]);
-        assert!(args.validate().unwrap_err().contains("no spaces"));
+        assert!(args
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("no spaces"));
         let _ = std::fs::remove_dir_all(dir);
     }
 
@@ -334,7 +345,11 @@ mod tests {
     #[test]
     fn no_token_on_a_public_address_is_refused() {
         let args = Args::parse_from(["sovereign-browser", "--bind", "0.0.0.0", "--no-token"]);
-        assert!(args.validate().unwrap_err().contains("without a token"));
+        assert!(args
+            .validate()
+            .unwrap_err()
+            .to_string()
+            .contains("without a token"));
     }
 
     #[test]

@@ -112,10 +112,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     .context("cannot open the profile directory")?;
     // Secrets given from outside (a flag, the environment, a mounted file)
     // win over the profile's own, and are never printed.
-    let token = match (
-        args.no_token,
-        args.given_token().map_err(anyhow::Error::msg)?,
-    ) {
+    let token = match (args.no_token, args.given_token()?) {
         (true, _) => None,
         (false, Some(token)) => Some(token.to_string()),
         (false, None) => Some(
@@ -124,7 +121,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
                 .context("cannot read or write the token file")?,
         ),
     };
-    let given_panel_key = args.given_panel_key().map_err(anyhow::Error::msg)?;
+    let given_panel_key = args.given_panel_key()?;
     let panel_key_given = given_panel_key.is_some();
     let panel_key = match given_panel_key {
         Some(key) => key.to_string(),
@@ -134,10 +131,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     };
     // /metrics takes the token or its own read-only credential (none
     // needed when agents need no token either).
-    let metrics_token = match (
-        &token,
-        args.given_metrics_token().map_err(anyhow::Error::msg)?,
-    ) {
+    let metrics_token = match (&token, args.given_metrics_token()?) {
         (None, _) => None,
         (Some(_), Some(given)) => Some(given.to_string()),
         (Some(_), None) => Some(
