@@ -11,6 +11,9 @@
 //! route's answer, a HAR to answer from) refuse it; the person moves a
 //! file out of that folder to let them.
 
+mod error;
+
+pub use error::FilesError;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
@@ -69,7 +72,7 @@ impl FilesDir {
 
     /// Whether a tool may write one more file: the folder holds less than
     /// its most (`--files-max-mb`).
-    fn room(&self) -> Result<(), String> {
+    fn room(&self) -> Result<(), FilesError> {
         if self.max_bytes == u64::MAX {
             return Ok(());
         }
@@ -77,12 +80,11 @@ impl FilesDir {
         if held < self.max_bytes {
             return Ok(());
         }
-        Err(format!(
-            "the files folder holds {} MiB, its most (--files-max-mb {}): remove files from {} to write more",
-            held >> 20,
-            self.max_bytes >> 20,
-            self.root.display()
-        ))
+        Err(FilesError::Full {
+            held_mib: held >> 20,
+            most_mib: self.max_bytes >> 20,
+            root: self.root.clone(),
+        })
     }
 
     pub fn root(&self) -> &Path {
@@ -96,66 +98,77 @@ impl FilesDir {
 
     /// An existing regular file inside the folder that no page downloaded:
     /// what an agent's tool takes as its own content.
-    pub fn agents_file(&self, given: &str) -> Result<PathBuf, String> {
+    pub fn agents_file(&self, given: &str) -> Result<PathBuf, FilesError> {
         let real = self.existing_file(given)?;
         if real.starts_with(self.page_downloads()) {
-            return Err(format!(
-                "{given}: a page downloaded this file ({PAGE_DOWNLOADS}/ of the files folder); what a page sent is not taken as an agent's state, route or HAR. The person can move it out of {PAGE_DOWNLOADS}/ to allow it"
-            ));
+            return Err(FilesError::PageDownloaded {
+                given: given.to_string(),
+                folder: PAGE_DOWNLOADS,
+            });
         }
         Ok(real)
     }
 
     /// An existing regular file inside the folder, to read.
-    pub fn existing_file(&self, given: &str) -> Result<PathBuf, String> {
+    pub fn existing_file(&self, given: &str) -> Result<PathBuf, FilesError> {
         let path = self.inside(given)?;
+        let given = || given.to_string();
         let real = match path.canonicalize() {
             Ok(real) => real,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
-                return Err(format!("{given}: No such file in the files folder"))
+                return Err(FilesError::NotFound { given: given() })
             }
-            Err(e) => return Err(format!("{given}: {e}")),
+            Err(e) => {
+                return Err(FilesError::Unreadable {
+                    given: given(),
+                    why: e.to_string(),
+                })
+            }
         };
         if !real.starts_with(&self.root) {
-            return Err(self.outside(given));
+            return Err(self.outside(&given()));
         }
         if !real.is_file() {
-            return Err(format!("{given}: not a regular file"));
+            return Err(FilesError::NotAFile { given: given() });
         }
         Ok(real)
     }
 
     /// A file to write inside the folder: its folder exists there, and the
     /// name is not a folder or a symbolic link (which could point out).
-    pub fn new_file(&self, given: &str) -> Result<PathBuf, String> {
+    pub fn new_file(&self, given: &str) -> Result<PathBuf, FilesError> {
         let path = self.inside(given)?;
         self.room()?;
         let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
-            return Err(format!("{given}: give a file name"));
+            return Err(FilesError::NoFileName {
+                given: given.to_string(),
+            });
         };
-        let parent = parent
-            .canonicalize()
-            .map_err(|_| format!("{given}: its folder does not exist in the files folder"))?;
+        let parent = parent.canonicalize().map_err(|_| FilesError::NoFolder {
+            given: given.to_string(),
+        })?;
         if !parent.starts_with(&self.root) {
             return Err(self.outside(given));
         }
         let path = parent.join(name);
         match std::fs::symlink_metadata(&path) {
             Ok(meta) if meta.file_type().is_symlink() => Err(self.outside(given)),
-            Ok(meta) if meta.is_dir() => Err(format!("{given} is a folder; give a file name")),
+            Ok(meta) if meta.is_dir() => Err(FilesError::Folder {
+                given: given.to_string(),
+            }),
             _ => Ok(path),
         }
     }
 
     /// `given` as an absolute path, if it names a place in the folder: read
     /// from the text alone, so nothing outside is looked at.
-    fn inside(&self, given: &str) -> Result<PathBuf, String> {
+    fn inside(&self, given: &str) -> Result<PathBuf, FilesError> {
         let path = Path::new(given);
         if !path.is_absolute() {
-            return Err(format!(
-                "{given}: give an absolute path in the files folder ({})",
-                self.root.display()
-            ));
+            return Err(FilesError::Relative {
+                given: given.to_string(),
+                root: self.root.clone(),
+            });
         }
         let mut normal = PathBuf::new();
         for part in path.components() {
@@ -174,11 +187,11 @@ impl FilesDir {
         }
     }
 
-    fn outside(&self, given: &str) -> String {
-        format!(
-            "{given}: outside the files folder; agents' tools read and write files only in {}",
-            self.root.display()
-        )
+    fn outside(&self, given: &str) -> FilesError {
+        FilesError::Outside {
+            given: given.to_string(),
+            root: self.root.clone(),
+        }
     }
 }
 
@@ -256,7 +269,7 @@ mod tests {
         let given = given.to_str().unwrap();
         assert!(files.new_file(given).is_ok());
         std::fs::write(&big, vec![0u8; 1000]).unwrap();
-        let refused = files.new_file(given).unwrap_err();
+        let refused = files.new_file(given).unwrap_err().to_string();
         assert!(refused.contains("--files-max-mb"), "{refused}");
         std::fs::remove_file(&big).unwrap();
         assert!(files.new_file(given).is_ok(), "room again");
@@ -274,7 +287,7 @@ mod tests {
             downloaded,
             "uploaded like any file"
         );
-        let refused = files.agents_file(given).unwrap_err();
+        let refused = files.agents_file(given).unwrap_err().to_string();
         assert!(refused.contains("a page downloaded this file"), "{refused}");
         // A link from the folder into it is followed, and refused the same.
         let link = files.root().join("mine.json");
@@ -290,10 +303,14 @@ mod tests {
         let (dir, files) = folder();
         let secret = dir.0.join("profile/identities.json");
         std::fs::write(&secret, "{}").unwrap();
-        let exists = files.existing_file(secret.to_str().unwrap()).unwrap_err();
+        let exists = files
+            .existing_file(secret.to_str().unwrap())
+            .unwrap_err()
+            .to_string();
         let missing = files
             .existing_file(dir.0.join("profile/nothing").to_str().unwrap())
-            .unwrap_err();
+            .unwrap_err()
+            .to_string();
         assert!(exists.contains("outside the files folder"), "{exists}");
         assert_eq!(
             exists.replace("identities.json", "nothing"),
@@ -304,14 +321,17 @@ mod tests {
         assert!(files
             .existing_file(&escape)
             .unwrap_err()
+            .to_string()
             .contains("outside"));
         assert!(files
             .new_file("/etc/passwd")
             .unwrap_err()
+            .to_string()
             .contains("outside"));
         assert!(files
             .new_file("relative.pdf")
             .unwrap_err()
+            .to_string()
             .contains("absolute"));
     }
 
@@ -323,12 +343,24 @@ mod tests {
         let link = files.root().join("token");
         std::os::unix::fs::symlink(&secret, &link).unwrap();
         let given = link.to_str().unwrap();
-        assert!(files.existing_file(given).unwrap_err().contains("outside"));
-        assert!(files.new_file(given).unwrap_err().contains("outside"));
+        assert!(files
+            .existing_file(given)
+            .unwrap_err()
+            .to_string()
+            .contains("outside"));
+        assert!(files
+            .new_file(given)
+            .unwrap_err()
+            .to_string()
+            .contains("outside"));
         let out = files.root().join("out");
         std::os::unix::fs::symlink(dir.0.join("profile"), &out).unwrap();
         let through = format!("{}/written.json", out.display());
-        assert!(files.new_file(&through).unwrap_err().contains("outside"));
+        assert!(files
+            .new_file(&through)
+            .unwrap_err()
+            .to_string()
+            .contains("outside"));
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn tools() -> Vec<ToolDef> {
                 let given = p.path.unwrap_or_else(|| {
                     ctx.app.files.root().join(format!("page-{ms}.pdf")).to_string_lossy().into_owned()
                 });
-                let path = ctx.app.files.new_file(&given).map_err(ToolError::invalid_params)?;
+                let path = ctx.app.files.new_file(&given)?;
                 Ok(ToolOutput::json(ctx.app.browser.call_value(Command::Pdf { tab, path }).await?))
             },
         ),
@@ -77,8 +77,7 @@ async fn upload(ctx: &Ctx, tab: TabId, p: UploadParams) -> ToolResult {
         .iter()
         .map(|f| ctx.app.files.existing_file(f))
         .map(|f| f.map(|p| p.to_string_lossy().into_owned()))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(ToolError::invalid_params)?;
+        .collect::<Result<Vec<_>, _>>()?;
     // What the input will hold, for the page to tell when it holds it.
     let expect: Vec<Value> = files
         .iter()

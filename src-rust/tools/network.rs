@@ -10,6 +10,7 @@ use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::base::url_pattern::UrlPattern;
 use crate::bridge::{Body, Command};
+use crate::files_dir::FilesError;
 use base64::engine::general_purpose::STANDARD as BASE64;
 use base64::Engine as _;
 use schemars::JsonSchema;
@@ -416,7 +417,7 @@ async fn write_body(
         .app
         .files
         .new_file(&root.to_string_lossy())
-        .map_err(ToolError::internal)?;
+        .map_err(FilesError::internal)?;
     write_private(&path, bytes.to_vec()).await?;
     Ok(path.to_string_lossy().into_owned())
 }
@@ -452,7 +453,7 @@ fn extension(mime: &str) -> &'static str {
 async fn har(ctx: &Ctx, tab: TabId, p: HarParams) -> ToolResult {
     let files = &ctx.app.files;
     let path = match &p.path {
-        Some(given) => files.new_file(given).map_err(ToolError::invalid_params)?,
+        Some(given) => files.new_file(given)?,
         None => {
             let stamp = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -460,7 +461,7 @@ async fn har(ctx: &Ctx, tab: TabId, p: HarParams) -> ToolResult {
             let name = files.root().join(format!("tab-{tab}-{stamp}.har"));
             files
                 .new_file(&name.to_string_lossy())
-                .map_err(ToolError::internal)?
+                .map_err(FilesError::internal)?
         }
     };
     let all = p.all.unwrap_or(false);

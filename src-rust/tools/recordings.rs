@@ -4,6 +4,7 @@
 
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
 use crate::base::error::ToolError;
+use crate::files_dir::FilesError;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
@@ -129,7 +130,7 @@ async fn export(ctx: &Ctx, p: ExportParams) -> ToolResult {
     let name = files.root().join(format!("session-{short}.{ext}"));
     let path = files
         .new_file(&name.to_string_lossy())
-        .map_err(ToolError::internal)?;
+        .map_err(FilesError::internal)?;
     super::files::write_private(&path, text.into_bytes()).await?;
     Ok(ToolOutput::json(json!({
         "path": path.to_string_lossy(),

@@ -484,11 +484,7 @@ fn read_bounded(
     given: &str,
     max: u64,
 ) -> Result<(std::path::PathBuf, Vec<u8>), ToolError> {
-    let path = ctx
-        .app
-        .files
-        .agents_file(given)
-        .map_err(|e| ToolError::invalid_field(field, e))?;
+    let path = ctx.app.files.agents_file(given).map_err(|e| e.at(field))?;
     let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
     if size > max {
         return Err(ToolError::invalid_field(

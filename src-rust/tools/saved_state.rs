@@ -54,16 +54,8 @@ pub struct StateParams {
 fn state_path(ctx: &Ctx, p: &StateParams, saving: bool) -> Result<PathBuf, ToolError> {
     match (&p.name, &p.path) {
         (Some(_), Some(_)) => Err(ToolError::invalid_params("give name or path, not both")),
-        (_, Some(path)) if saving => ctx
-            .app
-            .files
-            .new_file(path)
-            .map_err(ToolError::invalid_params),
-        (_, Some(path)) => ctx
-            .app
-            .files
-            .agents_file(path)
-            .map_err(ToolError::invalid_params),
+        (_, Some(path)) if saving => ctx.app.files.new_file(path).map_err(ToolError::from),
+        (_, Some(path)) => ctx.app.files.agents_file(path).map_err(ToolError::from),
         (name, None) => {
             let name = name.as_deref().unwrap_or("default");
             let valid = !name.is_empty()

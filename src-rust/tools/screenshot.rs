@@ -75,7 +75,7 @@ async fn screenshot(ctx: &Ctx, tab: TabId, p: ScreenshotParams) -> ToolResult {
         .as_deref()
         .map(|given| ctx.app.files.new_file(given))
         .transpose()
-        .map_err(|e| ToolError::invalid_field("path", e))?;
+        .map_err(|e| e.at("path"))?;
     let area = match (element, p.full_page.unwrap_or(false)) {
         (true, _) => {
             // As a person would: scrolled into view once it shows.
