@@ -268,11 +268,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
         let handle = trusting.clone();
         Box::pin(async move {
             let command = Command::TrustSite { context, host, pem };
-            handle
-                .call_value(command)
-                .await
-                .map(|_| ())
-                .map_err(|e| e.message)
+            handle.call_value(command).await.map(|_| ())
         })
     }));
     // Routes answer nothing while the person holds their context: agents

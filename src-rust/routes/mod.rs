@@ -66,9 +66,10 @@ pub struct Routing {
 pub type Held = Box<dyn Fn(ContextId) -> bool + Send + Sync>;
 
 /// Has a context's engine accept the proxy's certificate (PEM) for a
-/// site (host), before the engine meets it.
-pub type TrustSite =
-    Box<dyn Fn(ContextId, String, String) -> BoxFuture<'static, Result<(), String>> + Send + Sync>;
+/// site (host), before the engine meets it; the browser's error if not.
+pub type TrustSite = Box<
+    dyn Fn(ContextId, String, String) -> BoxFuture<'static, Result<(), ToolError>> + Send + Sync,
+>;
 
 #[derive(Default)]
 struct State {
@@ -213,13 +214,15 @@ impl Routing {
     }
 
     /// Has `context`'s engine accept `pem` for `host`, once.
-    async fn trust(&self, context: ContextId, host: &str, pem: &str) -> Result<(), String> {
+    async fn trust(&self, context: ContextId, host: &str, pem: &str) -> Result<(), tls::TlsError> {
         let key = (context, host.to_string());
         if self.lock().trusted.contains(&key) {
             return Ok(());
         }
-        let trust = self.trust_site.get().ok_or("no way to reach the engine")?;
-        trust(context, host.to_string(), pem.to_string()).await?;
+        let trust = self.trust_site.get().ok_or(tls::TlsError::NoEngine)?;
+        trust(context, host.to_string(), pem.to_string())
+            .await
+            .map_err(tls::TlsError::NotAccepted)?;
         let mut state = self.lock();
         if state.trusted.len() >= TRUSTED_MAX {
             state.trusted.clear();

@@ -4,6 +4,7 @@
 //! the site: TLS verified against the system's roots (`SSL_CERT_FILE`
 //! names other roots), as the engine would verify it.
 
+use crate::base::error::ToolError;
 use rustls_pki_types::pem::PemObject as _;
 use rustls_pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 use std::collections::HashMap;
@@ -16,14 +17,22 @@ const KEPT: usize = 1000;
 const SYSTEM_ROOTS: &str = "/etc/ssl/certs/ca-certificates.crt";
 
 /// Why TLS through the proxy cannot be done: its certificates could not
-/// be made (https then passes through as it is), or the roots to verify
-/// sites against could not be read (https requests then fail).
+/// be made (https then passes through as it is), the roots to verify
+/// sites against could not be read (https requests then fail), or a
+/// context's engine was not made to accept a site's certificate (that
+/// site's `CONNECT` is then dropped).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum TlsError {
     #[error("cannot make a site certificate: {0}")]
     Certificate(String),
     #[error("{0}")]
     Roots(String),
+    /// The browser has not said how its engines accept a certificate.
+    #[error("no way to reach the engine")]
+    NoEngine,
+    /// The engine did not take the certificate: the browser's error.
+    #[error("{}", .0.message)]
+    NotAccepted(ToolError),
 }
 
 /// A site's certificate: what the proxy serves, and what the engine is
@@ -126,5 +135,15 @@ mod tests {
         assert!(Arc::ptr_eq(&a, &certificates.site("a.test").unwrap()));
         let ip = certificates.site("127.0.0.1").unwrap();
         assert_ne!(a.pem, ip.pem);
+    }
+
+    #[test]
+    fn an_engine_that_did_not_accept_says_so_in_the_browser_s_words() {
+        let refused = TlsError::NotAccepted(ToolError::new(
+            crate::base::error::ErrorCode::NoContext,
+            "the context was closed",
+        ));
+        assert_eq!(refused.to_string(), "the context was closed");
+        assert_eq!(TlsError::NoEngine.to_string(), "no way to reach the engine");
     }
 }
