@@ -30,7 +30,7 @@ use crate::identity::{Identities, IdentityState};
 use context_decisions::ContextDecisions;
 use nostr::{Kind, Tag, Timestamp, UnsignedEvent};
 use permissions::Permissions;
-use prompts::{Answer, Prompt, Prompts};
+use prompts::{Answer, NotWaiting, Prompt, Prompts};
 pub use refusal::Refusal;
 use request::{Capability, Request, Scheme};
 use serde::Deserialize;
@@ -119,7 +119,7 @@ impl Nip07 {
     /// context, unless the request came from a tab an agent ran its own
     /// script in (then it was the agent's, perhaps, not the site's: the
     /// answer holds this time only), or that context is gone.
-    pub fn answer(&self, id: &str, answer: Answer) -> Result<(Value, bool), String> {
+    pub fn answer(&self, id: &str, answer: Answer) -> Result<(Value, bool), NotWaiting> {
         let prompt = self.prompts.answer(id, answer)?;
         let decisions = self.decisions(prompt.context);
         let kept = answer.remember && !prompt.agent_scripted && decisions.is_some();

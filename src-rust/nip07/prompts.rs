@@ -6,8 +6,10 @@ use super::refusal::Refusal;
 use super::request::{Capability, Request};
 use crate::base::changes::Changes;
 use crate::base::context::{ContextId, DEFAULT_CONTEXT, DEFAULT_NAME};
+use crate::base::error::ToolError;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
+use std::fmt;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
@@ -32,6 +34,27 @@ pub struct Answer {
     pub remember: bool,
     /// An assistant answered (the person let assistants), not the person.
     pub assistant: bool,
+}
+
+/// An answer to a prompt that no longer waits (answered already, or its
+/// time ran out): the caller named it, so it is their argument at fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NotWaiting {
+    pub id: String,
+}
+
+impl fmt::Display for NotWaiting {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "no waiting prompt {} (answered or expired)", self.id)
+    }
+}
+
+impl std::error::Error for NotWaiting {}
+
+impl From<NotWaiting> for ToolError {
+    fn from(error: NotWaiting) -> ToolError {
+        ToolError::invalid_params(error.to_string())
+    }
 }
 
 /// What the person is asked about.
@@ -264,13 +287,13 @@ impl Prompts {
     /// applies to later requests only: the other prompts waiting stay, since
     /// the person has not seen them (a signature's content differs from one
     /// to the next).
-    pub fn answer(&self, id: &str, answer: Answer) -> Result<Prompt, String> {
+    pub fn answer(&self, id: &str, answer: Answer) -> Result<Prompt, NotWaiting> {
         let answered = {
             let mut waiting = self.lock();
             let index = waiting
                 .iter()
                 .position(|(p, _)| p.id == id)
-                .ok_or_else(|| format!("no waiting prompt {id} (answered or expired)"))?;
+                .ok_or_else(|| NotWaiting { id: id.to_string() })?;
             let (prompt, tx) = waiting.remove(index);
             let _ = tx.send(answer);
             prompt
@@ -380,7 +403,11 @@ mod tests {
         assert_eq!(a.await.unwrap(), answer);
         assert!(b.try_recv().is_err(), "the unseen prompt still waits");
         assert_eq!(prompts.list().len(), 1);
-        assert!(prompts.answer(&first, answer).is_err());
+        let again = prompts.answer(&first, answer).err().expect("answered once");
+        assert_eq!(
+            again.to_string(),
+            format!("no waiting prompt {first} (answered or expired)")
+        );
         prompts.answer(&second, answer).unwrap();
         assert_eq!(b.await.unwrap(), answer);
     }

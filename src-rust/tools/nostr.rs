@@ -34,11 +34,7 @@ pub fn tools() -> Vec<ToolDef> {
                     remember: p.remember.unwrap_or(false),
                     assistant: false,
                 };
-                let (prompt, kept) = ctx
-                    .app
-                    .nip07
-                    .answer(&p.id, answer)
-                    .map_err(ToolError::invalid_params)?;
+                let (prompt, kept) = ctx.app.nip07.answer(&p.id, answer)?;
                 tracing::info!(prompt = %p.id, allow = answer.allow, remember = kept, "window.nostr prompt answered in the panel");
                 Ok(ToolOutput::json(json!({"answered": prompt, "allow": answer.allow, "remember": kept})))
             },
@@ -119,9 +115,7 @@ With id and allow: answer one, just this time. A person allowed assistants to do
                     remember: false,
                     assistant: true,
                 };
-                let (prompt, _) = nip07
-                    .answer(&id, answer)
-                    .map_err(ToolError::invalid_params)?;
+                let (prompt, _) = nip07.answer(&id, answer)?;
                 tracing::info!(prompt = %id, allow, session = %ctx.session.id, "window.nostr prompt answered by an assistant");
                 Ok(ToolOutput::json(json!({"answered": prompt, "allow": allow})))
             },
