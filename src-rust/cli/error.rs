@@ -7,56 +7,77 @@
 
 use crate::flow::refused::FlowRefused;
 use crate::recording::SessionUnread;
-use std::fmt;
 use std::path::PathBuf;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum CliError {
     /// The command line (or a batch line) is not one the client runs: an
     /// unknown tool or flag, a missing or ill-typed argument. The words
     /// say what to write instead.
+    #[error("{0}")]
     Usage(String),
     /// Standard input could not be read for a batch.
+    #[error("standard input: {why}; nothing was run")]
     StandardInput { why: String },
     /// A batch line is not one the client runs: nothing of the batch ran.
+    #[error("line {number}: {error}; nothing was run")]
     BatchLine { number: usize, error: Box<CliError> },
     /// The recorded session to export could not be read.
+    #[error("{0}")]
     Recording(SessionUnread),
     /// A file to read could not be.
+    #[error("{}: {why}", .path.display())]
     Unreadable { path: PathBuf, why: String },
     /// A file to write could not be.
+    #[error("cannot write {}: {why}", .path.display())]
     Unwritable { path: PathBuf, why: String },
     /// A tool's image could not be written where it was to go.
+    #[error("{}: {why}", .path.display())]
     ImageUnsaved { path: PathBuf, why: String },
     /// A tool's image was not base64.
+    #[error("the image did not decode: {why}")]
     ImageUndecodable { why: String },
     /// The screenshot of where a replay stopped was not base64.
+    #[error("the image was not base64: {why}")]
     ShotUndecodable { why: String },
     /// The browser's answer held no image.
+    #[error("the browser gave no image")]
     NoImage,
     /// A file given to replay is not JSON of a flow.
+    #[error("{} is not a flow: {why}", .path.display())]
     NotAFlow { path: PathBuf, why: String },
     /// A flow of another format than this client reads.
+    #[error("{}: flow format {format} (this sovereign reads {})", .path.display(), crate::flow::FORMAT)]
     FlowFormat { path: PathBuf, format: u32 },
     /// A flow asks what `record export` never writes: it is not run.
+    #[error("{}: {why}", .path.display())]
     FlowRefused { path: PathBuf, why: FlowRefused },
     /// Nothing answers at the address.
+    #[error("no browser is running at {addr} ({why}); start one with `scripts/start.sh` or `sovereign-browser`")]
     NoBrowser { addr: String, why: String },
     /// Something answers at the address, but not as the browser does.
+    #[error("cannot talk to the browser at {addr}: {why}")]
     CannotTalk { addr: String, why: String },
     /// The browser answered 401 to the token given.
+    #[error("the browser at {addr} refused the token (401); give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR")]
     TokenRefused { addr: String },
     /// The browser asks for a token and none was given or found.
+    #[error("the browser at {addr} asks for a token (401) and none was found; give it with --token, $SOVEREIGN_TOKEN or --profile DIR")]
     NoToken { addr: String },
     /// What listens did not prove it holds the token: nothing was sent.
+    #[error("what listens at {addr} did not prove it is the browser holding this token ({why}), so the token was not sent: the token is not that browser's (give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR), or another program holds the port")]
     Unproven { addr: String, why: String },
     /// A call could not be sent to the browser.
+    #[error("sending failed: {why}")]
     SendFailed { why: String },
     /// The browser closed the connection before it answered.
+    #[error("the browser closed the connection: {why}")]
     Closed { why: String },
     /// The browser's answer is not JSON.
+    #[error("unreadable reply: {why}")]
     UnreadableReply { why: String },
     /// The browser answered a tool call with an error.
+    #[error("{code}: {message}")]
     Tool { code: String, message: String },
 }
 
@@ -90,65 +111,6 @@ impl CliError {
         }
     }
 }
-
-impl fmt::Display for CliError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            CliError::Usage(words) => f.write_str(words),
-            CliError::StandardInput { why } => {
-                write!(f, "standard input: {why}; nothing was run")
-            }
-            CliError::BatchLine { number, error } => {
-                write!(f, "line {number}: {error}; nothing was run")
-            }
-            CliError::Recording(why) => write!(f, "{why}"),
-            CliError::Unreadable { path, why } | CliError::ImageUnsaved { path, why } => {
-                write!(f, "{}: {why}", path.display())
-            }
-            CliError::Unwritable { path, why } => {
-                write!(f, "cannot write {}: {why}", path.display())
-            }
-            CliError::ImageUndecodable { why } => write!(f, "the image did not decode: {why}"),
-            CliError::ShotUndecodable { why } => write!(f, "the image was not base64: {why}"),
-            CliError::NoImage => f.write_str("the browser gave no image"),
-            CliError::NotAFlow { path, why } => {
-                write!(f, "{} is not a flow: {why}", path.display())
-            }
-            CliError::FlowFormat { path, format } => write!(
-                f,
-                "{}: flow format {format} (this sovereign reads {})",
-                path.display(),
-                crate::flow::FORMAT
-            ),
-            CliError::FlowRefused { path, why } => write!(f, "{}: {why}", path.display()),
-            CliError::NoBrowser { addr, why } => write!(
-                f,
-                "no browser is running at {addr} ({why}); start one with `scripts/start.sh` or `sovereign-browser`"
-            ),
-            CliError::CannotTalk { addr, why } => {
-                write!(f, "cannot talk to the browser at {addr}: {why}")
-            }
-            CliError::TokenRefused { addr } => write!(
-                f,
-                "the browser at {addr} refused the token (401); give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR"
-            ),
-            CliError::NoToken { addr } => write!(
-                f,
-                "the browser at {addr} asks for a token (401) and none was found; give it with --token, $SOVEREIGN_TOKEN or --profile DIR"
-            ),
-            CliError::Unproven { addr, why } => write!(
-                f,
-                "what listens at {addr} did not prove it is the browser holding this token ({why}), so the token was not sent: the token is not that browser's (give the one in its profile with --token, $SOVEREIGN_TOKEN or --profile DIR), or another program holds the port"
-            ),
-            CliError::SendFailed { why } => write!(f, "sending failed: {why}"),
-            CliError::Closed { why } => write!(f, "the browser closed the connection: {why}"),
-            CliError::UnreadableReply { why } => write!(f, "unreadable reply: {why}"),
-            CliError::Tool { code, message } => write!(f, "{code}: {message}"),
-        }
-    }
-}
-
-impl std::error::Error for CliError {}
 
 #[cfg(test)]
 mod tests {

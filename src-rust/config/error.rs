@@ -3,65 +3,44 @@
 //! secret (token, panel key, metrics token) that is too weak or cannot be
 //! read. The message is what `sovereign-browser: ` (or clap) prints.
 
-use std::fmt;
 use std::net::IpAddr;
 use std::path::PathBuf;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfigError {
     /// `--window-size` is not WIDTHxHEIGHT.
+    #[error("expected WIDTHxHEIGHT, got {given:?}")]
     NotASize { given: String },
     /// Its width is not a number.
+    #[error("bad width in {given:?}")]
     BadWidth { given: String },
     /// Its height is not a number.
+    #[error("bad height in {given:?}")]
     BadHeight { given: String },
     /// A side is outside 200..8192.
+    #[error("window size {given:?} out of range (200..8192)")]
     SizeOutOfRange { given: String },
     /// `--no-token` on an address other machines reach.
+    #[error("refusing to serve on {bind} without a token: drop --no-token or bind to 127.0.0.1")]
     NoTokenInPublic { bind: IpAddr },
     /// `--token` shorter than 16 characters.
+    #[error("--token must be at least 16 characters")]
     ShortToken,
     /// A secret's file (`--token-file`...) could not be read; `flag` is
     /// the secret's own flag (`--token`).
+    #[error("{flag}-file {}: {why}", .path.display())]
     SecretFile {
         flag: &'static str,
         path: PathBuf,
         why: String,
     },
     /// A secret too short or too long to be one.
+    #[error("{flag}: a secret has 16 to 4096 characters")]
     SecretLength { flag: &'static str },
     /// A secret with spaces or control characters (a pasted line, say).
+    #[error("{flag}: a secret has no spaces or control characters")]
     SecretCharacters { flag: &'static str },
 }
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            ConfigError::NotASize { given } => write!(f, "expected WIDTHxHEIGHT, got {given:?}"),
-            ConfigError::BadWidth { given } => write!(f, "bad width in {given:?}"),
-            ConfigError::BadHeight { given } => write!(f, "bad height in {given:?}"),
-            ConfigError::SizeOutOfRange { given } => {
-                write!(f, "window size {given:?} out of range (200..8192)")
-            }
-            ConfigError::NoTokenInPublic { bind } => write!(
-                f,
-                "refusing to serve on {bind} without a token: drop --no-token or bind to 127.0.0.1"
-            ),
-            ConfigError::ShortToken => f.write_str("--token must be at least 16 characters"),
-            ConfigError::SecretFile { flag, path, why } => {
-                write!(f, "{flag}-file {}: {why}", path.display())
-            }
-            ConfigError::SecretLength { flag } => {
-                write!(f, "{flag}: a secret has 16 to 4096 characters")
-            }
-            ConfigError::SecretCharacters { flag } => {
-                write!(f, "{flag}: a secret has no spaces or control characters")
-            }
-        }
-    }
-}
-
-impl std::error::Error for ConfigError {}
 
 #[cfg(test)]
 mod tests {

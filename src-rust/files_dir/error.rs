@@ -4,31 +4,40 @@
 //! full. The message names the path as given, so the agent can correct it.
 
 use crate::base::error::ToolError;
-use std::fmt;
 use std::path::PathBuf;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FilesError {
     /// Not an absolute path; `root` says where the folder is.
+    #[error("{given}: give an absolute path in the files folder ({})", .root.display())]
     Relative { given: String, root: PathBuf },
     /// Outside the folder, by its text or through a symbolic link.
+    #[error("{given}: outside the files folder; agents' tools read and write files only in {}", .root.display())]
     Outside { given: String, root: PathBuf },
     /// Nothing is there to read.
+    #[error("{given}: No such file in the files folder")]
     NotFound { given: String },
     /// It could not be looked at (`why`: the system's words).
+    #[error("{given}: {why}")]
     Unreadable { given: String, why: String },
     /// It is there but is not a regular file.
+    #[error("{given}: not a regular file")]
     NotAFile { given: String },
     /// A page downloaded it (it is in `folder`, where pages' downloads
     /// land): not taken as an agent's own content.
+    #[error("{given}: a page downloaded this file ({folder}/ of the files folder); what a page sent is not taken as an agent's state, route or HAR. The person can move it out of {folder}/ to allow it")]
     PageDownloaded { given: String, folder: &'static str },
     /// It names the folder itself, not a file in it.
+    #[error("{given}: give a file name")]
     NoFileName { given: String },
     /// The folder it would be written in does not exist.
+    #[error("{given}: its folder does not exist in the files folder")]
     NoFolder { given: String },
     /// It names a folder, not a file to write.
+    #[error("{given} is a folder; give a file name")]
     Folder { given: String },
     /// The folder holds its most (`--files-max-mb`): no new file.
+    #[error("the files folder holds {held_mib} MiB, its most (--files-max-mb {most_mib}): remove files from {} to write more", .root.display())]
     Full {
         held_mib: u64,
         most_mib: u64,
@@ -55,48 +64,6 @@ impl From<FilesError> for ToolError {
         ToolError::invalid_params(error.to_string())
     }
 }
-
-impl fmt::Display for FilesError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FilesError::Relative { given, root } => write!(
-                f,
-                "{given}: give an absolute path in the files folder ({})",
-                root.display()
-            ),
-            FilesError::Outside { given, root } => write!(
-                f,
-                "{given}: outside the files folder; agents' tools read and write files only in {}",
-                root.display()
-            ),
-            FilesError::NotFound { given } => {
-                write!(f, "{given}: No such file in the files folder")
-            }
-            FilesError::Unreadable { given, why } => write!(f, "{given}: {why}"),
-            FilesError::NotAFile { given } => write!(f, "{given}: not a regular file"),
-            FilesError::PageDownloaded { given, folder } => write!(
-                f,
-                "{given}: a page downloaded this file ({folder}/ of the files folder); what a page sent is not taken as an agent's state, route or HAR. The person can move it out of {folder}/ to allow it"
-            ),
-            FilesError::NoFileName { given } => write!(f, "{given}: give a file name"),
-            FilesError::NoFolder { given } => {
-                write!(f, "{given}: its folder does not exist in the files folder")
-            }
-            FilesError::Folder { given } => write!(f, "{given} is a folder; give a file name"),
-            FilesError::Full {
-                held_mib,
-                most_mib,
-                root,
-            } => write!(
-                f,
-                "the files folder holds {held_mib} MiB, its most (--files-max-mb {most_mib}): remove files from {} to write more",
-                root.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for FilesError {}
 
 #[cfg(test)]
 mod tests {

@@ -3,15 +3,15 @@
 //! writes. Typed, so a caller can tell which step without reading the
 //! message; the message names the step for the person who runs it.
 
-use std::fmt;
-
 /// Why a flow is refused before the browser is reached.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum FlowRefused {
     /// More steps than a flow may hold (`most`).
+    #[error("the flow has {steps} steps; a flow holds at most {most}")]
     TooManySteps { steps: usize, most: usize },
     /// Step `number` (from 1) is not one export writes; `tool` as the file
     /// names it, bounded for a message.
+    #[error("step {number} ({tool}) is not one `sovereign record export` writes: {why}; the flow was not run")]
     Step {
         number: usize,
         tool: String,
@@ -20,78 +20,48 @@ pub enum FlowRefused {
 }
 
 /// What about one step is not what export writes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StepFault {
     /// Not a tool a replay does.
+    #[error("a replay does only what export writes: open, back, forward, reload, press, tab_new, tab_switch, the waits, keyboard_type, and click, dblclick, hover, focus, check, uncheck, fill, type and select on an element")]
     NotReplayed,
     /// A tool done again as called names an element or a value.
+    #[error("it names an element or a value, which this tool takes none of")]
     TargetOrValue,
     /// A typed tool (keyboard_type) names an element.
+    #[error("{tool} names no element")]
     TypedWithTarget { tool: String },
     /// An element's tool carries arguments export does not keep.
+    #[error("export keeps no other arguments for this tool")]
     OtherArguments,
     /// An element's tool names no element.
+    #[error("it names no element")]
     NoElement,
     /// A tool that types a value carries none.
+    #[error("it carries no value")]
     NoValue,
     /// A tool that types nothing carries a value.
+    #[error("this tool takes no value")]
     UnwantedValue,
     /// The arguments are not a JSON object.
+    #[error("its arguments are not an object")]
     ArgumentsNotObject,
     /// An argument export keeps none of for this tool (`name` bounded).
+    #[error("export keeps no argument {name:?} for it")]
     UnknownArgument { name: String },
     /// An argument of the wrong kind: `want` says which kind.
+    #[error("its {name} must be {want}")]
     WrongKind { name: String, want: &'static str },
     /// One of a list of values is not a text.
+    #[error("its values must be texts")]
     ValuesNotTexts,
     /// A value neither a text nor a list of texts.
+    #[error("its value must be a text or a list of texts")]
     ValueNotText,
     /// A text longer than a flow's texts may be (`most` bytes).
+    #[error("a text longer than {most} bytes")]
     TextTooLong { most: usize },
 }
-
-impl fmt::Display for FlowRefused {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            FlowRefused::TooManySteps { steps, most } => {
-                write!(f, "the flow has {steps} steps; a flow holds at most {most}")
-            }
-            FlowRefused::Step { number, tool, why } => write!(
-                f,
-                "step {number} ({tool}) is not one `sovereign record export` writes: {why}; the flow was not run"
-            ),
-        }
-    }
-}
-
-impl fmt::Display for StepFault {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StepFault::NotReplayed => f.write_str("a replay does only what export writes: open, back, forward, reload, press, tab_new, tab_switch, the waits, keyboard_type, and click, dblclick, hover, focus, check, uncheck, fill, type and select on an element"),
-            StepFault::TargetOrValue => {
-                f.write_str("it names an element or a value, which this tool takes none of")
-            }
-            StepFault::TypedWithTarget { tool } => write!(f, "{tool} names no element"),
-            StepFault::OtherArguments => {
-                f.write_str("export keeps no other arguments for this tool")
-            }
-            StepFault::NoElement => f.write_str("it names no element"),
-            StepFault::NoValue => f.write_str("it carries no value"),
-            StepFault::UnwantedValue => f.write_str("this tool takes no value"),
-            StepFault::ArgumentsNotObject => f.write_str("its arguments are not an object"),
-            StepFault::UnknownArgument { name } => {
-                write!(f, "export keeps no argument {name:?} for it")
-            }
-            StepFault::WrongKind { name, want } => write!(f, "its {name} must be {want}"),
-            StepFault::ValuesNotTexts => f.write_str("its values must be texts"),
-            StepFault::ValueNotText => f.write_str("its value must be a text or a list of texts"),
-            StepFault::TextTooLong { most } => write!(f, "a text longer than {most} bytes"),
-        }
-    }
-}
-
-impl std::error::Error for FlowRefused {}
-impl std::error::Error for StepFault {}
 
 #[cfg(test)]
 mod tests {

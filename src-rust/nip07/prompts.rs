@@ -9,7 +9,6 @@ use crate::base::context::{ContextId, DEFAULT_CONTEXT, DEFAULT_NAME};
 use crate::base::error::ToolError;
 use serde_json::{json, Value};
 use std::collections::{HashMap, VecDeque};
-use std::fmt;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use tokio::sync::{oneshot, watch};
@@ -38,18 +37,11 @@ pub struct Answer {
 
 /// An answer to a prompt that no longer waits (answered already, or its
 /// time ran out): the caller named it, so it is their argument at fault.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("no waiting prompt {id} (answered or expired)")]
 pub struct NotWaiting {
     pub id: String,
 }
-
-impl fmt::Display for NotWaiting {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "no waiting prompt {} (answered or expired)", self.id)
-    }
-}
-
-impl std::error::Error for NotWaiting {}
 
 impl From<NotWaiting> for ToolError {
     fn from(error: NotWaiting) -> ToolError {

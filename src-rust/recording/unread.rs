@@ -2,37 +2,21 @@
 //! `sovereign record export`): there is none yet, or the one named has no
 //! steps on disk.
 
-use std::fmt;
 use std::path::PathBuf;
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SessionUnread {
     /// `last` was asked, and the folder holds no session.
+    #[error("no recorded session in {}", .dir.display())]
     NoSession { dir: PathBuf },
     /// The session's steps could not be read (`why`, at `path`).
+    #[error("no recording of session {session} ({}: {why})", .path.display())]
     NoRecording {
         session: String,
         path: PathBuf,
         why: String,
     },
 }
-
-impl fmt::Display for SessionUnread {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            SessionUnread::NoSession { dir } => {
-                write!(f, "no recorded session in {}", dir.display())
-            }
-            SessionUnread::NoRecording { session, path, why } => write!(
-                f,
-                "no recording of session {session} ({}: {why})",
-                path.display()
-            ),
-        }
-    }
-}
-
-impl std::error::Error for SessionUnread {}
 
 #[cfg(test)]
 mod tests {
