@@ -30,3 +30,4 @@ pub mod routes;
 pub mod server;
 pub mod speech_stand_in;
 pub mod tools;
+pub mod vault;

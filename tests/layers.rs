@@ -27,6 +27,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("hold", 3),
     ("flow", 3),
     ("speech_stand_in", 3),
+    ("vault", 3),
     ("browser", 4),
     ("identity", 4),
     ("nip07", 5),
