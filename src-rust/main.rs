@@ -307,6 +307,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
                 !args.no_record,
             ),
             states_dir: profile.dir.join("states"),
+            vault: sovereign_browser::vault::Vault::at(profile.vault_path()),
             files,
             tools,
             nip07: Nip07::new(

@@ -65,6 +65,11 @@ impl Profile {
         self.dir.join("identities.json")
     }
 
+    /// The person's vault of sites' credentials, sealed under their password.
+    pub fn vault_path(&self) -> PathBuf {
+        self.dir.join("vault.json")
+    }
+
     /// The person's window.nostr decisions for web pages.
     pub fn nostr_permissions_path(&self) -> PathBuf {
         self.dir.join("nostr-permissions.json")

@@ -41,7 +41,7 @@ const PLAN = [
   'upload', 'pdf', 'screenshot_annotated',
 ];
 // Tools added to the plan since: the network and its routes, handing over to the person, contexts, emulation.
-const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_locale', 'set_geolocation', 'set_timezone', 'set_device', 'audit_accessibility', 'downloads', 'wait_for_download', 'download_cancel', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable'];
+const ADDED = ['network_requests', 'network_request', 'network_route', 'network_route_har', 'network_unroute', 'network_routes', 'set_user_agent', 'set_locale', 'set_geolocation', 'set_timezone', 'set_device', 'audit_accessibility', 'downloads', 'wait_for_download', 'download_cancel', 'ask_person', 'context_new', 'context_list', 'context_close', 'fill_form', 'tools_enable', 'secrets_list'];
 // Called last: they end every tab, then the login.
 const LAST = ['close_all', 'logout'];
 
@@ -334,6 +334,11 @@ describe('the tool catalogue', { timeout: 240_000 }, () => {
       assert.deepEqual(r.tools.map((t) => t.name), ['mouse_move', 'mouse_down', 'mouse_up', 'mouse_wheel']);
     }),
     extra(fails('tools_enable', { family: 'nothing' }, 'INVALID_PARAMS', /families:/)),
+    // Nobody made a vault in this run: the agent is told to ask the person.
+    ok('secrets_list', {}, (r) => {
+      assert.deepEqual([r.open, r.entries], [false, []]);
+      assert.match(r.note, /ask the person/);
+    }),
 
     // Forms and mouse gestures.
     ok('dblclick', { selector: '#dbl' }, async (r) => {

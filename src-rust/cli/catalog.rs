@@ -254,7 +254,7 @@ mod tests {
 
     #[test]
     fn the_catalogue_has_every_tool() {
-        assert_eq!(tools().len(), 121);
+        assert_eq!(tools().len(), 122);
         assert!(find("snapshot").is_some());
     }
 

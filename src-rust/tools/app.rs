@@ -49,6 +49,8 @@ pub struct App {
     pub metrics: crate::base::metrics::Metrics,
     /// Every agent's calls, step by step.
     pub recorder: crate::recording::Recorder,
+    /// The person's vault: agents use its entries by name, never see them.
+    pub vault: Arc<crate::vault::Vault>,
 }
 
 /// What the server checks on every request.
@@ -90,6 +92,7 @@ pub struct Setup {
     /// The browser runs on a display of its own (headless).
     pub private_display: bool,
     pub recorder: crate::recording::Recorder,
+    pub vault: crate::vault::Vault,
 }
 
 impl App {
@@ -124,6 +127,7 @@ impl App {
             health: Default::default(),
             metrics: Default::default(),
             recorder: setup.recorder,
+            vault: Arc::new(setup.vault),
         })
     }
 

@@ -77,6 +77,7 @@ impl FakeBrowser {
                 private_display: false,
                 recorder: crate::recording::Recorder::new(None, 1 << 20, true),
                 states_dir: dir.path.join("profile/states"),
+                vault: crate::vault::Vault::cheap(dir.path.join("profile/vault.json")),
                 files,
                 tools: Registry::new(),
                 nip07: Nip07::new(

@@ -20,11 +20,12 @@ pub enum Family {
     Downloads,
     Audit,
     Contexts,
+    Secrets,
 }
 
 impl Family {
     /// Every family, in the order tools_enable names them.
-    pub const ALL: [Family; 10] = [
+    pub const ALL: [Family; 11] = [
         Family::Find,
         Family::Inspect,
         Family::Storage,
@@ -35,6 +36,7 @@ impl Family {
         Family::Downloads,
         Family::Audit,
         Family::Contexts,
+        Family::Secrets,
     ];
 
     /// The name tools_enable takes.
@@ -50,6 +52,7 @@ impl Family {
             Family::Downloads => "downloads",
             Family::Audit => "audit",
             Family::Contexts => "contexts",
+            Family::Secrets => "secrets",
         }
     }
 

@@ -51,6 +51,7 @@ pub mod state;
 pub mod storage;
 pub mod tabs;
 mod tools_enable;
+mod vault;
 pub mod wait;
 
 pub use declaration::{

@@ -91,6 +91,7 @@ impl Registry {
         tools.extend(nostr::tools());
         tools.extend(identity_audit::tools());
         tools.extend(recordings::tools());
+        tools.extend(vault::tools());
         Registry {
             tools,
             offered: None,
@@ -290,8 +291,8 @@ mod tests {
         let registry = Registry::new();
         assert_eq!(
             registry.public().count(),
-            121,
-            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable, set_user_agent, set_locale, set_geolocation, set_timezone, set_device, audit_accessibility, the downloads' three"
+            122,
+            "the plan's 100 tools, the network's two and its four routes, ask_person, the contexts' three, fill_form, tools_enable, set_user_agent, set_locale, set_geolocation, set_timezone, set_device, audit_accessibility, the downloads' three, secrets_list"
         );
         for name in CORE_TOOLS {
             assert!(registry.get(name).is_some(), "missing {name}");
@@ -321,7 +322,7 @@ mod tests {
             registry.select("session_end").is_err(),
             "hidden tools are not offered"
         );
-        assert_eq!(registry.select("all").unwrap(), 121);
+        assert_eq!(registry.select("all").unwrap(), 122);
     }
 
     #[test]

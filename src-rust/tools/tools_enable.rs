@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 pub fn tools() -> Vec<ToolDef> {
     vec![tool(
         "tools_enable",
-        "List more tools: find (find_role, find_text... by role, text, label, test id), inspect (get_box, get_styles, is_visible...), storage (cookies, local/session storage, state files), mouse (at x, y), clipboard, network (request log and bodies, routes that block, mock or change requests, HAR replay, offline, headers, HTTP auth), emulation (viewport, color scheme, user agent, locale, geolocation, time zone, phone presets), downloads (list, wait for, cancel), audit (axe-core accessibility check), contexts (isolated cookies and identity), or all. Returns their declarations; tools/list then has them.",
+        "List more tools: find (find_role, find_text... by role, text, label, test id), inspect (get_box, get_styles, is_visible...), storage (cookies, local/session storage, state files), mouse (at x, y), clipboard, network (request log and bodies, routes that block, mock or change requests, HAR replay, offline, headers, HTTP auth), emulation (viewport, color scheme, user agent, locale, geolocation, time zone, phone presets), downloads (list, wait for, cancel), audit (axe-core accessibility check), contexts (isolated cookies and identity), secrets (the person's vault: names you may fill by), or all. Returns their declarations; tools/list then has them.",
         ACTION,
         |ctx: Ctx, p: EnableParams| async move { enable(&ctx, &p.family) },
     )

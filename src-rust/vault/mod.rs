@@ -13,6 +13,7 @@ mod totp;
 
 pub use entry::{Entry, Field, Secret};
 
+use crate::base::error::{ErrorCode, ToolError};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use std::sync::Mutex;
@@ -57,6 +58,21 @@ pub enum VaultError {
     NoField { name: String, field: &'static str },
 }
 
+/// The person's mistakes are invalid arguments; a vault not there or not
+/// open is the person's to make or open, never an agent's; a file that
+/// cannot be read or written is the browser's fault.
+impl From<VaultError> for ToolError {
+    fn from(error: VaultError) -> ToolError {
+        let code = match error {
+            VaultError::NoVault | VaultError::Locked => ErrorCode::NotAllowed,
+            VaultError::Full => ErrorCode::Busy,
+            VaultError::Damaged(_) | VaultError::Store(_) => ErrorCode::Internal,
+            _ => ErrorCode::InvalidParams,
+        };
+        ToolError::new(code, error.to_string())
+    }
+}
+
 /// What agents may know of an entry: its name, origins and which fields
 /// it fills.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -92,6 +108,12 @@ impl Vault {
     /// The vault kept at `path`, locked.
     pub fn at(path: PathBuf) -> Vault {
         Vault::with_cost(path, sealed::LOG_N)
+    }
+
+    /// A vault whose key is cheap to derive: for tests only.
+    #[cfg(test)]
+    pub(crate) fn cheap(path: PathBuf) -> Vault {
+        Vault::with_cost(path, 10)
     }
 
     fn with_cost(path: PathBuf, log_n: u8) -> Vault {
