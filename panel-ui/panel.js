@@ -36,6 +36,12 @@
 //     [data-action=forget-cancel]); with an encrypted key, login opens form.unlock with
 //     input[name=password] and [data-action=unlock]; its error: .field-error[data-for=password];
 //     other errors: .row-error
+//   Vault (sites' credentials agents use by name, never see)
+//     #vault-section[data-state=none|locked|open], #vault-state, #vault-error;
+//     form#vault-create (password, confirm), form#vault-unlock (password),
+//     #vault-open with #vault-lock, #vault-entries > li[data-name] (.name, .origins,
+//     .fields .pill; buttons [data-action=edit], [data-action=remove]) and
+//     form#vault-entry (name, origins: one per line, user, password, totp)
 //   Connect a client
 //     #server-address, #mcp-url, #agent-url,
 //     #client-config pre[data-client=claude-code|roo-code|cursor|other],
@@ -103,6 +109,7 @@ import { initAsks } from './asks.js';
 import { initContexts } from './contexts.js';
 import { initAudit } from './audit.js';
 import { initRecordings } from './recordings.js';
+import { initVault } from './vault.js';
 
 // First of all: the key leaves the address bar.
 takeKeyFromAddress();
@@ -133,6 +140,7 @@ function start() {
   const asks = initAsks({ call });
   const audit = initAudit({ call });
   const recordings = initRecordings({ call, showRequests });
+  const vault = initVault({ call });
   const contexts = initContexts({ call, showCalls: (name) => log.showContext(name), showRequests });
   // Addresses from this page's own origin until the browser says more.
   clients.render({ server: {} });
@@ -215,6 +223,7 @@ function start() {
       network.reconnected();
       audit.reconnected();
       recordings.reconnected();
+      vault.refresh();
     } else if (status.state === 'connecting') {
       setText(indicatorText, status.everOpened ? 'Reconnecting…' : 'Connecting…');
     } else {
