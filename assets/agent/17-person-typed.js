@@ -14,8 +14,11 @@
   // same-origin frame sees it too; the set keeps the wrappers, and with them the marks, alive.
 
   const PERSON_TYPED = '__sovereignPersonTyped';
+  // A field the browser filled with a secret from the person's vault: the person's too.
+  const VAULT_FILLED = '__sovereignVaultFilled';
   // What a snapshot shows for its value.
   const PERSON_TYPED_SHOWN = '(typed by the person; hidden from agents)';
+  const VAULT_FILLED_SHOWN = '(filled from the person\'s vault; hidden from agents)';
   // At most this many fields are kept one by one; past it, every field of the document is
   // the person's (a page cannot make the browser keep a field per keystroke without end).
   const PERSON_TYPED_MAX = 1000;
@@ -36,7 +39,19 @@
 
   function isPersonTyped(el) {
     if (!isFormField(el)) return false;
-    return el[PERSON_TYPED] === true || (el.ownerDocument && el.ownerDocument[PERSON_TYPED] === true);
+    return el[PERSON_TYPED] === true || el[VAULT_FILLED] === true ||
+      (el.ownerDocument && el.ownerDocument[PERSON_TYPED] === true);
+  }
+
+  // Whether el holds a vault's secret and nothing the person typed.
+  function isVaultFilledOnly(el) {
+    return isFormField(el) && el[VAULT_FILLED] === true && el[PERSON_TYPED] !== true &&
+      !(el.ownerDocument && el.ownerDocument[PERSON_TYPED] === true);
+  }
+
+  // What a snapshot shows for such a field's value.
+  function personTypedShown(el) {
+    return el[VAULT_FILLED] === true ? VAULT_FILLED_SHOWN : PERSON_TYPED_SHOWN;
   }
 
   // Whether el is such a field or holds one (in its subtree: an attribute a page mirrors the
@@ -50,7 +65,12 @@
     return false;
   }
 
-  function personTypedError(what) {
+  function personTypedError(what, vault) {
+    if (vault) {
+      return fail('NOT_ALLOWED',
+        `this field holds a secret the browser filled from the person's vault: agents may not ${what} ` +
+        'until the page is left (clicking and submitting still work)');
+    }
     return fail('NOT_ALLOWED',
       `the person typed into this field while an agent's request (ask_person) waited: agents may not ${what} ` +
       'until the page is left (clicking and submitting still work)');
@@ -58,7 +78,7 @@
 
   // Throws when el is (or, with `within`, holds) a field the person typed into.
   function refusePersonTyped(el, what, within) {
-    if (within ? holdsPersonTyped(el) : isPersonTyped(el)) throw personTypedError(what);
+    if (within ? holdsPersonTyped(el) : isPersonTyped(el)) throw personTypedError(what, isVaultFilledOnly(el));
   }
 
   function markPersonTyped(el) {
@@ -67,6 +87,16 @@
       return;
     }
     if (el[PERSON_TYPED] !== true) Object.defineProperty(el, PERSON_TYPED, { value: true, configurable: false });
+    personTyped.add(el);
+  }
+
+  // A field the browser just filled from the vault (bounded with the person's fields).
+  function markVaultFilled(el) {
+    if (personTyped.size >= PERSON_TYPED_MAX) {
+      Object.defineProperty(el.ownerDocument, PERSON_TYPED, { value: true, configurable: false });
+      return;
+    }
+    if (el[VAULT_FILLED] !== true) Object.defineProperty(el, VAULT_FILLED, { value: true, configurable: false });
     personTyped.add(el);
   }
 

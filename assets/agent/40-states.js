@@ -68,7 +68,7 @@
 
   // The value shown after the colon: what a field currently holds.
   function valueOf(el, role, tag) {
-    if (isPersonTyped(el)) return PERSON_TYPED_SHOWN;
+    if (isPersonTyped(el)) return personTypedShown(el);
     switch (tag) {
       case 'input': {
         const type = el.type;

@@ -165,11 +165,14 @@
 
   function opPrepareFill(args, table) {
     const el = fieldTarget(args, table);
-    refusePersonTyped(el, 'change or read it');
+    const vault = Array.isArray(args.vault_origins) ? args.vault_origins : null;
+    // A vault's secret may fill again a field it filled, never one the person typed into.
+    if (!(vault && isVaultFilledOnly(el))) refusePersonTyped(el, 'change or read it');
     const kind = fieldKind(el);
     if (!kind) throw notATextField(el, '');
     checkEditable(el);
     const value = requireValue(args);
+    if (vault) return fillFromVault(el, kind, value, vault);
     let mode = 'text';
     switch (kind) {
       case 'text':
@@ -194,6 +197,35 @@
     }
     // Read back in the same turn: what the page's handlers left in the field.
     return { mode, input_type: el.localName === 'input' ? el.type : null, read: valueReading(el) };
+  }
+
+  // A vault entry's secret into a text field whose own document has one of the entry's
+  // origins (a frame of another origin never takes it); the field is the person's from
+  // then on, and its value is not read back.
+  function fillFromVault(el, kind, value, origins) {
+    const loc = el.ownerDocument.location;
+    const port = loc.port || (loc.protocol === 'https:' ? '443' : loc.protocol === 'http:' ? '80' : '');
+    const origin = `${loc.protocol}//${loc.hostname}:${port}`;
+    if (!origins.includes(origin)) {
+      throw fail('SECRET_REFUSED', `frame: this field is in a document of ${origin}, which is not one of the entry's sites`);
+    }
+    if (kind !== 'text' && kind !== 'editable') {
+      throw fail('INVALID_PARAMS', 'a vault\'s secret fills a text field only');
+    }
+    focusOrFail(el);
+    const done = () => {
+      markVaultFilled(el);
+      const filled = kind === 'text' ? el.value !== '' : el.textContent !== '';
+      return { mode: 'text', input_type: el.localName === 'input' ? el.type : null, read: { filled } };
+    };
+    if (kind === 'editable') {
+      return selectionSeen(el, () => selectEditableContents(el, false))
+        .then(() => replaceSelection(el, value))
+        .then(done);
+    }
+    selectAllText(el);
+    replaceSelection(el, value);
+    return done();
   }
 
   // The selected old text replaced by `value` the way typed text arrives: a textInput

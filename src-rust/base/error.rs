@@ -29,6 +29,10 @@ pub enum ErrorCode {
     Paused,
     /// The person's, never an agent's: what they copied, for one.
     NotAllowed,
+    /// A vault entry's secret may not go where it was asked to: the
+    /// message starts with the rule (`locked:`, `origin:`, `frame:`,
+    /// `touched:`).
+    SecretRefused,
     Unsupported,
     /// A bound on what agents may hold open is reached (sessions,
     /// connections, contexts): end one and try again.
@@ -40,7 +44,7 @@ pub enum ErrorCode {
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 22] = [
         ErrorCode::NotLoggedIn,
         ErrorCode::InvalidParams,
         ErrorCode::UnknownTool,
@@ -58,6 +62,7 @@ impl ErrorCode {
         ErrorCode::SignerRejected,
         ErrorCode::Paused,
         ErrorCode::NotAllowed,
+        ErrorCode::SecretRefused,
         ErrorCode::Unsupported,
         ErrorCode::Busy,
         ErrorCode::Cancelled,
@@ -83,6 +88,7 @@ impl ErrorCode {
             ErrorCode::SignerRejected => "SIGNER_REJECTED",
             ErrorCode::Paused => "PAUSED",
             ErrorCode::NotAllowed => "NOT_ALLOWED",
+            ErrorCode::SecretRefused => "SECRET_REFUSED",
             ErrorCode::Unsupported => "UNSUPPORTED",
             ErrorCode::Busy => "BUSY",
             ErrorCode::Cancelled => "CANCELLED",

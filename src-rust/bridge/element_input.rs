@@ -3,6 +3,7 @@
 
 use crate::recording::Element;
 use serde_json::{json, Value};
+use zeroize::Zeroizing;
 
 /// An input on an element, as `Command::Act` does it.
 #[derive(Debug, Clone)]
@@ -21,6 +22,8 @@ pub enum ElementInput {
     Fill {
         value: String,
         submit: bool,
+        /// The value is a vault entry's secret (`value` is then empty).
+        vault: Option<VaultFill>,
     },
     /// Type after a field's value, key by key, then press Enter in it when
     /// `submit`.
@@ -59,6 +62,22 @@ pub enum ElementInput {
         to: crate::page_protocol::Target,
         real_pointer: bool,
     },
+}
+
+/// A fill with a vault entry's secret: the secret, and the entry's
+/// origins, one of which the field's own document must have. Never printed.
+#[derive(Clone)]
+pub struct VaultFill {
+    pub value: Zeroizing<String>,
+    pub origins: Vec<String>,
+}
+
+impl std::fmt::Debug for VaultFill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VaultFill")
+            .field("origins", &self.origins)
+            .finish_non_exhaustive()
+    }
 }
 
 /// The editing command that puts the caret after the focused text

@@ -13,7 +13,7 @@ use crate::base::tab::{BrowserState, NavCounters, TabInfo};
 use crate::page_protocol::{Args, PageOp};
 
 mod element_input;
-pub use element_input::{check, Acted, ElementInput, Landed, Outcome, CARET_TO_END};
+pub use element_input::{check, Acted, ElementInput, Landed, Outcome, VaultFill, CARET_TO_END};
 
 /// What a browser command gives back.
 #[derive(Debug)]

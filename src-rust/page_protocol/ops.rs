@@ -476,10 +476,28 @@ impl<T: FollowUp> Operation for ActionableThen<T> {
 }
 
 /// `prepare_fill`: the field takes `value` (typed as text by the engine's
-/// own editing command, or set by script) and is read back.
-#[derive(Debug, Serialize)]
+/// own editing command, or set by script) and is read back. With
+/// `vault_origins`, `value` is a vault entry's secret: only a text field
+/// whose document has one of those origins takes it, it is marked as the
+/// person's (no agent reads it again), and its value is not read back.
+#[derive(Serialize)]
 pub struct PrepareFill {
-    pub value: String,
+    pub value: zeroize::Zeroizing<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vault_origins: Option<Vec<String>>,
+}
+
+impl std::fmt::Debug for PrepareFill {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let shown: &dyn std::fmt::Debug = match self.vault_origins {
+            Some(_) => &"(hidden)",
+            None => &*self.value,
+        };
+        f.debug_struct("PrepareFill")
+            .field("value", shown)
+            .field("vault_origins", &self.vault_origins)
+            .finish()
+    }
 }
 
 impl FollowUp for PrepareFill {
@@ -695,7 +713,8 @@ mod tests {
                 click: None,
             },
             PrepareFill {
-                value: "hello".into(),
+                value: String::from("hello").into(),
+                vault_origins: None,
             },
         );
         assert_eq!(

@@ -664,7 +664,10 @@ mod tests {
                     changed: true,
                 }),
                 Command::Act {
-                    input: ElementInput::Fill { ref value, submit },
+                    input:
+                        ElementInput::Fill {
+                            ref value, submit, ..
+                        },
                     ..
                 } => {
                     assert!(submit, "the Enter goes with the fill");

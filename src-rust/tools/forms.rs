@@ -102,9 +102,19 @@ async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
             FieldValue::Text(value) => {
                 let target = element(&field.r#ref, &field.selector)?;
                 let submit = false;
-                act(ctx, tab, target, ElementInput::Fill { value, submit }, None)
-                    .await
-                    .map(Outcome::into_json)
+                act(
+                    ctx,
+                    tab,
+                    target,
+                    ElementInput::Fill {
+                        value,
+                        submit,
+                        vault: None,
+                    },
+                    None,
+                )
+                .await
+                .map(Outcome::into_json)
             }
             FieldValue::Checked(want) => {
                 let element = TargetParams {

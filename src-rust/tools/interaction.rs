@@ -8,6 +8,7 @@ use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Acted, Command, ElementInput, Outcome, TabId};
 use crate::page_protocol::ops::{Direction, Scroll};
 use crate::page_protocol::{Located, Object, Target};
+use crate::vault::Field;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -27,7 +28,7 @@ pub fn tools() -> Vec<ToolDef> {
             "fill",
             "Replace a field's value (once visible, enabled, editable) as one edit: input events, no key events (type sends keys). Selects, date/time/color/range inputs are set by script (trusted_events: false). Returns the value.",
             ACTION,
-            |ctx: Ctx, tab: TabId, p: ValueParams| async move { fill(&ctx, tab, &p).await },
+            |ctx: Ctx, tab: TabId, p: FillParams| async move { fill(&ctx, tab, &p).await },
         )
         .replayed(Replay::OnElement { value: true })
         .changes_the_page(),
@@ -133,6 +134,29 @@ pub struct ValueParams {
     selector: Option<String>,
     /// The text (fill: or an option, a date...).
     value: String,
+    /// Press Enter after.
+    #[serde(default)]
+    submit: Option<bool>,
+    #[serde(default)]
+    timeout: Option<u64>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FillParams {
+    #[serde(default)]
+    r#ref: Option<String>,
+    #[serde(default)]
+    selector: Option<String>,
+    /// The text (or an option, a date...).
+    #[serde(default)]
+    value: Option<String>,
+    /// Instead of value: a vault entry's name (secrets_list); its field is filled unseen.
+    #[serde(default)]
+    secret: Option<String>,
+    /// With secret.
+    #[serde(default)]
+    field: Option<Field>,
     /// Press Enter after.
     #[serde(default)]
     submit: Option<bool>,
@@ -424,22 +448,40 @@ async fn focus(ctx: &Ctx, tab: TabId, p: &TargetParams) -> ToolResult {
     Ok(ToolOutput::json(focused.into_json()))
 }
 
-async fn fill(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
-    let args = element(&p.r#ref, &p.selector)?;
-    let value = p.value.clone();
+async fn fill(ctx: &Ctx, tab: TabId, p: &FillParams) -> ToolResult {
+    let target = element(&p.r#ref, &p.selector)?;
+    let (value, vault) = match (&p.value, &p.secret) {
+        (Some(value), None) => (value.clone(), None),
+        (None, Some(name)) => {
+            let secret = super::vault::secret_for(ctx, tab, name, p.field).await?;
+            (String::new(), Some(secret))
+        }
+        (Some(_), Some(_)) => {
+            return Err(ToolError::invalid_params("give value or secret, not both"))
+        }
+        (None, None) => {
+            return Err(ToolError::invalid_params(
+                "give value (or secret and field, to fill from the person's vault)",
+            ))
+        }
+    };
     let before = ctx.before(tab)?;
     let submit = p.submit.unwrap_or(false);
-    let filled = act(
-        ctx,
-        tab,
-        args,
-        ElementInput::Fill { value, submit },
-        p.timeout,
-    )
-    .await?;
+    let from_vault = vault.is_some();
+    let input = ElementInput::Fill {
+        value,
+        submit,
+        vault,
+    };
+    let mut filled = act(ctx, tab, target, input, p.timeout).await?.into_json();
+    if from_vault {
+        // Which entry and field, never the value.
+        filled["secret"] = p.secret.clone().into();
+        filled["field"] = json!(p.field);
+    }
     let result = match submit {
-        true => entered(ctx, tab, before, filled.into_json(), true).await?,
-        false => filled.into_json(),
+        true => entered(ctx, tab, before, filled, true).await?,
+        false => filled,
     };
     Ok(ToolOutput::json(result))
 }

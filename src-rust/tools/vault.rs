@@ -5,8 +5,10 @@
 use super::families::Family;
 use super::identity::NoParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
-use crate::base::error::ToolError;
-use crate::vault::{Entry, Vault, VaultError};
+use crate::base::error::{ErrorCode, ToolError};
+use crate::base::tab::TabId;
+use crate::bridge::VaultFill;
+use crate::vault::{Entry, Field, Vault, VaultError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -147,11 +149,64 @@ fn listed(vault: &Vault, person: bool) -> Value {
     shown
 }
 
+/// The secret `field` of the vault entry `name`, for a fill in `tab`, once
+/// every rule holds: the vault is open, the tab's page has one of the
+/// entry's origins (https, or http on this machine), and nothing an agent
+/// supplied (a script, a route, a HAR) ever reached the tab's pages. The
+/// page itself checks that the field's own document has one of them too.
+pub async fn secret_for(
+    ctx: &Ctx,
+    tab: TabId,
+    name: &str,
+    field: Option<Field>,
+) -> Result<VaultFill, ToolError> {
+    let field = field.ok_or_else(|| {
+        ToolError::invalid_field(
+            "field",
+            "with secret, say which field: user, password or totp",
+        )
+    })?;
+    let refused = |rule: &str, why: String| {
+        ToolError::new(ErrorCode::SecretRefused, format!("{rule}: {why}"))
+    };
+    let vault = &ctx.app.vault;
+    if !vault.is_open() {
+        return Err(refused(
+            "locked",
+            "the person's vault is locked (or not made yet): ask the person to open it in the panel".into(),
+        ));
+    }
+    let origins = vault.origins_of(name)?;
+    if ctx.app.nip07.agent_scripted.contains(tab) {
+        return Err(refused(
+            "touched",
+            "an agent's script, route or HAR reached this tab's pages, and whatever an agent supplies is the agent's: no secret goes there. A new tab in a context without routes takes it".into(),
+        ));
+    }
+    let url = ctx.tab_info(tab)?.url;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let Some(value) = vault.value_for(name, field, &url, now)? else {
+        let here = crate::address::origin_of(&url).unwrap_or_else(|| "not a web page".into());
+        return Err(refused(
+            "origin",
+            format!(
+                "{name} may be used on {} only, and this page is {here}",
+                origins.join(", ")
+            ),
+        ));
+    };
+    Ok(VaultFill {
+        value: Zeroizing::new(value.expose().to_string()),
+        origins,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::base::caller::Transport;
-    use crate::base::error::ErrorCode;
     use crate::tools::dispatch::dispatch;
     use crate::tools::fake_browser::{agent_session, log_in, FakeBrowser};
 

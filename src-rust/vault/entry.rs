@@ -34,7 +34,7 @@ impl std::fmt::Debug for Secret {
 }
 
 /// Which secret of an entry a field takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Field {
     User,

@@ -140,11 +140,45 @@ async fn act_on(
             let onto = attempt.point(&goal, &input).await?;
             super::drag::drag(view.clone(), state.clone(), from, onto, real_pointer).await
         }
-        ElementInput::Fill { ref value, submit } => {
+        ElementInput::Fill {
+            vault: Some(ref secret),
+            submit,
+            ..
+        } => {
+            let fill = PrepareFill {
+                value: secret.value.clone(),
+                vault_origins: Some(secret.origins.clone()),
+            };
+            let prepared = attempt.then(target, &input, fill).await?;
+            let took = prepared.read.as_ref().and_then(|r| r.get("filled"));
+            if took != Some(&Value::Bool(true)) {
+                return Err(ToolError::new(
+                    ErrorCode::NotInteractable,
+                    "the field did not take the secret (its page emptied it, or it takes no text)",
+                ));
+            }
+            // What this page's group sends from now on may carry it, and an
+            // agent's script in a page's world could read it: both are refused
+            // until the page is left, as for what the person typed.
+            state.related().note_vault_filled(state.id());
+            if submit {
+                press_enter(view, state).await?;
+            }
+            Ok(Outcome::Field {
+                value: json!({"filled": true}),
+                by_script: prepared.mode != "text",
+            })
+        }
+        ElementInput::Fill {
+            ref value,
+            submit,
+            vault: None,
+        } => {
             // The page puts the value in (typed text with the engine's own
             // editing command) and reads it back, all in the checks' turn.
             let fill = PrepareFill {
-                value: value.clone(),
+                value: value.clone().into(),
+                vault_origins: None,
             };
             let Prepared {
                 mode,

@@ -71,6 +71,12 @@ pub fn listen(
 /// Why an agent's script may not run in a page's own world of `state`'s
 /// tab now, if it may not.
 pub fn page_scripts_refused(state: &TabState) -> Option<ToolError> {
+    if let Some(tab) = state.related().vault_filled_in() {
+        return Some(ToolError::new(
+            ErrorCode::NotAllowed,
+            format!("tab {tab}'s page holds a secret filled from the person's vault: until that page is left, agents' scripts in a page's own world (eval, wait_for_fn) are refused there and in the tabs related to it by opener. The other tools work; the filled fields stay unreadable"),
+        ));
+    }
     let tab = state.related().person_typed_in()?;
     Some(ToolError::new(
         ErrorCode::NotAllowed,

@@ -23,6 +23,9 @@ pub enum Secret {
     /// It started while a page of its group had a password typed into it,
     /// or it is the post of a form with a password in it.
     Password,
+    /// It started while a page of its group held a secret the browser
+    /// filled from the person's vault.
+    Vault,
 }
 
 impl Secret {
@@ -31,6 +34,7 @@ impl Secret {
         match self {
             Secret::PersonTyped => "withheld, for good: this request started while a page that can reach it held what the person typed during an agent's request (ask_person), and it may carry it; no agent gets what it sent",
             Secret::Password => "withheld, for good: this request started while a page that can reach it had a password typed into it (or it posted a form holding one), and it may carry it; no agent gets what it sent",
+            Secret::Vault => "withheld, for good: this request started while a page that can reach it held a secret filled from the person's vault, and it may carry it; no agent gets what it sent",
         }
     }
 }
@@ -45,6 +49,9 @@ pub struct Related {
     person_typed: RefCell<Vec<TabId>>,
     /// Members whose page had a password typed into it, until each leaves it.
     password_typed: RefCell<Vec<TabId>>,
+    /// Members whose page holds a secret filled from the person's vault,
+    /// until each leaves it.
+    vault_filled: RefCell<Vec<TabId>>,
     /// Where the mark is published for window.nostr and the ask bar.
     marks: Arc<AgentScripted>,
 }
@@ -57,6 +64,7 @@ impl Related {
             agent_scripted: Cell::new(false),
             person_typed: RefCell::new(Vec::new()),
             password_typed: RefCell::new(Vec::new()),
+            vault_filled: RefCell::new(Vec::new()),
             marks: marks.clone(),
         })
     }
@@ -90,10 +98,16 @@ impl Related {
         add(&self.password_typed, tab);
     }
 
+    /// A field of `tab`'s page took a secret from the person's vault.
+    pub fn note_vault_filled(&self, tab: TabId) {
+        add(&self.vault_filled, tab);
+    }
+
     /// `tab` left its page (a new document, or the tab closed).
     pub fn page_left(&self, tab: TabId) {
         self.person_typed.borrow_mut().retain(|t| *t != tab);
         self.password_typed.borrow_mut().retain(|t| *t != tab);
+        self.vault_filled.borrow_mut().retain(|t| *t != tab);
     }
 
     /// What a request a page of the group starts now may carry, that no
@@ -102,10 +116,18 @@ impl Related {
         if !self.person_typed.borrow().is_empty() {
             return Some(Secret::PersonTyped);
         }
+        if !self.vault_filled.borrow().is_empty() {
+            return Some(Secret::Vault);
+        }
         if !self.password_typed.borrow().is_empty() {
             return Some(Secret::Password);
         }
         None
+    }
+
+    /// A member whose page holds a secret filled from the vault.
+    pub fn vault_filled_in(&self) -> Option<TabId> {
+        self.vault_filled.borrow().first().copied()
     }
 
     /// A member whose page holds what the person typed during an ask.

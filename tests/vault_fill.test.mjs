@@ -1,0 +1,186 @@
+// Filling from the person's vault, through the real browser: an agent signs
+// in to a site with a user name, a password and a one-time code it never
+// sees; the site gets the right ones (the code checked here with an
+// independent TOTP implementation); no value reaches any tool's answer, the
+// snapshot, the network log or the browser's log; the filled fields and the
+// page's scripts stay closed to agents. Each rule refuses with its word:
+// another origin, a frame of another origin, a tab an agent's script
+// touched, a locked vault.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { createHmac } from 'node:crypto';
+import { startBrowser, withBrowserLog } from './support/browser.mjs';
+import { agentCall, connectPanel } from './support/agent.mjs';
+import { TEST_NSEC, callError, callJson, callText, connectMcp } from './support/mcp.mjs';
+
+const USER = 'ada-at-the-site';
+const PASSWORD = 'analytical-engine-1843';
+const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
+const VALUES = [USER, PASSWORD, TOTP_SECRET];
+
+/** RFC 6238 with SHA-1, six digits, 30 s: written here apart from the browser's. */
+function totp(base32, unix) {
+  const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of base32) bits += alphabet.indexOf(c).toString(2).padStart(5, '0');
+  const key = Buffer.from(bits.match(/.{8}/g).map((b) => parseInt(b, 2)));
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(unix / 30)));
+  const mac = createHmac('sha1', key).update(counter).digest();
+  const offset = mac[mac.length - 1] & 0x0f;
+  return String((mac.readUInt32BE(offset) & 0x7fffffff) % 1_000_000).padStart(6, '0');
+}
+
+/** The site: a sign-in form that checks what it is sent; a page framing another origin. */
+function startSite() {
+  const logins = [];
+  const server = http.createServer((req, res) => {
+    const page = (body) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Site</title></head><body>${body}</body></html>`);
+    };
+    if (req.method === 'POST' && req.url === '/login') {
+      let body = '';
+      req.on('data', (chunk) => { body += chunk; });
+      req.on('end', () => {
+        const form = new URLSearchParams(body);
+        const now = Date.now() / 1000;
+        const codeOk = [now, now - 30].some((t) => totp(TOTP_SECRET, t) === form.get('code'));
+        const ok = form.get('user') === USER && form.get('password') === PASSWORD && codeOk;
+        logins.push({ ok, user: form.get('user') === USER, password: form.get('password') === PASSWORD, code: codeOk });
+        page(ok ? '<h1>Welcome back</h1>' : '<h1>Denied</h1>');
+      });
+      return;
+    }
+    if (req.url.startsWith('/framed')) {
+      const other = new URL(req.url, 'http://x').searchParams.get('other');
+      page(`<h1>Framed</h1><iframe title="sign in" src="http://127.0.0.1:${other}/login" width="400" height="300"></iframe>`);
+      return;
+    }
+    page(`<h1>Sign in</h1><form method="post" action="/login">
+      <label>User <input id="user" name="user" autocomplete="username"></label>
+      <label>Password <input id="password" name="password" type="password"></label>
+      <label>Code <input id="code" name="code" inputmode="numeric"></label>
+      <button id="go" type="submit">Sign in</button></form>`);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => {
+    const port = server.address().port;
+    resolve({ port, url: (p) => `http://127.0.0.1:${port}${p}`, logins, close: () => server.close() });
+  }));
+}
+
+describe('filling from the vault', { timeout: 300_000 }, () => {
+  let browser;
+  let site;
+  let other;
+  let mcp;
+  let panel;
+  const answers = [];
+  const test = (name, fn) => it(name, { timeout: 90_000 }, withBrowserLog(() => browser, fn));
+  const call = async (tool, args = {}) => {
+    const result = await callJson(mcp, tool, args);
+    answers.push(JSON.stringify(result));
+    return result;
+  };
+  const refused = async (tool, args, code) => {
+    const message = await callError(mcp, tool, args, code);
+    answers.push(message);
+    return message;
+  };
+  const fillSecret = (selector, field, extra = {}) => call('fill', { selector, secret: 'site', field, ...extra });
+
+  before(async () => {
+    site = await startSite();
+    other = await startSite();
+    browser = await startBrowser();
+    mcp = await connectMcp(browser, { name: 'vault-fill-agent' });
+    await callJson(mcp, 'login', { method: 'local', nsec: TEST_NSEC });
+    panel = await connectPanel(browser);
+    await agentCall(panel, 'vault_create', { password: 'a vault password' });
+    await agentCall(panel, 'vault_put', {
+      name: 'site', origins: [site.url('/')], user: USER, password: PASSWORD, totp: TOTP_SECRET,
+    });
+  }, { timeout: 90_000 });
+
+  after(async () => {
+    await mcp?.close().catch(() => {});
+    await panel?.close();
+    await browser?.stop();
+    site?.close();
+    other?.close();
+  });
+
+  test('the agent signs in with values it never sees, and the site gets the right ones', async () => {
+    await call('open', { url: site.url('/login') });
+    assert.deepEqual(await fillSecret('#user', 'user'), { filled: true, secret: 'site', field: 'user' });
+    await fillSecret('#password', 'password');
+    await fillSecret('#code', 'totp');
+    // The filled fields are the person's: no read shows them, no script of an agent runs there.
+    const snapshot = await callText(mcp, 'snapshot', {});
+    answers.push(snapshot);
+    assert.match(snapshot, /filled from the person's vault; hidden from agents/);
+    assert.match(await refused('get_value', { selector: '#user' }, 'NOT_ALLOWED'), /secret the browser filled from the person's vault/);
+    assert.match(await refused('eval', { script: "document.querySelector('#password').value" }, 'NOT_ALLOWED'), /vault/);
+    await refused('fill', { selector: '#user', value: 'mine' }, 'NOT_ALLOWED');
+    const done = await call('click', { selector: '#go' });
+    assert.equal(done.navigated, true);
+    assert.deepEqual(site.logins.at(-1), { ok: true, user: true, password: true, code: true });
+    assert.equal(await callText(mcp, 'get_text', { selector: 'h1' }), 'Welcome back');
+  });
+
+  test('what the page sent is withheld, and no value is in any answer or the browser\'s log', async () => {
+    const { requests } = await call('network_requests', {});
+    const post = requests.find((r) => r.method === 'POST' && r.url.endsWith('/login'));
+    assert.ok(post, 'the sign-in post is in the log');
+    const detail = await call('network_request', { id: post.id });
+    assert.match(JSON.stringify(detail), /withheld/);
+    for (const value of VALUES) {
+      for (const answer of answers) assert.ok(!answer.includes(value), `an answer holds ${value}: ${answer.slice(0, 200)}`);
+      assert.ok(!(browser.stderr() + browser.stdout()).includes(value), `the browser's log holds ${value}`);
+    }
+  });
+
+  test('each rule refuses with its word', async () => {
+    // Another origin (another port is another site).
+    await call('open', { url: `http://127.0.0.1:${other.port}/login` });
+    assert.match(await refused('fill', { selector: '#password', secret: 'site', field: 'password' }, 'SECRET_REFUSED'), /^origin: site may be used on http:\/\/127\.0\.0\.1:\d+ only/);
+    // A frame of another origin inside the entry's own site.
+    await call('open', { url: site.url(`/framed?other=${other.port}`) });
+    const frame = await callText(mcp, 'snapshot', {});
+    const frameRef = frame.match(/^\s*(e\d+) iframe/m)?.[1];
+    const inner = frame.match(/^\s*(f\d+e\d+) textbox "Password"/m)?.[1];
+    assert.ok(frameRef && inner, `the iframe and its field have refs: ${frame}`);
+    // By the field's own ref, and from inside the frame.
+    assert.match(await refused('fill', { ref: inner, secret: 'site', field: 'password' }, 'SECRET_REFUSED'), /^frame: /);
+    await call('frame_switch', { ref: frameRef });
+    assert.match(await refused('fill', { selector: '#password', secret: 'site', field: 'password' }, 'SECRET_REFUSED'), /^frame: /);
+    await call('frame_main', {});
+    // A tab an agent's script reached.
+    await call('open', { url: site.url('/login') });
+    await call('eval', { script: '1 + 1' });
+    assert.match(await refused('fill', { selector: '#password', secret: 'site', field: 'password' }, 'SECRET_REFUSED'), /^touched: /);
+    // A context whose requests an agent's route may answer.
+    const routed = await connectMcp(browser, { name: 'routing-agent' });
+    try {
+      await callJson(routed, 'context_new', { name: 'routed' });
+      await callJson(routed, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(routed, 'network_route', { url: '**/nothing-here', action: 'abort' });
+      await callJson(routed, 'open', { url: site.url('/login') });
+      const message = await callError(routed, 'fill', { selector: '#password', secret: 'site', field: 'password' }, 'SECRET_REFUSED');
+      assert.match(message, /^touched: /);
+    } finally {
+      await routed.close().catch(() => {});
+    }
+    // A new tab nothing of the agent's reached takes it.
+    await call('tab_new', { url: site.url('/login') });
+    await fillSecret('#password', 'password');
+    // Locked.
+    await agentCall(panel, 'vault_lock');
+    assert.match(await refused('fill', { selector: '#user', secret: 'site', field: 'user' }, 'SECRET_REFUSED'), /^locked: /);
+    // A field an entry does not hold, an entry that does not exist.
+    await agentCall(panel, 'vault_unlock', { password: 'a vault password' });
+    await refused('fill', { selector: '#user', secret: 'nope', field: 'user' }, 'INVALID_PARAMS');
+    await refused('fill', { selector: '#user', secret: 'site' }, 'INVALID_PARAMS');
+  });
+});
