@@ -82,21 +82,22 @@
   }
 
   function markPersonTyped(el) {
-    if (personTyped.size >= PERSON_TYPED_MAX) {
-      Object.defineProperty(el.ownerDocument, PERSON_TYPED, { value: true, configurable: false });
-      return;
-    }
-    if (el[PERSON_TYPED] !== true) Object.defineProperty(el, PERSON_TYPED, { value: true, configurable: false });
-    personTyped.add(el);
+    markField(el, PERSON_TYPED);
   }
 
   // A field the browser just filled from the vault (bounded with the person's fields).
   function markVaultFilled(el) {
+    markField(el, VAULT_FILLED);
+  }
+
+  // Marks el with `mark` for the rest of its document's life; past the bound, the whole
+  // document is the person's.
+  function markField(el, mark) {
     if (personTyped.size >= PERSON_TYPED_MAX) {
       Object.defineProperty(el.ownerDocument, PERSON_TYPED, { value: true, configurable: false });
       return;
     }
-    if (el[VAULT_FILLED] !== true) Object.defineProperty(el, VAULT_FILLED, { value: true, configurable: false });
+    if (el[mark] !== true) Object.defineProperty(el, mark, { value: true, configurable: false });
     personTyped.add(el);
   }
 
