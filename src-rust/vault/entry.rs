@@ -2,8 +2,8 @@
 //! and its secrets (a user name, a password, a TOTP generator). Secrets
 //! are wiped when dropped and never printed.
 
+use super::error::VaultError;
 use super::totp::Totp;
-use super::VaultError;
 use serde::{Deserialize, Serialize};
 use zeroize::Zeroizing;
 

@@ -4,7 +4,7 @@
 //! sealed bytes: nothing of an entry, not even its name, is readable
 //! without the password. Each save seals with a new nonce.
 
-use super::VaultError;
+use super::error::VaultError;
 use base64::engine::general_purpose::STANDARD as B64;
 use base64::Engine as _;
 use chacha20poly1305::aead::{Aead, KeyInit};

@@ -3,7 +3,7 @@
 //! SHA-1 (the default), SHA-256 or SHA-512; 6 to 8 digits; a period of
 //! 30 seconds unless the URI says another.
 
-use super::VaultError;
+use super::error::VaultError;
 use hmac::digest::KeyInit;
 use hmac::{Hmac, Mac};
 use serde::{Deserialize, Serialize};
