@@ -1,5 +1,5 @@
 // What was done in each identity's name (audit_log): pages' window.nostr
-// uses, logins and logouts, with who asked and how it was decided. Read
+// uses, logins and logouts, vault secrets filled, with who asked and how it was decided. Read
 // again whenever the browser says it changed; filter by identity, action
 // and refusals; export as JSON lines; clear (asks first).
 
@@ -14,6 +14,7 @@ const ACTIONS = {
   decrypt: 'Decryption',
   login: 'Login',
   logout: 'Logout',
+  vault_fill: 'Vault secret filled',
 };
 const DECIDED = {
   person: 'by you',
@@ -45,6 +46,7 @@ export function initAudit({ call }) {
       case 'encrypt':
       case 'decrypt': return `${d.scheme || ''} with ${String(d.peer || '').slice(0, 12)}… · ${d.length} characters`;
       case 'login': return d.method ? `method ${d.method}` : '';
+      case 'vault_fill': return `${d.entry}'s ${d.field}`;
       default: return '';
     }
   }

@@ -127,6 +127,15 @@ describe('filling from the vault', { timeout: 300_000 }, () => {
     assert.equal(done.navigated, true);
     assert.deepEqual(site.logins.at(-1), { ok: true, user: true, password: true, code: true });
     assert.equal(await callText(mcp, 'get_text', { selector: 'h1' }), 'Welcome back');
+    // Each use is in the identity audit: which entry and field, where, by which agent.
+    const { uses } = await agentCall(panel, 'audit_log', {});
+    answers.push(JSON.stringify(uses));
+    const filled = uses.filter((u) => u.action === 'vault_fill');
+    assert.deepEqual(filled.map((u) => u.detail.field).sort(), ['password', 'totp', 'user']);
+    for (const use of filled) {
+      assert.deepEqual([use.allowed, use.origin, use.detail.entry, use.agent.client],
+        [true, `http://127.0.0.1:${site.port}`, 'site', 'vault-fill-agent']);
+    }
   });
 
   test('what the page sent is withheld, and no value is in any answer or the browser\'s log', async () => {
@@ -145,6 +154,10 @@ describe('filling from the vault', { timeout: 300_000 }, () => {
     // Another origin (another port is another site).
     await call('open', { url: `http://127.0.0.1:${other.port}/login` });
     assert.match(await refused('fill', { selector: '#password', secret: 'site', field: 'password' }, 'SECRET_REFUSED'), /^origin: site may be used on http:\/\/127\.0\.0\.1:\d+ only/);
+    const { uses } = await agentCall(panel, 'audit_log', {});
+    const refusal = uses.find((u) => u.action === 'vault_fill' && !u.allowed);
+    assert.equal(refusal.origin, `http://127.0.0.1:${other.port}`);
+    assert.match(refusal.error, /^origin: /);
     // A frame of another origin inside the entry's own site.
     await call('open', { url: site.url(`/framed?other=${other.port}`) });
     const frame = await callText(mcp, 'snapshot', {});

@@ -36,6 +36,8 @@ pub enum Action {
     Decrypt,
     Login,
     Logout,
+    /// A field filled with a secret from the person's vault.
+    VaultFill,
 }
 
 /// How it came to be done, or not.

@@ -19,7 +19,7 @@ pub fn tools() -> Vec<ToolDef> {
     vec![
         tool(
             "audit_log",
-            "What was done in each identity's name: pages' window.nostr uses, logins and logouts; who asked and how it was decided.",
+            "What was done in each identity's name: pages' window.nostr uses, logins and logouts, vault secrets filled; who asked and how it was decided.",
             READ_ONLY,
             |ctx: Ctx, p: LogParams| async move {
                 let limit = p.limit.unwrap_or(DEFAULT_LIMIT).clamp(1, crate::identity::audit::KEPT);
@@ -67,6 +67,57 @@ pub fn identity_changed(
     npub: Option<String>,
     outcome: Result<&Value, &ToolError>,
 ) {
+    let npub = npub.or_else(|| {
+        outcome
+            .ok()
+            .and_then(|status| status["npub"].as_str())
+            .map(str::to_string)
+    });
+    let detail = outcome
+        .ok()
+        .map(|status| json!({"method": status["method"]}));
+    record(
+        ctx,
+        context,
+        Use::new(action, npub, "", Decision::Called),
+        detail,
+        outcome.err(),
+    );
+}
+
+/// A vault entry's `field` filled (or refused) on the page at `url` of
+/// the caller's context, in the name of that context's identity: which
+/// entry, never its value.
+pub fn vault_used(
+    ctx: &Ctx,
+    url: &str,
+    (entry, field): (&str, Value),
+    refused: Option<&ToolError>,
+) {
+    let Ok(context) = ctx.context() else {
+        return;
+    };
+    let npub = ctx.app.identities.of(context).npub();
+    let mut used = Use::new(Action::VaultFill, npub, "", Decision::Called);
+    used.origin = crate::address::origin_of(url);
+    record(
+        ctx,
+        context,
+        used,
+        Some(json!({"entry": entry, "field": field})),
+        refused,
+    );
+}
+
+/// Records `entry` in the audit, with its context's name, who called (the
+/// person, or which agent's session), its detail and how it ended.
+fn record(
+    ctx: &Ctx,
+    context: ContextId,
+    mut entry: Use,
+    detail: Option<Value>,
+    refused: Option<&ToolError>,
+) {
     let (name, ephemeral) = ctx.app.browser.peek(|state| {
         state
             .context(context)
@@ -74,23 +125,11 @@ pub fn identity_changed(
                 (c.name.clone(), c.ephemeral)
             })
     });
+    entry.context = name;
     let by_person = ctx.session.transport.principal() == Principal::Person;
-    let decided = if by_person {
-        Decision::Person
+    if by_person {
+        entry.decided = Decision::Person;
     } else {
-        Decision::Called
-    };
-    let npub = npub.or_else(|| {
-        outcome
-            .ok()
-            .and_then(|status| status["npub"].as_str())
-            .map(str::to_string)
-    });
-    let mut entry = Use::new(action, npub, &name, decided);
-    if let Ok(status) = outcome {
-        entry.detail = json!({"method": status["method"]});
-    }
-    if !by_person {
         let client = ctx
             .session
             .client_name()
@@ -100,7 +139,10 @@ pub fn identity_changed(
             client,
         });
     }
-    if let Err(error) = outcome {
+    if let Some(detail) = detail {
+        entry.detail = detail;
+    }
+    if let Some(error) = refused {
         entry.allowed = false;
         entry.error = Some(error.message.clone());
     }

@@ -3,7 +3,7 @@
 use super::devices::Button;
 use super::inspection::TargetParams;
 use super::page::{element, Before, START_GRACE};
-use super::{tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
+use super::{identity_audit, tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Acted, Command, ElementInput, Outcome, TabId};
 use crate::page_protocol::ops::{Direction, Scroll};
@@ -450,11 +450,15 @@ async fn focus(ctx: &Ctx, tab: TabId, p: &TargetParams) -> ToolResult {
 
 async fn fill(ctx: &Ctx, tab: TabId, p: &FillParams) -> ToolResult {
     let target = element(&p.r#ref, &p.selector)?;
-    let (value, vault) = match (&p.value, &p.secret) {
-        (Some(value), None) => (value.clone(), None),
+    let value = match (&p.value, &p.secret) {
+        (Some(value), None) => value.clone(),
         (None, Some(name)) => {
-            let secret = super::vault::secret_for(ctx, tab, name, p.field).await?;
-            (String::new(), Some(secret))
+            // Each use of the vault, done or refused, is in the identity audit.
+            let url = ctx.tab_info(tab)?.url;
+            let filled = fill_from_vault(ctx, tab, target, name, p).await;
+            let used = (name.as_str(), json!(p.field));
+            identity_audit::vault_used(ctx, &url, used, filled.as_ref().err());
+            return filled;
         }
         (Some(_), Some(_)) => {
             return Err(ToolError::invalid_params("give value or secret, not both"))
@@ -465,20 +469,49 @@ async fn fill(ctx: &Ctx, tab: TabId, p: &FillParams) -> ToolResult {
             ))
         }
     };
-    let before = ctx.before(tab)?;
-    let submit = p.submit.unwrap_or(false);
-    let from_vault = vault.is_some();
     let input = ElementInput::Fill {
         value,
+        submit: p.submit.unwrap_or(false),
+        vault: None,
+    };
+    filled(ctx, tab, target, input, p.timeout).await
+}
+
+/// fill with the secret of the vault entry `name`: the answer says which
+/// entry and field, never the value.
+async fn fill_from_vault(
+    ctx: &Ctx,
+    tab: TabId,
+    target: Target,
+    name: &str,
+    p: &FillParams,
+) -> ToolResult {
+    let vault = Some(super::vault::secret_for(ctx, tab, name, p.field).await?);
+    let submit = p.submit.unwrap_or(false);
+    let input = ElementInput::Fill {
+        value: String::new(),
         submit,
         vault,
     };
-    let mut filled = act(ctx, tab, target, input, p.timeout).await?.into_json();
-    if from_vault {
-        // Which entry and field, never the value.
-        filled["secret"] = p.secret.clone().into();
-        filled["field"] = json!(p.field);
+    let mut result = filled(ctx, tab, target, input, p.timeout).await?;
+    if let ToolOutput::Json(answer) = &mut result {
+        answer.insert("secret".into(), name.into());
+        answer.insert("field".into(), json!(p.field));
     }
+    Ok(result)
+}
+
+/// Runs a fill, and reports what its Enter caused when it submits.
+async fn filled(
+    ctx: &Ctx,
+    tab: TabId,
+    target: Target,
+    input: ElementInput,
+    timeout: Option<u64>,
+) -> ToolResult {
+    let before = ctx.before(tab)?;
+    let submit = matches!(input, ElementInput::Fill { submit: true, .. });
+    let filled = act(ctx, tab, target, input, timeout).await?.into_json();
     let result = match submit {
         true => entered(ctx, tab, before, filled, true).await?,
         false => filled,
