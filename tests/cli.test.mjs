@@ -147,8 +147,11 @@ describe('the sovereign command', { timeout: 120_000 }, () => {
   it('lists the tools and explains one', async () => {
     const tools = await run(['tools']);
     assert.equal(tools.stdout.trim().split('\n').length, CATALOGUE_SIZE);
-    const help = await run(['help', 'fill']);
+    const help = await run(['help', 'type']);
     assert.match(help.stdout, /--value <string, required>/);
+    // A choice is shown as its words.
+    const fill = await run(['help', 'fill']);
+    assert.match(fill.stdout, /--field <user\|password\|totp>/);
   });
 
   it('runs a batch from standard input over one connection', async () => {

@@ -39,7 +39,8 @@ impl std::fmt::Debug for Secret {
 pub enum Field {
     User,
     Password,
-    /// The current code of its TOTP generator.
+    // The current code of its TOTP generator. (No doc comment: it would
+    // turn the parameter's schema into a oneOf that every model pays for.)
     Totp,
 }
 
