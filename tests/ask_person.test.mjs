@@ -201,6 +201,14 @@ describe('ask_person', { timeout: 300_000 }, () => {
       const why = await callError(mcp, tool, args, 'NOT_ALLOWED');
       assert.match(why, /the person typed into this field while an agent's request \(ask_person\) waited/, `${tool}: ${why}`);
     }
+    // Nor may a route answer a script the page loads later, even with the person's yes to routes.
+    await agentCall(panel, 'network_routes_allow', { allowed: true });
+    try {
+      const why = await callError(mcp, 'network_route', { url: '**/later.js', action: 'abort' }, 'NOT_ALLOWED');
+      assert.match(why, /the person typed into tab \d+'s page while an agent's request \(ask_person\) waited: until that page is left, no new route is added in its context/);
+    } finally {
+      await agentCall(panel, 'network_routes_allow', { allowed: false });
+    }
     const found = await call('find_label', { label: 'Password' });
     assert.equal(found.name, 'Password');
     // Nor does its text leave the field by the clipboard.

@@ -150,6 +150,32 @@ describe('filling from the vault', { timeout: 300_000 }, () => {
     }
   });
 
+  // Regression: a route added after the fill could answer a script the
+  // filled page loads later, and that script would read the field.
+  test('no new route in a context while its page holds a secret from the vault', async () => {
+    const agent = await connectMcp(browser, { name: 'route-after-fill-agent' });
+    try {
+      await callJson(agent, 'context_new', { name: 'filled-then-routed' });
+      await callJson(agent, 'login', { method: 'local', nsec: TEST_NSEC });
+      await callJson(agent, 'open', { url: site.url('/login') });
+      await callJson(agent, 'fill', { selector: '#password', secret: 'site', field: 'password' });
+      for (const [tool, args] of [
+        ['network_route', { url: '**/later.js', action: 'fulfill', body: 'document.title = "read"' }],
+        ['network_route', { url: '**', action: 'abort' }],
+      ]) {
+        const why = await callError(agent, tool, args, 'NOT_ALLOWED');
+        assert.match(why, /holds a secret filled from the person's vault: until that page is left, no new route is added in its context/);
+      }
+      assert.deepEqual((await callJson(agent, 'network_routes', {})).routes, [], 'nothing was added');
+      // The page left, routes are the agent's again.
+      await callJson(agent, 'open', { url: site.url('/elsewhere') });
+      const { route } = await callJson(agent, 'network_route', { url: '**/later.js', action: 'abort' });
+      assert.ok(route, 'the route is added once the page is left');
+    } finally {
+      await agent.close().catch(() => {});
+    }
+  });
+
   test('each rule refuses with its word', async () => {
     // Another origin (another port is another site).
     await call('open', { url: `http://127.0.0.1:${other.port}/login` });

@@ -342,6 +342,12 @@ pub enum Command {
         context: ContextId,
         access: Option<crate::routes::ProxyAccess>,
     },
+    /// Whether an agent may add a route in a context now: refused while a
+    /// page of it holds a secret from the person's vault or what the person
+    /// typed during an ask (a route could answer a script that page loads).
+    MayRoute {
+        context: ContextId,
+    },
     /// Has a context's engine accept the routing proxy's certificate (PEM)
     /// for one site (host).
     TrustSite {
@@ -670,6 +676,7 @@ fn command_name(command: &Command) -> &'static str {
         Command::NewContext { .. } => "opening a context",
         Command::CloseContext { .. } => "closing the context",
         Command::RouteContext { .. } => "routing the context's requests",
+        Command::MayRoute { .. } => "checking the context's pages before a route",
         Command::TrustSite { .. } => "accepting a routed site's certificate",
         Command::NewTab { .. } => "opening a tab",
         Command::BringToFront { .. } => "switching tabs",

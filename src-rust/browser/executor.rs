@@ -65,6 +65,9 @@ pub(super) fn execute(
         Command::TrustSite { context, host, pem } => {
             browser.borrow().trust_site(context, &host, &pem, reply)
         }
+        Command::MayRoute { context } => {
+            let _ = reply.send(value(browser.borrow().may_route(context)));
+        }
         Command::RouteContext { context, access } => {
             let result = browser.borrow().route_context(context, access);
             // Answered once the proxy is in place: the next request goes by it.

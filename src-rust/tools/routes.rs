@@ -188,6 +188,7 @@ async fn route(ctx: &Ctx, p: RouteParams) -> ToolResult {
     let spec = spec_of(ctx, p)?;
     let _turn = ctx.app.routing.turn().await;
     persons_yes(ctx, context)?;
+    may_route(ctx, context).await?;
     engage(ctx, context).await?;
     let route = ctx.app.routing.add(context, spec)?;
     Ok(ToolOutput::json(json!({"route": route})))
@@ -216,6 +217,7 @@ async fn route_har(ctx: &Ctx, p: HarRouteParams) -> ToolResult {
     };
     let _turn = ctx.app.routing.turn().await;
     persons_yes(ctx, context)?;
+    may_route(ctx, context).await?;
     engage(ctx, context).await?;
     let route = ctx.app.routing.add(context, spec)?;
     Ok(ToolOutput::json(json!({"route": route})))
@@ -243,6 +245,15 @@ async fn allow(ctx: &Ctx, p: AllowParams) -> ToolResult {
     Ok(ToolOutput::json(
         json!({"allowed": p.allowed, "removed": removed}),
     ))
+}
+
+/// No new route while a page of the context holds the person's secrets.
+async fn may_route(ctx: &Ctx, context: ContextId) -> Result<(), ToolError> {
+    ctx.app
+        .browser
+        .call_value(Command::MayRoute { context })
+        .await
+        .map(drop)
 }
 
 /// Starts the proxy and sends the context's requests through it (once).

@@ -15,6 +15,7 @@ use crate::browser::input::receipts;
 use crate::browser::input::seat::Seat;
 use crate::browser::network::web_extension;
 use crate::browser::page::nostr;
+use crate::browser::page::person_typed;
 use crate::browser::page::script;
 use crate::browser::tab::state;
 use crate::browser::tab::state::{Publisher, TabState};
@@ -517,6 +518,21 @@ impl Browser {
             .filter(|t| t.context == context)
             .map(|t| t.webkit.clone())
             .collect()
+    }
+
+    /// Refuses a new route in `context` while one of its pages holds what
+    /// the person owns (`person_typed::routes_refused`).
+    pub(crate) fn may_route(&self, context: ContextId) -> Result<Value, ToolError> {
+        self.context(context)?;
+        let refused = self
+            .tabs
+            .iter()
+            .filter(|t| t.context == context)
+            .find_map(|t| person_typed::routes_refused(&t.state));
+        match refused {
+            Some(error) => Err(error),
+            None => Ok(Value::Null),
+        }
     }
 
     /// Sends `context`'s requests through the routing proxy (`access`),
