@@ -10,6 +10,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { agentCall, connectPanel } from './support/agent.mjs';
 import { TEST_NSEC, callError, callJson, callText, connectMcp } from './support/mcp.mjs';
@@ -17,7 +18,9 @@ import { TEST_NSEC, callError, callJson, callText, connectMcp } from './support/
 const USER = 'ada-at-the-site';
 const PASSWORD = 'analytical-engine-1843';
 const TOTP_SECRET = 'JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP';
-const VALUES = [USER, PASSWORD, TOTP_SECRET];
+// Another entry's user name, as long as USER: a picture of either filled field is the same.
+const TWIN_USER = 'bob-on-the-webx';
+const VALUES = [USER, PASSWORD, TOTP_SECRET, TWIN_USER];
 
 /** RFC 6238 with SHA-1, six digits, 30 s: written here apart from the browser's. */
 function totp(base32, unix) {
@@ -101,6 +104,7 @@ describe('filling from the vault', { timeout: 300_000 }, () => {
     await agentCall(panel, 'vault_put', {
       name: 'site', origins: [site.url('/')], user: USER, password: PASSWORD, totp: TOTP_SECRET,
     });
+    await agentCall(panel, 'vault_put', { name: 'twin', origins: [site.url('/')], user: TWIN_USER });
   }, { timeout: 90_000 });
 
   after(async () => {
@@ -138,6 +142,29 @@ describe('filling from the vault', { timeout: 300_000 }, () => {
     }
   });
 
+  test('fill_form takes secrets by name too, beside the agent\'s own values, and submits', async () => {
+    await call('open', { url: site.url('/login') });
+    const result = await call('fill_form', {
+      fields: [
+        { selector: '#user', secret: 'site', field: 'user' },
+        { selector: '#password', secret: 'site', field: 'password' },
+        { selector: '#code', secret: 'site', field: 'totp' },
+      ],
+      submit: true,
+    });
+    assert.deepEqual(result.fields.map((f) => [f.secret, f.field]), [['site', 'user'], ['site', 'password'], ['site', 'totp']]);
+    assert.equal(result.navigated, true);
+    assert.deepEqual(site.logins.at(-1), { ok: true, user: true, password: true, code: true });
+    // A field naming both, or a secret without its field, is refused naming the field.
+    await call('open', { url: site.url('/login') });
+    const both = await refused('fill_form', { fields: [{ selector: '#user', value: 'x', secret: 'site', field: 'user' }] }, 'INVALID_PARAMS');
+    assert.match(both, /^field 0 \(#user\): give value or secret, not both/);
+    const refusedHere = await refused('fill_form', { fields: [{ selector: '#user', value: 'mine' }, { selector: '#password', secret: 'site' }] }, 'INVALID_PARAMS');
+    assert.match(refusedHere, /field 1 \(#password\).*say which field/);
+    const { uses } = await agentCall(panel, 'audit_log', {});
+    assert.ok(uses.filter((u) => u.action === 'vault_fill' && u.allowed).length >= 6, 'each of fill_form\'s uses is in the audit');
+  });
+
   test('what the page sent is withheld, and no value is in any answer or the browser\'s log', async () => {
     const { requests } = await call('network_requests', {});
     const post = requests.find((r) => r.method === 'POST' && r.url.endsWith('/login'));
@@ -147,6 +174,33 @@ describe('filling from the vault', { timeout: 300_000 }, () => {
     for (const value of VALUES) {
       for (const answer of answers) assert.ok(!answer.includes(value), `an answer holds ${value}: ${answer.slice(0, 200)}`);
       assert.ok(!(browser.stderr() + browser.stdout()).includes(value), `the browser's log holds ${value}`);
+    }
+  });
+
+  test('pictures of a filled field show dots whatever the secret, in a screenshot and a PDF', async () => {
+    /** The user field's picture, and the PDF's text, with the field filled by `fill`'s arguments. */
+    const pictured = async (args) => {
+      await call('tab_new', { url: site.url('/login') });
+      await call('fill', { selector: '#user', ...args });
+      await call('focus', { selector: '#go' }); // no caret in the picture
+      const shot = await mcp.callTool('screenshot', { selector: '#user' });
+      assert.ok(!shot.isError, JSON.stringify(shot.content));
+      const { path } = await call('pdf', {});
+      const text = execFileSync('pdftotext', [path, '-'], { encoding: 'utf8' });
+      await call('tab_close', {});
+      return { image: shot.content.find((c) => c.type === 'image').data, text };
+    };
+    const site1 = await pictured({ secret: 'site', field: 'user' });
+    const twin = await pictured({ secret: 'twin', field: 'user' });
+    const typed = await pictured({ value: USER });
+    // The agent's own text shows, so the pictures can show a field's text at all.
+    assert.ok(typed.text.includes(USER), `the PDF shows an agent's own text: ${typed.text}`);
+    assert.notEqual(site1.image, typed.image, 'the filled field is not drawn as its text');
+    // Two secrets of one length are the same picture: no character of either shows.
+    assert.equal(site1.image, twin.image, 'the pictures of two different secrets differ');
+    for (const text of [site1.text, twin.text]) {
+      assert.ok(!text.includes(USER) && !text.includes(TWIN_USER), `the PDF holds the secret: ${text}`);
+      assert.match(text, /Sign in/);
     }
   });
 

@@ -90,6 +90,14 @@
     markField(el, VAULT_FILLED);
   }
 
+  // Draws a field that takes a vault's secret as dots, as a password field is drawn (its
+  // user name and one-time code too). The page's own rules cannot undo it: an inline
+  // declaration marked important outranks theirs; only the page's own script could, and a
+  // page on the entry's site reads the value anyway.
+  function maskVaultFilled(el) {
+    el.style.setProperty('-webkit-text-security', 'disc', 'important');
+  }
+
   // Marks el with `mark` for the rest of its document's life; past the bound, the whole
   // document is the person's.
   function markField(el, mark) {

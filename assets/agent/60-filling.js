@@ -213,6 +213,9 @@
       throw fail('INVALID_PARAMS', 'a vault\'s secret fills a text field only');
     }
     focusOrFail(el);
+    // Shown as dots before the text is in, so no picture of the page (a screenshot, the
+    // recording's, a PDF) and no paint of the window ever shows it.
+    maskVaultFilled(el);
     const done = () => {
       markVaultFilled(el);
       const filled = kind === 'text' ? el.value !== '' : el.textContent !== '';

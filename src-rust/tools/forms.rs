@@ -1,12 +1,13 @@
 //! select, check, uncheck: form controls set as a person sets them.
 
 use super::inspection::TargetParams;
-use super::interaction::{act, entered, press_enter, settle_after};
+use super::interaction::{act, entered, fill_secret, press_enter, settle_after, Unseen};
 use super::page::element;
 use super::{tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::ToolError;
 use crate::base::tab::TabId;
 use crate::bridge::{ElementInput, Outcome};
+use crate::vault::Field;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -46,7 +47,7 @@ pub fn tools() -> Vec<ToolDef> {
         .changes_the_page(),
         tab_tool(
             "fill_form",
-            "Fill several fields in one call, in order: a text value as fill sets it, true or false checks or unchecks. Stops at the first field that fails, naming it; submit presses Enter after.",
+            "Fill several fields in one call, in order: a text value as fill sets it, true or false checks or unchecks, secret and field as fill takes them. Stops at the first field that fails, naming it; submit presses Enter after.",
             ACTION,
             |ctx: Ctx, tab: TabId, p: FillFormParams| async move { fill_form(&ctx, tab, p).await },
         )
@@ -74,7 +75,14 @@ pub struct FormField {
     r#ref: Option<String>,
     #[serde(default)]
     selector: Option<String>,
-    value: FieldValue,
+    #[serde(default)]
+    value: Option<FieldValue>,
+    /// Instead of value: a vault entry's name (secrets_list), as fill takes it.
+    #[serde(default)]
+    secret: Option<String>,
+    /// With secret.
+    #[serde(default)]
+    field: Option<Field>,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -98,31 +106,37 @@ async fn fill_form(ctx: &Ctx, tab: TabId, p: FillFormParams) -> ToolResult {
             .clone()
             .or(field.selector.clone())
             .unwrap_or_default();
-        let filled = match field.value {
-            FieldValue::Text(value) => {
+        let filled = match (field.value, &field.secret) {
+            (Some(FieldValue::Text(value)), None) => {
                 let target = element(&field.r#ref, &field.selector)?;
-                let submit = false;
-                act(
-                    ctx,
-                    tab,
-                    target,
-                    ElementInput::Fill {
-                        value,
-                        submit,
-                        vault: None,
-                    },
-                    None,
-                )
-                .await
-                .map(Outcome::into_json)
+                let input = ElementInput::Fill {
+                    value,
+                    submit: false,
+                    vault: None,
+                };
+                act(ctx, tab, target, input, None)
+                    .await
+                    .map(Outcome::into_json)
             }
-            FieldValue::Checked(want) => {
+            (Some(FieldValue::Checked(want)), None) => {
                 let element = TargetParams {
                     r#ref: field.r#ref,
                     selector: field.selector,
                 };
                 set_checked(ctx, tab, &element, want).await
             }
+            (None, Some(name)) => {
+                let target = element(&field.r#ref, &field.selector)?;
+                let unseen = Unseen {
+                    name,
+                    field: field.field,
+                };
+                fill_secret(ctx, tab, target, unseen, false, None).await
+            }
+            (Some(_), Some(_)) => Err(ToolError::invalid_params("give value or secret, not both")),
+            (None, None) => Err(ToolError::invalid_params(
+                "give value (or secret and field, to fill from the person's vault)",
+            )),
         };
         let filled = filled.map_err(|e| {
             ToolError::new(

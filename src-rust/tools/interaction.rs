@@ -450,15 +450,17 @@ async fn focus(ctx: &Ctx, tab: TabId, p: &TargetParams) -> ToolResult {
 
 async fn fill(ctx: &Ctx, tab: TabId, p: &FillParams) -> ToolResult {
     let target = element(&p.r#ref, &p.selector)?;
+    let submit = p.submit.unwrap_or(false);
     let value = match (&p.value, &p.secret) {
         (Some(value), None) => value.clone(),
         (None, Some(name)) => {
-            // Each use of the vault, done or refused, is in the identity audit.
-            let url = ctx.tab_info(tab)?.url;
-            let filled = fill_from_vault(ctx, tab, target, name, p).await;
-            let used = (name.as_str(), json!(p.field));
-            identity_audit::vault_used(ctx, &url, used, filled.as_ref().err());
-            return filled;
+            let vault = Unseen {
+                name,
+                field: p.field,
+            };
+            return fill_secret(ctx, tab, target, vault, submit, p.timeout)
+                .await
+                .map(ToolOutput::json);
         }
         (Some(_), Some(_)) => {
             return Err(ToolError::invalid_params("give value or secret, not both"))
@@ -471,34 +473,50 @@ async fn fill(ctx: &Ctx, tab: TabId, p: &FillParams) -> ToolResult {
     };
     let input = ElementInput::Fill {
         value,
-        submit: p.submit.unwrap_or(false),
+        submit,
         vault: None,
     };
-    filled(ctx, tab, target, input, p.timeout).await
+    filled(ctx, tab, target, input, p.timeout)
+        .await
+        .map(ToolOutput::json)
 }
 
-/// fill with the secret of the vault entry `name`: the answer says which
-/// entry and field, never the value.
-async fn fill_from_vault(
+/// A vault entry's field, named by an agent (fill, fill_form).
+pub struct Unseen<'a> {
+    pub name: &'a str,
+    pub field: Option<Field>,
+}
+
+/// Fills `target` with a secret of the person's vault, unseen: the answer
+/// says which entry and field, never the value. Each use, done or
+/// refused, is in the identity audit.
+pub(super) async fn fill_secret(
     ctx: &Ctx,
     tab: TabId,
     target: Target,
-    name: &str,
-    p: &FillParams,
-) -> ToolResult {
-    let vault = Some(super::vault::secret_for(ctx, tab, name, p.field).await?);
-    let submit = p.submit.unwrap_or(false);
-    let input = ElementInput::Fill {
-        value: String::new(),
-        submit,
-        vault,
-    };
-    let mut result = filled(ctx, tab, target, input, p.timeout).await?;
-    if let ToolOutput::Json(answer) = &mut result {
-        answer.insert("secret".into(), name.into());
-        answer.insert("field".into(), json!(p.field));
+    unseen: Unseen<'_>,
+    submit: bool,
+    timeout: Option<u64>,
+) -> Result<Value, ToolError> {
+    let url = ctx.tab_info(tab)?.url;
+    let filled = async {
+        let vault = Some(super::vault::secret_for(ctx, tab, unseen.name, unseen.field).await?);
+        let input = ElementInput::Fill {
+            value: String::new(),
+            submit,
+            vault,
+        };
+        let mut answer = filled(ctx, tab, target, input, timeout).await?;
+        if let Value::Object(answer) = &mut answer {
+            answer.insert("secret".into(), unseen.name.into());
+            answer.insert("field".into(), json!(unseen.field));
+        }
+        Ok(answer)
     }
-    Ok(result)
+    .await;
+    let used = (unseen.name, json!(unseen.field));
+    identity_audit::vault_used(ctx, &url, used, filled.as_ref().err());
+    filled
 }
 
 /// Runs a fill, and reports what its Enter caused when it submits.
@@ -508,15 +526,14 @@ async fn filled(
     target: Target,
     input: ElementInput,
     timeout: Option<u64>,
-) -> ToolResult {
+) -> Result<Value, ToolError> {
     let before = ctx.before(tab)?;
     let submit = matches!(input, ElementInput::Fill { submit: true, .. });
     let filled = act(ctx, tab, target, input, timeout).await?.into_json();
-    let result = match submit {
-        true => entered(ctx, tab, before, filled, true).await?,
-        false => filled,
-    };
-    Ok(ToolOutput::json(result))
+    match submit {
+        true => entered(ctx, tab, before, filled, true).await,
+        false => Ok(filled),
+    }
 }
 
 async fn type_text(ctx: &Ctx, tab: TabId, p: &ValueParams) -> ToolResult {
