@@ -12,6 +12,7 @@ import path from 'node:path';
 import { REPO_ROOT, browserBinary, startBrowser, withBrowserLog } from './support/browser.mjs';
 import { startFixtureServer } from './support/fixture-server.mjs';
 import { TEST_NSEC, callJson, callText, connectMcp } from './support/mcp.mjs';
+import { agentCall, connectPanel } from './support/agent.mjs';
 import { assertPng } from './support/png.mjs';
 import { refOf } from './support/snapshot.mjs';
 import { filesUnder, run } from './support/run.mjs';
@@ -167,6 +168,51 @@ describe('flows: recorded, exported, replayed without a model', { timeout: 300_0
     });
     assert.equal(result.code, 0, result.stdout + result.stderr);
     assert.match(result.stdout, /1 passed/);
+  }));
+
+  it('a fill from the person\'s vault is exported by the entry\'s name and replayed from the vault, never holding the value', { timeout: 60_000 }, logged(async () => {
+    const panel = await connectPanel(browser);
+    try {
+      await agentCall(panel, 'vault_create', { password: 'the person\'s vault password' });
+      await agentCall(panel, 'vault_put', { name: 'shop', origins: [sites.same.url('/')], password: PASSWORD });
+      const agent = await connectMcp(browser, { name: 'vault-shopping-agent' });
+      try {
+        await callJson(agent, 'open', { url: sites.same.url('/signin.html') });
+        await callJson(agent, 'fill', { selector: '#email', value: 'grace@example.org' });
+        await callJson(agent, 'fill', { selector: '#password', secret: 'shop', field: 'password' });
+        await callJson(agent, 'click', { selector: 'button' });
+        await callJson(agent, 'wait_for_url', { url_pattern: '**/shop.html' });
+      } finally {
+        await agent.close().catch(() => {});
+      }
+      const file = path.join(dir, 'vault.flow.json');
+      const exported = await waitFor(async () => {
+        const out = await sovereign(['record', 'export', 'last', '--out', file]);
+        return out.code === 0 && readFileSync(file, 'utf8').includes('vault-shopping-agent') && readFileSync(file, 'utf8').includes('wait_for_url') && out;
+      }, 'the vault flow on disk');
+      assert.ok(exported);
+      const flow = JSON.parse(readFileSync(file, 'utf8'));
+      const filled = flow.steps.find((s) => s.target?.name === 'Password');
+      assert.deepEqual(filled.from_vault, { secret: 'shop', field: 'password' });
+      assert.equal(filled.value, undefined, 'no value and no parameter for it');
+      // Replayed with no --set: the browser fills it from the vault again, and the site takes it.
+      await callJson(mcp, 'open', { url: 'about:blank' });
+      const replayed = await sovereign(['replay', file]);
+      assert.equal(replayed.code, 0, replayed.stdout + replayed.stderr);
+      assert.ok((await callJson(mcp, 'get_url')).url.startsWith(sites.same.url('/shop.html')), 'signed in by the replay');
+      // Locked, the replay stops at that step, saying why.
+      await agentCall(panel, 'vault_lock');
+      const locked = await sovereign(['replay', file]);
+      assert.equal(locked.code, 1, locked.stdout + locked.stderr);
+      assert.match(locked.stdout, /SECRET_REFUSED: locked: /);
+      // Its Playwright form takes the value from the environment, named after the entry.
+      const spec = path.join(dir, 'vault.spec.ts');
+      const out = await sovereign(['record', 'export', flow.session, '--format', 'playwright', '--out', spec]);
+      assert.equal(out.code, 0, out.stderr);
+      assert.match(readFileSync(spec, 'utf8'), /\.fill\(process\.env\.FLOW_VAULT_SHOP_PASSWORD \?\? ''\)/);
+    } finally {
+      await panel.close();
+    }
   }));
 
   it('no secret typed appears in the recordings, the flow or the test', () => {

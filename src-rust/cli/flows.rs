@@ -267,6 +267,11 @@ fn run_step(connection: &mut Connection, replay: &Replay, step: &FlowStep) -> Re
         let found = find(connection, target)?;
         params.extend(found);
     }
+    // The browser fills it from the person's vault again, by the entry's name.
+    if let Some(from_vault) = &step.from_vault {
+        params.insert("secret".into(), from_vault.secret.clone().into());
+        params.insert("field".into(), from_vault.field.clone().into());
+    }
     if let Some(value) = &step.value {
         let given = replay.values.get(&value.param).map(|v| json!(v));
         params.insert(

@@ -8,11 +8,13 @@
 //! the browser is reached, naming the step.
 
 use super::refused::{FlowRefused, StepFault};
-use super::{replay_of, Flow, FlowStep, Param, Replay};
+use super::{replay_of, Flow, FlowStep, FromVault, Param, Replay, VAULT_FIELDS};
 use serde_json::Value;
 
 /// Longest text a flow's argument may hold (an address, a key, a value).
 const TEXT_MAX: usize = 8 * 1024;
+/// Longest vault entry name (the vault's own bound).
+const VAULT_NAME_MAX: usize = 64;
 /// Most steps a flow may hold.
 pub const STEPS_MAX: usize = 10_000;
 
@@ -91,6 +93,9 @@ fn check_step(step: &FlowStep) -> Result<(), StepFault> {
     } else if replay_of(tool) != Some(Replay::Typed) {
         return Err(StepFault::NoElement);
     }
+    if let Some(from_vault) = &step.from_vault {
+        return check_from_vault(step, from_vault);
+    }
     match (&step.value, carries_value) {
         (Some(param), true) => check_param(param),
         (None, false) => Ok(()),
@@ -127,6 +132,29 @@ fn check_arguments(args: &Value, allowed: &[(&str, Kind)]) -> Result<(), StepFau
                 want,
             });
         }
+    }
+    Ok(())
+}
+
+/// A fill from the person's vault names an entry and a field, and no value.
+fn check_from_vault(step: &FlowStep, from_vault: &FromVault) -> Result<(), StepFault> {
+    if step.tool != "fill" {
+        return Err(StepFault::VaultNotFill);
+    }
+    if step.value.is_some() {
+        return Err(StepFault::VaultAndValue);
+    }
+    if from_vault.secret.is_empty() || from_vault.secret.len() > VAULT_NAME_MAX {
+        return Err(StepFault::WrongKind {
+            name: "from_vault.secret".into(),
+            want: "a vault entry's name (1 to 64 bytes)",
+        });
+    }
+    if !VAULT_FIELDS.contains(&from_vault.field.as_str()) {
+        return Err(StepFault::WrongKind {
+            name: "from_vault.field".into(),
+            want: "user, password or totp",
+        });
     }
     Ok(())
 }
@@ -198,6 +226,7 @@ mod tests {
             {"n": 6, "tool": "keyboard_type", "value": {"param": "typed", "value": "hi"}},
             {"n": 7, "tool": "press", "args": {"key": "Enter"}},
             {"n": 8, "tool": "reload"},
+            {"n": 9, "tool": "fill", "target": {"role": "textbox", "name": "Password"}, "from_vault": {"secret": "github", "field": "password"}},
             {"n": 9, "tool": "tab_new", "args": {"url": "http://127.0.0.1:8080/"}},
         ]));
         assert_eq!(check(&ok), Ok(()));
@@ -246,6 +275,22 @@ mod tests {
             (
                 json!([{"n": 1, "tool": "tab_switch", "args": {"index": "0"}}]),
                 "a tab's index",
+            ),
+            (
+                json!([{"n": 1, "tool": "click", "target": {"role": "button", "name": "Go"}, "from_vault": {"secret": "a", "field": "user"}}]),
+                "only fill takes a vault entry",
+            ),
+            (
+                json!([{"n": 1, "tool": "fill", "target": {"role": "textbox", "name": "A"}, "value": {"param": "a", "value": "x"}, "from_vault": {"secret": "a", "field": "user"}}]),
+                "a vault entry and a value",
+            ),
+            (
+                json!([{"n": 1, "tool": "fill", "target": {"role": "textbox", "name": "A"}, "from_vault": {"secret": "a", "field": "pin"}}]),
+                "user, password or totp",
+            ),
+            (
+                json!([{"n": 1, "tool": "fill", "target": {"role": "textbox", "name": "A"}, "from_vault": {"secret": "", "field": "user"}}]),
+                "a vault entry's name",
             ),
         ] {
             let why_not = check(&flow(steps.clone()))

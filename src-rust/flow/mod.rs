@@ -45,10 +45,24 @@ pub struct FlowStep {
     /// What was typed or chosen: a parameter with its recorded value.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub value: Option<Param>,
+    /// A fill from the person's vault: the entry and field it named; the
+    /// replay fills from the vault again (never a value in the file).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub from_vault: Option<FromVault>,
     /// What followed, checked when the step is done again.
     #[serde(skip_serializing_if = "Expect::is_empty", default)]
     pub expect: Expect,
 }
+
+/// A vault entry's field, by name: what `fill {secret, field}` took.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FromVault {
+    pub secret: String,
+    pub field: String,
+}
+
+/// The fields a vault entry holds, as `fill`'s `field` names them.
+pub const VAULT_FIELDS: [&str; 3] = ["user", "password", "totp"];
 
 /// An element as a person would name it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -189,6 +203,7 @@ fn flow_step(step: &Step, names: &mut Vec<String>) -> Option<FlowStep> {
         target: None,
         args: Value::Null,
         value: None,
+        from_vault: None,
         expect: expect_of(step),
     };
     let carries_value = match replay_of(&step.tool)? {
@@ -208,6 +223,10 @@ fn flow_step(step: &Step, names: &mut Vec<String>) -> Option<FlowStep> {
     };
     let element = step.element.as_ref()?;
     done.target = Some(target_of(element, &step.args));
+    if let Some(from_vault) = from_vault(step) {
+        done.from_vault = Some(from_vault);
+        return Some(done);
+    }
     if carries_value {
         done.value = Some(param(
             &element.name,
@@ -217,6 +236,20 @@ fn flow_step(step: &Step, names: &mut Vec<String>) -> Option<FlowStep> {
         ));
     }
     Some(done)
+}
+
+/// The vault entry and field a recorded fill named (the recording keeps
+/// an entry's name when the fill worked; otherwise it is the marker).
+fn from_vault(step: &Step) -> Option<FromVault> {
+    if step.tool != "fill" {
+        return None;
+    }
+    let secret = step.args.get("secret")?.as_str()?;
+    let field = step.args.get("field")?.as_str()?;
+    (secret != crate::recording::redact::MARKER).then(|| FromVault {
+        secret: secret.to_string(),
+        field: field.to_string(),
+    })
 }
 
 fn target_of(element: &Element, args: &Value) -> Target {

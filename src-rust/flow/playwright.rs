@@ -102,7 +102,7 @@ fn lines(step: &FlowStep, origin: &str) -> Vec<String> {
             "await page.waitForURL({});",
             js(arg("url_pattern"))
         )),
-        (tool, Some(target)) => element_action(tool, &locator(target), step.value.as_ref()),
+        (tool, Some(target)) => element_action(tool, &locator(target), &typed(step)),
         _ => None,
     };
     match action {
@@ -121,8 +121,28 @@ fn lines(step: &FlowStep, origin: &str) -> Vec<String> {
     lines
 }
 
-fn element_action(tool: &str, locator: &str, value: Option<&Param>) -> Option<String> {
-    let typed = value.map(self::value).unwrap_or_else(|| "''".into());
+/// What a step types, as the test's source: its value, the environment's
+/// for a secret, and for a vault's entry `FLOW_VAULT_<ENTRY>_<FIELD>`
+/// (the test runs without the browser's vault).
+fn typed(step: &FlowStep) -> String {
+    if let Some(from_vault) = &step.from_vault {
+        let name = format!("vault_{}_{}", from_vault.secret, from_vault.field);
+        return format!("process.env.FLOW_{} ?? ''", env_name(&name));
+    }
+    step.value.as_ref().map_or_else(|| "''".into(), value)
+}
+
+/// An environment variable's name of `text`: letters and digits, upper case.
+fn env_name(text: &str) -> String {
+    text.chars()
+        .map(|c| match c.is_ascii_alphanumeric() {
+            true => c.to_ascii_uppercase(),
+            false => '_',
+        })
+        .collect()
+}
+
+fn element_action(tool: &str, locator: &str, typed: &str) -> Option<String> {
     Some(match tool {
         "click" => format!("await {locator}.click();"),
         "dblclick" => format!("await {locator}.dblclick();"),
@@ -163,7 +183,7 @@ fn value(param: &Param) -> String {
     match (&param.value, param.secret) {
         (Some(Value::String(text)), false) => js(text),
         (Some(other), false) => other.to_string(),
-        _ => format!("process.env.FLOW_{} ?? ''", param.param.to_uppercase()),
+        _ => format!("process.env.FLOW_{} ?? ''", env_name(&param.param)),
     }
 }
 
@@ -217,6 +237,7 @@ mod tests {
                     target: None,
                     args: json!({"url": "http://127.0.0.1:9/form.html"}),
                     value: None,
+                    from_vault: None,
                     expect: Expect::default(),
                 },
                 FlowStep {
@@ -229,6 +250,19 @@ mod tests {
                         value: None,
                         secret: true,
                     }),
+                    from_vault: None,
+                    expect: Expect::default(),
+                },
+                FlowStep {
+                    n: 2,
+                    tool: "fill".into(),
+                    target: Some(target("textbox", "Code")),
+                    args: Value::Null,
+                    value: None,
+                    from_vault: Some(super::super::FromVault {
+                        secret: "git-hub".into(),
+                        field: "totp".into(),
+                    }),
                     expect: Expect::default(),
                 },
                 FlowStep {
@@ -237,6 +271,7 @@ mod tests {
                     target: Some(target("button", "Sign \"in\"")),
                     args: Value::Null,
                     value: None,
+                    from_vault: None,
                     expect: Expect {
                         url: Some("http://127.0.0.1:9/done".into()),
                         new_tabs: None,
@@ -255,6 +290,7 @@ mod tests {
             "{spec}"
         );
         assert!(spec.contains("page.getByRole(\"textbox\", { name: \"Password\", exact: true }).fill(process.env.FLOW_PASSWORD ?? '');"), "{spec}");
+        assert!(spec.contains("page.getByRole(\"textbox\", { name: \"Code\", exact: true }).fill(process.env.FLOW_VAULT_GIT_HUB_TOTP ?? '');"), "{spec}");
         assert!(
             spec.contains(
                 "getByRole(\"button\", { name: \"Sign \\\"in\\\"\", exact: true }).click();"

@@ -58,6 +58,12 @@ pub enum StepFault {
     /// A value neither a text nor a list of texts.
     #[error("its value must be a text or a list of texts")]
     ValueNotText,
+    /// A step other than fill names a vault entry.
+    #[error("only fill takes a vault entry (from_vault)")]
+    VaultNotFill,
+    /// A fill names a vault entry and a value both.
+    #[error("it names a vault entry and a value; a fill takes one")]
+    VaultAndValue,
     /// A text longer than a flow's texts may be (`most` bytes).
     #[error("a text longer than {most} bytes")]
     TextTooLong { most: usize },

@@ -37,10 +37,35 @@ const ITEMS_MAX: usize = 50;
 /// Deepest nesting kept.
 const DEPTH_MAX: usize = 6;
 
+/// The tools whose `secret` names an entry of the person's vault (a name
+/// agents list with `secrets_list`), and no secret itself.
+const VAULT_NAMING: [&str; 2] = ["fill", "fill_form"];
+
 /// `args` as a recording keeps them. `typed_secret`: the call typed into a
-/// password field, so what it typed is a secret too.
-pub fn arguments(args: &Value, typed_secret: bool) -> Value {
-    kept(args, typed_secret, 0)
+/// password field, so what it typed is a secret too. `done`: the call
+/// worked, so a vault entry it named is one (a flow fills from it again);
+/// what a failed call gave as `secret` could be anything, and stays out.
+pub fn arguments(tool: &str, args: &Value, typed_secret: bool, done: bool) -> Value {
+    let mut out = kept(args, typed_secret, 0);
+    if done && VAULT_NAMING.contains(&tool) {
+        keep_entry_name(args, &mut out);
+        let fields = args.get("fields").and_then(Value::as_array);
+        let kept_fields = out.get_mut("fields").and_then(Value::as_array_mut);
+        if let (Some(fields), Some(kept_fields)) = (fields, kept_fields) {
+            for (field, kept) in fields.iter().zip(kept_fields) {
+                keep_entry_name(field, kept);
+            }
+        }
+    }
+    out
+}
+
+/// Puts back the vault entry's name `args` gave as `secret`.
+fn keep_entry_name(args: &Value, out: &mut Value) {
+    let name = args.get("secret").and_then(Value::as_str);
+    if let (Some(name), Some(slot)) = (name, out.get_mut("secret")) {
+        *slot = Value::String(cut(name));
+    }
 }
 
 /// Keys whose text names or locates something rather than carrying a
@@ -183,7 +208,7 @@ mod tests {
             "commands": [{"tool": "login", "args": {"mnemonic": "abandon abandon"}}],
             "headers": {"Authorization": "Bearer abc", "X-Run": "7"},
         });
-        let kept = arguments(&args, false);
+        let kept = arguments("login", &args, false, true);
         let text = kept.to_string();
         for secret in ["nsec1secret", "hunter2", "abandon", "Bearer abc", "\"7\""] {
             assert!(!text.contains(secret), "{secret} in {text}");
@@ -200,8 +225,8 @@ mod tests {
     #[test]
     fn what_was_typed_into_a_password_field_is_a_secret() {
         let args = json!({"ref": "e3", "value": "s3cret!"});
-        assert_eq!(arguments(&args, true)["value"], MARKER);
-        assert_eq!(arguments(&args, false)["value"], "s3cret!");
+        assert_eq!(arguments("fill", &args, true, true)["value"], MARKER);
+        assert_eq!(arguments("fill", &args, false, true)["value"], "s3cret!");
         assert_eq!(result(&json!({"value": "s3cret!"}), true)["value"], MARKER);
     }
 
@@ -243,12 +268,33 @@ mod tests {
     #[test]
     fn everything_is_bounded() {
         let args = json!({"script": "x".repeat(100_000), "list": (0..500).collect::<Vec<_>>()});
-        let kept = arguments(&args, false);
+        let kept = arguments("login", &args, false, true);
         assert!(kept.to_string().len() < 3_000);
         assert!(kept["script"]
             .as_str()
             .unwrap()
             .contains("[cut: 99000 more bytes]"));
         assert_eq!(kept["list"].as_array().unwrap().len(), ITEMS_MAX + 1);
+    }
+
+    #[test]
+    fn a_vault_entry_named_by_a_fill_that_worked_is_kept_and_nothing_else() {
+        let fill = json!({"selector": "#pw", "secret": "github", "field": "password"});
+        assert_eq!(arguments("fill", &fill, true, true)["secret"], "github");
+        assert_eq!(arguments("fill", &fill, true, false)["secret"], MARKER);
+        assert_eq!(arguments("login", &fill, false, true)["secret"], MARKER);
+        let form = json!({"fields": [
+            {"selector": "#u", "secret": "github", "field": "user"},
+            {"selector": "#n", "value": "Ada"},
+        ]});
+        let kept = arguments("fill_form", &form, false, true);
+        assert_eq!(kept["fields"][0]["secret"], "github");
+        assert_eq!(kept["fields"][1]["value"], "Ada");
+        assert!(kept["fields"][1].get("secret").is_none());
+        let batch = json!({"commands": [{"tool": "fill", "args": fill}]});
+        assert_eq!(
+            arguments("batch", &batch, false, true)["commands"][0]["args"]["secret"],
+            MARKER
+        );
     }
 }

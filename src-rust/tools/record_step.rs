@@ -80,7 +80,7 @@ pub fn record(ctx: &Ctx, before: Before, done: Done<'_>) {
         context,
         tab,
         tool: done.tool.to_string(),
-        args: redact::arguments(&before.args, secret),
+        args: redact::arguments(done.tool, &before.args, secret, ok),
         ok,
         code,
         message,
