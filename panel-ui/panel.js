@@ -40,8 +40,10 @@
 //     #vault-section[data-state=none|locked|open], #vault-state, #vault-error;
 //     form#vault-create (password, confirm), form#vault-unlock (password),
 //     #vault-open with #vault-lock, #vault-entries > li[data-name] (.name, .origins,
-//     .fields .pill; buttons [data-action=edit], [data-action=remove]) and
-//     form#vault-entry (name, origins: one per line, user, password, totp)
+//     .fields .pill, .asks when it asks each time; buttons [data-action=edit],
+//     [data-action=remove]) and form#vault-entry (name, origins: one per line, user,
+//     password, totp, checkbox ask_each_time); #vault-waiting-part (hidden while no use
+//     waits) with #vault-waiting > li[data-id] (.what; buttons [data-answer=allow|deny])
 //   Connect a client
 //     #server-address, #mcp-url, #agent-url,
 //     #client-config pre[data-client=claude-code|roo-code|cursor|other],
@@ -159,6 +161,7 @@ function start() {
       log.setContexts(data.contexts);
       audit.render(data);
       recordings.render(data);
+      vault.renderWaiting(data.vault_uses || []);
       renderPause(Boolean(data.paused));
       document.body.classList.add('has-state');
     } else if (name === 'calls') {

@@ -17,6 +17,8 @@ export function initVault({ call }) {
   const list = $('#vault-entries');
   const entryForm = $('#vault-entry');
   const lockButton = $('#vault-lock');
+  const waitingPart = $('#vault-waiting-part');
+  const waitingList = $('#vault-waiting');
 
   function render(status) {
     const made = Boolean(status.exists);
@@ -40,13 +42,15 @@ export function initVault({ call }) {
       h('div', { class: 'row-main' },
         h('strong', { class: 'name' }, entry.name),
         h('span', { class: 'origins' }, entry.origins.join(', ')),
-        h('span', { class: 'fields' }, ...fields)),
+        h('span', { class: 'fields' }, ...fields),
+        entry.ask_each_time ? h('span', { class: 'asks pill' }, 'asks you each time') : null),
       h('div', { class: 'row-actions' }, edit, remove));
     edit.addEventListener('click', () => {
       // The values are never sent back: the person types again what changes.
       entryForm.elements.name.value = entry.name;
       entryForm.elements.origins.value = entry.origins.join('\n');
       for (const name of ['user', 'password', 'totp']) entryForm.elements[name].value = '';
+      entryForm.elements.ask_each_time.checked = Boolean(entry.ask_each_time);
       entryForm.elements.user.focus();
     });
     remove.addEventListener('click', () => act('vault_remove', { name: entry.name }, `Removed ${entry.name}`));
@@ -98,8 +102,35 @@ export function initVault({ call }) {
     for (const name of ['user', 'password', 'totp']) {
       if (form[name].value) params[name] = form[name].value;
     }
+    params.ask_each_time = form.ask_each_time.checked;
     if (await act('vault_put', params, `Saved ${params.name}`)) entryForm.reset();
   });
+
+  // Uses of entries that ask each time, waiting for the person's yes.
+  function renderWaiting(waiting) {
+    waitingPart.hidden = waiting.length === 0;
+    waitingList.replaceChildren(...waiting.map((use) => {
+      const asker = use.asker ? `An agent calling itself “${use.asker}”` : 'An agent that gave no name';
+      const what = `${asker} asks to fill ${use.entry}'s ${FIELD_LABEL[use.field] || use.field} on ${use.origin} (tab ${use.tab})`;
+      const allow = h('button', { type: 'button', class: 'primary', 'data-answer': 'allow' }, 'Allow once');
+      const deny = h('button', { type: 'button', class: 'danger', 'data-answer': 'deny' }, 'Deny');
+      allow.addEventListener('click', () => answer(use.id, true));
+      deny.addEventListener('click', () => answer(use.id, false));
+      return h('li', { 'data-id': String(use.id) },
+        h('div', { class: 'row-main' }, h('span', { class: 'what' }, what)),
+        h('div', { class: 'row-actions' }, allow, deny));
+    }));
+  }
+
+  async function answer(id, allow) {
+    setText(error, '');
+    try {
+      await call('vault_answer', { id, allow });
+      toast(allow ? 'Allowed once' : 'Denied', 'ok');
+    } catch (err) {
+      setText(error, describeError(err));
+    }
+  }
 
   async function refresh() {
     try {
@@ -109,5 +140,5 @@ export function initVault({ call }) {
     }
   }
 
-  return { refresh };
+  return { refresh, renderWaiting };
 }

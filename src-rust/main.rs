@@ -212,6 +212,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     let activity = Arc::new(sovereign_browser::activity::Activity::default());
     let asks = Arc::new(sovereign_browser::asks::Asks::default());
     let agent_scripted = Arc::new(sovereign_browser::agent_scripts::AgentScripted::default());
+    let vault_uses = Arc::new(sovereign_browser::vault::Consents::default());
     let proxy = event_loop.create_proxy();
     let routing = sovereign_browser::routes::Routing::new();
     let (nostr_calls, nostr_incoming) = tokio::sync::mpsc::unbounded_channel();
@@ -237,6 +238,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             paused: paused.clone(),
             activity: activity.clone(),
             asks: asks.clone(),
+            vault_uses: vault_uses.clone(),
             nostr_calls,
             agent_scripted: agent_scripted.clone(),
             publisher: publisher.clone(),
@@ -296,6 +298,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             activity: activity.clone(),
             asks,
             routing,
+            vault_uses,
         },
         Setup {
             session_idle: args.session_idle(),
@@ -339,6 +342,7 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
     runtime.spawn(show_identity(app.clone(), proxy.clone()));
     runtime.spawn(show_nostr_prompts(app.clone(), proxy.clone()));
     runtime.spawn(show_routes(app.clone(), proxy.clone()));
+    runtime.spawn(show_vault_uses(app.clone(), proxy.clone()));
     runtime.spawn(sovereign_browser::nip07::serve(
         app.identities.clone(),
         app.browser.clone(),
@@ -500,6 +504,21 @@ async fn show_routes(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<UserE
                     }
                 }
             }
+        }
+    }
+}
+
+/// Shows the uses of the person's vault waiting for their yes, in the
+/// windows of their tabs, whenever they change.
+async fn show_vault_uses(app: Arc<App>, proxy: tao::event_loop::EventLoopProxy<UserEvent>) {
+    let mut changes = app.vault_uses.watch();
+    loop {
+        changes.mark_unchanged();
+        let waiting = app.vault_uses.list();
+        if proxy.send_event(UserEvent::VaultUses(waiting)).is_err()
+            || changes.changed().await.is_err()
+        {
+            return;
         }
     }
 }

@@ -4,9 +4,10 @@
 // origins, and the page never shows a value back.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { chromium } from 'playwright-core';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
-import { TEST_NSEC, callJson, connectMcp } from './support/mcp.mjs';
+import { TEST_NSEC, callError, callJson, connectMcp } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
 
 const CHROMIUM = process.env.CHROMIUM_BIN ?? '/usr/bin/chromium';
@@ -98,6 +99,46 @@ describe('the vault in the panel', { timeout: 300_000 }, () => {
     await unlock.locator('button[type=submit]').click();
     await inState('open');
     assert.equal((await listed()).entries[0].name, 'navy');
+  });
+
+  test('an entry that asks each time waits for the person\'s Allow in the panel, naming the agent and the site', async () => {
+    const site = http.createServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end('<!doctype html><title>Bank</title><label>Password <input id="password" type="password"></label>');
+    });
+    await new Promise((resolve) => site.listen(0, '127.0.0.1', resolve));
+    const origin = `http://127.0.0.1:${site.address().port}`;
+    try {
+      const form = page.locator('#vault-entry');
+      await form.locator('input[name=name]').fill('bank');
+      await form.locator('textarea[name=origins]').fill(origin);
+      await form.locator('input[name=password]').fill(VALUES[1]);
+      await form.locator('input[name=ask_each_time]').check();
+      await form.locator('button[type=submit]').click();
+      const row = page.locator('#vault-entries li[data-name="bank"]');
+      await row.waitFor();
+      assert.equal(await row.locator('.asks').textContent(), 'asks you each time');
+      assert.equal((await listed()).entries.find((e) => e.name === 'bank').ask_each_time, true, 'the agent is told it will wait');
+      await callJson(mcp, 'open', { url: `${origin}/` });
+      const filled = callJson(mcp, 'fill', { selector: '#password', secret: 'bank', field: 'password', timeout: 60_000 });
+      const waiting = page.locator('#vault-waiting li');
+      await waiting.waitFor();
+      assert.match(await waiting.locator('.what').textContent(),
+        new RegExp(`^An agent calling itself “panel-vault-agent” asks to fill bank's password on ${origin} \\(tab \\d+\\)$`));
+      await waiting.locator('button[data-answer=allow]').click();
+      assert.deepEqual(await filled, { filled: true, secret: 'bank', field: 'password' });
+      await waitFor(async () => (await page.locator('#vault-waiting-part').isHidden()), 'the waiting list to go');
+      // The next use asks again: Deny refuses it, saying the rule.
+      const denied = callError(mcp, 'fill', { selector: '#password', secret: 'bank', field: 'password', timeout: 60_000 }, 'SECRET_REFUSED');
+      await waiting.waitFor();
+      await waiting.locator('button[data-answer=deny]').click();
+      assert.match(await denied, /^asked: the person said no to this use of bank/);
+      await page.locator('#vault-entries li[data-name="bank"] button[data-action=remove]').click();
+      await waitFor(async () => (await page.locator('#vault-entries li[data-name="bank"]').count()) === 0, 'the row to go');
+      assert.ok(!(await page.content()).includes(VALUES[1]), 'the page shows the password');
+    } finally {
+      site.close();
+    }
   });
 
   test('removing the entry takes it from the agent too, and the page threw nothing', async () => {

@@ -14,6 +14,7 @@ import { startFixtureServer } from './support/fixture-server.mjs';
 import { agentCall, connectPanel } from './support/agent.mjs';
 import { TEST_NSEC, callJson, connectMcp } from './support/mcp.mjs';
 import { waitFor } from './support/wait.mjs';
+import { browsingWindow } from './support/windows.mjs';
 
 describe('typed secrets, as a person starts the browser', { timeout: 240_000 }, () => {
   let browser;
@@ -25,28 +26,13 @@ describe('typed secrets, as a person starts the browser', { timeout: 240_000 }, 
   const xdo = (...args) => execFileSync('xdotool', args, { env: { ...process.env, ...browser.x11Env() } }).toString().trim();
 
   /** The browsing window (not the panel's), once it is mapped. */
-  async function browsingWindow() {
-    let found;
-    await waitFor(() => {
-      const named = (pattern) => {
-        try {
-          return xdo('search', '--onlyvisible', '--name', pattern).split('\n').filter(Boolean);
-        } catch {
-          return [];
-        }
-      };
-      const panelWindows = named('Control panel$');
-      found = named('Sovereign Browser').filter((id) => !panelWindows.includes(id));
-      return found.length === 1;
-    }, 'the browsing window beside the panel\'s');
-    return found[0];
-  }
+  const browsingWindowId = () => waitFor(() => browsingWindow(xdo), 'the browsing window beside the panel\'s');
 
   /** The person clicks the field `selector` of the front tab and types `text`. */
   async function personTypes(selector, text) {
     const box = await call('get_box', { selector });
     const { pages } = await agentCall(panel, 'window_layout');
-    const id = await browsingWindow();
+    const id = await browsingWindowId();
     xdo('windowfocus', '--sync', id);
     xdo('mousemove', '--window', id, String(pages.x + box.x + Math.floor(box.width / 2)), String(pages.y + box.y + Math.floor(box.height / 2)));
     xdo('click', '1');

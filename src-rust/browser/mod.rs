@@ -43,6 +43,7 @@ pub fn handle_event(
         UserEvent::Identity(summaries) => browser.borrow().show_identities(&summaries),
         UserEvent::NostrPrompts(line) => browser.borrow().show_nostr_prompts(&line),
         UserEvent::Routes(routed) => browser.borrow().show_routes(&routed),
+        UserEvent::VaultUses(waiting) => browser.borrow().show_vault_uses(&waiting),
         UserEvent::DownloadDone(path, ok) => browser.borrow().download_done(&path, ok),
         UserEvent::Shutdown => {}
     }

@@ -117,6 +117,7 @@ impl Signals {
                 app.recorder.watch(),
                 app.nip07.agent_scripted.watch(),
                 app.routing.watch(),
+                app.vault_uses.watch(),
             ],
         }
     }
@@ -261,6 +262,8 @@ async fn state(app: &App, me: &Session) -> Value {
         "you": me.id,
         "paused": app.paused.is_paused(),
         "asks": asks(app),
+        // Uses of the vault waiting for the person's yes.
+        "vault_uses": app.vault_uses.list(),
         "nostr": app.nip07.state(),
         // The panel reads the audit (audit_log) when this moves.
         "audit_version": app.audit.version(),

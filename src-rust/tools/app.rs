@@ -51,6 +51,8 @@ pub struct App {
     pub recorder: crate::recording::Recorder,
     /// The person's vault: agents use its entries by name, never see them.
     pub vault: Arc<crate::vault::Vault>,
+    /// Uses of the vault waiting for the person's yes.
+    pub vault_uses: Arc<crate::vault::Consents>,
 }
 
 /// What the server checks on every request.
@@ -76,6 +78,8 @@ pub struct Shared {
     pub asks: Arc<crate::asks::Asks>,
     /// Agents' routes, which the window's engine sends requests through.
     pub routing: Arc<crate::routes::Routing>,
+    /// Uses of the person's vault waiting for their yes (the window asks too).
+    pub vault_uses: Arc<crate::vault::Consents>,
 }
 
 /// Start-up choices the program is made with.
@@ -128,6 +132,7 @@ impl App {
             metrics: Default::default(),
             recorder: setup.recorder,
             vault: Arc::new(setup.vault),
+            vault_uses: shared.vault_uses,
         })
     }
 

@@ -70,6 +70,7 @@ impl FakeBrowser {
                 activity: Arc::new(Activity::default()),
                 asks: Arc::default(),
                 routing: crate::routes::Routing::new(),
+                vault_uses: Arc::default(),
             },
             Setup {
                 session_idle: Duration::from_secs(60),

@@ -3,6 +3,7 @@
 use super::devices::Button;
 use super::inspection::TargetParams;
 use super::page::{element, Before, START_GRACE};
+use super::vault_use::{secret_for, YES_WAIT};
 use super::{identity_audit, tab_tool, Ctx, Replay, ToolDef, ToolOutput, ToolResult, ACTION};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::bridge::{Acted, Command, ElementInput, Outcome, TabId};
@@ -500,7 +501,8 @@ pub(super) async fn fill_secret(
 ) -> Result<Value, ToolError> {
     let url = ctx.tab_info(tab)?.url;
     let filled = async {
-        let vault = Some(super::vault::secret_for(ctx, tab, unseen.name, unseen.field).await?);
+        let yes_within = timeout.map_or(YES_WAIT, Duration::from_millis);
+        let vault = Some(secret_for(ctx, tab, unseen.name, unseen.field, yes_within).await?);
         let input = ElementInput::Fill {
             value: String::new(),
             submit,

@@ -52,6 +52,7 @@ pub mod storage;
 pub mod tabs;
 mod tools_enable;
 mod vault;
+mod vault_use;
 pub mod wait;
 
 pub use declaration::{

@@ -5,10 +5,8 @@
 use super::families::Family;
 use super::identity::NoParams;
 use super::{tool, Ctx, ToolDef, ToolOutput, ToolResult, ACTION, READ_ONLY};
-use crate::base::error::{ErrorCode, ToolError};
-use crate::base::tab::TabId;
-use crate::bridge::VaultFill;
-use crate::vault::{Entry, Field, Vault, VaultError};
+use crate::base::error::ToolError;
+use crate::vault::{Entry, Vault, VaultError};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -26,9 +24,13 @@ pub fn tools() -> Vec<ToolDef> {
         .in_family(Family::Secrets),
         tool(
             "vault_status",
-            "The vault: whether it exists and is open, and its entries (names, origins, fields).",
+            "The vault: whether it exists and is open, its entries (names, origins, fields), and the uses waiting for the person's yes.",
             READ_ONLY,
-            |ctx: Ctx, _: NoParams| async move { Ok(ToolOutput::json(listed(&ctx.app.vault, true))) },
+            |ctx: Ctx, _: NoParams| async move {
+                let mut status = listed(&ctx.app.vault, true);
+                status["waiting"] = json!(ctx.app.vault_uses.list());
+                Ok(ToolOutput::json(status))
+            },
         )
         .ungated()
         .person_only(),
@@ -72,8 +74,25 @@ pub fn tools() -> Vec<ToolDef> {
             |ctx: Ctx, p: PutParams| async move {
                 let (user, password) = (p.user, p.password);
                 let totp = p.totp.map(Zeroizing::new);
-                let entry = Entry::new(&p.name, &p.origins, user, password, totp.as_deref().map(String::as_str))?;
+                let entry = Entry::new(&p.name, &p.origins, user, password, totp.as_deref().map(String::as_str))?
+                    .asking(p.ask_each_time.unwrap_or(false));
                 sealing(&ctx, move |vault| vault.put(entry)).await
+            },
+        )
+        .ungated()
+        .person_only(),
+        tool(
+            "vault_answer",
+            "Allow or deny one waiting use of an entry that asks each time (by id).",
+            ACTION,
+            |ctx: Ctx, p: UseAnswerParams| async move {
+                if !ctx.app.vault_uses.answer(p.id, p.allow) {
+                    return Err(ToolError::invalid_field(
+                        "id",
+                        format!("no use {} waits for an answer (it was answered, timed out, or its agent left)", p.id),
+                    ));
+                }
+                Ok(ToolOutput::json(json!({"answered": p.id, "allowed": p.allow})))
             },
         )
         .ungated()
@@ -113,6 +132,17 @@ pub struct PutParams {
     /// An otpauth:// URI or its base32 secret.
     #[serde(default)]
     totp: Option<String>,
+    /// Each use waits for the person's yes (in the window's bar or the panel).
+    #[serde(default)]
+    ask_each_time: Option<bool>,
+}
+
+#[derive(Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UseAnswerParams {
+    /// The waiting use's id (vault_status lists them).
+    id: u64,
+    allow: bool,
 }
 
 #[derive(Deserialize, JsonSchema)]
@@ -149,64 +179,11 @@ fn listed(vault: &Vault, person: bool) -> Value {
     shown
 }
 
-/// The secret `field` of the vault entry `name`, for a fill in `tab`, once
-/// every rule holds: the vault is open, the tab's page has one of the
-/// entry's origins (https, or http on this machine), and nothing an agent
-/// supplied (a script, a route, a HAR) ever reached the tab's pages. The
-/// page itself checks that the field's own document has one of them too.
-pub async fn secret_for(
-    ctx: &Ctx,
-    tab: TabId,
-    name: &str,
-    field: Option<Field>,
-) -> Result<VaultFill, ToolError> {
-    let field = field.ok_or_else(|| {
-        ToolError::invalid_field(
-            "field",
-            "with secret, say which field: user, password or totp",
-        )
-    })?;
-    let refused = |rule: &str, why: String| {
-        ToolError::new(ErrorCode::SecretRefused, format!("{rule}: {why}"))
-    };
-    let vault = &ctx.app.vault;
-    if !vault.is_open() {
-        return Err(refused(
-            "locked",
-            "the person's vault is locked (or not made yet): ask the person to open it in the panel".into(),
-        ));
-    }
-    let origins = vault.origins_of(name)?;
-    if ctx.app.nip07.agent_scripted.contains(tab) {
-        return Err(refused(
-            "touched",
-            "an agent's script, route or HAR reached this tab's pages, and whatever an agent supplies is the agent's: no secret goes there. A new tab in a context without routes takes it".into(),
-        ));
-    }
-    let url = ctx.tab_info(tab)?.url;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let Some(value) = vault.value_for(name, field, &url, now)? else {
-        let here = crate::address::origin_of(&url).unwrap_or_else(|| "not a web page".into());
-        return Err(refused(
-            "origin",
-            format!(
-                "{name} may be used on {} only, and this page is {here}",
-                origins.join(", ")
-            ),
-        ));
-    };
-    Ok(VaultFill {
-        value: Zeroizing::new(value.expose().to_string()),
-        origins,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::base::caller::Transport;
+    use crate::base::error::ErrorCode;
     use crate::tools::dispatch::dispatch;
     use crate::tools::fake_browser::{agent_session, log_in, FakeBrowser};
 

@@ -55,6 +55,9 @@ pub struct Entry {
     pub password: Option<Secret>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub totp: Option<Totp>,
+    /// The person says yes to each use, in the window or the panel.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ask_each_time: bool,
 }
 
 impl Entry {
@@ -99,11 +102,18 @@ impl Entry {
                 .filter(|t| !t.trim().is_empty())
                 .map(Totp::parse)
                 .transpose()?,
+            ask_each_time: false,
         };
         if entry.fields().is_empty() {
             return Err(VaultError::Empty);
         }
         Ok(entry)
+    }
+
+    /// The entry, its every use waiting for the person's yes (or not).
+    pub fn asking(mut self, each_time: bool) -> Entry {
+        self.ask_each_time = each_time;
+        self
     }
 
     /// The fields this entry can fill.

@@ -7,11 +7,13 @@
 //! open, its entries live in this process only, wiped when dropped or
 //! locked.
 
+mod consent;
 mod entry;
 mod error;
 mod sealed;
 mod totp;
 
+pub use consent::{Asking, Consents, TooMany, UseAsked, WAITING_MAX};
 pub use entry::{Entry, Field, Secret};
 pub use error::{VaultError, ENTRIES_MAX, PASSWORD_MIN};
 
@@ -27,6 +29,9 @@ pub struct Listed {
     pub name: String,
     pub origins: Vec<String>,
     pub fields: Vec<Field>,
+    /// Each use waits for the person's yes.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub ask_each_time: bool,
 }
 
 /// The vault's entries as sealed.
@@ -127,6 +132,7 @@ impl Vault {
                     name: e.name.clone(),
                     origins: e.origins.clone(),
                     fields: e.fields(),
+                    ask_each_time: e.ask_each_time,
                 })
                 .collect();
             listed.sort_by(|a, b| a.name.cmp(&b.name));
@@ -162,6 +168,11 @@ impl Vault {
     /// The entry `name`'s origins, for checking where it may go.
     pub fn origins_of(&self, name: &str) -> Result<Vec<String>, VaultError> {
         self.with_open(|contents| Ok(find(contents, name)?.origins.clone()))
+    }
+
+    /// Whether each use of the entry `name` waits for the person's yes.
+    pub fn asks_each_time(&self, name: &str) -> Result<bool, VaultError> {
+        self.with_open(|contents| Ok(find(contents, name)?.ask_each_time))
     }
 
     /// The value `field` of the entry `name` takes now (a TOTP code for
@@ -306,6 +317,7 @@ mod tests {
                 name: "github".into(),
                 origins: vec!["https://github.com:443".into()],
                 fields: vec![Field::User, Field::Password, Field::Totp],
+                ask_each_time: false,
             }]
         );
     }

@@ -115,6 +115,7 @@ impl Browser {
             paused: options.paused.clone(),
             asks: options.asks.clone(),
             agent_scripted: options.agent_scripted.clone(),
+            vault_uses: options.vault_uses.clone(),
             seat: seat.clone(),
         };
         let person = Context::open(

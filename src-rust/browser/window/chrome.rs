@@ -7,6 +7,7 @@ use super::ask_bar::AskBar;
 use super::event::{ChromeAction, UserEvent};
 use super::notice_bar::notice_bar;
 use super::routes_bar::RoutesBar;
+use super::vault_bar::VaultBar;
 use crate::asks::Asks;
 use crate::base::context::{ContextId, ContextInfo, DEFAULT_CONTEXT};
 use crate::base::pause::Pause;
@@ -54,6 +55,8 @@ pub struct Chrome {
     ask: AskBar,
     /// Agents' routes answer this window's requests.
     routes: RoutesBar,
+    /// A use of the person's vault waits for their yes.
+    vault: VaultBar,
     new_tab: gtk::Button,
     panel: gtk::Button,
     /// Where the tabs' pages are shown (for the layout).
@@ -91,6 +94,8 @@ pub struct ChromeShared {
     pub paused: Arc<Pause>,
     pub asks: Arc<Asks>,
     pub agent_scripted: Arc<crate::agent_scripts::AgentScripted>,
+    /// Uses of the person's vault waiting for their yes.
+    pub vault_uses: Arc<crate::vault::Consents>,
     /// What agents' input is doing: their keys never reach the shortcuts.
     pub seat: Rc<Seat>,
 }
@@ -129,6 +134,7 @@ impl Chrome {
             paused,
             asks,
             agent_scripted,
+            vault_uses,
             seat,
         } = shared.clone();
         let poster = Poster {
@@ -212,6 +218,7 @@ impl Chrome {
         crashed_bar.hide();
         let ask = AskBar::new(asks.clone(), agent_scripted);
         let routes = RoutesBar::new();
+        let vault = VaultBar::new(vault_uses);
         install_style(window);
 
         let band = context_band(context);
@@ -221,6 +228,7 @@ impl Chrome {
         vbox.pack_start(&strip_row, false, false, 0);
         vbox.pack_start(&paused_bar, false, false, 0);
         vbox.pack_start(&ask.bar, false, false, 0);
+        vbox.pack_start(&vault.bar, false, false, 0);
         vbox.pack_start(&nostr_bar, false, false, 0);
         vbox.pack_start(&crashed_bar, false, false, 0);
         vbox.pack_start(&routes.bar, false, false, 0);
@@ -228,10 +236,11 @@ impl Chrome {
         vbox.reorder_child(&strip_row, 1);
         vbox.reorder_child(&paused_bar, 2);
         vbox.reorder_child(&ask.bar, 3);
-        vbox.reorder_child(&nostr_bar, 4);
-        vbox.reorder_child(&crashed_bar, 5);
-        vbox.reorder_child(&routes.bar, 6);
-        vbox.reorder_child(stack, 7);
+        vbox.reorder_child(&vault.bar, 4);
+        vbox.reorder_child(&nostr_bar, 5);
+        vbox.reorder_child(&crashed_bar, 6);
+        vbox.reorder_child(&routes.bar, 7);
+        vbox.reorder_child(stack, 8);
         if let Some(band) = &band {
             vbox.pack_start(band, false, false, 0);
             vbox.reorder_child(band, 0);
@@ -329,6 +338,7 @@ impl Chrome {
             paused_resume,
             ask,
             routes,
+            vault,
             new_tab,
             panel,
             pages: stack.clone(),
@@ -514,6 +524,11 @@ impl Chrome {
         self.routes.show(line);
     }
 
+    /// The uses of the person's vault waiting in this window's tabs.
+    pub fn show_vault_uses(&self, waiting: &[&crate::vault::UseAsked]) {
+        self.vault.show(waiting);
+    }
+
     pub fn show_nostr_prompts(&self, line: &str) {
         if line.is_empty() {
             self.nostr_bar.hide();
@@ -584,6 +599,9 @@ impl Chrome {
             "context_band": self.band.as_ref().map(|b| b.text().to_string()),
             "routes_bar": self.routes.shown(),
             "routes_remove": rect(self.routes.remove.upcast_ref()),
+            "vault_bar": self.vault.shown(),
+            "vault_allow": rect(self.vault.allow.upcast_ref()),
+            "vault_deny": rect(self.vault.deny.upcast_ref()),
         })
     }
 }

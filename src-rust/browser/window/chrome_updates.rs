@@ -53,6 +53,18 @@ impl Browser {
         }
     }
 
+    /// The uses of the person's vault waiting for their yes, each in the
+    /// window of its tab.
+    pub fn show_vault_uses(&self, waiting: &[crate::vault::UseAsked]) {
+        for ctx in &self.contexts {
+            let here: Vec<&crate::vault::UseAsked> = waiting
+                .iter()
+                .filter(|u| self.tab(u.tab).is_ok_and(|t| t.context == ctx.info.id))
+                .collect();
+            ctx.chrome.show_vault_uses(&here);
+        }
+    }
+
     /// A download ended: where, and whether it succeeded.
     pub fn download_done(&self, path: &str, ok: bool) {
         for ctx in &self.contexts {

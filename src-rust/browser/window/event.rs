@@ -25,6 +25,8 @@ pub enum UserEvent {
     DownloadDone(String, bool),
     /// Agents' routes changed: each routed context's routes.
     Routes(Vec<(ContextId, Vec<serde_json::Value>)>),
+    /// The uses of the person's vault waiting for their yes changed.
+    VaultUses(Vec<crate::vault::UseAsked>),
     Shutdown,
 }
 

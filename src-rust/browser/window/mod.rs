@@ -16,3 +16,4 @@ pub(super) mod options;
 pub(super) mod routes_bar;
 pub(super) mod settings;
 pub(super) mod tab_making;
+pub(super) mod vault_bar;

@@ -29,6 +29,8 @@ pub struct BrowserOptions {
     pub activity: std::sync::Arc<crate::activity::Activity>,
     /// Agents' requests for the person: shown over their tab, answered here.
     pub asks: std::sync::Arc<crate::asks::Asks>,
+    /// Uses of the person's vault waiting for their yes: asked in the window.
+    pub vault_uses: std::sync::Arc<crate::vault::Consents>,
     /// Where the pages' window.nostr calls go.
     pub nostr_calls: crate::base::page_event::PageCalls,
     /// Tabs an agent ran its own script in (in a page's world): marked here.
