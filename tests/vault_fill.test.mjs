@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import { createHmac } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { startBrowser, withBrowserLog } from './support/browser.mjs';
 import { agentCall, connectPanel } from './support/agent.mjs';
 import { TEST_NSEC, callError, callJson, callText, connectMcp } from './support/mcp.mjs';
@@ -148,6 +149,12 @@ describe('filling from the vault', { timeout: 300_000 }, () => {
     assert.ok(post, 'the sign-in post is in the log');
     const detail = await call('network_request', { id: post.id });
     assert.match(JSON.stringify(detail), /withheld/);
+    // The person's own HAR export names the form's entries, never their values.
+    const tab = (await call('tab_list')).tabs.find((t) => t.current).id;
+    const har = readFileSync((await agentCall(panel, 'network_har', { tab, all: true })).path, 'utf8');
+    for (const value of [USER, PASSWORD]) assert.ok(!har.includes(value), `the HAR export holds ${value}`);
+    const exported = JSON.parse(har).log.entries.find((e) => e.request.method === 'POST' && e.request.url.endsWith('/login'));
+    assert.deepEqual(exported.request.postData.params.map((p) => p.name), ['user', 'password', 'code']);
     for (const value of VALUES) {
       for (const answer of answers) assert.ok(!answer.includes(value), `an answer holds ${value}: ${answer.slice(0, 200)}`);
       assert.ok(!(browser.stderr() + browser.stdout()).includes(value), `the browser's log holds ${value}`);
