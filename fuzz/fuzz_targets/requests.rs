@@ -80,6 +80,9 @@ fn mcp_message(data: &[u8]) {
                 }
             }
         }
+        Ok(Incoming::Reply { id, .. }) => {
+            assert!(id.is_string() || id.is_number(), "reply id {id}");
+        }
         Ok(Incoming::Accepted) => {}
         Err(rejection) => {
             assert!(

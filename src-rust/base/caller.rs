@@ -11,6 +11,7 @@
 
 use crate::base::bounded;
 use crate::base::changes::Changes;
+use crate::base::client_requests::ClientRequests;
 use crate::base::context::{ContextId, DEFAULT_CONTEXT};
 use crate::base::error::{ErrorCode, ToolError};
 use crate::base::tab::TabId;
@@ -130,6 +131,8 @@ pub struct Session {
     closed: watch::Sender<bool>,
     /// The sessions' signal to the panel (what it lists of this one changed).
     changes: Arc<Changes>,
+    /// What the server asks this session's client (elicitation).
+    pub client_requests: ClientRequests,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -163,6 +166,7 @@ impl Session {
             watched_requests: Mutex::new((None, 0)),
             closed: watch::channel(false).0,
             changes,
+            client_requests: ClientRequests::default(),
         }
     }
 

@@ -18,6 +18,7 @@ pub mod bounded;
 pub mod call_log;
 pub mod caller;
 pub mod changes;
+pub mod client_requests;
 pub mod context;
 pub mod error;
 pub mod health;

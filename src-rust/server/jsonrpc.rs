@@ -21,7 +21,10 @@ pub enum Incoming {
         method: String,
         params: Value,
     },
-    /// A notification, or the client's response to the server: 202, no body.
+    /// The client's response to a request of the server (elicitation):
+    /// its id, and the whole message (`result` or `error`). 202, no body.
+    Reply { id: Value, message: Value },
+    /// A notification: 202, no body.
     Accepted,
 }
 
@@ -88,7 +91,13 @@ pub fn classify(body: &[u8]) -> Result<Incoming, Rejection> {
                 "a request needs \"method\"",
             ));
         }
-        return Ok(Incoming::Accepted);
+        return Ok(match (method, id) {
+            (None, Some(id)) => Incoming::Reply {
+                id,
+                message: Value::Object(std::mem::take(obj)),
+            },
+            _ => Incoming::Accepted,
+        });
     };
     if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
         return Err(Rejection::new(
@@ -124,14 +133,29 @@ mod tests {
     }
 
     #[test]
-    fn notifications_and_responses_are_accepted() {
+    fn notifications_are_accepted() {
         for body in [
             r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
             r#"{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}"#,
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"no"}}"#,
+        ] {
+            assert_eq!(classify(body.as_bytes()), Ok(Incoming::Accepted), "{body}");
+        }
+    }
+
+    #[test]
+    fn responses_to_the_server_keep_their_id_and_message() {
+        for body in [
             r#"{"jsonrpc":"2.0","id":3,"result":{}}"#,
             r#"{"jsonrpc":"2.0","id":3,"error":{"code":1,"message":"no"}}"#,
         ] {
-            assert_eq!(classify(body.as_bytes()), Ok(Incoming::Accepted), "{body}");
+            let message: Value = serde_json::from_str(body).unwrap();
+            let id = serde_json::json!(3);
+            assert_eq!(
+                classify(body.as_bytes()),
+                Ok(Incoming::Reply { id, message }),
+                "{body}"
+            );
         }
     }
 

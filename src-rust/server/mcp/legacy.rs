@@ -10,6 +10,7 @@ use super::tool_calls::{
 };
 use super::wire::{accepts_sse, reply, rpc_error};
 use crate::base::caller::{Session, Transport};
+use crate::base::client_requests::ElicitModes;
 use crate::base::secret::Wiped;
 use crate::tools::app::App;
 use axum::extract::State;
@@ -115,6 +116,19 @@ async fn long_tool_call(
     long_call::respond(work, progress).await
 }
 
+/// The client's response to a request of the server (an elicitation),
+/// for the session it names. One no request awaits is dropped.
+pub(super) fn client_reply(app: &App, headers: &HeaderMap, id: &Value, message: Value) {
+    let session = headers
+        .get(SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|named| app.sessions.get_on(named, Transport::Mcp));
+    let settled = session.is_some_and(|s| s.client_requests.settle(id, message));
+    if !settled {
+        tracing::debug!(%id, "a client's response that no request awaits: dropped");
+    }
+}
+
 /// The session named by the header; lenient mode when there is none.
 fn session_of(app: &App, headers: &HeaderMap) -> Result<Arc<Session>, Box<Response>> {
     match headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok()) {
@@ -145,6 +159,8 @@ fn initialize(session: &Session, params: &Value) -> Value {
         LATEST
     };
     session.set_client(&params["clientInfo"], version);
+    let modes = ElicitModes::declared(&params["capabilities"]);
+    session.client_requests.set_modes(modes);
     json!({
         "protocolVersion": version,
         "capabilities": {"tools": {"listChanged": true}, "logging": {}},

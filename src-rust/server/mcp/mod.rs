@@ -45,6 +45,10 @@ pub async fn post(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) 
     wipe(body);
     let (id, method, params) = match classified {
         Ok(Incoming::Request { id, method, params }) => (id, method, Wiped(params)),
+        Ok(Incoming::Reply { id, message }) => {
+            legacy::client_reply(&app, &headers, &id, message);
+            return StatusCode::ACCEPTED.into_response();
+        }
         Ok(Incoming::Accepted) => return StatusCode::ACCEPTED.into_response(),
         Err(rejection) => {
             return rpc_error(
