@@ -290,6 +290,10 @@ fn run(args: Args, tools: Registry) -> anyhow::Result<()> {
             panel_key: panel_key.clone(),
             metrics_token,
             addr,
+            panel_address: args
+                .panel_address
+                .clone()
+                .unwrap_or_else(|| format!("http://{addr}/")),
             proofs: Default::default(),
         },
         remembered,

@@ -40,6 +40,9 @@ pub enum ConfigError {
     /// A secret with spaces or control characters (a pasted line, say).
     #[error("{flag}: a secret has no spaces or control characters")]
     SecretCharacters { flag: &'static str },
+    /// `--panel-address` is no plain http(s) base address.
+    #[error("--panel-address {given:?}: {why}")]
+    PanelAddress { given: String, why: &'static str },
 }
 
 #[cfg(test)]

@@ -1,9 +1,11 @@
 //! Command-line flags and the settings derived from them.
 
 mod error;
+mod panel_address;
 
 use clap::Parser;
 pub use error::ConfigError;
+pub use panel_address::parse_panel_address;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -69,6 +71,13 @@ pub struct Args {
     /// Read the control panel's key from this file (see --panel-key).
     #[arg(long, env = "SOVEREIGN_PANEL_KEY_FILE", conflicts_with = "panel_key")]
     pub panel_key_file: Option<PathBuf>,
+
+    /// The address the person reaches the control panel at, when it is not
+    /// the server's own (a container behind a forwarded port or an
+    /// ingress): links to the panel that agents' clients show are built
+    /// from it. An http(s) address without user, query or fragment.
+    #[arg(long, env = "SOVEREIGN_PANEL_ADDRESS", value_parser = parse_panel_address)]
+    pub panel_address: Option<String>,
 
     /// A read-only credential for `/metrics` (a monitoring system's), in
     /// place of the one kept in the profile; it opens nothing else.
@@ -357,5 +366,29 @@ mod tests {
         assert_eq!(parse_size("800x600"), Ok((800, 600)));
         assert!(parse_size("800").is_err());
         assert!(parse_size("1x1").is_err());
+    }
+
+    #[test]
+    fn a_panel_address_is_checked_when_given() {
+        let given = [
+            "sovereign-browser",
+            "--panel-address",
+            "https://b.example.org",
+        ];
+        let args = Args::try_parse_from(given).unwrap();
+        assert_eq!(
+            args.panel_address.as_deref(),
+            Some("https://b.example.org/")
+        );
+        let with_key = [
+            "sovereign-browser",
+            "--panel-address",
+            "https://b.example.org/?key=x",
+        ];
+        let refused = Args::try_parse_from(with_key).unwrap_err().to_string();
+        assert!(
+            refused.contains("no query (?) or fragment (#)"),
+            "{refused}"
+        );
     }
 }

@@ -200,6 +200,7 @@ mod tests {
             panel_key: "the-persons-panel-key-0123456789".into(),
             metrics_token: token.map(|_| "the-metrics-token-0123456789".to_string()),
             addr: "127.0.0.1:17777".parse().unwrap(),
+            panel_address: "http://127.0.0.1:17777/".into(),
             proofs: Default::default(),
         }
     }

@@ -65,6 +65,9 @@ pub struct Security {
     pub metrics_token: Option<String>,
     /// The address the server listens on (for Host and Origin checks).
     pub addr: SocketAddr,
+    /// Where the person reaches the panel (`--panel-address`, else
+    /// `http://ADDR/`): links to it for agents' clients, never with the key.
+    pub panel_address: String,
     /// The server's proofs that it holds the key and the token, and the
     /// nonces clients answer to prove they do (see `base::proof`).
     pub proofs: crate::base::proof::Proofs,

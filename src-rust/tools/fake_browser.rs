@@ -62,6 +62,7 @@ impl FakeBrowser {
                 panel_key: "k".into(),
                 metrics_token: None,
                 addr: "127.0.0.1:9".parse().expect("an address"),
+                panel_address: "http://127.0.0.1:9/".into(),
                 proofs: Default::default(),
             },
             RememberedStore::new(dir.path.join("profile/remembered.json")),
