@@ -4,6 +4,7 @@
 //! notification stream, DELETE to end the session.
 
 use super::super::jsonrpc::{INVALID_REQUEST, METHOD_NOT_FOUND};
+use super::ask_elicit::{Elicitor, ASKING_TOOL};
 use super::long_call::{self, Progress};
 use super::tool_calls::{
     call_tool, describe_call, named_tool, server_info, tools_list, INSTRUCTIONS,
@@ -108,12 +109,22 @@ async fn long_tool_call(
         token,
         describe: describe_call(app, &session, tool),
     });
+    // An ask_person asks through the client too, when it can (ask_elicit).
+    let (elicitor, told) = match tool {
+        ASKING_TOOL => Elicitor::for_call(app, &session).unzip(),
+        _ => (None, None),
+    };
     let app = app.clone();
     let work: BoxFuture<'static, Vec<Value>> = Box::pin(async move {
-        let result = call_tool(&app, &session, found, &mut params, false).await;
-        vec![json!({"jsonrpc": "2.0", "id": id, "result": result})]
+        let call = call_tool(&app, &session, found, &mut params, false);
+        let (result, mut messages) = match elicitor {
+            Some(elicitor) => elicitor.beside(call).await,
+            None => (call.await, Vec::new()),
+        };
+        messages.push(json!({"jsonrpc": "2.0", "id": id, "result": result}));
+        messages
     });
-    long_call::respond(work, progress).await
+    long_call::respond(work, progress, told).await
 }
 
 /// The client's response to a request of the server (an elicitation),

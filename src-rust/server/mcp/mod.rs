@@ -5,6 +5,7 @@
 //! the request itself ([`envelope::era`]). Tool calls of both go to the
 //! shared dispatch.
 
+mod ask_elicit;
 pub mod envelope;
 mod legacy;
 mod listen;

@@ -209,7 +209,7 @@ async fn call(
         messages.push(response(&id, outcome));
         messages
     });
-    long_call::respond(work, progress).await
+    long_call::respond(work, progress, None).await
 }
 
 /// A call's result, or the JSON-RPC error it ended in.
