@@ -1,13 +1,43 @@
 // Agents asking the person to take over a tab (ask_person): each request
 // with its message, a note to send back, and Done / Can't. The window shows
-// the same request over its tab; whichever answers first ends it.
+// the same request over its tab; whichever answers first ends it. An
+// address with #ask=ID (the link an agent's client shows its user) opens
+// the panel at that request: shown first, with its tab's address, and its
+// tab brought forward once.
 
 import { $, h, setText, syncRows, toast, describeError } from './dom.js';
+import { askInAddress } from './key.js';
 
 export function initAsks({ call }) {
   const section = $('#asks-section');
   const list = $('#asks');
   let expiries = new Map(); // ask id -> local ms when it times out
+  let focused = askInAddress();
+  let broughtForward = null; // the focused request whose tab was brought forward
+  window.addEventListener('hashchange', () => { focused = askInAddress(); });
+
+  /** Marks the request the address names, with its tab's address. */
+  function mark(li, ask, tab) {
+    const mine = ask.id === focused;
+    li.classList.toggle('focused', mine);
+    li.dataset.focused = String(mine);
+    li.querySelector('.ask-url').hidden = !mine || !tab;
+    if (mine && tab) setText(li.querySelector('.ask-url'), `Its tab: ${tab.url}`);
+  }
+
+  /** Once shown, brings the named request into view and its tab forward, once. */
+  function bringForward(asks, tabs) {
+    const li = list.querySelector('li.focused');
+    if (!li || broughtForward === focused) return;
+    broughtForward = focused;
+    li.scrollIntoView({ block: 'center' });
+    li.querySelector('input[name="note"]').focus({ preventScroll: true });
+    // A tab of the person's own context comes forward; an agent's
+    // context's tab is in its own window, in front since the request.
+    const ask = asks.find((a) => a.id === focused);
+    const tab = ask && tabs.find((t) => t.id === ask.tab);
+    if (tab && Number.isInteger(tab.index)) call('tab_switch', { index: tab.index }).catch(() => {});
+  }
 
   async function answer(li, reply, buttons) {
     for (const b of buttons) b.disabled = true;
@@ -33,6 +63,7 @@ export function initAsks({ call }) {
     li.append(
       h('p', { class: 'ask-who' }, h('strong', { class: 'asker' }), h('span', { class: 'ask-tab muted' })),
       h('p', { class: 'ask-message' }),
+      h('p', { class: 'ask-url muted', hidden: true }),
       h('p', { class: 'ask-agent warning', hidden: true },
         'An agent ran its own script in this tab or routed its requests: what you type there may reach it.'),
       h('div', { class: 'field' },
@@ -50,6 +81,7 @@ export function initAsks({ call }) {
     setText(li.querySelector('.ask-message'), ask.message);
     li.querySelector('.ask-agent').hidden = ask.agent_scripted !== true;
     li.dataset.tab = String(ask.tab);
+    mark(li, ask, tab);
     refreshLeft(li);
   }
 
@@ -64,10 +96,13 @@ export function initAsks({ call }) {
 
   return {
     render(state) {
-      const asks = Array.isArray(state.asks) ? state.asks : [];
+      const asks = Array.isArray(state.asks) ? [...state.asks] : [];
+      // The request the address names comes first.
+      asks.sort((a, b) => Number(b.id === focused) - Number(a.id === focused));
       expiries = new Map(asks.map((a) => [a.id, Date.now() + (a.expires_in_ms || 0)]));
       syncRows(list, asks, (a) => a.id, create, (li, ask) => update(li, ask, state.tabs || []));
       section.hidden = asks.length === 0;
+      bringForward(asks, state.tabs || []);
       setText($('#asks-count'), asks.length ? String(asks.length) : '');
     },
   };

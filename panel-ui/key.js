@@ -19,7 +19,15 @@ export function takeKeyFromAddress() {
   const given = fromAddress();
   if (given === null) return;
   rememberKey(given);
-  history.replaceState(null, '', location.pathname);
+  // A request the address opens the panel at (#ask=ID) stays in it.
+  const ask = askInAddress();
+  history.replaceState(null, '', location.pathname + (ask === null ? '' : `#ask=${ask}`));
+}
+
+/** The agent's request the address opens the panel at (#ask=ID), if any. */
+export function askInAddress() {
+  const value = new URLSearchParams(location.hash.slice(1)).get('ask');
+  return value !== null && /^[0-9]{1,15}$/.test(value) ? Number(value) : null;
 }
 
 export function rememberKey(value) {

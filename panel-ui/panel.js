@@ -95,6 +95,8 @@
 //     #audit-identity (""|npub), #audit-action, #audit-refused, #audit-export, #audit-clear
 //   Agents asking for you (ask_person)
 //     #asks-section (hidden while none asks), #asks > li[data-key=<id>][data-tab=<tab id>]
+//     [data-focused=true|false] (true: the request the address names, #ask=<id>, shown
+//     first with its tab's address in .ask-url)
 //     with .ask-message, input[name=note], button[data-answer=done|declined]
 //   #toasts: short confirmations and errors.
 
