@@ -31,12 +31,13 @@ export const TEST_PUBKEY = '7e7e9c42a91bfef19fa929e5fda1b72e0ebc1a4c1141673e2794
 // Official SDK client
 
 /**
- * Connect the official MCP client to a running browser.
+ * Connect the official MCP client to a running browser (declaring
+ * `capabilities`, e.g. elicitation, when given).
  * Returns { client, transport, callTool(name, args), listTools(), close() }.
  * callTool returns the raw CallToolResult.
  */
-export async function connectMcp(browser, { name = 'sovereign-tests', token = browser.token, timeout = 60_000 } = {}) {
-  const client = new Client({ name, version: '0.0.0' });
+export async function connectMcp(browser, { name = 'sovereign-tests', token = browser.token, timeout = 60_000, capabilities } = {}) {
+  const client = new Client({ name, version: '0.0.0' }, capabilities ? { capabilities } : undefined);
   const headers = token ? { Authorization: `Bearer ${token}` } : {};
   const transport = new StreamableHTTPClientTransport(new URL(browser.mcpUrl), { requestInit: { headers } });
   await client.connect(transport);

@@ -1,13 +1,15 @@
 """The official MCP Python SDK (2.x) as a client of the browser, for the
-scenarios of tests/mcp_eras.test.mjs. Prints what it saw as JSON lines on
+scenarios of tests/mcp_eras.test.mjs and tests/ask_elicit.test.mjs. Prints what it saw as JSON lines on
 stdout, the last one its summary.
 
     python3 mcp_python_client.py URL TOKEN MODE browse PAGE_URL
     python3 mcp_python_client.py URL TOKEN MODE login-wait
+    python3 mcp_python_client.py URL TOKEN legacy ask-form MESSAGE
 
 MODE is "auto" (the SDK's default: it probes server/discover and speaks the
-stateless protocol when the server offers it) or a protocol version to pin
-(for instance 2026-07-28).
+stateless protocol when the server offers it), "legacy" (a 2025-11-25
+session, opened by initialize) or a protocol version to pin (for instance
+2026-07-28).
 
 browse: the browser is logged in; fill a form in one tab, open another,
 read the first one's field back by its tab id.
@@ -15,6 +17,11 @@ read the first one's field back by its tab id.
 login-wait: nobody is logged in; call get_url with a form-elicitation
 callback, which prints what it was asked and answers with the line read
 from stdin (accept, decline), as the client's user would.
+
+ask-form: in a 2025-11-25 session of a client that shows forms only, call
+ask_person with MESSAGE; the form elicitation it brings is answered Can't
+with a note, as the client's user would. Prints what it was asked, then
+the tool's result.
 """
 
 import asyncio
@@ -24,9 +31,10 @@ import sys
 import anyio
 
 from mcp.client import Client
+from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
-from mcp_types import ElicitResult, Implementation
+from mcp_types import ElicitationCapability, ElicitResult, FormElicitationCapability, Implementation
 
 
 def structured(result):
@@ -71,6 +79,34 @@ async def login_wait(url, token, mode):
         print(json.dumps({"is_error": bool(result.is_error), "result": result.structured_content}))
 
 
+def forms_only():
+    """The SDK declares both elicitation modes whenever it is given a
+    callback; this client stands for one that shows forms only (a URL-mode
+    client gets a link instead, tests/ask_elicit.test.mjs)."""
+    declared = ClientSession._build_capabilities
+
+    def form(self, version):
+        capabilities = declared(self, version)
+        if capabilities.elicitation is not None:
+            capabilities.elicitation = ElicitationCapability(form=FormElicitationCapability())
+        return capabilities
+
+    ClientSession._build_capabilities = form
+
+
+async def ask_form(url, token, mode, message):
+    forms_only()
+
+    async def answer(context, params):
+        fields = sorted(params.requested_schema.get("properties", {}))
+        print(json.dumps({"asked": params.message, "mode": params.mode, "fields": fields}), flush=True)
+        return ElicitResult(action="accept", content={"answer": "cant", "note": "no phone at hand"})
+
+    async with connect(url, token, mode, elicitation_callback=answer) as client:
+        result = await client.call_tool("ask_person", {"message": message, "timeout": 60000})
+        print(json.dumps({"protocol": client.protocol_version, "result": structured(result)}))
+
+
 async def browse(url, token, mode, page):
     seen = {}
     async with connect(url, token, mode) as client:
@@ -101,5 +137,7 @@ if __name__ == "__main__":
     url, token, mode, scenario, *rest = sys.argv[1:]
     if scenario == "browse":
         asyncio.run(browse(url, token, mode, *rest))
+    elif scenario == "ask-form":
+        asyncio.run(ask_form(url, token, mode, *rest))
     else:
         asyncio.run(login_wait(url, token, mode))
