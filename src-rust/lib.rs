@@ -9,6 +9,7 @@ pub mod activity;
 pub mod address;
 pub mod agent_scripts;
 pub mod asks;
+pub mod audit_chain;
 pub mod authorship;
 pub mod base;
 pub mod bridge;

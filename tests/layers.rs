@@ -17,6 +17,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("agent_scripts", 2),
     ("authorship", 2),
     ("asks", 2),
+    ("audit_chain", 2),
     ("config", 2),
     ("files_dir", 2),
     ("loader_tables", 2),

@@ -52,6 +52,12 @@ pub enum CliError {
     /// A flow asks what `record export` never writes: it is not run.
     #[error("{}: {why}", .path.display())]
     FlowRefused { path: PathBuf, why: FlowRefused },
+    /// The identity audit's chain broke: `why` names the first entry.
+    #[error("{}: {why}", .path.display())]
+    AuditBroken {
+        path: PathBuf,
+        why: crate::audit_chain::Broken,
+    },
     /// Nothing answers at the address.
     #[error("no browser is running at {addr} ({why}); start one with `scripts/start.sh` or `sovereign-browser`")]
     NoBrowser { addr: String, why: String },
@@ -86,7 +92,7 @@ impl CliError {
     /// its files), 3 no browser reachable, 4 the token.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Tool { .. } => 1,
+            CliError::Tool { .. } | CliError::AuditBroken { .. } => 1,
             CliError::Usage(_)
             | CliError::StandardInput { .. }
             | CliError::BatchLine { .. }

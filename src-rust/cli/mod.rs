@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 1 a tool failed (its code is printed), 2 a usage
 //! error, 3 no browser could be reached, 4 the browser refused the token.
 
+mod audit;
 mod catalog;
 mod connection;
 mod error;
@@ -42,6 +43,8 @@ commands:
                   do a flow again with no model: elements found by role and name,
                   test id, label or text; stops at the first step that differs,
                   saying what was expected and found, with a screenshot (exit 1)
+  audit verify    check the identity audit's hash chain in the profile (--profile DIR):
+                  names the first entry changed, removed or inserted (exit 1)
 
 flags (anywhere on the line; after a `--` every word is the tool's):
   --addr HOST:PORT, --port N   where the browser listens
@@ -119,6 +122,7 @@ fn run(words: Vec<String>) -> Outcome {
             .into(),
         },
         "replay" => flows::replay(&options, args),
+        "audit" => audit::run(&options, args),
         name => {
             let Some(tool) = catalog::find(name) else {
                 return CliError::Usage(format!(

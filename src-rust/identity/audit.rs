@@ -10,6 +10,7 @@
 //! before); an ephemeral context's uses stay in memory only. The newest
 //! [`KEPT`] are in memory for the panel, after a restart too.
 
+use crate::audit_chain::{self, Head};
 use crate::base::changes::Changes;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -92,6 +93,12 @@ pub struct Use {
     /// Why it failed or was refused.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub error: Option<String>,
+    /// Its place in the file's hash chain (`crate::audit_chain`): its
+    /// number and the hash of the line before. None: kept in memory only.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub seq: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub prev: Option<String>,
 }
 
 impl Use {
@@ -111,6 +118,8 @@ impl Use {
             decided,
             allowed: true,
             error: None,
+            seq: None,
+            prev: None,
         }
     }
 
@@ -133,6 +142,8 @@ impl Use {
 pub struct Audit {
     /// The file (none: nothing is kept on disk).
     file: Option<PathBuf>,
+    /// The newest line of the file's chain: one writer at a time links to it.
+    head: Mutex<Head>,
     recent: Mutex<VecDeque<Use>>,
     changes: Changes,
 }
@@ -148,11 +159,15 @@ impl Audit {
     /// Reads what the profile kept (the rotated file, then the current).
     pub fn open(file: Option<PathBuf>) -> Audit {
         let mut recent = VecDeque::with_capacity(KEPT);
+        let mut head = Head::start();
         if let Some(path) = &file {
             for part in [rotated(path), path.clone()] {
                 let Ok(text) = std::fs::read_to_string(&part) else {
                     continue;
                 };
+                if let Some(last) = audit_chain::last_head(text.lines()) {
+                    head = last;
+                }
                 for entry in text.lines().filter_map(|l| serde_json::from_str(l).ok()) {
                     if recent.len() == KEPT {
                         recent.pop_front();
@@ -163,6 +178,7 @@ impl Audit {
         }
         Audit {
             file,
+            head: Mutex::new(head),
             recent: Mutex::new(recent),
             changes: Changes::default(),
         }
@@ -170,10 +186,17 @@ impl Audit {
 
     /// Keeps one use; on disk too unless its context is in memory only.
     pub fn record(&self, entry: Use, on_disk: bool) {
-        let entry = entry.bounded();
+        let mut entry = entry.bounded();
         if let (Some(path), true) = (&self.file, on_disk) {
-            if let Err(error) = append(path, &entry) {
-                tracing::warn!("cannot write the identity audit log: {error}");
+            let mut head = self.head.lock().unwrap_or_else(|e| e.into_inner());
+            entry.seq = Some(head.seq + 1);
+            entry.prev = Some(head.hash.clone());
+            match append(path, &entry) {
+                Ok(next) => *head = next,
+                Err(error) => {
+                    tracing::warn!("cannot write the identity audit log: {error}");
+                    (entry.seq, entry.prev) = (None, None);
+                }
             }
         }
         {
@@ -204,9 +227,11 @@ impl Audit {
     pub fn clear(&self) {
         self.lock().clear();
         if let Some(path) = &self.file {
-            for part in [path.clone(), rotated(path)] {
+            let mut head = self.head.lock().unwrap_or_else(|e| e.into_inner());
+            for part in [path.clone(), rotated(path), audit_chain::head_path(path)] {
                 let _ = std::fs::remove_file(part);
             }
+            *head = Head::start();
         }
         self.changes.bump();
     }
@@ -226,23 +251,30 @@ impl Audit {
 }
 
 fn rotated(path: &Path) -> PathBuf {
-    path.with_extension("1.jsonl")
+    audit_chain::rotated_path(path)
 }
 
-/// Appends one line (owner-only file), rotating a full file first.
-fn append(path: &Path, entry: &Use) -> std::io::Result<()> {
+/// Appends one line (owner-only file), rotating a full file first, and
+/// keeps the chain's new head beside it: that head, once written.
+fn append(path: &Path, entry: &Use) -> std::io::Result<Head> {
     if std::fs::metadata(path).is_ok_and(|m| m.len() >= FILE_MAX) {
         std::fs::rename(path, rotated(path))?;
     }
-    let mut line = serde_json::to_vec(entry).map_err(std::io::Error::other)?;
-    line.push(b'\n');
+    let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
     use std::os::unix::fs::OpenOptionsExt;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .mode(0o600)
         .open(path)?;
-    file.write_all(&line)
+    file.write_all(format!("{line}\n").as_bytes())?;
+    let head = Head {
+        seq: entry.seq.unwrap_or_default(),
+        hash: audit_chain::hash(&line),
+    };
+    let text = serde_json::to_vec(&head).map_err(std::io::Error::other)?;
+    crate::profile::write_private(&audit_chain::head_path(path), &text)?;
+    Ok(head)
 }
 
 #[cfg(test)]
