@@ -32,3 +32,4 @@ pub mod server;
 pub mod speech_stand_in;
 pub mod tools;
 pub mod vault;
+pub mod web_bot_auth;

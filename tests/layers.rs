@@ -24,6 +24,7 @@ const LAYERS: &[(&str, u32)] = &[
     ("page_protocol", 2),
     ("recording", 2),
     ("routes", 2),
+    ("web_bot_auth", 2),
     ("bridge", 3),
     ("hold", 3),
     ("flow", 3),
