@@ -6,8 +6,12 @@
 //! audit verify` names the first entry where it broke.
 //!
 //! What the chain alone cannot tell: someone who can write the profile
-//! can write a whole new chain and head. The signatures that answer that
-//! are the identity's (see docs/security.md); this is the chain they sign.
+//! can write a whole new chain and head. An entry made while its identity
+//! is held here (a `local` or `seed` login) also carries that identity's
+//! BIP-340 signature of the line (`sig`, always last; the line without
+//! it is what is signed), which no one without the key can make again:
+//! a chain rewritten around it fails there. Entries of an identity held
+//! elsewhere (a bunker, a device) or read-only are chained, not signed.
 //! Lines from before the chain (no `seq`) are counted, not checked; the
 //! oldest lines go with the file's rotation, so a chain may start past 1.
 
@@ -36,8 +40,40 @@ impl Head {
 
 /// The SHA-256 of one line as written (without its line break), hex.
 pub fn hash(line: &str) -> String {
-    let digest = Sha256::digest(line.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    digest(line).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The SHA-256 of one line: what the identity signs of a line (without
+/// its `sig`), and what links the next line to it (with it).
+pub fn digest(line: &str) -> [u8; 32] {
+    Sha256::digest(line.as_bytes()).into()
+}
+
+/// A signed line: the line as it was signed (without its `sig`, always
+/// the last field) and the signature (hex). None: the line is unsigned.
+fn signed_parts(line: &str) -> Option<(String, &str)> {
+    let body = line.strip_suffix("\"}")?;
+    let at = body.rfind(",\"sig\":\"")?;
+    let sig = &body[at + 8..];
+    Some((format!("{}}}", &body[..at]), sig))
+}
+
+/// Whether the identity (`npub`) signed `unsigned` with `sig`.
+fn signature_holds(unsigned: &str, sig: &str, npub: &str) -> bool {
+    use nostr::FromBech32;
+    let (Ok(key), Ok(sig)) = (
+        nostr::PublicKey::from_bech32(npub),
+        sig.parse::<nostr::secp256k1::schnorr::Signature>(),
+    ) else {
+        return false;
+    };
+    let Ok(xonly) = key.xonly() else {
+        return false;
+    };
+    let message = nostr::secp256k1::Message::from_digest(digest(unsigned));
+    nostr::SECP256K1
+        .verify_schnorr(&sig, &message, &xonly)
+        .is_ok()
 }
 
 /// Where the head of the audit file `audit` is kept.
@@ -91,6 +127,8 @@ pub enum Broken {
         seq: u64,
         after: u64,
     },
+    #[error("entry {seq} does not carry a signature of its identity {identity}: it was changed or forged")]
+    BadSignature { seq: u64, identity: String },
     #[error("the newest entry, {seq}, was changed (the head kept beside the file names another)")]
     NewestChanged { seq: u64 },
     #[error("entries {from} to {to} were removed from the end (the head kept beside the file names entry {to})")]
@@ -106,6 +144,8 @@ pub struct Verified {
     pub first: u64,
     /// Lines from before the chain, not checked.
     pub unchained: u64,
+    /// Chained entries signed by their identity.
+    pub signed: u64,
 }
 
 /// Checks the audit's files, oldest first (name and text each), against
@@ -113,7 +153,7 @@ pub struct Verified {
 pub fn verify(files: &[(String, String)], head: Option<&Head>) -> Result<Verified, Broken> {
     let mut last: Option<Head> = None;
     let mut first = None;
-    let (mut entries, mut unchained) = (0, 0);
+    let (mut entries, mut unchained, mut signed) = (0, 0, 0);
     for (name, text) in files {
         for (i, line) in text.lines().enumerate() {
             let unreadable = || Broken::Unreadable {
@@ -156,6 +196,18 @@ pub fn verify(files: &[(String, String)], head: Option<&Head>) -> Result<Verifie
             } else if seq == 1 && prev != GENESIS {
                 return Err(Broken::Changed { seq: 0, next: 1 });
             }
+            if value.get("sig").is_some() {
+                let identity = value.get("identity").and_then(|i| i.as_str()).unwrap_or("");
+                let holds = signed_parts(line)
+                    .is_some_and(|(unsigned, sig)| signature_holds(&unsigned, sig, identity));
+                if !holds {
+                    return Err(Broken::BadSignature {
+                        seq,
+                        identity: identity.to_string(),
+                    });
+                }
+                signed += 1;
+            }
             first.get_or_insert(seq);
             entries += 1;
             last = Some(Head {
@@ -188,6 +240,7 @@ pub fn verify(files: &[(String, String)], head: Option<&Head>) -> Result<Verifie
         entries,
         first: first.unwrap_or(0),
         unchained,
+        signed,
     })
 }
 
@@ -279,5 +332,54 @@ mod tests {
         // The oldest lines rotated away: the chain starts at 3.
         let later = verify(&files[1..], Some(&head)).unwrap();
         assert_eq!((later.entries, later.first), (2, 3));
+    }
+
+    #[test]
+    fn a_signed_entry_holds_and_a_whole_chain_rewritten_around_it_does_not() {
+        let keys = nostr::Keys::generate();
+        let npub = nostr::ToBech32::to_bech32(&keys.public_key()).unwrap();
+        let sign = |unsigned: &str| {
+            let message = nostr::secp256k1::Message::from_digest(digest(unsigned));
+            keys.sign_schnorr(&message).to_string()
+        };
+        // Written as the browser writes them: the signature last.
+        let build = |action: &str| {
+            let line1 = format!(
+                r#"{{"identity":"{npub}","action":"{action}","seq":1,"prev":"{GENESIS}"}}"#
+            );
+            let line1 = format!(
+                r#"{},"sig":"{}"}}"#,
+                &line1[..line1.len() - 1],
+                sign(&line1)
+            );
+            let line2 = format!(r#"{{"action":"logout","seq":2,"prev":"{}"}}"#, hash(&line1));
+            let head = Head {
+                seq: 2,
+                hash: hash(&line2),
+            };
+            (vec![line1, line2], head)
+        };
+        let (lines, head) = build("login");
+        let verified = check(&lines, &head).unwrap();
+        assert_eq!((verified.entries, verified.signed), (2, 1));
+        // Someone changes the signed entry and writes every link and the
+        // head again: the chain holds, the identity's signature does not.
+        let (mut forged, _) = build("login");
+        forged[0] = forged[0].replace(r#""action":"login""#, r#""action":"sign""#);
+        forged[1] = format!(
+            r#"{{"action":"logout","seq":2,"prev":"{}"}}"#,
+            hash(&forged[0])
+        );
+        let forged_head = Head {
+            seq: 2,
+            hash: hash(&forged[1]),
+        };
+        assert_eq!(
+            check(&forged, &forged_head),
+            Err(Broken::BadSignature {
+                seq: 1,
+                identity: npub.clone()
+            })
+        );
     }
 }

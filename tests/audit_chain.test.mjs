@@ -4,6 +4,7 @@
 // changed or cut off, are each found and named.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -65,7 +66,9 @@ describe('the identity audit\'s hash chain', { timeout: 240_000 }, () => {
     await waitFor(() => lines().length === 6, 'six entries in the file');
     checked = await verify();
     assert.equal(checked.code, 0, checked.stdout + checked.stderr);
-    assert.match(checked.stdout, /entries 1 to 6, every link holds/);
+    assert.match(checked.stdout, /entries 1 to 6, every link holds; 2 signed by their identity, each signature good/);
+    // A local key's login is signed by it; the logouts and a read-only login cannot be.
+    assert.deepEqual(lines().map((l) => 'sig' in JSON.parse(l)), [true, false, false, false, true, false]);
   }));
 
   it('an entry changed, removed or inserted by hand is found and named', { timeout: 60_000 }, logged(async () => {
@@ -92,6 +95,20 @@ describe('the identity audit\'s hash chain', { timeout: 240_000 }, () => {
     newest[5] = newest[5].replace('"allowed":true', '"allowed":false');
     assert.match(await tamper(newest, 'the newest changed'), /the newest entry, 6, was changed/);
     assert.match(await tamper(original.slice(0, 4), 'the end cut'), /entries 5 to 6 were removed from the end/);
+    // Changed, with every link and the head written again: the chain holds, the signature does not.
+    const sha = (text) => createHash('sha256').update(text).digest('hex');
+    const rewritten = [original[0].replace('"decided":"called"', '"decided":"person"')];
+    assert.notEqual(rewritten[0], original[0], 'the signed entry was changed');
+    for (const line of original.slice(1)) {
+      const entry = JSON.parse(line);
+      rewritten.push(line.replace(entry.prev, sha(rewritten.at(-1))));
+    }
+    const head = path.join(profile, 'audit.head.json');
+    const keptHead = readFileSync(head, 'utf8');
+    writeFileSync(head, JSON.stringify({ seq: 6, hash: sha(rewritten[5]) }));
+    const forged = await tamper(rewritten, 'rewritten');
+    writeFileSync(head, keptHead);
+    assert.match(forged, /entry 1 does not carry a signature of its identity npub1\w+: it was changed or forged/);
     const untouched = await verify();
     assert.equal(untouched.code, 0, untouched.stderr);
     // And the command says how it is used.

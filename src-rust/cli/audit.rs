@@ -50,6 +50,12 @@ fn verify(options: &Options) -> Outcome {
             if verified.first > 1 {
                 said.push_str(" (the older ones were rotated away)");
             }
+            if verified.signed > 0 {
+                said.push_str(&format!(
+                    "; {} signed by their identity, each signature good",
+                    verified.signed
+                ));
+            }
             if verified.unchained > 0 {
                 said.push_str(&format!(
                     "; {} older lines from before the chain, not checked",

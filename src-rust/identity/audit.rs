@@ -10,6 +10,7 @@
 //! before); an ephemeral context's uses stay in memory only. The newest
 //! [`KEPT`] are in memory for the panel, after a restart too.
 
+use super::Signer;
 use crate::audit_chain::{self, Head};
 use crate::base::changes::Changes;
 use serde::{Deserialize, Serialize};
@@ -99,6 +100,10 @@ pub struct Use {
     pub seq: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub prev: Option<String>,
+    /// The identity's BIP-340 signature of the line without it, when its
+    /// signer holds its key here (`crate::audit_chain`). Always last.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub sig: Option<String>,
 }
 
 impl Use {
@@ -120,6 +125,7 @@ impl Use {
             error: None,
             seq: None,
             prev: None,
+            sig: None,
         }
     }
 
@@ -184,18 +190,20 @@ impl Audit {
         }
     }
 
-    /// Keeps one use; on disk too unless its context is in memory only.
-    pub fn record(&self, entry: Use, on_disk: bool) {
+    /// Keeps one use; on disk too unless its context is in memory only,
+    /// signed there by `signer` when it is the entry's identity and holds
+    /// its key here.
+    pub fn record(&self, entry: Use, on_disk: bool, signer: Option<&dyn Signer>) {
         let mut entry = entry.bounded();
         if let (Some(path), true) = (&self.file, on_disk) {
             let mut head = self.head.lock().unwrap_or_else(|e| e.into_inner());
             entry.seq = Some(head.seq + 1);
             entry.prev = Some(head.hash.clone());
-            match append(path, &entry) {
+            match append(path, &mut entry, signer) {
                 Ok(next) => *head = next,
                 Err(error) => {
                     tracing::warn!("cannot write the identity audit log: {error}");
-                    (entry.seq, entry.prev) = (None, None);
+                    (entry.seq, entry.prev, entry.sig) = (None, None, None);
                 }
             }
         }
@@ -256,11 +264,21 @@ fn rotated(path: &Path) -> PathBuf {
 
 /// Appends one line (owner-only file), rotating a full file first, and
 /// keeps the chain's new head beside it: that head, once written.
-fn append(path: &Path, entry: &Use) -> std::io::Result<Head> {
+fn append(path: &Path, entry: &mut Use, signer: Option<&dyn Signer>) -> std::io::Result<Head> {
     if std::fs::metadata(path).is_ok_and(|m| m.len() >= FILE_MAX) {
         std::fs::rename(path, rotated(path))?;
     }
-    let line = serde_json::to_string(entry).map_err(std::io::Error::other)?;
+    let mut line = serde_json::to_string(&*entry).map_err(std::io::Error::other)?;
+    let own = |s: &&dyn Signer| {
+        let npub = nostr::ToBech32::to_bech32(&s.public_key()).ok();
+        npub.is_some() && npub == entry.identity
+    };
+    if let Some(signer) = signer.filter(own) {
+        entry.sig = signer.sign_digest(&audit_chain::digest(&line));
+        if entry.sig.is_some() {
+            line = serde_json::to_string(&*entry).map_err(std::io::Error::other)?;
+        }
+    }
     use std::os::unix::fs::OpenOptionsExt;
     let mut file = std::fs::OpenOptions::new()
         .create(true)
@@ -300,7 +318,7 @@ mod tests {
             Decision::Person,
         );
         sign.origin = Some("http://a.test:80".into());
-        audit.record(sign, true);
+        audit.record(sign, true, None);
         audit.record(
             Use::new(
                 Action::Login,
@@ -309,6 +327,7 @@ mod tests {
                 Decision::Called,
             ),
             false,
+            None,
         );
         assert_eq!(audit.list(None, 10).len(), 2);
         assert_eq!(audit.list(Some("npub1b"), 10).len(), 1);
@@ -338,7 +357,7 @@ mod tests {
         let audit = Audit::open(Some(path.clone()));
         let mut entry = Use::new(Action::PublicKey, None, "default", Decision::Refused);
         entry.origin = Some("x".repeat(100_000));
-        audit.record(entry, true);
+        audit.record(entry, true, None);
         assert!(rotated(&path).exists());
         assert!(std::fs::metadata(&path).unwrap().len() < 2_000);
         assert!(audit.list(None, 1)[0].origin.as_ref().unwrap().len() < TEXT_MAX + 64);

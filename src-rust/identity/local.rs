@@ -61,6 +61,11 @@ impl Signer for KeySigner {
         self.method
     }
 
+    fn sign_digest(&self, digest: &[u8; 32]) -> Option<String> {
+        let message = nostr::secp256k1::Message::from_digest(*digest);
+        Some(self.keys.sign_schnorr(&message).to_string())
+    }
+
     fn public_key(&self) -> PublicKey {
         self.keys.public_key()
     }

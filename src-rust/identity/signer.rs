@@ -68,6 +68,13 @@ pub trait Signer: Send + Sync {
         peer: PublicKey,
         ciphertext: String,
     ) -> BoxFuture<'_, SignerResult<String>>;
+    /// A BIP-340 signature (hex) of a 32-byte digest, made at once by a
+    /// signer that holds its key in this process: the identity audit's
+    /// lines. None for one that would have to be asked (a remote or
+    /// hardware signer) or holds no key (read-only).
+    fn sign_digest(&self, _digest: &[u8; 32]) -> Option<String> {
+        None
+    }
     /// Whether a remote signer answers; local ones always do.
     fn reachable(&self) -> BoxFuture<'_, bool> {
         Box::pin(async { true })

@@ -260,9 +260,11 @@ pub async fn answer_page(
         agent_scripted: &nip07.agent_scripted,
     };
     let entry = audited::entry(&asker, &at_work, &request, npub, decided);
-    nip07
-        .audit
-        .record(audited::ended(entry, &outcome), !call.ephemeral);
+    nip07.audit.record(
+        audited::ended(entry, &outcome),
+        !call.ephemeral,
+        identity.current().as_deref(),
+    );
     outcome
 }
 

@@ -146,5 +146,6 @@ fn record(
         entry.allowed = false;
         entry.error = Some(error.message.clone());
     }
-    ctx.app.audit.record(entry, !ephemeral);
+    let signer = ctx.app.identities.of(context).current();
+    ctx.app.audit.record(entry, !ephemeral, signer.as_deref());
 }
