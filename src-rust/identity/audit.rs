@@ -290,8 +290,17 @@ fn append(path: &Path, entry: &mut Use, signer: Option<&dyn Signer>) -> std::io:
         seq: entry.seq.unwrap_or_default(),
         hash: audit_chain::hash(&line),
     };
+    // Written in place, not synced: an entry is recorded on the way of a
+    // page's call, which must not wait for the disk. A head torn by a
+    // crash reads as none, and the chain is checked without it.
     let text = serde_json::to_vec(&head).map_err(std::io::Error::other)?;
-    crate::profile::write_private(&audit_chain::head_path(path), &text)?;
+    let mut kept = std::fs::OpenOptions::new()
+        .create(true)
+        .write(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(audit_chain::head_path(path))?;
+    kept.write_all(&text)?;
     Ok(head)
 }
 
@@ -344,6 +353,10 @@ mod tests {
         use std::os::unix::fs::PermissionsExt;
         let mode = std::fs::metadata(&path).unwrap().permissions().mode();
         assert_eq!(mode & 0o077, 0, "owner-only");
+        let head = audit_chain::head_path(&path);
+        let mode = std::fs::metadata(&head).unwrap().permissions().mode();
+        assert_eq!(mode & 0o077, 0, "the chain's head owner-only too");
+        assert_eq!(audit_chain::read_head(&path).map(|h| h.seq), Some(1));
         again.clear();
         assert!(Audit::open(Some(path)).list(None, 10).is_empty());
         let _ = std::fs::remove_dir_all(dir);
