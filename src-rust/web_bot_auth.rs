@@ -4,8 +4,12 @@
 //! itself: the key (derived from the context's identity, so it is the same
 //! after a restart), its JWK and thumbprint (RFC 7638, the `keyid`), and
 //! the `Signature-Input` and `Signature` of one request covering
-//! `@authority` and `signature-agent` with `created`, `expires`, a nonce
-//! and `tag="web-bot-auth"`.
+//! `@authority` and its `Signature-Agent` member with `created`, `expires`,
+//! a nonce and `tag="web-bot-auth"`, as the working group's draft
+//! (draft-ietf-webbotauth-httpsig-protocol) says: `Signature-Agent` is a
+//! dictionary whose member, named as the signature's label, is the key
+//! directory's address, and the signature covers that member
+//! (`"signature-agent";key="sig1"`).
 
 use data_encoding::{BASE64, BASE64URL_NOPAD};
 use hmac::{Hmac, Mac};
@@ -85,7 +89,8 @@ impl SigningKey {
 pub struct Signed {
     pub signature_input: String,
     pub signature: String,
-    /// `Signature-Agent`: where the key directory is (a quoted string).
+    /// `Signature-Agent`: where the key directory is, as a dictionary
+    /// member named as the signature (`sig1="https://..."`).
     pub signature_agent: String,
 }
 
@@ -97,11 +102,12 @@ pub struct Params<'a> {
 }
 
 /// The signature base of RFC 9421 section 2.5: each covered component's
-/// line, then `@signature-params`.
+/// line (its identifier as serialized, `"@authority"` or
+/// `"signature-agent";key="sig1"`, and its value), then `@signature-params`.
 pub fn signature_base(components: &[(&str, &str)], params: &str) -> String {
     let mut base = String::new();
-    for (name, value) in components {
-        base.push_str(&format!("\"{name}\": {value}\n"));
+    for (identifier, value) in components {
+        base.push_str(&format!("{identifier}: {value}\n"));
     }
     base.push_str(&format!("\"@signature-params\": {params}"));
     base
@@ -110,9 +116,11 @@ pub fn signature_base(components: &[(&str, &str)], params: &str) -> String {
 /// The signature headers of a request to `authority` (host, with the port
 /// when it is not the scheme's), whose key directory is at `directory`.
 pub fn sign_request(key: &SigningKey, authority: &str, directory: &str, params: &Params) -> Signed {
-    let signature_agent = format!("\"{directory}\"");
+    // The member's value is a string item: the address, quoted.
+    let member = format!("\"{directory}\"");
+    let agent_component = format!(r#""signature-agent";key="{LABEL}""#);
     let inner = format!(
-        r#"("@authority" "signature-agent");created={};expires={};keyid="{}";alg="ed25519";nonce="{}";tag="{TAG}""#,
+        r#"("@authority" {agent_component});created={};expires={};keyid="{}";alg="ed25519";nonce="{}";tag="{TAG}""#,
         params.created,
         params.expires,
         key.thumbprint(),
@@ -120,15 +128,15 @@ pub fn sign_request(key: &SigningKey, authority: &str, directory: &str, params: 
     );
     let base = signature_base(
         &[
-            ("@authority", &authority.to_ascii_lowercase()),
-            ("signature-agent", &signature_agent),
+            ("\"@authority\"", &authority.to_ascii_lowercase()),
+            (&agent_component, &member),
         ],
         &inner,
     );
     Signed {
         signature_input: format!("{LABEL}={inner}"),
         signature: format!("{LABEL}=:{}:", BASE64.encode(&key.sign(&base))),
-        signature_agent,
+        signature_agent: format!("{LABEL}={member}"),
     }
 }
 
@@ -159,12 +167,12 @@ mod tests {
         );
         let base = signature_base(
             &[
-                ("date", "Tue, 20 Apr 2021 02:07:55 GMT"),
-                ("@method", "POST"),
-                ("@path", "/foo"),
-                ("@authority", "example.com"),
-                ("content-type", "application/json"),
-                ("content-length", "18"),
+                ("\"date\"", "Tue, 20 Apr 2021 02:07:55 GMT"),
+                ("\"@method\"", "POST"),
+                ("\"@path\"", "/foo"),
+                ("\"@authority\"", "example.com"),
+                ("\"content-type\"", "application/json"),
+                ("\"content-length\"", "18"),
             ],
             r#"("date" "@method" "@path" "@authority" "content-type" "content-length");created=1618884473;keyid="test-key-ed25519""#,
         );
@@ -211,9 +219,12 @@ mod tests {
             "https://agents.example/dir",
             &params,
         );
-        assert_eq!(signed.signature_agent, "\"https://agents.example/dir\"");
+        assert_eq!(
+            signed.signature_agent,
+            "sig1=\"https://agents.example/dir\""
+        );
         assert!(signed.signature_input.starts_with(
-            r#"sig1=("@authority" "signature-agent");created=1800000000;expires=1800000060;keyid=""#
+            r#"sig1=("@authority" "signature-agent";key="sig1");created=1800000000;expires=1800000060;keyid=""#
         ));
         assert!(signed
             .signature_input
@@ -231,8 +242,11 @@ mod tests {
         let verify = |authority: &str| {
             let base = signature_base(
                 &[
-                    ("@authority", authority),
-                    ("signature-agent", &signed.signature_agent),
+                    ("\"@authority\"", authority),
+                    (
+                        r#""signature-agent";key="sig1""#,
+                        "\"https://agents.example/dir\"",
+                    ),
                 ],
                 inner,
             );
