@@ -68,35 +68,37 @@ pub fn listen(
     });
 }
 
+/// What a page of `state`'s group holds of the person's, if anything: the
+/// refusal's opening, and how the fields it holds are named.
+fn held(state: &TabState) -> Option<(String, &'static str)> {
+    if let Some(tab) = state.related().vault_filled_in() {
+        let why = format!("tab {tab}'s page holds a secret filled from the person's vault");
+        return Some((why, "the filled fields"));
+    }
+    let tab = state.related().person_typed_in()?;
+    let why = format!(
+        "the person typed into tab {tab}'s page while an agent's request (ask_person) waited"
+    );
+    Some((why, "the fields the person typed into"))
+}
+
 /// Why an agent may not add a route in `state`'s context now, if it may
 /// not: a route could answer a script (or a frame) the page loads later,
 /// and that script would read the fields the page holds.
 pub fn routes_refused(state: &TabState) -> Option<ToolError> {
-    if let Some(tab) = state.related().vault_filled_in() {
-        return Some(ToolError::new(
-            ErrorCode::NotAllowed,
-            format!("tab {tab}'s page holds a secret filled from the person's vault: until that page is left, no new route is added in its context (a route could answer a script that page loads). Leave the page, or route in another context"),
-        ));
-    }
-    let tab = state.related().person_typed_in()?;
+    let (why, _) = held(state)?;
     Some(ToolError::new(
         ErrorCode::NotAllowed,
-        format!("the person typed into tab {tab}'s page while an agent's request (ask_person) waited: until that page is left, no new route is added in its context (a route could answer a script that page loads). Leave the page, or route in another context"),
+        format!("{why}: until that page is left, no new route is added in its context (a route could answer a script that page loads). Leave the page, or route in another context"),
     ))
 }
 
 /// Why an agent's script may not run in a page's own world of `state`'s
 /// tab now, if it may not.
 pub fn page_scripts_refused(state: &TabState) -> Option<ToolError> {
-    if let Some(tab) = state.related().vault_filled_in() {
-        return Some(ToolError::new(
-            ErrorCode::NotAllowed,
-            format!("tab {tab}'s page holds a secret filled from the person's vault: until that page is left, agents' scripts in a page's own world (eval, wait_for_fn) are refused there and in the tabs related to it by opener. The other tools work; the filled fields stay unreadable"),
-        ));
-    }
-    let tab = state.related().person_typed_in()?;
+    let (why, fields) = held(state)?;
     Some(ToolError::new(
         ErrorCode::NotAllowed,
-        format!("the person typed into tab {tab}'s page while an agent's request (ask_person) waited: until that page is left, agents' scripts in a page's own world (eval, wait_for_fn) are refused there and in the tabs related to it by opener. The other tools work; the fields the person typed into stay unreadable"),
+        format!("{why}: until that page is left, agents' scripts in a page's own world (eval, wait_for_fn) are refused there and in the tabs related to it by opener. The other tools work; {fields} stay unreadable"),
     ))
 }
